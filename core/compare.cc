@@ -1,0 +1,103 @@
+#include "core/compare.h"
+
+#include <cmath>
+#include <ctime>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "core/compatibility.h"
+#include "core/deltas.h"
+#include "core/latency_runner.h"
+#include "core/statistics.h"
+
+namespace torchscan {
+namespace {
+
+constexpr const char* kSpreadNote =
+    "within_variability means the median change is no larger than the larger run's IQR. This rule "
+    "describes observed spread; it is not a statistical significance test or protection against "
+    "thermal drift, execution order, or background load. Repeat runs and alternate their order "
+    "before claiming a small gain.";
+
+// Empty when numbers may be shown, else why they are withheld.
+std::string WithheldReason(const v1::OutputCheck& check, const v1::Compatibility& compatibility) {
+  if (check.status() == v1::OutputCheck::failed)
+    return "withheld: the output check failed (" + check.message() + ")";
+  if (!compatibility.compatible()) {
+    std::string fields;
+    for (const v1::Mismatch& m : compatibility.mismatches()) fields += (fields.empty() ? "" : ", ") + m.field();
+    return "withheld: the runs are not comparable (" + fields + ")";
+  }
+  return "";
+}
+
+void Label(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, v1::Comparison* c) {
+  if (before.timing().blocks_size() == 0 || after.timing().blocks_size() == 0) {
+    c->set_latency_change(v1::Comparison::unavailable);
+    c->set_latency_change_reason("a run has no timing blocks");
+    return;
+  }
+  const v1::TimingSummary& b = before.timing().summary();
+  const v1::TimingSummary& a = after.timing().summary();
+  const double change = a.median_s() - b.median_s();
+  const double spread = std::max(b.iqr_s(), a.iqr_s());
+  if (std::fabs(change) <= spread) {
+    c->set_latency_change(v1::Comparison::within_variability);
+  } else {
+    c->set_latency_change(change < 0 ? v1::Comparison::faster : v1::Comparison::slower);
+  }
+  c->set_latency_change_reason(absl::StrFormat(
+      "median change %+.6g s vs larger IQR %.6g s: %s", change, spread,
+      std::fabs(change) <= spread ? "no larger than the spread" : "larger than the spread"));
+
+  v1::LatencyEvidence* e = c->mutable_evidence();
+  if (b.median_s() > 0) e->set_relative_change(change / b.median_s());
+  const MannWhitneyResult mw = MannWhitneyU(PerCallTimes(before.timing().blocks()), PerCallTimes(after.timing().blocks()));
+  if (mw.p_value) e->set_mann_whitney_p(*mw.p_value);
+  e->set_mann_whitney_note(mw.note);
+}
+
+}  // namespace
+
+std::string NowRfc3339() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after,
+                              const v1::OutputCheck& check) {
+  v1::Comparison c;
+  c.set_schema_version(kSchemaVersion);
+  c.set_created_at(NowRfc3339());
+  *c.mutable_before() = before;
+  *c.mutable_after() = after;
+  *c.mutable_output_check() = check;
+  *c.mutable_compatibility() = CheckCompatibility(before, after);
+  *c.mutable_changed_settings() = ChangedSettings(before, after);
+  const std::string withheld = WithheldReason(check, c.compatibility());
+  *c.mutable_deltas() = ComputeDeltas(before, after, withheld);
+  if (withheld.empty()) {
+    Label(before, after, &c);
+  } else {
+    c.set_latency_change(v1::Comparison::unavailable);
+    c.set_latency_change_reason(withheld);
+    c.mutable_evidence()->set_mann_whitney_note(withheld);
+  }
+  c.add_notes(kSpreadNote);
+  if (check.status() == v1::OutputCheck::not_provided)
+    c.add_notes("No output check was run: the speed label says nothing about correctness.");
+  c.add_notes("Matching a few tensors is not a task-level accuracy guarantee; check representative outputs "
+              "and task accuracy yourself.");
+  return c;
+}
+
+v1::Comparison CompareBenchmarks(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after,
+                                 const CheckFn& check) {
+  return CompareReports(before, after, RunOutputCheck(check));
+}
+
+}  // namespace torchscan

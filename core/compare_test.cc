@@ -1,0 +1,246 @@
+#include "core/compare.h"
+
+#include <stdexcept>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/latency_runner.h"
+
+namespace torchscan {
+namespace {
+
+// A report whose blocks have one call each with the given durations.
+v1::BenchmarkReport Report(const std::vector<double>& per_call) {
+  v1::BenchmarkReport r;
+  r.set_schema_version(kSchemaVersion);
+  r.set_work_units(32);
+  r.set_work_unit("samples");
+  r.mutable_settings()->set_device("cpu");
+  r.mutable_settings()->mutable_threads()->set_intra_op(1);
+  r.mutable_settings()->mutable_timing()->set_min_run_time_s(0.2);
+  v1::Environment* e = r.mutable_environment();
+  e->set_cpu_model("Test CPU");
+  e->set_logical_cores(2);
+  e->set_libtorch_version("1.13.0");
+  e->set_compiler("gcc 12.2.0");
+  e->set_torchscan_version("0.1.0");
+  e->set_cuda_runtime("none");
+  e->set_blas_library("/usr/lib/libblas.so.3");
+  e->set_load_average_1m(0.5);
+  r.mutable_input_metadata()->mutable_fields()->insert({"seed", "0"});
+  v1::TensorInfo* t = r.mutable_input_metadata()->add_tensors();
+  t->set_name("inputs");
+  t->add_shape(32);
+  t->add_shape(128);
+  t->set_dtype("float32");
+  for (double d : per_call) {
+    v1::TimingBlock* b = r.mutable_timing()->add_blocks();
+    b->set_calls(1);
+    b->set_duration_s(d);
+  }
+  *r.mutable_timing()->mutable_summary() = SummarizeBlocks(r.timing().blocks());
+  r.mutable_timing()->set_throughput(32 / r.timing().summary().median_s());
+  return r;
+}
+
+const std::vector<double> kSlow = {10, 11, 12, 13, 14, 10, 11, 12, 13, 14};  // median 12, IQR 2
+const std::vector<double> kFast = {5, 6, 7, 8, 9, 5, 6, 7, 8, 9};            // median 7, IQR 2
+const std::vector<double> kNear = {11, 12, 13, 14, 15, 11, 12, 13, 14, 15};  // median 13
+
+const v1::MetricDelta& DeltaNamed(const v1::Comparison& c, const std::string& name) {
+  for (const v1::MetricDelta& d : c.deltas())
+    if (d.name() == name) return d;
+  throw std::runtime_error("no delta " + name);
+}
+
+TEST(CompareBenchmarks, PassingCheckAndClearGainIsFaster) {
+  const v1::Comparison c = CompareBenchmarks(Report(kSlow), Report(kFast), [] { return std::optional<bool>(); });
+  EXPECT_EQ(c.output_check().status(), v1::OutputCheck::passed);
+  EXPECT_TRUE(c.compatibility().compatible());
+  EXPECT_EQ(c.latency_change(), v1::Comparison::faster);
+  const v1::MetricDelta& median = DeltaNamed(c, "latency_median");
+  EXPECT_TRUE(median.known());
+  EXPECT_DOUBLE_EQ(median.delta(), -5);
+  EXPECT_DOUBLE_EQ(median.ratio(), 7.0 / 12.0);
+  EXPECT_DOUBLE_EQ(c.evidence().relative_change(), -5.0 / 12.0);
+  EXPECT_TRUE(c.evidence().has_mann_whitney_p());
+  EXPECT_LT(c.evidence().mann_whitney_p(), 0.01);
+  EXPECT_EQ(c.schema_version(), kSchemaVersion);
+}
+
+TEST(CompareBenchmarks, SlowerWhenAfterIsClearlySlower) {
+  const v1::Comparison c = CompareBenchmarks(Report(kFast), Report(kSlow), [] { return true; });
+  EXPECT_EQ(c.latency_change(), v1::Comparison::slower);
+}
+
+TEST(CompareBenchmarks, ChangeNoLargerThanLargerIqrIsWithinVariability) {
+  // |13 - 12| = 1 <= max(IQR 2, IQR 2)
+  const v1::Comparison c = CompareBenchmarks(Report(kSlow), Report(kNear), [] { return true; });
+  EXPECT_EQ(c.latency_change(), v1::Comparison::within_variability);
+  // Exactly equal to the IQR still counts as within variability: 12 -> 10 with IQR 2.
+  std::vector<double> shifted;
+  for (double d : kSlow) shifted.push_back(d - 2);
+  EXPECT_EQ(CompareBenchmarks(Report(kSlow), Report(shifted)).latency_change(), v1::Comparison::within_variability);
+}
+
+TEST(CompareBenchmarks, CheckReturningTrueOrNothingPasses) {
+  EXPECT_EQ(CompareBenchmarks(Report(kSlow), Report(kFast), [] { return true; }).output_check().status(),
+            v1::OutputCheck::passed);
+  EXPECT_EQ(CompareBenchmarks(Report(kSlow), Report(kFast), [] { return std::nullopt; }).output_check().status(),
+            v1::OutputCheck::passed);
+}
+
+TEST(CompareBenchmarks, CheckReturningFalseFailsAndWithholdsEveryNumber) {
+  const v1::Comparison c = CompareBenchmarks(Report(kSlow), Report(kFast), [] { return false; });
+  EXPECT_EQ(c.output_check().status(), v1::OutputCheck::failed);
+  EXPECT_EQ(c.latency_change(), v1::Comparison::unavailable);
+  ASSERT_FALSE(c.deltas().empty());
+  for (const v1::MetricDelta& d : c.deltas()) {
+    EXPECT_FALSE(d.known()) << d.name();
+    EXPECT_FALSE(d.has_delta() || d.has_ratio() || d.has_before() || d.has_after()) << d.name();
+    EXPECT_NE(d.unknown_reason().find("output check failed"), std::string::npos);
+  }
+  EXPECT_FALSE(c.evidence().has_relative_change());
+  EXPECT_FALSE(c.evidence().has_mann_whitney_p());
+  // Both measurements are preserved.
+  EXPECT_EQ(c.before().timing().blocks_size(), 10);
+  EXPECT_EQ(c.after().timing().blocks_size(), 10);
+}
+
+TEST(CompareBenchmarks, AssertionErrorFailsWithItsMessage) {
+  const v1::Comparison c =
+      CompareBenchmarks(Report(kSlow), Report(kFast), []() -> std::optional<bool> { throw AssertionError("max diff 0.5"); });
+  EXPECT_EQ(c.output_check().status(), v1::OutputCheck::failed);
+  EXPECT_EQ(c.output_check().message(), "max diff 0.5");
+  EXPECT_EQ(c.latency_change(), v1::Comparison::unavailable);
+}
+
+TEST(CompareBenchmarks, OtherExceptionsPropagate) {
+  EXPECT_THROW(CompareBenchmarks(Report(kSlow), Report(kFast),
+                                 []() -> std::optional<bool> { throw std::runtime_error("bug in check"); }),
+               std::runtime_error);
+}
+
+TEST(CompareBenchmarks, NoCheckIsNotProvidedAndSaysSo) {
+  const v1::Comparison c = CompareBenchmarks(Report(kSlow), Report(kFast));
+  EXPECT_EQ(c.output_check().status(), v1::OutputCheck::not_provided);
+  EXPECT_EQ(c.latency_change(), v1::Comparison::faster);
+  bool noted = false;
+  for (const std::string& n : c.notes()) noted |= n.find("No output check") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(CompareBenchmarks, EachIncompatibilityIsNamedAndWithholdsNumbers) {
+  struct Case {
+    std::function<void(v1::BenchmarkReport&)> mutate;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_cpu_model("Other CPU"); }, "environment.cpu_model"},
+      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_logical_cores(64); }, "environment.logical_cores"},
+      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_libtorch_version("2.1.0"); }, "environment.libtorch_version"},
+      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_compiler("clang 14"); }, "environment.compiler"},
+      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_torchscan_version("0.2.0"); }, "environment.torchscan_version"},
+      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_cuda_runtime("12.1"); }, "environment.cuda_runtime"},
+      {[](v1::BenchmarkReport& r) { r.mutable_settings()->set_device("cuda:0"); }, "settings.device"},
+      {[](v1::BenchmarkReport& r) { (*r.mutable_input_metadata()->mutable_fields())["seed"] = "1"; }, "input_metadata.fields.seed"},
+      {[](v1::BenchmarkReport& r) { (*r.mutable_input_metadata()->mutable_fields())["dataset_revision"] = "b"; }, "input_metadata.fields.dataset_revision"},
+      {[](v1::BenchmarkReport& r) { r.mutable_input_metadata()->mutable_tensors(0)->set_dtype("float16"); }, "input_metadata.tensors"},
+      {[](v1::BenchmarkReport& r) { r.set_work_units(64); }, "work_units"},
+      {[](v1::BenchmarkReport& r) { r.set_work_unit("tokens"); }, "work_unit"},
+  };
+  for (const Case& k : cases) {
+    v1::BenchmarkReport after = Report(kFast);
+    k.mutate(after);
+    const v1::Comparison c = CompareBenchmarks(Report(kSlow), after, [] { return true; });
+    EXPECT_FALSE(c.compatibility().compatible()) << k.field;
+    ASSERT_EQ(c.compatibility().mismatches_size(), 1) << k.field;
+    EXPECT_EQ(c.compatibility().mismatches(0).field(), k.field);
+    EXPECT_EQ(c.latency_change(), v1::Comparison::unavailable) << k.field;
+    for (const v1::MetricDelta& d : c.deltas()) EXPECT_FALSE(d.known()) << k.field << " " << d.name();
+  }
+}
+
+TEST(CompareBenchmarks, ChangedThreadsAndTimingSettingsAreListedNotBlocking) {
+  v1::BenchmarkReport after = Report(kFast);
+  after.mutable_settings()->mutable_threads()->set_intra_op(2);
+  after.mutable_settings()->mutable_timing()->set_min_run_time_s(1);
+  after.mutable_environment()->set_blas_library("/usr/lib/openblas/libblas.so.3");
+  after.mutable_environment()->set_load_average_1m(1.5);  // volatile: not listed
+  (*after.mutable_workload())["execution_mode"] = "batch";
+  const v1::Comparison c = CompareBenchmarks(Report(kSlow), after, [] { return true; });
+  EXPECT_TRUE(c.compatibility().compatible());
+  EXPECT_EQ(c.latency_change(), v1::Comparison::faster);
+  std::vector<std::string> names;
+  for (const v1::SettingChange& s : c.changed_settings()) names.push_back(s.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"settings.threads.intra_op", "settings.timing.min_run_time_s",
+                                             "environment.blas_library", "workload.execution_mode"}));
+  EXPECT_EQ(c.changed_settings(0).before(), "1");
+  EXPECT_EQ(c.changed_settings(0).after(), "2");
+  EXPECT_EQ(c.changed_settings(3).before(), "(absent)");
+}
+
+v1::MetricResult Metric(const std::string& name, std::optional<double> value, bool complete,
+                        const std::string& method = "m", const std::string& scope = "s",
+                        const std::string& unit = "bytes") {
+  v1::MetricResult m;
+  m.set_name(name);
+  if (value) m.set_value(*value);
+  m.set_complete(complete);
+  m.set_method(method);
+  m.set_scope(scope);
+  m.set_unit(unit);
+  return m;
+}
+
+TEST(CompareBenchmarks, OnlyCompleteMatchingMetricsGetDeltas) {
+  v1::BenchmarkReport before = Report(kSlow), after = Report(kFast);
+  *before.add_totals() = Metric("rss", 100, true);
+  *after.add_totals() = Metric("rss", 150, true);
+  *before.add_totals() = Metric("flops", 10, false);
+  *after.add_totals() = Metric("flops", 10, true);
+  *before.add_totals() = Metric("tensor_peak", 5, true, "tracker A");
+  *after.add_totals() = Metric("tensor_peak", 6, true, "tracker B");
+  *before.add_totals() = Metric("scoped", 5, true, "m", "one call");
+  *after.add_totals() = Metric("scoped", 6, true, "m", "100 calls");
+  *before.add_totals() = Metric("units", 5, true, "m", "s", "bytes");
+  *after.add_totals() = Metric("units", 6, true, "m", "s", "KiB");
+  *before.add_totals() = Metric("only_before", 1, true);
+  *after.add_totals() = Metric("only_after", 1, true);
+  *before.add_totals() = Metric("crashed", std::nullopt, false);
+  *after.add_totals() = Metric("crashed", 3, true);
+  const v1::Comparison c = CompareBenchmarks(before, after, [] { return true; });
+
+  const v1::MetricDelta& rss = DeltaNamed(c, "rss");
+  EXPECT_TRUE(rss.known());
+  EXPECT_DOUBLE_EQ(rss.delta(), 50);
+  EXPECT_DOUBLE_EQ(rss.ratio(), 1.5);
+  const std::vector<std::pair<std::string, std::string>> unknown = {
+      {"flops", "incomplete in the before report"}, {"tensor_peak", "methods differ"},
+      {"scoped", "scopes differ"},                    {"units", "units differ"},
+      {"only_before", "missing in the after report"}, {"only_after", "missing in the before report"},
+      {"crashed", "unknown in the before report"}};
+  for (const auto& [name, reason] : unknown) {
+    const v1::MetricDelta& d = DeltaNamed(c, name);
+    EXPECT_FALSE(d.known()) << name;
+    EXPECT_FALSE(d.has_delta()) << name;
+    EXPECT_NE(d.unknown_reason().find(reason), std::string::npos) << name << ": " << d.unknown_reason();
+  }
+}
+
+TEST(CompareBenchmarks, RunWithoutBlocksIsUnavailable) {
+  const v1::Comparison c = CompareBenchmarks(Report(kSlow), Report({}), [] { return true; });
+  EXPECT_EQ(c.latency_change(), v1::Comparison::unavailable);
+  EXPECT_FALSE(DeltaNamed(c, "latency_median").known());
+}
+
+TEST(CompareBenchmarks, TooFewBlocksGiveNoPValueButKeepTheLabel) {
+  const v1::Comparison c = CompareBenchmarks(Report({10, 11, 12}), Report({1, 2, 3}), [] { return true; });
+  EXPECT_EQ(c.latency_change(), v1::Comparison::faster);
+  EXPECT_FALSE(c.evidence().has_mann_whitney_p());
+  EXPECT_NE(c.evidence().mann_whitney_note().find("cannot reach"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace torchscan

@@ -1,0 +1,25 @@
+// The guide's compatibility rules for comparing a before and an after report.
+//
+// Blocking (each a named Mismatch; deltas and the label are then withheld): hardware
+// (environment.cpu_model, logical_cores, physical_cores, memory_bytes, device_name and
+// settings.device), versions (environment.libtorch_version, libtorch_cuda, compiler,
+// torchscan_version, cuda_runtime), caller-supplied input metadata (every tensor and every
+// field), and the work-unit definition (work_units, work_unit).
+//
+// Not blocking, listed as changed settings so that e.g. a thread-count experiment stays
+// possible and visible: every other setting (threads, timing settings, order, excluded
+// scope), the workload description, and the remaining environment facts (BLAS library,
+// governor, turbo, affinity, host, kernel, LibTorch path and build flags). Load averages
+// and capture times always differ and are not listed.
+#pragma once
+
+#include "proto/report.pb.h"
+
+namespace torchscan {
+
+v1::Compatibility CheckCompatibility(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after);
+
+google::protobuf::RepeatedPtrField<v1::SettingChange> ChangedSettings(const v1::BenchmarkReport& before,
+                                                                      const v1::BenchmarkReport& after);
+
+}  // namespace torchscan

@@ -1,0 +1,98 @@
+// The timing pass: torch.utils.benchmark's blocked_autorange, as a small runner with phase
+// verbs. No LibTorch here: the callable and an optional device synchronisation are given.
+//
+//   WarmUp()    untimed calls for warmup_time_s (at least one call)
+//   SizeBlock() calls per block, grown x10 from 1 until the clock overhead is <= 1e-4 of a
+//               block and a block lasts >= min_run_time_s / 1000 (or exceeds min_run_time_s)
+//   RunBlocks() timed blocks until min_run_time_s of timed work has passed and at least
+//               min_blocks blocks exist (or max_run_time_s, when set, has passed)
+//   Finish()    the Timing message (every raw block, per-call statistics, throughput) and
+//               warnings as data
+//
+// Per-call times are block duration / calls; quartiles use kQuantileMethod.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/clock.h"
+#include "proto/report.pb.h"
+
+namespace torchscan {
+
+struct LatencyOptions {
+  // Blocks run until this much timed work has passed. Default 0.2 s (torch's blocked_autorange).
+  double min_run_time_s = 0.2;
+  // ...and until at least this many blocks exist. Default 10.
+  int min_blocks = 10;
+  // 0 (default): no limit. Otherwise no new block starts after this much timed work, even
+  // below min_blocks; the report then carries a "few_blocks" warning.
+  double max_run_time_s = 0;
+  // Untimed warm-up before block sizing. Default 0.05 s; at least one call always runs.
+  double warmup_time_s = 0.05;
+  // 0 (default): sized automatically. Otherwise every block makes exactly this many calls.
+  int64_t fixed_calls_per_block = 0;
+  // Units of work per call and their name, for throughput = work_units / median ("samples").
+  double work_units = 1;
+  std::string work_unit = "calls";
+  // How the device is synchronised at block ends, recorded in the settings ("none" on CPU).
+  std::string synchronization = "none";
+};
+
+// InvalidArgument naming the field and the accepted range, or OK.
+absl::Status ValidateLatencyOptions(const LatencyOptions& options);
+
+// What a report records of these options.
+v1::TimingSettings ToTimingSettings(const LatencyOptions& options, const Clock& clock);
+
+struct LatencyHooks {
+  // Runs after each block's last call, inside the timed region (e.g. a CUDA synchronise).
+  std::function<void()> synchronize;
+  // Called after each timed block with the block and the number of blocks done.
+  std::function<void(const v1::TimingBlock&, int64_t blocks_done)> on_block;
+};
+
+class LatencyRunner {
+ public:
+  // `call` and `clock` must outlive the runner; options must be valid.
+  LatencyRunner(std::function<void()> call, LatencyOptions options, Clock* clock,
+                LatencyHooks hooks = {});
+
+  void WarmUp();
+  int64_t SizeBlock();
+  void RunBlocks();
+  // The timing and any warnings ("high_iqr", "few_blocks") appended to `warnings`.
+  v1::Timing Finish(google::protobuf::RepeatedPtrField<v1::Warning>* warnings) const;
+
+ private:
+  double TimeCalls(int64_t calls);
+
+  std::function<void()> call_;
+  LatencyOptions options_;
+  Clock* clock_;
+  LatencyHooks hooks_;
+  int64_t warmup_calls_ = 0;
+  int64_t calls_per_block_ = 0;
+  std::vector<v1::TimingBlock> blocks_;
+};
+
+// Validates options, runs every phase and returns a report holding settings.timing,
+// timing, work_units, work_unit and warnings (the caller adds environment, threads,
+// inputs). Exceptions thrown by `call` propagate unchanged.
+absl::StatusOr<v1::BenchmarkReport> MeasureLatency(const std::function<void()>& call,
+                                                   const LatencyOptions& options,
+                                                   Clock* clock = SteadyClock(),
+                                                   const LatencyHooks& hooks = {});
+
+// Statistics of per-call times over `blocks`, stated in the header of statistics.h.
+// Empty blocks give an all-zero summary with block_count 0.
+v1::TimingSummary SummarizeBlocks(const google::protobuf::RepeatedPtrField<v1::TimingBlock>& blocks);
+
+// Per-call times (duration / calls) of each block, in order.
+std::vector<double> PerCallTimes(const google::protobuf::RepeatedPtrField<v1::TimingBlock>& blocks);
+
+}  // namespace torchscan
