@@ -1,0 +1,140 @@
+#include "report/json_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+
+#include "report/validate.h"
+
+namespace torchscan {
+namespace {
+
+// Prefixes the message with the file (or other source) it came from.
+absl::Status InSource(const std::string& source, const absl::Status& status) {
+  return absl::Status(status.code(), source + ": " + std::string(status.message()));
+}
+
+template <typename T>
+absl::StatusOr<T> Parse(std::string_view json, const std::string& source,
+                        absl::Status (*validate)(const T&, int)) {
+  T message;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &message, options);
+  if (!parsed.ok())
+    return absl::InvalidArgumentError(source + ": not a valid " + T::descriptor()->name() + " JSON file: " +
+                                      std::string(parsed.message()));
+  if (absl::Status s = validate(message, kReportSchemaVersion); !s.ok()) return InSource(source, s);
+  return message;
+}
+
+absl::Status ValidateTopLevelReport(const v1::BenchmarkReport& r, int version) { return ValidateReport(r, version); }
+
+absl::Status ErrnoStatus(const std::string& what, const std::string& path) {
+  const int e = errno;
+  const std::string message = what + " " + path + ": " + std::strerror(e);
+  if (e == ENOENT) return absl::NotFoundError(message);
+  if (e == EACCES || e == EPERM) return absl::PermissionDeniedError(message);
+  return absl::InternalError(message);
+}
+
+}  // namespace
+
+std::string ToJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  options.always_print_enums_as_ints = false;
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
+absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path) {
+  const std::string json = ToJson(message);
+  const std::string temporary = path + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("cannot create", temporary);
+  size_t written = 0;
+  while (written < json.size()) {
+    const ssize_t n = ::write(fd, json.data() + written, json.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      absl::Status s = ErrnoStatus("cannot write", temporary);
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return s;
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    absl::Status s = ErrnoStatus("cannot flush", temporary);
+    ::unlink(temporary.c_str());
+    return s;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    absl::Status s = ErrnoStatus("cannot rename into", path);
+    ::unlink(temporary.c_str());
+    return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ErrnoStatus("cannot open", path);
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) return ErrnoStatus("cannot read", path);
+  return content.str();
+}
+
+absl::StatusOr<v1::BenchmarkReport> ParseReport(std::string_view json, const std::string& source) {
+  return Parse<v1::BenchmarkReport>(json, source, &ValidateTopLevelReport);
+}
+
+absl::StatusOr<v1::Comparison> ParseComparison(std::string_view json, const std::string& source) {
+  return Parse<v1::Comparison>(json, source, &ValidateComparison);
+}
+
+absl::StatusOr<v1::BenchmarkReport> LoadReport(const std::string& path) {
+  absl::StatusOr<std::string> json = ReadFile(path);
+  if (!json.ok()) return json.status();
+  return ParseReport(*json, path);
+}
+
+absl::StatusOr<v1::Comparison> LoadComparison(const std::string& path) {
+  absl::StatusOr<std::string> json = ReadFile(path);
+  if (!json.ok()) return json.status();
+  return ParseComparison(*json, path);
+}
+
+absl::StatusOr<Evidence> LoadEvidence(const std::string& path) {
+  absl::StatusOr<std::string> json = ReadFile(path);
+  if (!json.ok()) return json.status();
+  // Both messages reject each other's top-level keys, so a cheap look at the keys is
+  // enough to pick one; the strict parse below still decides.
+  google::protobuf::Struct probe;
+  google::protobuf::util::JsonParseOptions lenient;
+  const bool is_object = google::protobuf::util::JsonStringToMessage(*json, &probe, lenient).ok();
+  if (is_object && probe.fields().count("before")) {
+    absl::StatusOr<v1::Comparison> c = ParseComparison(*json, path);
+    if (!c.ok()) return c.status();
+    return Evidence(std::move(*c));
+  }
+  absl::StatusOr<v1::BenchmarkReport> r = ParseReport(*json, path);
+  if (!r.ok()) return r.status();
+  return Evidence(std::move(*r));
+}
+
+}  // namespace torchscan

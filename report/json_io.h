@@ -1,0 +1,44 @@
+// JSON save/load of reports and comparisons: the protobuf JSON mapping of proto/report.proto
+// with snake_case field names, every field printed (zeros included), NaN/Infinity written
+// as the strings "NaN"/"Infinity", and a schema_version.
+//
+// Loading is strict and all-or-nothing: an unknown field, a wrong type, malformed JSON, a
+// missing required part or another schema version gives InvalidArgument whose message names
+// the file and the field (e.g. "r.json: before.timing.blocks: missing ..."); the output
+// message is left untouched on error. Missing or unreadable files give NotFound /
+// PermissionDenied naming the path. Nothing here crashes on hostile input.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/report.pb.h"
+
+namespace torchscan {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+// Pretty JSON (2-space indent) of a report or comparison.
+std::string ToJson(const google::protobuf::Message& message);
+
+// Writes ToJson(message) to `path` atomically (temporary file, fsync, rename).
+absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path);
+
+// Parses and validates. `source` names the input in errors (a path, or "<stdin>").
+absl::StatusOr<v1::BenchmarkReport> ParseReport(std::string_view json, const std::string& source);
+absl::StatusOr<v1::Comparison> ParseComparison(std::string_view json, const std::string& source);
+
+absl::StatusOr<v1::BenchmarkReport> LoadReport(const std::string& path);
+absl::StatusOr<v1::Comparison> LoadComparison(const std::string& path);
+
+// A file holding either kind: a top-level "before" key means a comparison.
+using Evidence = std::variant<v1::BenchmarkReport, v1::Comparison>;
+absl::StatusOr<Evidence> LoadEvidence(const std::string& path);
+
+// Reads a whole file; NotFound / PermissionDenied / Internal naming the path.
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+}  // namespace torchscan
