@@ -1,0 +1,95 @@
+#include "core/torch_environment.h"
+
+#include <stdlib.h>
+
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <torch/version.h>
+
+#include "core/environment.h"
+#include "libtorch_build_info.h"
+
+namespace torchscan {
+namespace {
+
+v1::Environment TorchEnvironment(const std::string& device) {
+  v1::Environment env = CaptureEnvironment();
+  AddTorchEnvironment(&env, device);
+  return env;
+}
+
+TEST(AddTorchEnvironment, VersionIsTheCompiledAgainstLibTorch) {
+  const v1::Environment env = TorchEnvironment("cpu");
+  EXPECT_FALSE(env.libtorch_version().empty());
+  EXPECT_EQ(env.libtorch_version(), TORCH_VERSION);
+  EXPECT_EQ(env.libtorch_path(), TORCHSCAN_LIBTORCH_PATH);
+  EXPECT_EQ(env.libtorch_cuda(), TORCHSCAN_LIBTORCH_CUDA != 0);
+  EXPECT_NE(env.libtorch_config().find("PyTorch built with"), std::string::npos)
+      << env.libtorch_config();
+}
+
+// This machine runs Debian's LibTorch with libopenblas0-pthread installed: libblas.so.3
+// is mapped, and its resolved path names the OpenBLAS (or reference) build.
+TEST(AddTorchEnvironment, BlasLibraryIsTheResolvedLoadedFile) {
+  const std::string blas = TorchEnvironment("cpu").blas_library();
+  ASSERT_FALSE(blas.empty());
+  ASSERT_NE(blas, "unknown");
+  EXPECT_EQ(blas.front(), '/') << blas;
+  EXPECT_NE(blas.substr(blas.rfind('/')).find("blas"), std::string::npos) << blas;
+  const std::unique_ptr<char, decltype(&free)> resolved(realpath(blas.c_str(), nullptr), &free);
+  ASSERT_NE(resolved, nullptr) << blas;
+  EXPECT_EQ(blas, resolved.get());
+}
+
+TEST(AddTorchEnvironment, CudaFieldsAreNoneOnCpuBuild) {
+  if (TORCHSCAN_LIBTORCH_CUDA) GTEST_SKIP() << "this LibTorch has CUDA";
+  const v1::Environment env = TorchEnvironment("cpu");
+  EXPECT_FALSE(env.libtorch_cuda());
+  EXPECT_EQ(env.cuda_runtime(), "none");
+  EXPECT_EQ(env.cuda_driver(), "none");
+}
+
+TEST(AddTorchEnvironment, CudaDeviceNameIsUnknownOnCpuBuild) {
+  if (TORCHSCAN_LIBTORCH_CUDA) GTEST_SKIP() << "this LibTorch has CUDA";
+  EXPECT_EQ(TorchEnvironment("cuda:0").device_name(), "unknown");
+}
+
+TEST(AddTorchEnvironment, CpuDeviceNameIsTheCpuModel) {
+  v1::Environment env;
+  env.set_cpu_model("Test CPU 9000");
+  AddTorchEnvironment(&env, "cpu");
+  EXPECT_EQ(env.device_name(), "Test CPU 9000");
+
+  v1::Environment empty;
+  AddTorchEnvironment(&empty, "cpu");
+  EXPECT_EQ(empty.device_name(), ParseCpuInfo(*ReadTextFile("/proc/cpuinfo")).model);
+}
+
+TEST(AddTorchEnvironment, MalformedOrOtherDeviceIsUnknown) {
+  EXPECT_EQ(TorchEnvironment("not a device").device_name(), "unknown");
+  EXPECT_EQ(TorchEnvironment("").device_name(), "unknown");
+  EXPECT_EQ(TorchEnvironment("meta").device_name(), "unknown");
+}
+
+TEST(AddTorchEnvironment, LeavesOtherFieldsAlone) {
+  v1::Environment env;
+  env.set_hostname("bench-01");
+  env.set_logical_cores(7);
+  AddTorchEnvironment(&env, "cpu");
+  EXPECT_EQ(env.hostname(), "bench-01");
+  EXPECT_EQ(env.logical_cores(), 7);
+  EXPECT_TRUE(env.os().empty());
+}
+
+TEST(FormatCudaVersion, MajorDotMinor) {
+  EXPECT_EQ(FormatCudaVersion(12010), "12.1");
+  EXPECT_EQ(FormatCudaVersion(11080), "11.8");
+  EXPECT_EQ(FormatCudaVersion(9020), "9.2");
+  EXPECT_EQ(FormatCudaVersion(0), "unknown");
+  EXPECT_EQ(FormatCudaVersion(-1), "unknown");
+}
+
+}  // namespace
+}  // namespace torchscan
