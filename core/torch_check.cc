@@ -1,0 +1,73 @@
+#include "core/torch_check.h"
+
+#include <sstream>
+
+#include <torch/torch.h>
+
+#include "core/output_check.h"
+
+namespace torchscan {
+namespace {
+
+std::string Shape(const at::Tensor& t) {
+  std::ostringstream s;
+  s << t.sizes();
+  return s.str();
+}
+
+void CloseTensors(const at::Tensor& actual, const at::Tensor& expected, const CloseOptions& o, const std::string& path) {
+  if (actual.sizes() != expected.sizes())
+    throw AssertionError(path + ": shapes differ: " + Shape(actual) + " vs " + Shape(expected));
+  if (actual.scalar_type() != expected.scalar_type())
+    throw AssertionError(path + ": dtypes differ: " + std::string(c10::toString(actual.scalar_type())) + " vs " +
+                         std::string(c10::toString(expected.scalar_type())));
+  const at::Tensor a = actual.detach().to(torch::kCPU, torch::kDouble);
+  const at::Tensor b = expected.detach().to(torch::kCPU, torch::kDouble);
+  if (o.require_finite && (!torch::isfinite(a).all().item<bool>() || !torch::isfinite(b).all().item<bool>()))
+    throw AssertionError(path + ": values are not all finite (NaN or Inf found)");
+  const at::Tensor diff = (a - b).abs();
+  const at::Tensor allowed = o.atol + o.rtol * b.abs();
+  const at::Tensor bad = (diff > allowed).logical_or(diff.isnan());
+  const int64_t bad_count = bad.sum().item<int64_t>();
+  if (bad_count == 0) return;
+  const int64_t worst = diff.nan_to_num(std::numeric_limits<double>::infinity()).flatten().argmax().item<int64_t>();
+  std::ostringstream message;
+  message << path << ": " << bad_count << " of " << a.numel() << " elements differ beyond rtol=" << o.rtol
+          << ", atol=" << o.atol << "; max abs diff " << diff.flatten()[worst].item<double>() << " at flat index "
+          << worst;
+  throw AssertionError(message.str());
+}
+
+void Close(const c10::IValue& a, const c10::IValue& b, const CloseOptions& o, const std::string& path) {
+  if (a.isTensor() && b.isTensor()) return CloseTensors(a.toTensor(), b.toTensor(), o, path);
+  if ((a.isTuple() || a.isList()) && (b.isTuple() || b.isList())) {
+    const std::vector<c10::IValue> av = a.isTuple() ? a.toTupleRef().elements().vec() : a.toListRef().vec();
+    const std::vector<c10::IValue> bv = b.isTuple() ? b.toTupleRef().elements().vec() : b.toListRef().vec();
+    if (av.size() != bv.size())
+      throw AssertionError(path + ": lengths differ: " + std::to_string(av.size()) + " vs " + std::to_string(bv.size()));
+    for (size_t i = 0; i < av.size(); ++i) Close(av[i], bv[i], o, path + "[" + std::to_string(i) + "]");
+    return;
+  }
+  if (a.isGenericDict() && b.isGenericDict()) {
+    const auto ad = a.toGenericDict(), bd = b.toGenericDict();
+    if (ad.size() != bd.size())
+      throw AssertionError(path + ": dict sizes differ: " + std::to_string(ad.size()) + " vs " + std::to_string(bd.size()));
+    for (const auto& entry : ad) {
+      const std::string key = entry.key().isString() ? entry.key().toStringRef() : "?";
+      if (!bd.contains(entry.key())) throw AssertionError(path + ": key \"" + key + "\" missing in expected");
+      Close(entry.value(), bd.at(entry.key()), o, path + "[\"" + key + "\"]");
+    }
+    return;
+  }
+  if (a.tagKind() != b.tagKind())
+    throw AssertionError(path + ": kinds differ: " + a.tagKind() + " vs " + b.tagKind());
+  if (!(a == b)) throw AssertionError(path + ": values differ");
+}
+
+}  // namespace
+
+void AssertClose(const c10::IValue& actual, const c10::IValue& expected, const CloseOptions& options) {
+  Close(actual, expected, options, "output");
+}
+
+}  // namespace torchscan

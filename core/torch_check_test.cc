@@ -1,0 +1,75 @@
+#include "core/torch_check.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "core/output_check.h"
+
+namespace torchscan {
+namespace {
+
+std::string FailureOf(const c10::IValue& a, const c10::IValue& b, const CloseOptions& o = {}) {
+  try {
+    AssertClose(a, b, o);
+  } catch (const AssertionError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(AssertClose, EqualWithinToleranceHasNoFailure) {
+  const torch::Tensor a = torch::ones({4, 4});
+  EXPECT_EQ(FailureOf(a, a + 5e-6), "");
+  EXPECT_EQ(FailureOf(a * 1000, a * 1000 + 0.05), "");  // rtol 1e-4 of 1000 = 0.1
+}
+
+TEST(AssertClose, ValueMismatchCountsElementsAndNamesTheWorst) {
+  torch::Tensor b = torch::zeros({8});
+  b[5] = 0.5;
+  const std::string failure = FailureOf(torch::zeros({8}), b);
+  EXPECT_NE(failure.find("output: 1 of 8 elements differ"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("max abs diff 0.5 at flat index 5"), std::string::npos) << failure;
+}
+
+TEST(AssertClose, ShapeAndDtypeMismatchFail) {
+  EXPECT_NE(FailureOf(torch::zeros({2, 3}), torch::zeros({3, 2})).find("shapes differ"), std::string::npos);
+  EXPECT_NE(FailureOf(torch::zeros({2}), torch::zeros({2}, torch::kDouble)).find("dtypes differ"), std::string::npos);
+}
+
+TEST(AssertClose, NonFiniteFailsUnlessAllowed) {
+  const torch::Tensor nan = torch::full({2}, std::numeric_limits<float>::quiet_NaN());
+  EXPECT_NE(FailureOf(nan, nan).find("not all finite"), std::string::npos);
+  CloseOptions lenient;
+  lenient.require_finite = false;
+  EXPECT_NE(FailureOf(nan, nan, lenient).find("differ"), std::string::npos);  // NaN is never close
+}
+
+TEST(AssertClose, NestedTuplesAndDictsNameThePath) {
+  const c10::IValue a = c10::ivalue::Tuple::create({torch::zeros({2}), torch::zeros({3})});
+  const c10::IValue b = c10::ivalue::Tuple::create({torch::zeros({2}), torch::ones({3})});
+  EXPECT_NE(FailureOf(a, b).find("output[1]:"), std::string::npos) << FailureOf(a, b);
+  EXPECT_EQ(FailureOf(a, a), "");
+  c10::Dict<std::string, torch::Tensor> da, db;
+  da.insert("pooled", torch::zeros({2}));
+  db.insert("pooled", torch::ones({2}));
+  EXPECT_NE(FailureOf(da, db).find("output[\"pooled\"]"), std::string::npos);
+  const c10::IValue short_tuple = c10::ivalue::Tuple::create({torch::zeros({2})});
+  EXPECT_NE(FailureOf(a, short_tuple).find("lengths differ"), std::string::npos);
+}
+
+TEST(AssertClose, UsableAsAnOutputCheck) {
+  const v1::OutputCheck passed = RunOutputCheck([] {
+    AssertClose(torch::ones({2}), torch::ones({2}));
+    return std::optional<bool>();
+  });
+  EXPECT_EQ(passed.status(), v1::OutputCheck::passed);
+  const v1::OutputCheck failed = RunOutputCheck([] {
+    AssertClose(torch::ones({2}), torch::zeros({2}));
+    return std::optional<bool>();
+  });
+  EXPECT_EQ(failed.status(), v1::OutputCheck::failed);
+  EXPECT_NE(failed.message().find("2 of 2 elements differ"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace torchscan

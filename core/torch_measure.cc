@@ -1,0 +1,106 @@
+#include "core/torch_measure.h"
+
+#include <torch/torch.h>
+
+#include "absl/strings/str_format.h"
+#include "core/compare.h"
+#include "core/environment.h"
+#include "core/torch_environment.h"
+#include "libtorch_build_info.h"
+
+#if TORCHSCAN_LIBTORCH_CUDA
+#include <c10/cuda/CUDAFunctions.h>
+#endif
+
+namespace torchscan {
+namespace {
+
+constexpr int kMaxThreads = 4096;
+
+absl::StatusOr<torch::Device> ParseDevice(const std::string& device) {
+  try {
+    const torch::Device d(device);
+    if (d.is_cpu()) return d;
+    if (d.is_cuda()) {
+      if (!torch::cuda::is_available())
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "device: \"%s\" needs a CUDA LibTorch and a GPU; this build's LibTorch has CUDA %s and sees %d GPUs",
+            device, TORCHSCAN_LIBTORCH_CUDA ? "on" : "off", static_cast<int>(torch::cuda::device_count())));
+      return d;
+    }
+    return absl::InvalidArgumentError(
+        absl::StrFormat("device: \"%s\" is not supported by this build; use \"cpu\" or \"cuda:N\"", device));
+  } catch (const c10::Error&) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("device: \"%s\" is not a device name; use \"cpu\" or \"cuda:N\"", device));
+  }
+}
+
+}  // namespace
+
+absl::Status ApplyThreadSettings(int intra_op, int inter_op) {
+  if (intra_op < 0 || intra_op > kMaxThreads)
+    return absl::InvalidArgumentError(absl::StrFormat("threads.intra_op: must be 0 (default) or 1..%d, got %d", kMaxThreads, intra_op));
+  if (inter_op < 0 || inter_op > kMaxThreads)
+    return absl::InvalidArgumentError(absl::StrFormat("threads.inter_op: must be 0 (default) or 1..%d, got %d", kMaxThreads, inter_op));
+  if (intra_op > 0) torch::set_num_threads(intra_op);
+  if (inter_op > 0 && inter_op != at::get_num_interop_threads()) {
+    try {
+      at::set_num_interop_threads(inter_op);
+    } catch (const c10::Error&) {
+      return absl::FailedPreconditionError(
+          "threads.inter_op: LibTorch's inter-op pool already started in this process; set it before any "
+          "work, in a fresh process");
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<v1::TensorInfo> DescribeTensors(const std::vector<at::Tensor>& tensors, const std::string& name) {
+  std::vector<v1::TensorInfo> out;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    v1::TensorInfo info;
+    info.set_name(tensors.size() == 1 ? name : absl::StrFormat("%s[%d]", name, i));
+    for (int64_t s : tensors[i].sizes()) info.add_shape(s);
+    info.set_dtype(std::string(c10::toString(tensors[i].scalar_type())));
+    info.set_device(tensors[i].device().str());
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+absl::StatusOr<v1::BenchmarkReport> MeasureTorchLatency(const std::function<void()>& call,
+                                                        const TorchLatencyOptions& options) {
+  absl::StatusOr<torch::Device> device = ParseDevice(options.device);
+  if (!device.ok()) return device.status();
+  LatencyOptions timing = options.timing;
+  LatencyHooks hooks;
+  if (device->is_cuda()) {
+#if TORCHSCAN_LIBTORCH_CUDA
+    const int index = device->has_index() ? device->index() : 0;
+    hooks.synchronize = [index] { c10::cuda::device_synchronize(); (void)index; };
+    timing.synchronization = "cuda device synchronize at block ends";
+#endif
+  } else {
+    timing.synchronization = "none";
+  }
+  absl::StatusOr<v1::BenchmarkReport> report = MeasureLatency(call, timing, SteadyClock(), hooks);
+  if (!report.ok()) return report.status();
+  report->set_schema_version(kSchemaVersion);
+  report->set_name(options.name);
+  report->set_created_at(NowRfc3339());
+  v1::Settings* settings = report->mutable_settings();
+  settings->set_device(options.device);
+  settings->mutable_threads()->set_intra_op(torch::get_num_threads());
+  settings->mutable_threads()->set_inter_op(at::get_num_interop_threads());
+  for (const char* excluded : {"model and input construction", "host-device transfers", "output check",
+                               "diagnostic passes (profile, memory, RSS)"})
+    settings->add_excluded_from_timing(excluded);
+  *report->mutable_environment() = CaptureEnvironment();
+  AddTorchEnvironment(report->mutable_environment(), options.device);
+  *report->mutable_input_metadata() = options.input_metadata;
+  report->mutable_workload()->insert(options.workload.begin(), options.workload.end());
+  return report;
+}
+
+}  // namespace torchscan

@@ -1,0 +1,47 @@
+// measure_latency for LibTorch workloads: the torch-free runner (core/latency_runner.h)
+// plus what only LibTorch knows: thread counts, device synchronisation, the environment's
+// LibTorch/BLAS/CUDA facts and tensor metadata. The header needs no LibTorch.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/latency_runner.h"
+#include "proto/report.pb.h"
+
+namespace at {
+class Tensor;
+}
+
+namespace torchscan {
+
+// Applies intra-op (torch::set_num_threads) and inter-op (at::set_num_interop_threads)
+// thread counts. Call it before the workload is constructed. 0 keeps LibTorch's default.
+// InvalidArgument naming "threads.intra_op"/"threads.inter_op" for a negative count or one
+// above 4096; FailedPrecondition naming "threads.inter_op" when inter-op threads were
+// already started in this process (LibTorch allows setting them once: use a fresh process).
+absl::Status ApplyThreadSettings(int intra_op, int inter_op);
+
+struct TorchLatencyOptions {
+  LatencyOptions timing;           // see core/latency_runner.h; work_units/work_unit included
+  std::string device = "cpu";      // "cpu" or "cuda:N"; CUDA devices are synchronised at block ends
+  std::string name;                // the report's name, e.g. "baseline"
+  v1::InputMetadata input_metadata;            // caller-supplied; see DescribeTensors
+  std::map<std::string, std::string> workload;  // what ran: model, execution mode ...
+};
+
+// Runs the timing pass and returns a complete report: settings (device, threads as now
+// applied, timing, what timing excludes), environment (core/environment.h and
+// core/torch_environment.h), input metadata, timing, warnings. InvalidArgument for bad
+// options or an unusable device; exceptions from `call` propagate.
+absl::StatusOr<v1::BenchmarkReport> MeasureTorchLatency(const std::function<void()>& call,
+                                                        const TorchLatencyOptions& options);
+
+// Shape, dtype and device of each tensor, named name[0], name[1] ... (or `name` for one).
+std::vector<v1::TensorInfo> DescribeTensors(const std::vector<at::Tensor>& tensors, const std::string& name);
+
+}  // namespace torchscan
