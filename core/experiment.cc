@@ -1,0 +1,135 @@
+#include "core/experiment.h"
+
+#include <torch/torch.h>
+
+#include "absl/strings/str_cat.h"
+#include "core/compare.h"
+#include "core/output_check.h"
+#include "core/torch_measure.h"
+#include "core/workloads/operator_profile.h"
+#include "core/workloads/peak_memory.h"
+#include "core/workloads/peak_rss.h"
+#include "core/workloads/torch_status.h"
+#include "core/workloads/workload.h"
+
+namespace torchscan {
+namespace {
+
+using workloads::Workload;
+
+void Phase(const ExperimentOptions& o, const std::string& phase) {
+  if (o.on_phase) o.on_phase(phase);
+}
+
+absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {
+  return absl::Status(s.code(), prefix + std::string(s.message()));
+}
+
+absl::Status ValidateOptions(const ExperimentOptions& o) {
+  if (absl::Status s = ValidateLatencyOptions(o.timing); !s.ok()) return s;
+  if (o.profile_calls < 1) return absl::InvalidArgumentError("profile_calls: must be at least 1");
+  if (o.rss && o.rss_child_path.empty())
+    return absl::InvalidArgumentError("rss_child_path: required with rss (the torchscan_rss_child binary)");
+  if (o.rss && o.rss_calls < 1) return absl::InvalidArgumentError("rss_calls: must be at least 1");
+  if (!(o.check.rtol >= 0) || !(o.check.atol >= 0))
+    return absl::InvalidArgumentError("check: rtol and atol must be numbers >= 0");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Workload> Build(const v1::WorkloadSpec& spec, const std::string& name, const ExperimentOptions& o) {
+  Phase(o, "build " + name);
+  absl::StatusOr<Workload> w = workloads::BuildWorkload(spec);
+  if (!w.ok()) return Prefixed(name + ": ", w.status());
+  return w;
+}
+
+absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& name, const ExperimentOptions& o) {
+  Phase(o, "timing " + name);
+  TorchLatencyOptions t;
+  t.timing = o.timing;
+  t.timing.work_units = w.work_units;
+  t.timing.work_unit = w.work_unit;
+  t.device = w.device;
+  t.name = name;
+  t.input_metadata = w.input_metadata;
+  t.workload = w.description;
+  absl::StatusOr<v1::BenchmarkReport> report;
+  const absl::Status ran = workloads::RunTorch("timing " + name, [&] { report = MeasureTorchLatency([&] { w.call(); }, t); });
+  if (!ran.ok()) return ran;
+  return report;
+}
+
+absl::Status AddDiagnostics(const v1::WorkloadSpec& spec, const Workload& w, const ExperimentOptions& o,
+                            v1::BenchmarkReport* report) {
+  Phase(o, "profile " + report->name());
+  absl::StatusOr<v1::OperatorProfile> profile = workloads::ProfileWorkload(w.call, o.profile_calls);
+  if (!profile.ok()) return Prefixed(report->name() + ": profile: ", profile.status());
+  *report->mutable_profile() = *std::move(profile);
+  Phase(o, "memory " + report->name());
+  for (v1::MetricResult& m : workloads::MeasurePeakMemory(w.call, w.device, w.resident_tensors))
+    *report->add_totals() = std::move(m);
+  if (o.rss) {
+    Phase(o, "rss " + report->name());
+    *report->add_totals() = workloads::MeasurePeakRss(spec, o.rss_child_path, o.rss_calls, o.rss_timeout_s);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec, const std::string& name,
+                                                   const ExperimentOptions& o) {
+  if (absl::Status s = ValidateOptions(o); !s.ok()) return s;
+  if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
+  absl::StatusOr<Workload> w = Build(spec, name, o);
+  if (!w.ok()) return w.status();
+  absl::StatusOr<v1::BenchmarkReport> report = Time(*w, name, o);
+  if (!report.ok()) return report.status();
+  if (absl::Status s = AddDiagnostics(spec, *w, o, &*report); !s.ok()) return s;
+  return report;
+}
+
+absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_spec,
+                                             const v1::WorkloadSpec& candidate_spec, const ExperimentOptions& o) {
+  if (absl::Status s = ValidateOptions(o); !s.ok()) return s;
+  if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
+  absl::StatusOr<Workload> baseline = Build(baseline_spec, "baseline", o);
+  if (!baseline.ok()) return baseline.status();
+  absl::StatusOr<Workload> candidate = Build(candidate_spec, "candidate", o);
+  if (!candidate.ok()) return candidate.status();
+
+  // All timing first, in the requested order, before any diagnostic pass.
+  absl::StatusOr<v1::BenchmarkReport> before, after;
+  if (o.reverse) {
+    after = Time(*candidate, "candidate", o);
+    if (after.ok()) before = Time(*baseline, "baseline", o);
+  } else {
+    before = Time(*baseline, "baseline", o);
+    if (before.ok()) after = Time(*candidate, "candidate", o);
+  }
+  if (!before.ok()) return before.status();
+  if (!after.ok()) return after.status();
+  const std::string order = o.reverse ? "candidate_first" : "baseline_first";
+  before->mutable_settings()->set_order(order);
+  after->mutable_settings()->set_order(order);
+
+  if (absl::Status s = AddDiagnostics(baseline_spec, *baseline, o, &*before); !s.ok()) return s;
+  if (absl::Status s = AddDiagnostics(candidate_spec, *candidate, o, &*after); !s.ok()) return s;
+
+  Phase(o, "check");
+  v1::OutputCheck check;
+  const absl::Status checked = workloads::RunTorch("output check", [&] {
+    check = RunOutputCheck([&] {
+      AssertClose(baseline->call(), candidate->call(), o.check);
+      return std::optional<bool>();
+    });
+  });
+  if (!checked.ok()) return checked;
+  check.set_message(check.status() == v1::OutputCheck::passed
+                        ? absl::StrCat("baseline and candidate outputs are close at rtol=", o.check.rtol,
+                                       ", atol=", o.check.atol, o.check.require_finite ? ", all finite" : "")
+                        : check.message());
+  return CompareReports(*before, *after, check);
+}
+
+}  // namespace torchscan

@@ -1,0 +1,51 @@
+// The guide's benchmark_comparison experiment over two WorkloadSpecs (baseline, candidate),
+// in the order that keeps timing clean:
+//   1. thread counts applied, then both workloads built (seed, eval, inference mode)
+//   2. timing of both (baseline first, or candidate first with `reverse`)
+//   3. diagnostic passes per run: operator profile + FLOPs, tensor memory, RSS child (--rss)
+//   4. the output check, outside timing: AssertClose(baseline(), candidate())
+//   5. compare_benchmarks (core/compare.h)
+// Also a single measurement (steps 1-3 for one spec). Used by the example program and by
+// workers. LibTorch stays in the .cc.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/latency_runner.h"
+#include "core/torch_check.h"
+#include "proto/report.pb.h"
+#include "proto/workload.pb.h"
+
+namespace torchscan {
+
+struct ExperimentOptions {
+  // Timing settings (min_run_time_s default 0.2 ...). work_units and work_unit are taken
+  // from the built workload.
+  LatencyOptions timing;
+  int intra_op_threads = 1;          // applied before construction; 0 keeps LibTorch's default
+  int inter_op_threads = 0;          // 0 keeps LibTorch's default
+  bool reverse = false;              // comparisons: time the candidate first
+  int profile_calls = 10;            // calls observed by the operator profile
+  bool rss = false;                  // run a fresh RSS child per workload
+  std::string rss_child_path;        // //core/workloads:torchscan_rss_child; required with rss
+  int rss_calls = 100;               // completed calls inside the RSS child
+  double rss_timeout_s = 300;        // the child is killed past this
+  CloseOptions check;                // rtol 1e-4, atol 1e-5, finite outputs required
+  // Called at each phase ("build", "timing baseline", "profile candidate", "check", ...).
+  std::function<void(const std::string& phase)> on_phase;
+};
+
+// One workload: build, time, diagnostics. The report's name is `name`.
+absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec, const std::string& name,
+                                                   const ExperimentOptions& options);
+
+// Baseline versus candidate as above. Errors (InvalidArgument naming "baseline." or
+// "candidate." fields, ResourceExhausted...) come from option validation and workload
+// building; a failed output check is not an error (it is recorded in the comparison); an
+// exception other than an assertion failure while checking becomes an error status.
+absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline, const v1::WorkloadSpec& candidate,
+                                             const ExperimentOptions& options);
+
+}  // namespace torchscan
