@@ -1,0 +1,85 @@
+// Runs the real benchmark_comparison binary (as scripts/benchmark_comparison.sh does) and
+// checks what it wrote: a comparison that loads back strictly, a passed check, the batch
+// candidate labelled faster, every raw block kept, diagnostics present; and bad flags.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "report/json_io.h"
+
+namespace torchscan {
+namespace {
+
+std::string Runfile(const std::string& path) { return std::string(std::getenv("TEST_SRCDIR")) + "/torchscan/" + path; }
+
+std::string OutputDir(const std::string& name) { return std::string(std::getenv("TEST_TMPDIR")) + "/" + name; }
+
+// Runs the example with `flags`; returns its exit code, stderr in `err`.
+int RunExample(const std::string& flags, std::string* err = nullptr) {
+  const std::string err_file = OutputDir("stderr.txt");
+  const std::string command = Runfile("client/benchmark_comparison") + " --rss-child " +
+                              Runfile("core/workloads/torchscan_rss_child") + " " + flags + " > /dev/null 2> " + err_file;
+  const int status = std::system(command.c_str());
+  if (err) *err = ReadFile(err_file).value_or("");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(ExampleEndToEnd, LinearComparisonIsFasterWithPassedCheckAndEveryBlock) {
+  const std::string out = OutputDir("linear");
+  ASSERT_EQ(RunExample("--model linear --device cpu --rss --min-run-time 0.05 --output " + out), 0);
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);
+  EXPECT_TRUE(c->compatibility().compatible());
+  EXPECT_EQ(c->latency_change(), v1::Comparison::faster) << c->latency_change_reason();
+  for (const v1::BenchmarkReport* r : {&c->before(), &c->after()}) {
+    EXPECT_EQ(r->timing().blocks_size(), r->timing().summary().block_count());
+    EXPECT_GE(r->timing().blocks_size(), 10);
+    EXPECT_EQ(r->work_unit(), "samples");
+    EXPECT_EQ(r->work_units(), 32);
+    EXPECT_EQ(r->settings().threads().intra_op(), 1);
+    EXPECT_EQ(r->settings().order(), "baseline_first");
+    ASSERT_TRUE(r->has_profile());
+    EXPECT_TRUE(r->profile().flops_per_call().complete());
+    bool rss = false, tensor_peak = false;
+    for (const v1::MetricResult& m : r->totals()) {
+      rss |= m.name() == "peak_rss_bytes" && m.has_value();
+      tensor_peak |= m.name() == "tensor_peak_bytes" && m.has_value();
+    }
+    EXPECT_TRUE(rss && tensor_peak) << r->name();
+  }
+  EXPECT_EQ(c->before().workload().at("execution_mode"), "per_sample");
+  EXPECT_EQ(c->after().workload().at("execution_mode"), "batch");
+}
+
+TEST(ExampleEndToEnd, ReverseTimesTheCandidateFirst) {
+  const std::string out = OutputDir("reverse");
+  ASSERT_EQ(RunExample("--reverse --min-run-time 0.02 --output " + out), 0);
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->before().settings().order(), "candidate_first");
+  EXPECT_EQ(c->before().name(), "baseline");
+}
+
+TEST(ExampleEndToEnd, BadFlagsNameTheFlag) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--model gpt2 --output " + OutputDir("bad"), "--model"},
+      {"--threads 0 --output " + OutputDir("bad"), "--threads"},
+      {"--min-run-time -1 --output " + OutputDir("bad"), "--min-run-time"},
+      {"--device mps --output " + OutputDir("bad"), "device"},
+      {"--model linear", "--output"},
+      {"--output /proc/forbidden/x", "--output"},
+  };
+  for (const auto& [flags, named] : cases) {
+    std::string err;
+    const int code = RunExample(flags, &err);
+    EXPECT_NE(code, 0) << flags;
+    EXPECT_NE(err.find(named), std::string::npos) << flags << ": " << err;
+  }
+}
+
+}  // namespace
+}  // namespace torchscan
