@@ -64,6 +64,18 @@ TEST(ExampleEndToEnd, ReverseTimesTheCandidateFirst) {
   EXPECT_EQ(c->before().name(), "baseline");
 }
 
+TEST(ExampleEndToEnd, CompareTwoRunsInCppWritesAFasterPassedComparison) {
+  const std::string out = OutputDir("two_runs");
+  ASSERT_EQ(std::system(("mkdir -p " + out + " && " + Runfile("core/compare_two_runs_example") + " " + out +
+                         " > /dev/null").c_str()), 0);
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);
+  EXPECT_EQ(c->latency_change(), v1::Comparison::faster) << c->latency_change_reason();
+  EXPECT_TRUE(c->before().has_profile());
+  EXPECT_EQ(c->before().settings().threads().intra_op(), 1);
+}
+
 TEST(ExampleEndToEnd, BadFlagsNameTheFlag) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--model gpt2 --output " + OutputDir("bad"), "--model"},

@@ -1,0 +1,28 @@
+// TorchScan's C++ API, the counterpart of the guide's Python calls:
+//
+//   measure_latency(fn, device=, inputs=, work_units=, work_unit=)
+//       -> torchscan::MeasureTorchLatency(call, TorchLatencyOptions)   core/torch_measure.h
+//          (torch-free: torchscan::MeasureLatency, core/latency_runner.h)
+//   compare_benchmarks(before, after, check=)
+//       -> torchscan::CompareBenchmarks(before, after, CheckFn)        core/compare.h
+//          checks: torchscan::AssertClose (torch.testing.assert_close)  core/torch_check.h
+//   json.dumps / loading
+//       -> torchscan::SaveJson, LoadReport, LoadComparison, ToJson     report/json_io.h
+//   profile_workload, measure_peak_memory, measure_peak_rss
+//       -> torchscan::workloads::ProfileWorkload, MeasurePeakMemory,    core/workloads/
+//          MeasurePeakRss
+//   the whole benchmark_comparison experiment
+//       -> torchscan::RunComparison                                    core/experiment.h
+//
+// Thread counts: torchscan::ApplyThreadSettings before the model is constructed.
+// See core/compare_two_runs_example.cc for the guide's "Compare two runs" in C++.
+#pragma once
+
+#include "core/compare.h"
+#include "core/experiment.h"
+#include "core/latency_runner.h"
+#include "core/output_check.h"
+#include "core/torch_check.h"
+#include "core/torch_measure.h"
+#include "core/workloads/operator_profile.h"
+#include "report/json_io.h"
