@@ -26,13 +26,7 @@ template <typename T>
 absl::StatusOr<T> Parse(std::string_view json, const std::string& source,
                         absl::Status (*validate)(const T&, int)) {
   T message;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;
-  const auto parsed = google::protobuf::util::JsonStringToMessage(
-      google::protobuf::StringPiece(json.data(), json.size()), &message, options);
-  if (!parsed.ok())
-    return absl::InvalidArgumentError(source + ": not a valid " + T::descriptor()->name() + " JSON file: " +
-                                      std::string(parsed.message()));
+  if (absl::Status s = ParseJsonStrict(json, source, &message); !s.ok()) return s;
   if (absl::Status s = validate(message, kReportSchemaVersion); !s.ok()) return InSource(source, s);
   return message;
 }
@@ -48,6 +42,17 @@ absl::Status ErrnoStatus(const std::string& what, const std::string& path) {
 }
 
 }  // namespace
+
+absl::Status ParseJsonStrict(std::string_view json, const std::string& source, google::protobuf::Message* out) {
+  out->Clear();
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), out, options);
+  if (parsed.ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(source + ": not a valid " + out->GetDescriptor()->name() + " JSON file: " +
+                                    std::string(parsed.message()));
+}
 
 std::string ToJson(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
