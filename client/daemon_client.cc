@@ -1,0 +1,138 @@
+#include "client/daemon_client.h"
+
+#include <chrono>
+
+#include <grpcpp/grpcpp.h>
+
+#include "proto/service.grpc.pb.h"
+
+namespace torchscan {
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& s, const std::string& what, const std::string& address) {
+  if (s.ok()) return absl::OkStatus();
+  const auto code = static_cast<absl::StatusCode>(s.error_code());
+  if (code == absl::StatusCode::kUnavailable)
+    return absl::UnavailableError("no daemon answers at " + address + " (" + what + ": " + s.error_message() +
+                                  "); start torchscand there, or omit --daemon to run a private one");
+  return absl::Status(code, s.error_message());
+}
+
+std::unique_ptr<grpc::ClientContext> Context() { return std::make_unique<grpc::ClientContext>(); }
+
+}  // namespace
+
+struct DaemonClient::Stub {
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::TorchScan::Stub> stub;
+};
+
+std::string NormalizeDaemonAddress(const std::string& address) {
+  if (address.rfind("unix:", 0) == 0) return address;
+  if (!address.empty() && (address[0] == '/' || address[0] == '.')) return "unix:" + address;
+  return address;
+}
+
+bool IsFinished(v1::Job::State state) {
+  return state == v1::Job::succeeded || state == v1::Job::failed || state == v1::Job::cancelled ||
+         state == v1::Job::interrupted;
+}
+
+DaemonClient::DaemonClient(std::string address, std::unique_ptr<Stub> stub)
+    : address_(std::move(address)), stub_(std::move(stub)) {}
+DaemonClient::~DaemonClient() = default;
+
+absl::StatusOr<std::unique_ptr<DaemonClient>> DaemonClient::Connect(const std::string& raw_address, double timeout_s) {
+  const std::string address = NormalizeDaemonAddress(raw_address);
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  auto stub = std::make_unique<Stub>();
+  stub->channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  if (!stub->channel->WaitForConnected(deadline))
+    return absl::UnavailableError("no daemon answers at " + address +
+                                  ": start torchscand there (torchscand --state-dir DIR --listen " + address +
+                                  "), or omit --daemon to run a private one");
+  stub->stub = v1::TorchScan::NewStub(stub->channel);
+  return std::unique_ptr<DaemonClient>(new DaemonClient(address, std::move(stub)));
+}
+
+absl::StatusOr<v1::Job> DaemonClient::Submit(const v1::JobSpec& spec) {
+  v1::SubmitRequest request;
+  *request.mutable_spec() = spec;
+  v1::Job job;
+  auto context = Context();
+  if (auto s = FromGrpc(stub_->stub->Submit(context.get(), request, &job), "submit", address_); !s.ok()) return s;
+  return job;
+}
+
+absl::StatusOr<v1::Job> DaemonClient::Watch(const std::string& id,
+                                            const std::function<void(const v1::JobEvent&)>& on_event) {
+  v1::JobRequest request;
+  request.set_id(id);
+  auto context = Context();
+  auto reader = stub_->stub->Watch(context.get(), request);
+  v1::JobEvent event;
+  v1::Job last;
+  bool any = false;
+  while (reader->Read(&event)) {
+    any = true;
+    last = event.job();
+    if (on_event) on_event(event);
+    if (IsFinished(last.state())) {
+      context->TryCancel();
+      break;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (any && IsFinished(last.state())) return last;
+  if (auto s = FromGrpc(status, "watch", address_); !s.ok()) return s;
+  return GetJob(id);
+}
+
+absl::StatusOr<v1::Job> DaemonClient::GetJob(const std::string& id) {
+  v1::JobRequest request;
+  request.set_id(id);
+  v1::Job job;
+  auto context = Context();
+  if (auto s = FromGrpc(stub_->stub->GetJob(context.get(), request, &job), "get job", address_); !s.ok()) return s;
+  return job;
+}
+
+absl::StatusOr<v1::ListJobsResponse> DaemonClient::ListJobs(const v1::ListJobsRequest& request) {
+  v1::ListJobsResponse response;
+  auto context = Context();
+  if (auto s = FromGrpc(stub_->stub->ListJobs(context.get(), request, &response), "list jobs", address_); !s.ok())
+    return s;
+  return response;
+}
+
+absl::StatusOr<v1::Job> DaemonClient::Cancel(const std::string& id) {
+  v1::JobRequest request;
+  request.set_id(id);
+  v1::Job job;
+  auto context = Context();
+  if (auto s = FromGrpc(stub_->stub->Cancel(context.get(), request, &job), "cancel", address_); !s.ok()) return s;
+  return job;
+}
+
+absl::StatusOr<v1::JobResult> DaemonClient::FetchResult(const std::string& id) {
+  v1::JobRequest request;
+  request.set_id(id);
+  v1::JobResult result;
+  auto context = Context();
+  if (auto s = FromGrpc(stub_->stub->FetchResult(context.get(), request, &result), "fetch", address_); !s.ok())
+    return s;
+  return result;
+}
+
+absl::StatusOr<v1::DaemonInfo> DaemonClient::Info() {
+  v1::DaemonInfo info;
+  auto context = Context();
+  if (auto s = FromGrpc(stub_->stub->Info(context.get(), v1::InfoRequest(), &info), "info", address_); !s.ok())
+    return s;
+  return info;
+}
+
+}  // namespace torchscan

@@ -1,0 +1,46 @@
+// A connection to one torchscand: the gRPC stub behind calls that return absl statuses
+// whose messages say what to do. The only client file that includes gRPC.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/service.pb.h"
+
+namespace torchscan {
+
+// "unix:/path", "unix:///path", "host:port", or a bare path (taken as a unix socket).
+std::string NormalizeDaemonAddress(const std::string& address);
+
+class DaemonClient {
+ public:
+  // Connects, waiting up to `timeout_s` for the daemon. Unavailable "no daemon answers at
+  // <address>: ..." with what to do when nothing is there.
+  static absl::StatusOr<std::unique_ptr<DaemonClient>> Connect(const std::string& address, double timeout_s = 5);
+  ~DaemonClient();
+
+  const std::string& address() const { return address_; }
+
+  absl::StatusOr<v1::Job> Submit(const v1::JobSpec& spec);
+  // Streams events until the job finishes (or the stream ends); returns the last job seen.
+  absl::StatusOr<v1::Job> Watch(const std::string& id, const std::function<void(const v1::JobEvent&)>& on_event);
+  absl::StatusOr<v1::Job> GetJob(const std::string& id);
+  absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request);
+  absl::StatusOr<v1::Job> Cancel(const std::string& id);
+  absl::StatusOr<v1::JobResult> FetchResult(const std::string& id);
+  absl::StatusOr<v1::DaemonInfo> Info();
+
+ private:
+  struct Stub;
+  DaemonClient(std::string address, std::unique_ptr<Stub> stub);
+  std::string address_;
+  std::unique_ptr<Stub> stub_;
+};
+
+// True for states after which a job never changes again.
+bool IsFinished(v1::Job::State state);
+
+}  // namespace torchscan

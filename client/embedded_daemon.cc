@@ -1,0 +1,103 @@
+#include "client/embedded_daemon.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <boost/process.hpp>
+
+#include "client/daemon_client.h"
+
+namespace torchscan {
+namespace {
+
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+
+bool IsExecutable(const fs::path& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
+
+std::string Tail(const std::string& path, size_t max_chars = 2000) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  return text.size() > max_chars ? text.substr(text.size() - max_chars) : text;
+}
+
+}  // namespace
+
+struct EmbeddedDaemon::Process {
+  bp::child child;
+  std::string stderr_path;
+};
+
+absl::StatusOr<std::string> FindDaemonBinary(const std::string& explicit_path) {
+  if (!explicit_path.empty()) {
+    if (IsExecutable(explicit_path)) return explicit_path;
+    return absl::NotFoundError("--torchscand: " + explicit_path + " is not an executable file");
+  }
+  if (const char* env = std::getenv("TORCHSCAND"); env && *env) {
+    if (IsExecutable(env)) return std::string(env);
+    return absl::NotFoundError(std::string("TORCHSCAND=") + env + " is not an executable file");
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> candidates;
+  if (!ec) {
+    candidates.push_back(self.parent_path() / "torchscand");
+    candidates.push_back(self.parent_path().parent_path() / "daemon" / "torchscand");
+  }
+  for (const fs::path& p : candidates)
+    if (IsExecutable(p)) return p.string();
+  const fs::path on_path = bp::search_path("torchscand").string();
+  if (IsExecutable(on_path)) return on_path.string();
+  std::string searched;
+  for (const fs::path& p : candidates) searched += p.string() + ", ";
+  return absl::NotFoundError("no torchscand found (searched $TORCHSCAND, " + searched +
+                             "$PATH): build it with `bazel build //daemon:torchscand` or pass --torchscand PATH");
+}
+
+absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const EmbeddedDaemonOptions& options) {
+  absl::StatusOr<std::string> binary = FindDaemonBinary(options.daemon_path);
+  if (!binary.ok()) return binary.status();
+  char tmpl[] = "/tmp/torchscan-client-XXXXXX";
+  if (!::mkdtemp(tmpl)) return absl::InternalError("cannot create a private folder under /tmp for the daemon");
+  std::unique_ptr<EmbeddedDaemon> daemon(new EmbeddedDaemon());
+  daemon->directory_ = tmpl;
+  daemon->address_ = "unix:" + daemon->directory_ + "/torchscand.sock";
+  daemon->process_ = std::make_unique<Process>();
+  daemon->process_->stderr_path = daemon->directory_ + "/torchscand.log";
+  std::error_code ec;
+  daemon->process_->child =
+      bp::child(*binary, "--state-dir", daemon->directory_ + "/state", "--listen", daemon->address_,
+                bp::std_in < bp::null, bp::std_out > bp::null, bp::std_err > daemon->process_->stderr_path, ec);
+  if (ec) return absl::UnavailableError("cannot start " + *binary + ": " + ec.message());
+
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.start_timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!daemon->process_->child.running())
+      return absl::UnavailableError("the private torchscand exited during start-up: " +
+                                    Tail(daemon->process_->stderr_path));
+    if (DaemonClient::Connect(daemon->address_, 0.2).ok()) return daemon;
+  }
+  return absl::UnavailableError("the private torchscand did not answer within " +
+                                std::to_string(options.start_timeout_s) + " s: " + Tail(daemon->process_->stderr_path));
+}
+
+EmbeddedDaemon::~EmbeddedDaemon() {
+  if (process_ && process_->child.valid() && process_->child.running()) {
+    ::kill(process_->child.id(), SIGTERM);
+    std::error_code ec;
+    if (!process_->child.wait_for(std::chrono::seconds(10), ec)) process_->child.terminate(ec);
+  }
+  std::error_code ec;
+  if (!directory_.empty()) fs::remove_all(directory_, ec);
+}
+
+}  // namespace torchscan

@@ -1,0 +1,42 @@
+// The client's embedded default: a private torchscand on a private unix socket and state
+// directory, started on demand and stopped (and its directory removed) when this object
+// goes away, so one command runs a job on a fresh machine with no set-up.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace torchscan {
+
+struct EmbeddedDaemonOptions {
+  // torchscand to run. Empty (default): $TORCHSCAND, else torchscand beside this program,
+  // else ../daemon/torchscand relative to it (the Bazel output layout), else $PATH.
+  std::string daemon_path;
+  double start_timeout_s = 30;   // how long to wait for its socket to answer
+};
+
+class EmbeddedDaemon {
+ public:
+  // Starts the daemon and waits until it answers. NotFound naming the places searched when
+  // no torchscand exists; Unavailable with the daemon's last stderr lines when it exits or
+  // does not answer in time.
+  static absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> Start(const EmbeddedDaemonOptions& options = {});
+  // Stops the daemon (SIGTERM, then SIGKILL after 10 s) and removes its directory.
+  ~EmbeddedDaemon();
+
+  const std::string& address() const { return address_; }
+
+ private:
+  struct Process;
+  EmbeddedDaemon() = default;
+  std::string directory_;
+  std::string address_;
+  std::unique_ptr<Process> process_;
+};
+
+// Where the embedded daemon binary is, per EmbeddedDaemonOptions::daemon_path's rules.
+absl::StatusOr<std::string> FindDaemonBinary(const std::string& explicit_path);
+
+}  // namespace torchscan

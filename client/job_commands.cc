@@ -1,0 +1,92 @@
+#include "client/job_commands.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "client/exit_codes.h"
+#include "client/progress.h"
+#include "report/html_renderer.h"
+#include "report/json_io.h"
+#include "report/terminal_renderer.h"
+
+namespace torchscan {
+namespace {
+
+Evidence ToEvidence(const v1::JobResult& result) {
+  if (result.has_comparison()) return Evidence(result.comparison());
+  return Evidence(result.report());
+}
+
+const google::protobuf::Message& Payload(const v1::JobResult& result) {
+  if (result.has_comparison()) return result.comparison();
+  return result.report();
+}
+
+absl::Status Write(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return absl::InvalidArgumentError("--output: cannot write " + path);
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok) return absl::InvalidArgumentError("--output: cannot write " + path);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int ReportError(const absl::Status& status) {
+  std::fprintf(stderr, "torchscan-client: %s\n", std::string(status.message()).c_str());
+  return ExitCodeFor(status);
+}
+
+int ResultExitCode(const v1::JobResult& result) {
+  return result.has_comparison() && result.comparison().output_check().status() == v1::OutputCheck::failed
+             ? kExitCheckFailed
+             : kExitOk;
+}
+
+absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, std::string* json_path) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return absl::InvalidArgumentError("--output: cannot create folder " + dir + ": " + ec.message());
+  const std::string stem = dir + "/" + (result.has_comparison() ? "comparison" : "report");
+  if (absl::Status s = SaveJson(Payload(result), stem + ".json"); !s.ok())
+    return absl::InvalidArgumentError("--output: " + std::string(s.message()));
+  if (absl::Status s = Write(stem + ".html", HtmlRenderer().Render(ToEvidence(result))); !s.ok()) return s;
+  *json_path = stem + ".json";
+  return absl::OkStatus();
+}
+
+std::string Summarize(const ClientContext& ctx, const v1::JobResult& result) {
+  if (ctx.json) return ToJson(Payload(result)) + "\n";
+  TerminalOptions options;
+  options.color = ctx.color;
+  return TerminalRenderer(options).Render(ToEvidence(result));
+}
+
+int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const std::string& output_dir) {
+  absl::StatusOr<Connection> connection = Connect(ctx);
+  if (!connection.ok()) return ReportError(connection.status());
+  DaemonClient& client = *connection->client;
+  absl::StatusOr<v1::Job> job = client.Submit(spec);
+  if (!job.ok()) return ReportError(job.status());
+  std::fprintf(stderr, "[%s] submitted to %s\n", job->id().c_str(), client.address().c_str());
+
+  ProgressPrinter progress(stderr, ctx.terminal);
+  absl::StatusOr<v1::Job> finished = client.Watch(job->id(), [&](const v1::JobEvent& e) { progress.OnEvent(e); });
+  progress.Finish();
+  if (!finished.ok()) return ReportError(finished.status());
+  if (finished->state() != v1::Job::succeeded)
+    return ReportError(absl::AbortedError("job " + finished->id() + " " + v1::Job::State_Name(finished->state()) +
+                                          (finished->error().empty() ? "" : ": " + finished->error())));
+  absl::StatusOr<v1::JobResult> result = client.FetchResult(finished->id());
+  if (!result.ok()) return ReportError(result.status());
+
+  if (!output_dir.empty()) {
+    std::string json_path;
+    if (absl::Status s = WriteEvidence(*result, output_dir, &json_path); !s.ok()) return ReportError(s);
+    std::fprintf(stderr, "[%s] wrote %s and its .html\n", finished->id().c_str(), json_path.c_str());
+  }
+  std::fputs(Summarize(ctx, *result).c_str(), stdout);
+  return ResultExitCode(*result);
+}
+
+}  // namespace torchscan

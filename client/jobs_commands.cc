@@ -1,0 +1,137 @@
+#include "client/jobs_commands.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_format.h"
+#include "client/exit_codes.h"
+#include "client/job_commands.h"
+#include "client/progress.h"
+#include "report/json_io.h"
+
+namespace torchscan {
+namespace {
+
+std::string JobLine(const v1::Job& j) {
+  std::string state = v1::Job::State_Name(j.state());
+  if (j.state() == v1::Job::queued) state += absl::StrFormat(" #%d", j.queue_position());
+  const char* kind = j.spec().has_compare() ? "compare" : "measure";
+  std::string result = j.latency_change().empty() ? "" : j.latency_change() + ", check " + j.output_check();
+  if (!j.error().empty()) result = j.error();
+  return absl::StrFormat("%-14s %-12s %-8s %-10s %-20s %s  %s", j.id(), state, kind, j.submitter(), j.submitted_at(),
+                         j.spec().label(), result);
+}
+
+void PrintJob(const ClientContext& ctx, const v1::Job& job) {
+  if (ctx.json) {
+    std::printf("%s\n", ToJson(job).c_str());
+    return;
+  }
+  std::printf("%s\n", JobLine(job).c_str());
+  if (!job.phase().empty() && job.state() == v1::Job::running) std::printf("  phase: %s\n", job.phase().c_str());
+  if (!job.started_at().empty()) std::printf("  started: %s\n", job.started_at().c_str());
+  if (!job.finished_at().empty()) std::printf("  finished: %s\n", job.finished_at().c_str());
+}
+
+// Runs `body` with a connection, mapping connection failures to exit codes.
+template <typename Body>
+int WithClient(const ClientContext& ctx, Body body) {
+  absl::StatusOr<Connection> c = Connect(ctx);
+  if (!c.ok()) return ReportError(c.status());
+  return body(*c->client);
+}
+
+}  // namespace
+
+int ListJobsCommand(const ClientContext& ctx, const std::string& state_filter, int limit) {
+  v1::ListJobsRequest request;
+  request.set_limit(limit);
+  if (!state_filter.empty()) {
+    v1::Job::State state;
+    if (!v1::Job::State_Parse(state_filter, &state) || state == v1::Job::state_unspecified)
+      return ReportError(absl::InvalidArgumentError(
+          "--state: \"" + state_filter + "\" is not one of queued, running, succeeded, failed, cancelled, interrupted"));
+    request.add_states(state);
+  }
+  return WithClient(ctx, [&](DaemonClient& client) {
+    absl::StatusOr<v1::ListJobsResponse> jobs = client.ListJobs(request);
+    if (!jobs.ok()) return ReportError(jobs.status());
+    if (ctx.json) {
+      std::printf("%s\n", ToJson(*jobs).c_str());
+      return int{kExitOk};
+    }
+    std::printf("%-14s %-12s %-8s %-10s %-20s %s\n", "ID", "STATE", "KIND", "SUBMITTER", "SUBMITTED", "LABEL  RESULT");
+    for (const v1::Job& j : jobs->jobs()) std::printf("%s\n", JobLine(j).c_str());
+    return int{kExitOk};
+  });
+}
+
+int ShowJobCommand(const ClientContext& ctx, const std::string& id) {
+  return WithClient(ctx, [&](DaemonClient& client) {
+    absl::StatusOr<v1::Job> job = client.GetJob(id);
+    if (!job.ok()) return ReportError(job.status());
+    PrintJob(ctx, *job);
+    return int{kExitOk};
+  });
+}
+
+int CancelJobCommand(const ClientContext& ctx, const std::string& id) {
+  return WithClient(ctx, [&](DaemonClient& client) {
+    absl::StatusOr<v1::Job> job = client.Cancel(id);
+    if (!job.ok()) return ReportError(job.status());
+    PrintJob(ctx, *job);
+    return int{kExitOk};
+  });
+}
+
+int WatchJobCommand(const ClientContext& ctx, const std::string& id) {
+  return WithClient(ctx, [&](DaemonClient& client) {
+    ProgressPrinter progress(stderr, ctx.terminal);
+    absl::StatusOr<v1::Job> job = client.Watch(id, [&](const v1::JobEvent& e) { progress.OnEvent(e); });
+    progress.Finish();
+    if (!job.ok()) return ReportError(job.status());
+    PrintJob(ctx, *job);
+    return job->state() == v1::Job::succeeded ? int{kExitOk} : int{kExitJobFailed};
+  });
+}
+
+int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::string& output_dir) {
+  return WithClient(ctx, [&](DaemonClient& client) {
+    absl::StatusOr<v1::JobResult> result = client.FetchResult(id);
+    if (!result.ok()) return ReportError(result.status());
+    if (!output_dir.empty()) {
+      std::string json_path;
+      if (absl::Status s = WriteEvidence(*result, output_dir, &json_path); !s.ok()) return ReportError(s);
+      std::fprintf(stderr, "wrote %s and its .html\n", json_path.c_str());
+    }
+    std::fputs(Summarize(ctx, *result).c_str(), stdout);
+    return ResultExitCode(*result);
+  });
+}
+
+int InfoCommand(const ClientContext& ctx) {
+  return WithClient(ctx, [&](DaemonClient& client) {
+    absl::StatusOr<v1::DaemonInfo> info = client.Info();
+    if (!info.ok()) return ReportError(info.status());
+    if (ctx.json) {
+      std::printf("%s\n", ToJson(*info).c_str());
+      return int{kExitOk};
+    }
+    const v1::Environment& e = info->environment();
+    std::printf("torchscand %s at %s (up since %s)\n", info->version().c_str(), client.address().c_str(),
+                info->started_at().c_str());
+    std::printf("  host      %s, %s, %s\n", e.hostname().c_str(), e.os().c_str(), e.kernel().c_str());
+    std::printf("  cpu       %s, %d logical / %d physical cores\n", e.cpu_model().c_str(), e.logical_cores(),
+                e.physical_cores());
+    std::string devices;
+    for (const std::string& d : info->config().devices()) devices += (devices.empty() ? "" : ", ") + d;
+    std::printf("  devices   %s\n", devices.c_str());
+    std::printf("  threads   intra-op %d, inter-op %d; cpu set %s\n", info->config().default_intra_op_threads(),
+                info->config().default_inter_op_threads(),
+                info->config().cpu_set().empty() ? "all" : info->config().cpu_set().c_str());
+    std::printf("  queue     %d queued%s\n", info->queued(),
+                info->running_job().empty() ? "" : (", running " + info->running_job()).c_str());
+    return int{kExitOk};
+  });
+}
+
+}  // namespace torchscan

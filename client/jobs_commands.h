@@ -1,0 +1,20 @@
+// `torchscan-client jobs list|show|cancel|watch|fetch`: the daemon's queue and history.
+// Each returns an exit code (exit_codes.h); unknown ids are bad input (2).
+#pragma once
+
+#include <string>
+
+#include "client/client_context.h"
+
+namespace torchscan {
+
+int ListJobsCommand(const ClientContext& ctx, const std::string& state_filter, int limit);
+int ShowJobCommand(const ClientContext& ctx, const std::string& id);
+int CancelJobCommand(const ClientContext& ctx, const std::string& id);
+int WatchJobCommand(const ClientContext& ctx, const std::string& id);
+// Fetches a succeeded job's evidence into `output_dir` (or prints it with --json).
+int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::string& output_dir);
+// The daemon's hardware, software, devices and configuration.
+int InfoCommand(const ClientContext& ctx);
+
+}  // namespace torchscan

@@ -1,0 +1,54 @@
+#include "client/local_commands.h"
+
+#include <cstdio>
+
+#include "client/exit_codes.h"
+#include "client/job_commands.h"
+#include "core/compare.h"
+#include "report/json_io.h"
+#include "report/render_by_format.h"
+
+namespace torchscan {
+
+int RenderCommand(const ClientContext& ctx, const std::string& input, const std::string& output,
+                  const std::string& format) {
+  RenderOptions options;
+  options.color = ctx.color;
+  absl::StatusOr<std::unique_ptr<Renderer>> renderer = RenderByFormat(format, options);
+  if (!renderer.ok()) return ReportError(absl::InvalidArgumentError("--format: " + std::string(renderer.status().message())));
+  absl::StatusOr<Evidence> evidence = LoadEvidence(input);
+  if (!evidence.ok()) return ReportError(evidence.status());
+  const std::string text = (*renderer)->Render(*evidence);
+  if (output.empty() || output == "-") {
+    std::fputs(text.c_str(), stdout);
+    return kExitOk;
+  }
+  FILE* f = std::fopen(output.c_str(), "w");
+  if (!f) return ReportError(absl::InvalidArgumentError("-o: cannot write " + output));
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok) return ReportError(absl::InvalidArgumentError("-o: cannot write " + output));
+  std::fprintf(stderr, "wrote %s\n", output.c_str());
+  return kExitOk;
+}
+
+int CompareReportsCommand(const ClientContext& ctx, const std::string& before_path, const std::string& after_path,
+                          const std::string& output_dir) {
+  absl::StatusOr<v1::BenchmarkReport> before = LoadReport(before_path);
+  if (!before.ok()) return ReportError(before.status());
+  absl::StatusOr<v1::BenchmarkReport> after = LoadReport(after_path);
+  if (!after.ok()) return ReportError(after.status());
+  v1::OutputCheck not_provided;
+  not_provided.set_status(v1::OutputCheck::not_provided);
+  not_provided.set_message("compared from saved reports: no output check was run");
+  v1::JobResult result;
+  *result.mutable_comparison() = CompareReports(*before, *after, not_provided);
+  if (!output_dir.empty()) {
+    std::string json_path;
+    if (absl::Status s = WriteEvidence(result, output_dir, &json_path); !s.ok()) return ReportError(s);
+    std::fprintf(stderr, "wrote %s and its .html\n", json_path.c_str());
+  }
+  std::fputs(Summarize(ctx, result).c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace torchscan

@@ -1,0 +1,105 @@
+// torchscan-client: submits benchmark jobs to torchscand, collects reports and comparisons,
+// and renders them. With no --daemon it starts a private daemon for the command.
+// Exit codes: client/exit_codes.h (also in --help).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include "client/client_context.h"
+#include "client/job_commands.h"
+#include "client/job_flags.h"
+#include "client/jobs_commands.h"
+#include "client/local_commands.h"
+
+namespace {
+
+constexpr const char* kFooter =
+    "Exit codes: 0 success; 1 output check failed; 2 bad input (flags, files, unknown job id); "
+    "3 job failed (error, crash, timeout, cancelled, interrupted); 4 no daemon reachable; "
+    "5 refused by the daemon (a limit, permissions).";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace torchscan;
+  ClientContext ctx;
+  ctx.terminal = ::isatty(STDERR_FILENO) == 1;
+
+  CLI::App app{"torchscan-client: check an optimization of a PyTorch workload on real hardware"};
+  app.footer(kFooter);
+  app.require_subcommand(1);
+  app.add_option("--daemon", ctx.daemon, "torchscand address (unix:PATH or host:port); default: a private daemon");
+  app.add_option("--torchscand", ctx.torchscand, "torchscand binary for the private daemon");
+  app.add_flag("--json", ctx.json, "machine-readable JSON on stdout");
+  app.add_flag("--color", ctx.color, "ANSI colours in summaries");
+
+  std::string output, job_file, id, state, format = "html", input, before, after;
+  int limit = 0;
+
+  CLI::App* info = app.add_subcommand("info", "the daemon's hardware, software, devices and configuration");
+
+  MeasureFlags measure_flags;
+  CLI::App* measure = app.add_subcommand("measure", "measure one workload");
+  AddMeasureFlags(measure, &measure_flags);
+  measure->add_option("--job", job_file, "a JSON job file (JobSpec) instead of the flags");
+  measure->add_option("--output", output, "folder for report.json and report.html");
+
+  CompareFlags compare_flags;
+  CLI::App* compare = app.add_subcommand("compare", "compare a baseline and a candidate workload, with an output check");
+  AddCompareFlags(compare, &compare_flags);
+  compare->add_option("--job", job_file, "a JSON job file (JobSpec) instead of the flags");
+  compare->add_option("--output", output, "folder for comparison.json and comparison.html");
+
+  CompareFlags example_flags;
+  CLI::App* example = app.add_subcommand(
+      "example", "the guide's benchmark_comparison: one sample at a time versus one batch");
+  AddExampleFlags(example, &example_flags);
+  example->add_option("--output", output, "folder for comparison.json and comparison.html")->required();
+
+  CLI::App* jobs = app.add_subcommand("jobs", "the daemon's jobs");
+  jobs->require_subcommand(1);
+  CLI::App* list = jobs->add_subcommand("list", "queued, running and finished jobs, newest first");
+  list->add_option("--state", state, "only jobs in this state");
+  list->add_option("--limit", limit, "at most this many");
+  CLI::App* show = jobs->add_subcommand("show", "one job");
+  CLI::App* cancel = jobs->add_subcommand("cancel", "cancel a queued or running job");
+  CLI::App* watch = jobs->add_subcommand("watch", "follow a job until it finishes");
+  CLI::App* fetch = jobs->add_subcommand("fetch", "the report or comparison of a succeeded job");
+  for (CLI::App* sub : {show, cancel, watch, fetch}) sub->add_option("id", id, "job id")->required();
+  fetch->add_option("--output", output, "folder for the JSON and HTML");
+
+  CLI::App* render = app.add_subcommand("render", "render a saved report or comparison (no daemon)");
+  render->add_option("input", input, "report or comparison JSON")->required();
+  render->add_option("-o,--output", output, "output file (default stdout)");
+  render->add_option("--format", format, "html | terminal | markdown | csv | gbench")->capture_default_str();
+
+  CLI::App* compare_reports = app.add_subcommand("compare-reports", "compare two saved reports, no output check");
+  compare_reports->add_option("before", before, "before report JSON")->required();
+  compare_reports->add_option("after", after, "after report JSON")->required();
+  compare_reports->add_option("--output", output, "folder for comparison.json and comparison.html");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  if (*info) return InfoCommand(ctx);
+  if (*measure || *compare || *example) {
+    absl::StatusOr<v1::JobSpec> spec = !job_file.empty() ? LoadJobFile(job_file)
+                                       : *measure       ? MeasureSpecFromFlags(measure_flags)
+                                       : *compare       ? CompareSpecFromFlags(compare_flags)
+                                                        : CompareSpecFromFlags(example_flags);
+    if (!spec.ok()) return ReportError(spec.status());
+    return RunJobCommand(ctx, *spec, output);
+  }
+  if (*list) return ListJobsCommand(ctx, state, limit);
+  if (*show) return ShowJobCommand(ctx, id);
+  if (*cancel) return CancelJobCommand(ctx, id);
+  if (*watch) return WatchJobCommand(ctx, id);
+  if (*fetch) return FetchJobCommand(ctx, id, output);
+  if (*render) return RenderCommand(ctx, input, output, format);
+  if (*compare_reports) return CompareReportsCommand(ctx, before, after, output);
+  return 2;
+}
