@@ -1,0 +1,79 @@
+// A small BERT encoder (the architecture of Hugging Face's BertModel) in the LibTorch C++
+// frontend, for the "bert" built-in workload.
+//
+// Embeddings: word + position + token-type embeddings, summed, LayerNorm, dropout.
+// Each encoder layer: multi-head self-attention (query/key/value projections, scores
+// Q·K^T/sqrt(head size) + additive mask, softmax, dropout, weighted sum of values), output
+// projection + dropout + residual + LayerNorm; feed-forward dense -> GELU (erf form) -> dense +
+// dropout + residual + LayerNorm. Pooler: dense + tanh on the first ([CLS]) token.
+// Initialisation as BertPreTrainedModel._init_weights: Linear and Embedding weights
+// normal(0, initializer_range), Linear biases 0, the padding row (id 0) of the word
+// embedding 0, LayerNorm weight 1 and bias 0. Dropout is identity in eval mode.
+#pragma once
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/nn/pimpl.h>
+
+namespace torchscan::workloads {
+
+// The small configuration of the built-in workload (each field's default is the one used).
+struct BertConfig {
+  int64_t vocab_size = 1000;              // token ids in [0, 1000)
+  int64_t hidden_size = 128;
+  int64_t num_layers = 2;
+  int64_t num_heads = 2;                  // head size 64
+  int64_t intermediate_size = 512;
+  int64_t max_position_embeddings = 64;   // sequences up to 64 tokens
+  int64_t type_vocab_size = 2;
+  double layer_norm_eps = 1e-12;
+  double dropout = 0.1;                   // identity in eval mode
+  double initializer_range = 0.02;
+};
+
+class BertLayerImpl : public torch::nn::Module {
+ public:
+  explicit BertLayerImpl(const BertConfig& config);
+  // hidden [B, S, H]; additive_mask [B, 1, 1, S] (0 visible, -10000 masked).
+  torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& additive_mask);
+
+ private:
+  int64_t num_heads_, head_size_;
+  torch::nn::Linear query_{nullptr}, key_{nullptr}, value_{nullptr}, attention_output_{nullptr};
+  torch::nn::Linear intermediate_{nullptr}, output_{nullptr};
+  torch::nn::LayerNorm attention_norm_{nullptr}, output_norm_{nullptr};
+  torch::nn::Dropout attention_dropout_{nullptr}, dropout_{nullptr};
+};
+TORCH_MODULE(BertLayer);
+
+class BertEncoderModelImpl : public torch::nn::Module {
+ public:
+  explicit BertEncoderModelImpl(const BertConfig& config = BertConfig());
+  // input_ids [B, S] int64 in [0, vocab_size); attention_mask [B, S] (1 visible, 0 masked;
+  // any numeric dtype); token_type_ids [B, S] int64 in [0, type_vocab_size). S must not exceed
+  // max_position_embeddings. Returns (last hidden states [B, S, H], pooled output [B, H]).
+  std::tuple<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input_ids,
+                                                   const torch::Tensor& attention_mask,
+                                                   const torch::Tensor& token_type_ids);
+
+ private:
+  BertConfig config_;
+  torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr},
+      token_type_embeddings_{nullptr};
+  torch::nn::LayerNorm embedding_norm_{nullptr};
+  torch::nn::Dropout embedding_dropout_{nullptr};
+  torch::nn::ModuleList layers_{nullptr};
+  torch::nn::Linear pooler_{nullptr};
+  torch::Tensor position_ids_;  // buffer [max_position_embeddings]
+};
+TORCH_MODULE(BertEncoderModel);
+
+}  // namespace torchscan::workloads

@@ -1,0 +1,40 @@
+// Input tensors of a workload, made from InputSpecs: generated from (shape, dtype,
+// distribution, seed) or loaded from a torch::save file, always on the CPU and in the spec's
+// dtype (BuildWorkload converts precision, layout and device afterwards). Each comes with the
+// metadata fields that let a report reproduce it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <ATen/core/Tensor.h>
+
+#include "absl/status/statusor.h"
+#include "proto/workload.pb.h"
+
+namespace torchscan::workloads {
+
+struct PreparedInput {
+  std::string name;                           // spec name, or "input<index>"
+  at::Tensor tensor;                          // CPU tensor
+  std::map<std::string, std::string> fields;  // "source", "distribution", "seed", "fingerprint"
+};
+
+// Makes input `index` of `spec` (`field` names it in errors, e.g. "inputs[1]").
+// `remaining_bytes` is the input memory budget left (WorkloadLimits.max_input_bytes minus the
+// earlier inputs); the tensor's bytes are subtracted from it.
+// Generated tensors: the size (numel x element size) is checked against the budget before
+// anything is allocated. Without `seed` they are drawn from the global generator (so their
+// values depend on what was drawn before: BuildWorkload seeds it and builds the model
+// first); with `seed`, from a private CPU generator seeded with it.
+// Tensor files: the file size is checked against the budget before loading, the loaded tensor
+// after; the file must hold a tensor written by torch::save (C++ frontend).
+// Errors: kInvalidArgument for a source not set, negative dimensions, an element count that
+// overflows, parameters that do not fit the distribution (std <= 0, high <= low, a normal or
+// uniform distribution for an integer dtype) or a file that holds no tensor; kNotFound for an
+// unreadable file; kResourceExhausted when over the budget. Each message names the field.
+absl::StatusOr<PreparedInput> MakeInput(const torchscan::v1::InputSpec& spec, int index,
+                                        int64_t* remaining_bytes);
+
+}  // namespace torchscan::workloads

@@ -1,0 +1,542 @@
+#include "core/workloads/workload.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/cuda.h>
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/workloads/bert.h"
+#include "core/workloads/device.h"
+#include "core/workloads/fingerprint.h"
+#include "core/workloads/inputs.h"
+#include "core/workloads/resnet18.h"
+#include "core/workloads/torch_status.h"
+#include "libtorch_build_info.h"
+
+namespace torchscan::workloads {
+namespace {
+
+using torchscan::v1::GeneratedTensor;
+using torchscan::v1::InputSpec;
+using torchscan::v1::ModelSpec;
+using torchscan::v1::TorchScriptSpec;
+using torchscan::v1::WorkloadSpec;
+
+using Forward = std::function<c10::IValue(const std::vector<at::Tensor>&)>;
+
+// The model as a call sees it, after conversion to the device, precision and layout.
+struct Model {
+  Forward forward;
+  std::vector<at::Tensor> weights;            // resident tensors the forward reads
+  std::map<std::string, std::string> description;
+  std::string name;                           // "linear", "resnet18", "bert", "torchscript"
+  std::string revision;                       // for the input metadata's model_revision
+  bool needs_batch_dim = false;               // per_sample must keep dim 0 (built-in CNN/BERT)
+};
+
+std::string DTypeName(at::ScalarType type) {
+  switch (type) {
+    case at::kFloat: return "float32";
+    case at::kDouble: return "float64";
+    case at::kHalf: return "float16";
+    case at::kBFloat16: return "bfloat16";
+    case at::kLong: return "int64";
+    case at::kInt: return "int32";
+    case at::kShort: return "int16";
+    case at::kChar: return "int8";
+    case at::kByte: return "uint8";
+    case at::kBool: return "bool";
+    default: return c10::toString(type);
+  }
+}
+
+std::string TensorText(const at::Tensor& t) {
+  if (!t.defined()) return "undefined tensor";
+  return absl::StrCat("[", absl::StrJoin(t.sizes(), ", "), "] ", DTypeName(t.scalar_type()));
+}
+
+std::string ValueText(const c10::IValue& v) {
+  if (v.isTensor()) return absl::StrCat("tensor ", TensorText(v.toTensor()));
+  if (v.isTuple()) {
+    std::vector<std::string> parts;
+    for (const auto& e : v.toTuple()->elements()) parts.push_back(ValueText(e));
+    return absl::StrCat("tuple(", absl::StrJoin(parts, ", "), ")");
+  }
+  return v.tagKind();
+}
+
+at::ScalarType Precision(WorkloadSpec::Precision p) {
+  switch (p) {
+    case WorkloadSpec::bfloat16: return at::kBFloat16;
+    case WorkloadSpec::float16: return at::kHalf;
+    default: return at::kFloat;
+  }
+}
+
+// Converts weights in place (set_data keeps the modules' references valid): floating tensors
+// to `dtype`, every tensor to `device`, 4-D floating tensors to channels-last when asked.
+void ConvertInPlace(std::vector<at::Tensor> tensors, const torch::Device& device, at::ScalarType dtype,
+                    bool channels_last) {
+  torch::NoGradGuard no_grad;
+  for (at::Tensor& t : tensors) {
+    if (!t.defined()) continue;
+    at::Tensor converted = t.is_floating_point() ? t.to(device, dtype) : t.to(device);
+    if (channels_last && converted.dim() == 4 && converted.is_floating_point()) {
+      converted = converted.contiguous(at::MemoryFormat::ChannelsLast);
+    }
+    t.set_data(converted);
+  }
+}
+
+at::Tensor Convert(const at::Tensor& t, const torch::Device& device, at::ScalarType dtype, bool channels_last) {
+  at::Tensor converted = t.is_floating_point() ? t.to(device, dtype) : t.to(device);
+  if (channels_last && converted.dim() == 4 && converted.is_floating_point()) {
+    converted = converted.contiguous(at::MemoryFormat::ChannelsLast);
+  }
+  return converted;
+}
+
+std::vector<at::Tensor> ModuleTensors(const torch::nn::Module& module) {
+  std::vector<at::Tensor> tensors = module.parameters(/*recurse=*/true);
+  for (const at::Tensor& b : module.buffers(/*recurse=*/true)) tensors.push_back(b);
+  return tensors;
+}
+
+// ---------------------------------------------------------------- built-in models
+
+InputSpec GeneratedInput(const std::string& name, std::vector<int64_t> shape) {
+  InputSpec input;
+  input.set_name(name);
+  for (int64_t d : shape) input.mutable_generated()->add_shape(d);
+  return input;
+}
+
+std::vector<InputSpec> DefaultInputs(ModelSpec::Builtin builtin) {
+  switch (builtin) {
+    case ModelSpec::linear: return {GeneratedInput("x", {32, 128})};
+    case ModelSpec::resnet18: return {GeneratedInput("images", {4, 3, 32, 32})};
+    case ModelSpec::bert: {
+      InputSpec ids = GeneratedInput("input_ids", {4, 8});
+      ids.mutable_generated()->set_dtype(GeneratedTensor::int64);
+      ids.mutable_generated()->mutable_integers()->set_high(BertConfig().vocab_size);
+      return {ids};
+    }
+    default: return {};
+  }
+}
+
+// Built under torch::manual_seed, before the inputs (they may draw from the same generator).
+Model BuildBuiltin(ModelSpec::Builtin builtin, const torch::Device& device, at::ScalarType dtype,
+                   bool channels_last) {
+  Model model;
+  model.name = ModelSpec::Builtin_Name(builtin);
+  model.revision = absl::StrCat("torchscan built-in ", model.name,
+                                " (LibTorch C++ frontend, weights initialised locally from the seed)");
+  if (builtin == ModelSpec::linear) {
+    torch::nn::Linear linear(128, 128);
+    linear->eval();
+    ConvertInPlace(ModuleTensors(*linear), device, dtype, channels_last);
+    model.weights = ModuleTensors(*linear);
+    model.forward = [linear](const std::vector<at::Tensor>& in) mutable { return c10::IValue(linear->forward(in[0])); };
+    model.description["architecture"] = "Linear(128, 128) with bias";
+    model.description["weights"] = "LibTorch's Linear default initialisation (as torch.nn.Linear), no download";
+  } else if (builtin == ModelSpec::resnet18) {
+    ResNet18 resnet(1000);
+    resnet->eval();
+    ConvertInPlace(ModuleTensors(*resnet), device, dtype, channels_last);
+    model.weights = ModuleTensors(*resnet);
+    model.forward = [resnet](const std::vector<at::Tensor>& in) mutable { return c10::IValue(resnet->forward(in[0])); };
+    model.needs_batch_dim = true;
+    model.description["architecture"] = "torchvision ResNet-18 (BasicBlock [2, 2, 2, 2]), 1000 classes";
+    model.description["weights"] =
+        "initialised locally as torchvision's weights=None: kaiming_normal (fan_out, relu) "
+        "convolutions, BatchNorm weight 1 bias 0; no download";
+  } else {
+    const BertConfig config;
+    BertEncoderModel bert(config);
+    bert->eval();
+    ConvertInPlace(ModuleTensors(*bert), device, dtype, channels_last);
+    model.weights = ModuleTensors(*bert);
+    model.forward = [bert](const std::vector<at::Tensor>& in) mutable {
+      auto [hidden, pooled] = bert->forward(in[0], in[1], in[2]);
+      return c10::IValue(c10::ivalue::Tuple::create({hidden, pooled}));
+    };
+    model.needs_batch_dim = true;
+    model.description["architecture"] =
+        "BERT encoder: embeddings (word + position + token type, LayerNorm), self-attention "
+        "encoder layers (GELU feed-forward), pooler (dense + tanh on [CLS]); output (hidden states, pooled)";
+    model.description["config"] = absl::StrCat(
+        "vocab_size=", config.vocab_size, " hidden_size=", config.hidden_size, " num_layers=", config.num_layers,
+        " num_heads=", config.num_heads, " intermediate_size=", config.intermediate_size,
+        " max_position_embeddings=", config.max_position_embeddings, " type_vocab_size=", config.type_vocab_size,
+        " layer_norm_eps=", config.layer_norm_eps);
+    model.description["weights"] =
+        "initialised locally as BertPreTrainedModel._init_weights (normal std 0.02, zero biases, "
+        "LayerNorm 1/0); no download";
+    model.description["throughput_note"] =
+        "tokens/s counts input tokens processed by the encoder (sequences x tokens per call); "
+        "it is not autoregressive generation throughput";
+  }
+  return model;
+}
+
+// ---------------------------------------------------------------- TorchScript
+
+void CollectConstants(const torch::jit::Block* block, std::vector<at::Tensor>* out) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (node->kind() == c10::prim::Constant && node->outputs().size() == 1 &&
+        node->output()->type()->cast<c10::TensorType>()) {
+      if (auto value = torch::jit::toIValue(node->output()); value && value->isTensor()) {
+        out->push_back(value->toTensor());
+      }
+    }
+    for (const torch::jit::Block* sub : node->blocks()) CollectConstants(sub, out);
+  }
+}
+
+std::vector<at::Tensor> ScriptTensors(const torch::jit::Module& module) {
+  std::vector<at::Tensor> tensors;
+  for (const at::Tensor& p : module.parameters(/*recurse=*/true)) tensors.push_back(p);
+  for (const at::Tensor& b : module.buffers(/*recurse=*/true)) tensors.push_back(b);
+  return tensors;
+}
+
+absl::StatusOr<Model> BuildTorchScript(const TorchScriptSpec& ts, const WorkloadSpec& spec,
+                                       const torch::Device& device, at::ScalarType dtype) {
+  Model model;
+  model.name = "torchscript";
+  torch::jit::Module module;
+  if (ts.source_case() == TorchScriptSpec::kPath) {
+    absl::StatusOr<std::string> fingerprint = FingerprintFile(ts.path(), "model.torchscript.path");
+    if (!fingerprint.ok()) return fingerprint.status();
+    absl::Status loaded = RunTorch(
+        absl::StrCat("model.torchscript.path: '", ts.path(), "' is not a TorchScript module (save one with "
+                     "torch.jit.save or torch::jit::Module::save)"),
+        [&] { module = torch::jit::load(ts.path()); });
+    if (!loaded.ok()) return loaded;
+    model.revision = *fingerprint;
+    model.description["model_source"] = ts.path();
+  } else if (ts.source_case() == TorchScriptSpec::kModuleBytes) {
+    if (ts.module_bytes().empty()) {
+      return absl::InvalidArgumentError("model.torchscript.module_bytes is empty; send the bytes of a saved module");
+    }
+    absl::Status loaded = RunTorch(
+        "model.torchscript.module_bytes are not a TorchScript module (send the bytes written by torch.jit.save "
+        "or torch::jit::Module::save)",
+        [&] {
+          std::istringstream in(ts.module_bytes());
+          module = torch::jit::load(in);
+        });
+    if (!loaded.ok()) return loaded;
+    model.revision = Fingerprint(ts.module_bytes());
+    model.description["model_source"] = absl::StrCat("module bytes (", ts.module_bytes().size(), " bytes)");
+  } else {
+    return absl::InvalidArgumentError("model.torchscript: no source; set path or module_bytes");
+  }
+  const std::string method_name = ts.method().empty() ? "forward" : ts.method();
+  if (!module.find_method(method_name)) {
+    std::vector<std::string> names;
+    for (const auto& m : module.get_methods()) names.push_back(m.name());
+    return absl::InvalidArgumentError(absl::StrCat("model.torchscript.method: the module has no method '", method_name,
+                                                   "'; its methods: ",
+                                                   names.empty() ? "(none)" : absl::StrJoin(names, ", ")));
+  }
+  absl::Status converted = RunTorch("converting the TorchScript module's weights", [&] {
+    module.eval();
+    ConvertInPlace(ScriptTensors(module), device, dtype, spec.channels_last());
+  });
+  if (!converted.ok()) return converted;
+  if (spec.freeze() || spec.optimize_for_inference()) {
+    const std::vector<std::string> other_methods =
+        method_name == "forward" ? std::vector<std::string>{} : std::vector<std::string>{method_name};
+    absl::Status frozen = RunTorch(
+        spec.optimize_for_inference() ? "optimize_for_inference failed" : "freeze failed", [&] {
+          module = torch::jit::freeze(module, other_methods);
+          if (spec.optimize_for_inference()) module = torch::jit::optimize_for_inference(module, other_methods);
+        });
+    if (!frozen.ok()) return frozen;
+  }
+  torch::jit::Method method = module.get_method(method_name);
+  model.weights = ScriptTensors(module);
+  CollectConstants(method.graph()->block(), &model.weights);
+  model.forward = [method](const std::vector<at::Tensor>& in) mutable {
+    return method(std::vector<c10::IValue>(in.begin(), in.end()));
+  };
+  model.description["method"] = method_name;
+  return model;
+}
+
+// ---------------------------------------------------------------- the call
+
+c10::IValue Combine(const std::vector<c10::IValue>& outputs, bool concatenate) {
+  const c10::IValue& first = outputs.front();
+  if (first.isTensor()) {
+    std::vector<at::Tensor> tensors;
+    tensors.reserve(outputs.size());
+    for (const auto& o : outputs) {
+      TORCH_CHECK(o.isTensor(), "per_sample: sample outputs differ in type (", first.tagKind(), " vs ", o.tagKind(), ")");
+      tensors.push_back(o.toTensor());
+    }
+    return concatenate ? at::cat(tensors, 0) : at::stack(tensors, 0);
+  }
+  if (first.isTuple()) {
+    const size_t n = first.toTuple()->elements().size();
+    std::vector<c10::IValue> combined;
+    for (size_t j = 0; j < n; ++j) {
+      std::vector<c10::IValue> column;
+      for (const auto& o : outputs) {
+        TORCH_CHECK(o.isTuple() && o.toTuple()->elements().size() == n, "per_sample: sample outputs differ in structure");
+        column.push_back(o.toTuple()->elements()[j]);
+      }
+      combined.push_back(Combine(column, concatenate));
+    }
+    return c10::ivalue::Tuple::create(std::move(combined));
+  }
+  TORCH_CHECK(false, "per_sample: cannot combine outputs of type ", first.tagKind(),
+              "; per_sample supports tensor outputs and tuples of them (use execution_mode batch)");
+  return {};
+}
+
+std::function<c10::IValue()> MakeCall(Forward forward, std::vector<at::Tensor> inputs, bool per_sample,
+                                      bool keep_batch_dim) {
+  if (!per_sample) {
+    return [forward = std::move(forward), inputs = std::move(inputs)] {
+      c10::InferenceMode inference;
+      return forward(inputs);
+    };
+  }
+  return [forward = std::move(forward), inputs = std::move(inputs), keep_batch_dim] {
+    c10::InferenceMode inference;
+    const int64_t samples = inputs.front().size(0);
+    std::vector<c10::IValue> outputs;
+    outputs.reserve(static_cast<size_t>(samples));
+    std::vector<at::Tensor> sample(inputs.size());
+    for (int64_t i = 0; i < samples; ++i) {
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        sample[k] = keep_batch_dim ? inputs[k].narrow(0, i, 1) : inputs[k].select(0, i);
+      }
+      outputs.push_back(forward(sample));
+    }
+    return Combine(outputs, keep_batch_dim);
+  };
+}
+
+absl::Status ValidateSpec(const WorkloadSpec& spec) {
+  const ModelSpec& model = spec.model();
+  if (model.source_case() == ModelSpec::SOURCE_NOT_SET) {
+    return absl::InvalidArgumentError("model: not set; set model.builtin (linear, resnet18, bert) or model.torchscript");
+  }
+  if (model.source_case() == ModelSpec::kBuiltin) {
+    if (model.builtin() == ModelSpec::builtin_unspecified || !ModelSpec::Builtin_IsValid(model.builtin())) {
+      return absl::InvalidArgumentError("model.builtin: choose linear, resnet18 or bert");
+    }
+    if (spec.freeze() || spec.optimize_for_inference()) {
+      return absl::InvalidArgumentError(
+          "freeze / optimize_for_inference apply to TorchScript models only; unset them for model.builtin");
+    }
+    if (spec.work_units() != 0 || !spec.work_unit().empty()) {
+      return absl::InvalidArgumentError(
+          "work_units / work_unit apply to TorchScript models only (built-ins define theirs); unset them");
+    }
+  } else if (spec.inputs().empty()) {
+    return absl::InvalidArgumentError("inputs: a TorchScript model needs its inputs; add one InputSpec per argument");
+  }
+  if (spec.work_units() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("work_units is ", spec.work_units(), "; it must be >= 0 (0: default)"));
+  }
+  if (!WorkloadSpec::Precision_IsValid(spec.dtype()) || !WorkloadSpec::ExecutionMode_IsValid(spec.execution_mode())) {
+    return absl::InvalidArgumentError("dtype / execution_mode: unknown enum value");
+  }
+  return absl::OkStatus();
+}
+
+// The built-ins take fixed arguments; bert's mask and token types default to all-visible / 0.
+absl::Status CompleteBuiltinInputs(ModelSpec::Builtin builtin, std::vector<PreparedInput>* inputs,
+                                   int64_t* remaining_bytes) {
+  const size_t max_inputs = builtin == ModelSpec::bert ? 3 : 1;
+  if (inputs->empty() || inputs->size() > max_inputs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "inputs: model.builtin ", ModelSpec::Builtin_Name(builtin), " takes ",
+        builtin == ModelSpec::bert ? "1 to 3 inputs (input_ids [B, S], attention_mask, token_type_ids)"
+        : builtin == ModelSpec::linear ? "1 input (x [..., 128])"
+                                       : "1 input (images [N, 3, H, W])",
+        "; got ", inputs->size(), " (leave inputs empty for the defaults)"));
+  }
+  if (builtin != ModelSpec::bert) return absl::OkStatus();
+  const at::Tensor ids = inputs->front().tensor;  // a handle: push_back below may reallocate
+  while (inputs->size() < 3) {
+    const bool mask = inputs->size() == 1;
+    const int64_t bytes = static_cast<int64_t>(ids.numel()) * 8;
+    if (bytes > *remaining_bytes) {
+      return absl::ResourceExhaustedError("inputs: bert's default attention mask / token types exceed "
+                                          "WorkloadLimits.max_input_bytes; use fewer tokens or raise the limit");
+    }
+    *remaining_bytes -= bytes;
+    PreparedInput constant;
+    constant.name = mask ? "attention_mask" : "token_type_ids";
+    absl::Status made = RunTorch("bert default inputs", [&] {
+      constant.tensor = mask ? torch::ones(ids.sizes(), torch::kInt64) : torch::zeros(ids.sizes(), torch::kInt64);
+    });
+    if (!made.ok()) return made;
+    constant.fields["source"] = mask ? "constant 1 (all tokens visible)" : "constant 0 (one segment)";
+    inputs->push_back(std::move(constant));
+  }
+  return absl::OkStatus();
+}
+
+std::string InputsText(const std::vector<PreparedInput>& inputs, const std::vector<at::Tensor>& tensors,
+                       const std::string& device) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < inputs.size(); ++i) parts.push_back(absl::StrCat(inputs[i].name, " ", TensorText(tensors[i])));
+  return absl::StrCat(absl::StrJoin(parts, ", "), " on ", device);
+}
+
+}  // namespace
+
+absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadLimits& limits) {
+  if (absl::Status valid = ValidateSpec(spec); !valid.ok()) return valid;
+  absl::StatusOr<ResolvedDevice> resolved = ResolveDevice(spec.device());
+  if (!resolved.ok()) return resolved.status();
+  const torch::Device device(resolved->name);
+  const at::ScalarType dtype = Precision(spec.dtype());
+  const bool builtin = spec.model().source_case() == ModelSpec::kBuiltin;
+
+  // Seed, then the model, then the inputs: the order of `torch.manual_seed(0); model = ...;
+  // inputs = torch.randn(...)`, so that the global generator draws the same numbers.
+  if (absl::Status seeded = RunTorch("seed", [&] { torch::manual_seed(static_cast<uint64_t>(spec.seed())); });
+      !seeded.ok()) {
+    return seeded;
+  }
+  absl::StatusOr<Model> model;
+  if (builtin) {
+    absl::Status built = RunTorch(absl::StrCat("building model.builtin ", ModelSpec::Builtin_Name(spec.model().builtin())),
+                                  [&] { model = BuildBuiltin(spec.model().builtin(), device, dtype, spec.channels_last()); });
+    if (!built.ok()) return built;
+  } else {
+    model = BuildTorchScript(spec.model().torchscript(), spec, device, dtype);
+  }
+  if (!model.ok()) return model.status();
+
+  std::vector<InputSpec> input_specs(spec.inputs().begin(), spec.inputs().end());
+  if (builtin && input_specs.empty()) input_specs = DefaultInputs(spec.model().builtin());
+  int64_t remaining_bytes = limits.max_input_bytes;
+  std::vector<PreparedInput> prepared;
+  for (size_t i = 0; i < input_specs.size(); ++i) {
+    absl::StatusOr<PreparedInput> input = MakeInput(input_specs[i], static_cast<int>(i), &remaining_bytes);
+    if (!input.ok()) return input.status();
+    prepared.push_back(*std::move(input));
+  }
+  if (builtin) {
+    if (absl::Status s = CompleteBuiltinInputs(spec.model().builtin(), &prepared, &remaining_bytes); !s.ok()) return s;
+  }
+
+  std::vector<at::Tensor> inputs;
+  absl::Status moved = RunTorch("moving the inputs to " + resolved->name, [&] {
+    for (const PreparedInput& p : prepared) inputs.push_back(Convert(p.tensor, device, dtype, spec.channels_last()));
+  });
+  if (!moved.ok()) return moved;
+  if (spec.channels_last() &&
+      std::none_of(inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.dim() == 4 && t.is_floating_point(); })) {
+    return absl::InvalidArgumentError(absl::StrCat("channels_last: no 4-D floating-point input to convert (inputs: ",
+                                                   InputsText(prepared, inputs, resolved->name),
+                                                   "); it applies to image models such as resnet18"));
+  }
+  const bool per_sample = spec.execution_mode() == WorkloadSpec::per_sample;
+  const bool keep_batch_dim = spec.keep_batch_dim() || model->needs_batch_dim;
+  if (per_sample) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].dim() == 0 || inputs[i].size(0) == 0 || inputs[i].size(0) != inputs[0].size(0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "execution_mode per_sample: every input needs the same non-empty dim 0 (inputs: ",
+            InputsText(prepared, inputs, resolved->name), "); use execution_mode batch or matching shapes"));
+      }
+    }
+  }
+
+  Workload workload;
+  workload.device = resolved->name;
+  workload.call = MakeCall(model->forward, inputs, per_sample, keep_batch_dim);
+  c10::IValue output;
+  const std::string precision_hint =
+      dtype == at::kFloat ? "" : absl::StrCat("; precision ", DTypeName(dtype), " may lack kernels on ", resolved->name);
+  absl::Status fits = RunTorch(
+      absl::StrCat("the inputs do not fit the model (", InputsText(prepared, inputs, resolved->name), precision_hint, ")"),
+      [&] { output = workload.call(); });
+  if (!fits.ok()) return fits;
+
+  if (resolved->cuda) {
+#if TORCHSCAN_LIBTORCH_CUDA
+    const int64_t index = resolved->index;
+    workload.synchronize = [index] { torch::cuda::synchronize(index); };
+#endif
+  }
+  if (!workload.synchronize) workload.synchronize = [] {};
+
+  // Work units.
+  const std::string model_name = model->name;
+  if (model_name == "bert") {
+    workload.work_units = static_cast<double>(inputs[0].numel());
+    workload.work_unit = "tokens";
+  } else if (model_name == "torchscript") {
+    workload.work_units = spec.work_units() > 0 ? spec.work_units() : inputs[0].dim() == 0 ? 1.0 : inputs[0].size(0);
+    workload.work_unit = spec.work_unit().empty() ? "samples" : spec.work_unit();
+  } else {
+    const int64_t full_dims = model_name == "linear" ? 2 : 4;
+    workload.work_units = inputs[0].dim() >= full_dims ? static_cast<double>(inputs[0].size(0)) : 1.0;
+    workload.work_unit = model_name == "linear" ? "samples" : "images";
+  }
+
+  // Input metadata: what a comparison must match (the inputs and the model they feed). The
+  // candidate changes (execution mode, precision, layout) go to the description, where a
+  // comparison lists them as changed settings instead of refusing to compare.
+  auto& fields = *workload.input_metadata.mutable_fields();
+  fields["seed"] = absl::StrCat(spec.seed());
+  fields["model"] = model_name;
+  fields["model_revision"] = model->revision;
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    torchscan::v1::TensorInfo* info = workload.input_metadata.add_tensors();
+    info->set_name(prepared[i].name);
+    for (int64_t d : inputs[i].sizes()) info->add_shape(d);
+    info->set_dtype(DTypeName(inputs[i].scalar_type()));
+    info->set_device(resolved->name);
+    for (const auto& [key, value] : prepared[i].fields) fields[absl::StrCat("input.", prepared[i].name, ".", key)] = value;
+  }
+
+  // Description: what ran.
+  workload.description = model->description;
+  workload.description["model"] = model_name;
+  workload.description["execution_mode"] = WorkloadSpec::ExecutionMode_Name(spec.execution_mode());
+  if (per_sample) {
+    workload.description["per_sample"] = keep_batch_dim
+        ? "each call runs input.narrow(0, i, 1) for every i and concatenates the outputs on dim 0"
+        : "each call runs input[i] for every i and stacks the outputs";
+  }
+  workload.description["dtype"] = DTypeName(dtype);
+  workload.description["device"] = resolved->name;
+  workload.description["channels_last"] = spec.channels_last() ? "true" : "false";
+  workload.description["seed"] = fields["seed"];
+  workload.description["mode"] = "eval, c10::InferenceMode";
+  if (!builtin) {
+    workload.description["freeze"] = spec.freeze() || spec.optimize_for_inference() ? "true" : "false";
+    workload.description["optimize_for_inference"] = spec.optimize_for_inference() ? "true" : "false";
+  }
+  workload.description["work_unit"] = workload.work_unit;
+  workload.description["work_units"] = absl::StrCat(workload.work_units);
+  workload.description["output"] = ValueText(output);
+
+  workload.resident_tensors = model->weights;
+  workload.resident_tensors.insert(workload.resident_tensors.end(), inputs.begin(), inputs.end());
+  return workload;
+}
+
+}  // namespace torchscan::workloads

@@ -1,0 +1,74 @@
+// A runnable workload built from a WorkloadSpec (proto/workload.proto): the model and its
+// inputs already resident on the device, one call = one forward (or one forward per sample),
+// plus what a report must record about it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+
+#include "absl/status/statusor.h"
+#include "proto/report.pb.h"
+#include "proto/workload.pb.h"
+
+namespace torchscan::workloads {
+
+// Limits a daemon applies to the specs it receives.
+struct WorkloadLimits {
+  // Bytes all inputs may take together (numel x element size of each, as generated or loaded),
+  // checked before each input is allocated. Default 4 GiB.
+  int64_t max_input_bytes = int64_t{4} << 30;
+};
+
+struct Workload {
+  // One forward pass in eval mode under c10::InferenceMode on the resident inputs: no loading,
+  // transfers or output checks inside. per_sample runs one forward per index of dim 0 and
+  // stacks (or concatenates, keep_batch_dim) the outputs, element-wise for tuples.
+  // Returns the model's output (a Tensor, or a tuple such as bert's (hidden states, pooled)).
+  // It can throw what LibTorch throws (c10::Error, a std::exception): wrap calls with RunTorch
+  // (torch_status.h) or catch std::exception. BuildWorkload has already run it once.
+  std::function<c10::IValue()> call;
+  // Waits for work queued on the device: torch::cuda::synchronize for CUDA, nothing on the CPU.
+  std::function<void()> synchronize;
+  // What a comparison must match: tensors (name, shape, dtype and device as resident) and
+  // fields seed, model, model_revision and per input "input.<name>.<key>" with source,
+  // distribution, seed (or fingerprint for files). The candidate changes (execution mode,
+  // precision, layout, freezing) are not here but in `description`, so that a comparison lists
+  // them as changed settings instead of refusing to compare; note that a precision change also
+  // changes the dtype of floating-point TensorInfos.
+  torchscan::v1::InputMetadata input_metadata;
+  double work_units = 0;  // linear: 32 (samples); resnet18: 4 (images); bert: 32 (tokens)
+  std::string work_unit;  // "samples", "images", "tokens" (or the TorchScript spec's)
+  // What ran: model, execution_mode, dtype, device, channels_last, freeze,
+  // optimize_for_inference, method, seed, work_unit(s), output, weights; for bert also
+  // config and throughput_note (input tokens/s, not generation throughput).
+  std::map<std::string, std::string> description;
+  // Model weights (parameters, buffers, frozen constants) and inputs held by `call`: the
+  // resident baseline for MeasurePeakMemory (peak_memory.h).
+  std::vector<at::Tensor> resident_tensors;
+  std::string device;  // normalised, e.g. "cpu", "cuda:0"
+};
+
+// Builds the workload: validates the spec, runs torch::manual_seed(spec.seed), constructs or
+// loads the model (eval mode), makes the inputs (inputs.h), converts weights and floating
+// inputs to spec.dtype, applies channels_last, freezes / optimize_for_inference (TorchScript),
+// moves everything to the device and runs `call` once to check that the inputs fit the model.
+// Errors (never throws), each naming the field and the fix:
+//   kInvalidArgument: no model / builtin_unspecified; a device this build cannot drive
+//     (device.h: "mps", "cuda:N" without CUDA); freeze, optimize_for_inference or work units on
+//     a built-in; TorchScript bytes or file that are not a module; a missing method; no inputs
+//     for TorchScript, the wrong number for a built-in; channels_last without a 4-D input;
+//     per_sample inputs without a common dim 0; inputs that do not fit the model (the trial
+//     call failed: shapes, dtypes, a precision the device lacks); bad input specs (inputs.h).
+//   kNotFound: an unreadable TorchScript or tensor file.
+//   kResourceExhausted: inputs over limits.max_input_bytes (checked before allocating), or
+//     LibTorch ran out of memory.
+absl::StatusOr<Workload> BuildWorkload(const torchscan::v1::WorkloadSpec& spec,
+                                       const WorkloadLimits& limits = WorkloadLimits());
+
+}  // namespace torchscan::workloads
