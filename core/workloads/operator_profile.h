@@ -1,0 +1,37 @@
+// profile_workload: a diagnostic pass, separate from timing, that observes every LibTorch
+// operator of a workload call through RecordFunction and reports per-operator statistics and
+// FLOPs (formulas and convention in flop_formulas.h).
+#pragma once
+
+#include <functional>
+
+#include <ATen/core/ivalue.h>
+
+#include "absl/status/statusor.h"
+#include "proto/report.pb.h"
+
+namespace torchscan::workloads {
+
+// Runs `call` once unobserved (lazy initialisation and TorchScript's profiling runs stay out
+// of the profile), then `calls` times with a thread-local RecordFunction observer (inputs
+// captured) on the calling thread; operators run by other threads are not seen, except tasks
+// that inherit the caller's thread-local state (at::launch).
+// The profile holds, per operator (sorted by self time, longest first), totals over the
+// `calls` observed calls: calls, inclusive and self time (with instrumentation), calls
+// grouped by input shapes ("[32, 128] [128, 128]"; "32x[128]" for a list of equal shapes)
+// and FLOPs. OperatorStat.flops: the FLOPs attributed to the operator (counted only at the
+// outermost operator with a formula: nested ones, e.g. aten::mm inside aten::matmul, show 0);
+// 0 for operators that count 0 by convention; absent for operators without formula.
+// flops_per_call: total FLOPs / calls, unit "FLOP", with method and scope. Operators without
+// formula that run outside any operator with a formula or counting 0 by convention (so
+// aten::cudnn_batch_norm inside aten::batch_norm is not flagged), and have no counted operator
+// inside them (aten::einsum is covered by its aten::bmm), are listed in its diagnostics and
+// make it incomplete (the value is then a lower bound).
+// `note` says that profiler times include instrumentation and are not clean workload timing.
+// Errors: kInvalidArgument when `call` is empty or calls < 1; kFailedPrecondition when a
+// profile is already running on this thread; the status RunTorch (torch_status.h) maps from
+// what `call` throws (the observer is removed in every case).
+absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::function<c10::IValue()>& call,
+                                                               int calls);
+
+}  // namespace torchscan::workloads
