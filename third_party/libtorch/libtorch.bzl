@@ -41,7 +41,11 @@ def _link_distribution_layout(ctx, root):
         if not ctx.path(root + "/" + needed).exists:
             fail("TORCHSCAN_LIBTORCH=%s does not hold a LibTorch: %s is missing. Point it at an unpacked " % (root, needed) +
                  "LibTorch distribution or a pip torch package folder (the one holding include/ and lib/), or unset it.")
-    ctx.symlink(root + "/include", "include")
+    # Each top-level include folder except google/: a pip torch ships old protobuf headers
+    # there, which would shadow the system protobuf the schema is generated with.
+    for entry in ctx.path(root + "/include").readdir():
+        if entry.basename != "google":
+            ctx.symlink(entry, "include/" + entry.basename)
     return root, root + "/lib"
 
 def _libtorch_repository_impl(ctx):
