@@ -3,7 +3,8 @@
 //   1. thread counts applied, then both workloads built (seed, eval, inference mode)
 //   2. timing of both (baseline first, or candidate first with `reverse`)
 //   3. diagnostic passes per run: operator profile + FLOPs, tensor memory, RSS child (--rss)
-//   4. the output check, outside timing: AssertClose(baseline(), candidate())
+//   4. the output check, outside timing: AssertClose(baseline(), candidate()); with
+//      skip_check none (not_provided)
 //   5. compare_benchmarks (core/compare.h)
 // Also a single measurement (steps 1-3 for one spec). Used by the example program and by
 // workers. LibTorch stays in the .cc.
@@ -28,13 +29,17 @@ struct ExperimentOptions {
   int inter_op_threads = 0;          // 0 keeps LibTorch's default
   bool reverse = false;              // comparisons: time the candidate first
   int profile_calls = 10;            // calls observed by the operator profile
+  bool skip_diagnostics = false;     // no operator profile or tensor-memory pass (RSS still runs with rss)
   bool rss = false;                  // run a fresh RSS child per workload
   std::string rss_child_path;        // //core/workloads:torchscan_rss_child; required with rss
   int rss_calls = 100;               // completed calls inside the RSS child
   double rss_timeout_s = 300;        // the child is killed past this
   CloseOptions check;                // rtol 1e-4, atol 1e-5, finite outputs required
+  bool skip_check = false;           // comparisons: no output check; recorded as not_provided
   // Called at each phase ("build", "timing baseline", "profile candidate", "check", ...).
   std::function<void(const std::string& phase)> on_phase;
+  // Called after each timed block with the blocks done in the current timing phase.
+  std::function<void(int64_t blocks_done)> on_block;
 };
 
 // One workload: build, time, diagnostics. The report's name is `name`.

@@ -75,6 +75,7 @@ absl::StatusOr<v1::BenchmarkReport> MeasureTorchLatency(const std::function<void
   if (!device.ok()) return device.status();
   LatencyOptions timing = options.timing;
   LatencyHooks hooks;
+  hooks.on_block = options.on_block;
   if (device->is_cuda()) {
 #if TORCHSCAN_LIBTORCH_CUDA
     const int index = device->has_index() ? device->index() : 0;

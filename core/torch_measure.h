@@ -32,6 +32,9 @@ struct TorchLatencyOptions {
   std::string name;                // the report's name, e.g. "baseline"
   v1::InputMetadata input_metadata;            // caller-supplied; see DescribeTensors
   std::map<std::string, std::string> workload;  // what ran: model, execution mode ...
+  // Called after each timed block with the number of blocks done (LatencyHooks::on_block).
+  // Default: none.
+  std::function<void(const v1::TimingBlock&, int64_t blocks_done)> on_block;
 };
 
 // Runs the timing pass and returns a complete report: settings (device, threads as now
