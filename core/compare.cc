@@ -1,6 +1,8 @@
 #include "core/compare.h"
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <string>
 
@@ -59,14 +61,6 @@ void Label(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, 
 
 }  // namespace
 
-std::string NowRfc3339() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
 
 v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after,
                               const v1::OutputCheck& check) {

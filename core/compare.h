@@ -14,6 +14,7 @@
 #pragma once
 
 #include "core/output_check.h"
+#include "core/timestamp.h"
 #include "proto/report.pb.h"
 
 namespace torchscan {
@@ -30,7 +31,5 @@ v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::Bench
 v1::Comparison CompareBenchmarks(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after,
                                  const CheckFn& check = {});
 
-// RFC 3339 UTC time of now, for created_at fields.
-std::string NowRfc3339();
 
 }  // namespace torchscan

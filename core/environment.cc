@@ -1,5 +1,7 @@
 #include "core/environment.h"
 
+#include "core/timestamp.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -315,17 +317,6 @@ std::string FormatCpuList(std::vector<int> cpus) {
   return list;
 }
 
-std::string FormatRfc3339Utc(std::chrono::system_clock::time_point time) {
-  const auto seconds = std::chrono::floor<std::chrono::seconds>(time);
-  const time_t t = std::chrono::system_clock::to_time_t(seconds);
-  struct tm utc {};
-  if (gmtime_r(&t, &utc) == nullptr) return kUnknown;
-  const long long year = static_cast<long long>(utc.tm_year) + 1900;
-  if (year < 0 || year > 9999) return kUnknown;
-  char text[32];
-  if (strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc) == 0) return kUnknown;
-  return text;
-}
 
 std::string FindBlasLibrary(std::string_view proc_maps) {
   std::optional<std::string> first, preferred;

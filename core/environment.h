@@ -80,11 +80,6 @@ std::string ParseTurbo(const std::optional<std::string>& intel_no_turbo,
 // Negative numbers are ignored; an empty list gives kUnknown.
 std::string FormatCpuList(std::vector<int> cpus);
 
-// RFC 3339 in UTC with whole seconds, e.g. "2024-05-01T12:34:56Z" (the sub-second part is
-// dropped, rounding down). kUnknown when the C library cannot convert the time or its year
-// is outside 0000-9999 (unreachable with libstdc++, whose system_clock spans 1677-2262).
-std::string FormatRfc3339Utc(std::chrono::system_clock::time_point time);
-
 // The path of the BLAS library mapped in a process, from the text of /proc/<pid>/maps
 // (lines "address perms offset dev inode [pathname]"). Candidates are mapped files whose
 // file name contains "blas" or "mkl" (case-insensitive); a file name starting with
