@@ -1,0 +1,180 @@
+#include "report/evidence_view.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_join.h"
+#include "report/format.h"
+
+namespace torchscan {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+
+RunView MakeRun(std::string role, const v1::BenchmarkReport& report) {
+  std::string name = report.name().empty() ? role : report.name();
+  return RunView{std::move(role), std::move(name), &report};
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::string ValueText(const google::protobuf::Message& message, const FieldDescriptor* field, int index) {
+  const google::protobuf::Reflection* r = message.GetReflection();
+  const bool repeated = field->is_repeated();
+  auto number = [&](double value) {
+    if (EndsWith(field->name(), "_bytes")) return FormatBytes(value);
+    if (EndsWith(field->name(), "_s")) return FormatSeconds(value);
+    return FormatNumber(value);
+  };
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_STRING:
+      return repeated ? r->GetRepeatedString(message, field, index) : r->GetString(message, field);
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return (repeated ? r->GetRepeatedBool(message, field, index) : r->GetBool(message, field)) ? "yes" : "no";
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return repeated ? r->GetRepeatedEnum(message, field, index)->name() : r->GetEnum(message, field)->name();
+    case FieldDescriptor::CPPTYPE_INT32:
+      return number(repeated ? r->GetRepeatedInt32(message, field, index) : r->GetInt32(message, field));
+    case FieldDescriptor::CPPTYPE_INT64:
+      return number(
+          static_cast<double>(repeated ? r->GetRepeatedInt64(message, field, index) : r->GetInt64(message, field)));
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return number(repeated ? r->GetRepeatedUInt32(message, field, index) : r->GetUInt32(message, field));
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return number(
+          static_cast<double>(repeated ? r->GetRepeatedUInt64(message, field, index) : r->GetUInt64(message, field)));
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return number(repeated ? r->GetRepeatedDouble(message, field, index) : r->GetDouble(message, field));
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return number(repeated ? r->GetRepeatedFloat(message, field, index) : r->GetFloat(message, field));
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<RunView> Runs(const Evidence& evidence) {
+  if (const auto* report = std::get_if<v1::BenchmarkReport>(&evidence)) return {MakeRun("report", *report)};
+  const auto& comparison = std::get<v1::Comparison>(evidence);
+  return {MakeRun("before", comparison.before()), MakeRun("after", comparison.after())};
+}
+
+const v1::Comparison* ComparisonOf(const Evidence& evidence) { return std::get_if<v1::Comparison>(&evidence); }
+
+Withheld WithheldBecause(const v1::Comparison& comparison) {
+  if (comparison.output_check().status() == v1::OutputCheck::failed) return Withheld::kCheckFailed;
+  if (!comparison.compatibility().compatible()) return Withheld::kIncompatible;
+  return Withheld::kNone;
+}
+
+const char* WithheldText(Withheld withheld) {
+  switch (withheld) {
+    case Withheld::kCheckFailed:
+      return "the output check failed";
+    case Withheld::kIncompatible:
+      return "the runs are not comparable";
+    case Withheld::kNone:
+      break;
+  }
+  return "";
+}
+
+const char* LatencyLabelName(v1::Comparison::LatencyChange change) {
+  switch (change) {
+    case v1::Comparison::faster:
+      return "faster";
+    case v1::Comparison::slower:
+      return "slower";
+    case v1::Comparison::within_variability:
+      return "within_variability";
+    default:
+      return "unavailable";
+  }
+}
+
+const char* CheckStatusName(v1::OutputCheck::Status status) {
+  switch (status) {
+    case v1::OutputCheck::passed:
+      return "passed";
+    case v1::OutputCheck::failed:
+      return "failed";
+    default:
+      return "not provided";
+  }
+}
+
+bool NamesSpeedLabel(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* word : {"faster", "slower", "within_variability", "within variability"})
+    if (lower.find(word) != std::string::npos) return true;
+  return false;
+}
+
+std::vector<std::string> NotesToShow(const v1::Comparison& comparison, int* left_out) {
+  const bool withheld = WithheldBecause(comparison) != Withheld::kNone;
+  std::vector<std::string> notes;
+  *left_out = 0;
+  for (const std::string& note : comparison.notes()) {
+    if (withheld && NamesSpeedLabel(note)) {
+      ++*left_out;
+    } else {
+      notes.push_back(note);
+    }
+  }
+  return notes;
+}
+
+std::vector<std::string> ExportNames(const Evidence& evidence) {
+  std::vector<std::string> names;
+  const std::vector<RunView> runs = Runs(evidence);
+  const bool equal = runs.size() == 2 && runs[0].name == runs[1].name;
+  for (const RunView& run : runs) names.push_back(equal ? run.name + "/" + run.role : run.name);
+  return names;
+}
+
+std::vector<const v1::OperatorStat*> OperatorsBySelfTime(const v1::OperatorProfile& profile) {
+  std::vector<const v1::OperatorStat*> ops;
+  ops.reserve(profile.operators_size());
+  for (const v1::OperatorStat& op : profile.operators()) ops.push_back(&op);
+  std::stable_sort(ops.begin(), ops.end(), [](const v1::OperatorStat* a, const v1::OperatorStat* b) {
+    const bool a_nan = std::isnan(a->self_time_s()), b_nan = std::isnan(b->self_time_s());
+    if (a_nan != b_nan) return b_nan;
+    if (!a_nan && a->self_time_s() != b->self_time_s()) return a->self_time_s() > b->self_time_s();
+    return a->name() < b->name();
+  });
+  return ops;
+}
+
+double PerCallSeconds(const v1::TimingBlock& block) {
+  return block.calls() > 0 ? block.duration_s() / static_cast<double>(block.calls())
+                           : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<std::pair<std::string, std::string>> FieldTexts(const google::protobuf::Message& message) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const google::protobuf::Descriptor* d = message.GetDescriptor();
+  const google::protobuf::Reflection* r = message.GetReflection();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* field = d->field(i);
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (field->is_repeated()) {
+      std::vector<std::string> values;
+      for (int k = 0; k < r->FieldSize(message, field); ++k) values.push_back(ValueText(message, field, k));
+      out.emplace_back(field->name(), absl::StrJoin(values, ", "));
+    } else if (field->has_presence() && !r->HasField(message, field)) {
+      out.emplace_back(field->name(), "unknown");
+    } else {
+      out.emplace_back(field->name(), ValueText(message, field, 0));
+    }
+  }
+  return out;
+}
+
+}  // namespace torchscan

@@ -1,0 +1,61 @@
+// How every renderer reads evidence: which runs it holds, whether numbers are withheld,
+// label and status names, the operator order, and the fields of settings-like messages.
+// These only read what the report or comparison saved; nothing is measured or re-decided.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "google/protobuf/message.h"
+#include "proto/report.pb.h"
+#include "report/json_io.h"
+
+namespace torchscan {
+
+struct RunView {
+  std::string role;                   // "report", "before" or "after"
+  std::string name;                   // the report's name, or the role when it is empty
+  const v1::BenchmarkReport* report;  // points into the evidence
+};
+
+// One run for a report; before then after for a comparison.
+std::vector<RunView> Runs(const Evidence& evidence);
+
+// The comparison, or nullptr for a report.
+const v1::Comparison* ComparisonOf(const Evidence& evidence);
+
+// Why a comparison's numbers are withheld. A failed output check comes first. When not kNone,
+// renderers show no delta, ratio, relative change, p-value or speed label, even if a
+// (hand-edited) file holds some.
+enum class Withheld { kNone, kCheckFailed, kIncompatible };
+Withheld WithheldBecause(const v1::Comparison& comparison);
+const char* WithheldText(Withheld withheld);  // "the output check failed", ...
+
+const char* LatencyLabelName(v1::Comparison::LatencyChange change);  // "faster", ...
+const char* CheckStatusName(v1::OutputCheck::Status status);         // "passed", "not provided"
+
+// True when `text` names a speed label ("faster", "slower", "within_variability", any case).
+bool NamesSpeedLabel(std::string_view text);
+
+// The notes to show. When numbers are withheld, notes that name a speed label are left out
+// (the label they explain is withheld) and counted in `*left_out`.
+std::vector<std::string> NotesToShow(const v1::Comparison& comparison, int* left_out);
+
+// Names for exports, parallel to Runs(): RunView::name (the role for an empty name), and
+// "<name>/before", "<name>/after" when a comparison's two names are equal.
+std::vector<std::string> ExportNames(const Evidence& evidence);
+
+// Operators by descending self time (NaN last), ties by name.
+std::vector<const v1::OperatorStat*> OperatorsBySelfTime(const v1::OperatorProfile& profile);
+
+// duration_s / calls, or NaN when calls <= 0.
+double PerCallSeconds(const v1::TimingBlock& block);
+
+// The scalar and repeated-scalar fields of `message`, in declaration order, as display text:
+// unset optional fields "unknown", names ending "_bytes" as bytes, "_s" as seconds, bools
+// "yes"/"no", enums by name, repeated values joined by ", ". Message fields are skipped.
+std::vector<std::pair<std::string, std::string>> FieldTexts(const google::protobuf::Message& message);
+
+}  // namespace torchscan

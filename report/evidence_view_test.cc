@@ -1,0 +1,104 @@
+#include "report/evidence_view.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "tests/fixtures/evidence_fixtures.h"
+
+namespace torchscan {
+namespace {
+
+TEST(Runs, AReportIsOneRunAComparisonIsBeforeThenAfter) {
+  const Evidence report = fixtures::ReportAlone();
+  ASSERT_EQ(Runs(report).size(), 1u);
+  EXPECT_EQ(Runs(report)[0].role, "report");
+  EXPECT_EQ(Runs(report)[0].name, "baseline");
+  EXPECT_EQ(ComparisonOf(report), nullptr);
+
+  v1::Comparison c = fixtures::PassedComparison();
+  c.mutable_after()->clear_name();
+  const Evidence comparison = c;
+  const std::vector<RunView> runs = Runs(comparison);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].role, "before");
+  EXPECT_EQ(runs[0].name, "baseline");
+  EXPECT_EQ(runs[1].name, "after");  // the role stands in for an empty name
+  EXPECT_EQ(runs[1].report, &std::get<v1::Comparison>(comparison).after());
+}
+
+TEST(WithheldBecause, AFailedCheckComesFirstThenIncompatibility) {
+  EXPECT_EQ(WithheldBecause(fixtures::PassedComparison()), Withheld::kNone);
+  EXPECT_EQ(WithheldBecause(fixtures::FailedCheckComparison()), Withheld::kCheckFailed);
+  EXPECT_EQ(WithheldBecause(fixtures::IncompatibleComparison()), Withheld::kIncompatible);
+  v1::Comparison both = fixtures::IncompatibleComparison();
+  both.mutable_output_check()->set_status(v1::OutputCheck::failed);
+  EXPECT_EQ(WithheldBecause(both), Withheld::kCheckFailed);
+  EXPECT_STREQ(WithheldText(Withheld::kCheckFailed), "the output check failed");
+}
+
+TEST(NotesToShow, LeavesOutNotesNamingAWithheldLabel) {
+  int left_out = -1;
+  EXPECT_EQ(NotesToShow(fixtures::PassedComparison(), &left_out).size(), 2u);
+  EXPECT_EQ(left_out, 0);
+  const std::vector<std::string> notes = NotesToShow(fixtures::FailedCheckComparison(), &left_out);
+  EXPECT_EQ(left_out, 1);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_FALSE(NamesSpeedLabel(notes[0]));
+  EXPECT_TRUE(NamesSpeedLabel("it got FASTER"));
+  EXPECT_TRUE(NamesSpeedLabel("within variability"));
+}
+
+TEST(ExportNames, UniqueWithinAComparison) {
+  EXPECT_EQ(ExportNames(fixtures::PassedComparison()), (std::vector<std::string>{"baseline", "candidate"}));
+  v1::Comparison same = fixtures::PassedComparison();
+  same.mutable_after()->set_name("baseline");
+  EXPECT_EQ(ExportNames(same), (std::vector<std::string>{"baseline/before", "baseline/after"}));
+  v1::BenchmarkReport unnamed = fixtures::ReportAlone();
+  unnamed.clear_name();
+  EXPECT_EQ(ExportNames(unnamed), std::vector<std::string>{"report"});
+}
+
+TEST(OperatorsBySelfTime, DescendingWithNaNLastAndTiesByName) {
+  v1::OperatorProfile p;
+  for (const auto& [name, self] : std::vector<std::pair<std::string, double>>{
+           {"b", 1.0}, {"nan", NAN}, {"a", 1.0}, {"big", 5.0}, {"small", 0.5}}) {
+    v1::OperatorStat* op = p.add_operators();
+    op->set_name(name);
+    op->set_self_time_s(self);
+  }
+  std::vector<std::string> order;
+  for (const v1::OperatorStat* op : OperatorsBySelfTime(p)) order.push_back(op->name());
+  EXPECT_EQ(order, (std::vector<std::string>{"big", "a", "b", "small", "nan"}));
+}
+
+TEST(PerCallSeconds, DividesOrIsNaNWithoutCalls) {
+  v1::TimingBlock b;
+  b.set_calls(4);
+  b.set_duration_s(0.5);
+  EXPECT_EQ(PerCallSeconds(b), 0.125);
+  b.set_calls(0);
+  EXPECT_TRUE(std::isnan(PerCallSeconds(b)));
+}
+
+TEST(FieldTexts, FormatsByNameAndPresence) {
+  v1::Environment e = fixtures::ReportAlone().environment();
+  e.clear_physical_cores();
+  std::map<std::string, std::string> fields;
+  for (const auto& [k, v] : FieldTexts(e)) fields[k] = v;
+  EXPECT_EQ(fields["memory_bytes"], "24.00 GiB");
+  EXPECT_EQ(fields["logical_cores"], "2");
+  EXPECT_EQ(fields["physical_cores"], "unknown");
+  EXPECT_EQ(fields["libtorch_cuda"], "no");
+  EXPECT_EQ(fields["cpu_model"], "AMD EPYC 7B13");
+  v1::TimingSettings t;
+  t.set_min_run_time_s(0.2);
+  std::map<std::string, std::string> timing;
+  for (const auto& [k, v] : FieldTexts(t)) timing[k] = v;
+  EXPECT_EQ(timing["min_run_time_s"], "200.0 ms");
+  EXPECT_EQ(timing["min_blocks"], "0");
+}
+
+}  // namespace
+}  // namespace torchscan

@@ -1,0 +1,263 @@
+#include "report/html_renderer.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "report/evidence_view.h"
+#include "report/format.h"
+#include "report/html_run_sections.h"
+
+namespace torchscan {
+namespace {
+
+using html::Td;
+using html::TdNum;
+
+constexpr const char* kStyle = R"css(
+:root{--fg:#1f2328;--muted:#57606a;--line:#d0d7de;--soft:#eaeef2;--bg:#f6f8fa;--ok:#1a7f37;--no:#cf222e;--hm:#bf8700}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif}
+main{max-width:1180px;margin:0 auto;padding:24px 20px 40px}
+header h1{font-size:26px;line-height:1.25;margin:2px 0 4px;overflow-wrap:anywhere}
+.kicker{text-transform:uppercase;letter-spacing:.06em;font-size:12px;color:var(--muted);margin:0}
+.meta{color:var(--muted);margin:0 0 16px}
+.banner{border:2px solid;border-radius:8px;padding:14px 18px;margin:0 0 16px;font-size:15px;overflow-wrap:anywhere}
+.banner strong{display:block;font-size:21px;margin-bottom:4px}
+.banner.fail{background:#ffebe9;border-color:var(--no);color:#82071e}
+.banner.warn{background:#fff8c5;border-color:var(--hm);color:#633c01}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(230px,1fr));gap:12px;margin:0 0 16px}
+.card{background:#fff;border:1px solid var(--line);border-left:6px solid var(--line);border-radius:8px;padding:10px 14px}
+.card.ok{border-left-color:var(--ok)}.card.no{border-left-color:var(--no)}.card.hm{border-left-color:var(--hm)}
+.card .k{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.05em}
+.card .v{font-size:22px;font-weight:600;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.card.ok .v{color:var(--ok)}.card.no .v{color:var(--no)}
+.card .s{font-size:13px;color:var(--muted);overflow-wrap:anywhere}
+section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:14px 20px;margin:0 0 16px;overflow-x:auto}
+h2{font-size:18px;margin:0 0 8px}h3{font-size:15px;margin:14px 0 4px}
+table{border-collapse:collapse;width:100%;margin:4px 0 8px;font-size:13px}
+th,td{padding:4px 10px;border-bottom:1px solid var(--soft);text-align:left;vertical-align:top;overflow-wrap:break-word}
+td>code:first-child{white-space:nowrap}
+thead th{border-bottom:2px solid var(--line);background:var(--bg);font-weight:600}
+tbody th{font-weight:500;color:var(--muted);width:26%}
+table.runs{table-layout:fixed}
+.n,table.blocks td{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+table.blocks{width:auto;min-width:460px}
+table.numbers{width:auto;min-width:62%}table.numbers thead th{text-align:right}table.numbers thead th:first-child{text-align:left}
+.detail{font-size:12px;color:var(--muted)}
+tr.differs td{background:#fff8c5}
+tr.unknown td{color:var(--muted)}
+.badge{display:inline-block;padding:0 7px;border:1px solid;border-radius:10px;font-size:12px;white-space:nowrap}
+.badge.warn{color:#7d4e00;border-color:var(--hm);background:#fff8c5}
+.muted,.shapes{color:var(--muted)}.shapes{font-size:12px}
+.tag{display:inline-block;background:var(--soft);border-radius:4px;padding:0 6px;font-size:12px}
+ul.diag{margin:2px 0;padding-left:18px;font-size:12px;color:#7d4e00}
+code,pre{font:12px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{white-space:pre-wrap;margin:4px 0}
+details{margin:6px 0}summary{cursor:pointer;color:#0969da;font-weight:600}
+figure{margin:12px 0 4px}svg{display:block;width:100%;height:auto}figcaption{font-size:12px;color:var(--muted)}
+.withheld{font-weight:600;color:#82071e}
+footer{color:var(--muted);font-size:12px;text-align:center}
+)css";
+
+std::string E(std::string_view text) { return HtmlEscape(text); }
+
+void Card(std::string* out, const std::string& tone, std::string_view key, std::string_view value,
+          std::string_view sub) {
+  absl::StrAppend(out, "<div class=\"card ", tone, "\"><div class=\"k\">", E(key), "</div><div class=\"v\">", E(value),
+                  "</div><div class=\"s\">", E(sub), "</div></div>");
+}
+
+void Header(const std::vector<RunView>& runs, const v1::Comparison* c, std::string* out) {
+  const v1::BenchmarkReport& first = *runs[0].report;
+  absl::StrAppend(out, "<header><p class=\"kicker\">", c ? "TorchScan comparison" : "TorchScan benchmark report",
+                  "</p><h1>", E(c ? absl::StrCat(runs[0].name, " \u2192 ", runs[1].name) : runs[0].name), "</h1>");
+  std::vector<std::string> meta;
+  const std::string& created = c ? c->created_at() : first.created_at();
+  if (!created.empty()) meta.push_back("created " + created);
+  if (!first.settings().device().empty()) meta.push_back("device " + first.settings().device());
+  meta.push_back(absl::StrCat(FormatNumber(first.work_units()), " ", first.work_unit(), " per call"));
+  absl::StrAppend(out, "<p class=\"meta\">", E(absl::StrJoin(meta, " \u00b7 ")), "</p></header>");
+}
+
+void Banners(const v1::Comparison& c, std::string* out) {
+  if (c.output_check().status() == v1::OutputCheck::failed) {
+    absl::StrAppend(out, "<div class=\"banner fail\" role=\"alert\"><strong>\u2716 Output check failed</strong>",
+                    c.output_check().message().empty() ? "" : E(c.output_check().message()) + "<br>",
+                    "Both measurements are kept below, but every delta and the speed label are withheld.</div>");
+  }
+  if (!c.compatibility().compatible()) {
+    std::vector<std::string> fields;
+    for (const v1::Mismatch& m : c.compatibility().mismatches()) fields.push_back(m.field());
+    absl::StrAppend(out,
+                    "<div class=\"banner warn\" role=\"alert\"><strong>\u26a0 The runs are not comparable</strong>",
+                    "Mismatched: ", E(fields.empty() ? "(not named)" : absl::StrJoin(fields, ", ")),
+                    ". Every delta and the speed label are withheld.</div>");
+  }
+}
+
+void ComparisonCards(const v1::Comparison& c, std::string* out) {
+  const Withheld withheld = WithheldBecause(c);
+  out->append("<div class=\"cards\">");
+  const v1::OutputCheck& check = c.output_check();
+  const char* check_tone = check.status() == v1::OutputCheck::passed   ? "ok"
+                           : check.status() == v1::OutputCheck::failed ? "no"
+                                                                       : "hm";
+  Card(out, check_tone, "Output check", CheckStatusName(check.status()),
+       check.status() == v1::OutputCheck::not_provided ? "no check was run: the label says nothing about correctness"
+                                                       : check.message());
+  if (withheld != Withheld::kNone) {
+    Card(out, "no", "Latency change", "withheld", absl::StrCat("because ", WithheldText(withheld)));
+    Card(out, "no", "Evidence", "withheld", absl::StrCat("because ", WithheldText(withheld)));
+  } else {
+    const auto label = c.latency_change();
+    const char* tone = label == v1::Comparison::faster        ? "ok"
+                       : label == v1::Comparison::slower      ? "no"
+                       : label == v1::Comparison::unavailable ? "hm"
+                                                              : "";
+    Card(out, tone, "Latency change", LatencyLabelName(label), c.latency_change_reason());
+    const v1::LatencyEvidence& e = c.evidence();
+    Card(out, "", "Median change", e.has_relative_change() ? FormatPercent(e.relative_change()) : "unknown",
+         e.has_mann_whitney_p() ? "Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()) : e.mann_whitney_note());
+  }
+  Card(out, c.compatibility().compatible() ? "ok" : "no", "Compatibility",
+       c.compatibility().compatible() ? "compatible" : "not comparable",
+       absl::StrCat(c.compatibility().mismatches_size(),
+                    c.compatibility().mismatches_size() == 1 ? " mismatch, " : " mismatches, ",
+                    c.changed_settings_size(),
+                    c.changed_settings_size() == 1 ? " changed setting" : " changed settings"));
+  out->append("</div>");
+}
+
+void ReportCards(const v1::BenchmarkReport& r, std::string* out) {
+  const v1::Timing& t = r.timing();
+  const bool timed = !t.blocks().empty();
+  out->append("<div class=\"cards\">");
+  Card(out, "", "Median per call", timed ? FormatSeconds(t.summary().median_s()) : "no blocks",
+       timed ? absl::StrCat("IQR ", FormatSeconds(t.summary().iqr_s())) : "");
+  Card(out, "", "Throughput", timed ? FormatSi(t.throughput(), t.throughput_unit()) : "unknown",
+       absl::StrCat(FormatNumber(r.work_units()), " ", r.work_unit(), " per call"));
+  Card(out, "", "Blocks", FormatCount(t.blocks_size()),
+       absl::StrCat(FormatCount(t.calls_per_block()), " calls per block"));
+  std::vector<std::string> codes;
+  for (const v1::Warning& w : r.warnings()) codes.push_back(w.code());
+  Card(out, codes.empty() ? "ok" : "hm", "Warnings", FormatCount(r.warnings_size()), absl::StrJoin(codes, ", "));
+  out->append("</div>");
+}
+
+void DeltasSection(const v1::Comparison& c, std::string* out) {
+  out->append("<section id=\"deltas\"><h2>Deltas (after - before)</h2>");
+  const Withheld withheld = WithheldBecause(c);
+  if (withheld != Withheld::kNone) {
+    std::vector<std::string> names;
+    for (const v1::MetricDelta& d : c.deltas()) names.push_back(d.name());
+    absl::StrAppend(out, "<p class=\"withheld\">Withheld because ", WithheldText(withheld),
+                    ". The comparison keeps no delta, and this page computes none.</p>");
+    if (!names.empty()) absl::StrAppend(out, "<p class=\"muted\">Metrics: ", E(absl::StrJoin(names, ", ")), "</p>");
+    out->append("</section>");
+    return;
+  }
+  out->append(
+      "<table><thead><tr><th>metric</th><th class=\"n\">before</th><th class=\"n\">after</th>"
+      "<th class=\"n\">change</th><th class=\"n\">ratio</th><th>method &middot; scope, or why unknown</th></tr>"
+      "</thead><tbody>");
+  for (const v1::MetricDelta& d : c.deltas()) {
+    const bool known = d.known() && d.has_delta();
+    absl::StrAppend(out, known ? "<tr>" : "<tr class=\"unknown\">", "<td><code>", E(d.name()), "</code></td>",
+                    TdNum(d.has_before() ? FormatMetric(d.before(), d.unit()) : "-"),
+                    TdNum(d.has_after() ? FormatMetric(d.after(), d.unit()) : "-"),
+                    TdNum(known ? FormatSignedMetric(d.delta(), d.unit()) : "unknown"),
+                    TdNum(known && d.has_ratio() ? FormatRatio(d.ratio()) : ""));
+    if (known) {
+      absl::StrAppend(out, "<td class=\"detail\">", E(absl::StrCat(d.method(), " \u00b7 ", d.scope())), "</td></tr>");
+    } else {
+      absl::StrAppend(out, "<td><span class=\"badge warn\">unknown</span> ", E(d.unknown_reason()), "</td></tr>");
+    }
+  }
+  out->append("</tbody></table>");
+  const v1::LatencyEvidence& e = c.evidence();
+  absl::StrAppend(out,
+                  "<h3>Evidence (not used to choose the label)</h3><table class=\"numbers\"><tbody><tr><th>relative "
+                  "change of medians</th>",
+                  TdNum(e.has_relative_change() ? FormatPercent(e.relative_change()) : "unknown"),
+                  "</tr><tr><th>Mann-Whitney U, two-sided p</th>",
+                  TdNum(e.has_mann_whitney_p() ? FormatProbability(e.mann_whitney_p()) : "unknown"),
+                  "</tr><tr><th>method</th>", Td(e.mann_whitney_note()), "</tr></tbody></table>");
+  out->append("</section>");
+}
+
+void ChangesSection(const v1::Comparison& c, std::string* out) {
+  out->append("<section id=\"changes\"><h2>Changed settings and compatibility</h2>");
+  if (c.changed_settings().empty()) {
+    out->append("<p>No settings changed between the runs.</p>");
+  } else {
+    out->append("<table><thead><tr><th>setting</th><th>before</th><th>after</th></tr></thead><tbody>");
+    for (const v1::SettingChange& s : c.changed_settings())
+      absl::StrAppend(out, "<tr><td><code>", E(s.name()), "</code></td>", Td(s.before()), Td(s.after()), "</tr>");
+    out->append("</tbody></table>");
+  }
+  if (c.compatibility().mismatches().empty()) {
+    absl::StrAppend(out, "<p>", c.compatibility().compatible() ? "Compatible" : "Not comparable",
+                    ": no mismatch of hardware, versions, input metadata or work units is recorded.</p>");
+  } else {
+    out->append(
+        "<h3>Compatibility "
+        "mismatches</h3><table><thead><tr><th>field</th><th>before</th><th>after</th></tr></thead><tbody>");
+    for (const v1::Mismatch& m : c.compatibility().mismatches())
+      absl::StrAppend(out, "<tr><td><code>", E(m.field()), "</code></td>", Td(m.before()), Td(m.after()), "</tr>");
+    out->append("</tbody></table>");
+  }
+  out->append("</section>");
+}
+
+void NotesSection(const v1::Comparison& c, std::string* out) {
+  int left_out = 0;
+  const std::vector<std::string> notes = NotesToShow(c, &left_out);
+  if (notes.empty() && left_out == 0) return;
+  out->append("<section id=\"notes\"><h2>Notes</h2><ul>");
+  for (const std::string& n : notes) absl::StrAppend(out, "<li>", E(n), "</li>");
+  out->append("</ul>");
+  if (left_out > 0)
+    absl::StrAppend(out, "<p class=\"muted\">", left_out, left_out == 1 ? " note" : " notes",
+                    " about the withheld speed label not shown.</p>");
+  out->append("</section>");
+}
+
+}  // namespace
+
+std::string HtmlRenderer::Render(const Evidence& evidence) const {
+  const std::vector<RunView> runs = Runs(evidence);
+  const v1::Comparison* c = ComparisonOf(evidence);
+  std::string out;
+  out.reserve(64 * 1024);
+  absl::StrAppend(
+      &out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "img-src data:\">",
+      "<title>",
+      E(c ? absl::StrCat("TorchScan: ", runs[0].name, " vs ", runs[1].name)
+          : absl::StrCat("TorchScan: ", runs[0].name)),
+      "</title><style>", kStyle, "</style></head><body><main>");
+  Header(runs, c, &out);
+  if (c) {
+    Banners(*c, &out);
+    ComparisonCards(*c, &out);
+  } else {
+    ReportCards(*runs[0].report, &out);
+  }
+  html::TimingSection(runs, &out);
+  if (c) {
+    DeltasSection(*c, &out);
+    ChangesSection(*c, &out);
+  }
+  html::MetricsSection(runs, &out);
+  html::ProfileSection(runs, &out);
+  html::MetadataSection(runs, &out);
+  html::RawBlocksSection(runs, &out);
+  if (c) NotesSection(*c, &out);
+  absl::StrAppend(&out, "<footer>Rendered by TorchScan from saved evidence (schema version ",
+                  c ? c->schema_version() : runs[0].report->schema_version(),
+                  "); nothing was measured or rerun to draw this page.</footer></main></body></html>\n");
+  return out;
+}
+
+}  // namespace torchscan

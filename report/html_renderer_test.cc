@@ -1,0 +1,215 @@
+#include "report/html_renderer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "report/json_io.h"
+#include "tests/fixtures/evidence_fixtures.h"
+
+namespace torchscan {
+namespace {
+
+std::string Render(const Evidence& evidence) { return HtmlRenderer().Render(evidence); }
+
+bool Has(const std::string& page, const std::string& text) { return page.find(text) != std::string::npos; }
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// Text that would betray a speed label or a delta of PassedComparison's runs.
+const std::vector<std::string> kLabelsAndDeltas = {
+    "faster",    "slower",    "within_variability", "within variability",  // labels
+    "-194.9 µs", "-9.900 µs", "+1.836 M samples/s", "-244 B",              // deltas
+    "0.0763",    "×",                                                      // ratios
+    "-92.4%",    "3.7e-05",   "Mann-Whitney p",                            // evidence
+};
+
+void ExpectNoLabelOrDelta(const std::string& page) {
+  for (const std::string& text : kLabelsAndDeltas) EXPECT_FALSE(Has(page, text)) << "page shows " << text;
+}
+
+// Evidence text is escaped, so every '<' starts one of our own tags: none of them may load
+// anything, and the only URL in a tag is the SVG namespace (a name, not a request).
+void ExpectSelfContained(const std::string& page) {
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  size_t tags = 0;
+  for (size_t at = page.find('<'); at != std::string::npos; at = page.find('<', at + 1)) {
+    const std::string tag = page.substr(at, page.find('>', at) - at + 1);
+    ++tags;
+    for (const char* bad :
+         {"<script", "<link", "<img", "<iframe", "<object", "<embed", " src=", " href=", "url(", " on"})
+      EXPECT_EQ(tag.find(bad), std::string::npos) << tag;
+    if (tag.find("http") != std::string::npos) {
+      EXPECT_TRUE(tag.find("xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos ||
+                  tag.rfind("<meta http-equiv=", 0) == 0)
+          << tag;
+    }
+  }
+  EXPECT_GT(tags, 100u);
+  EXPECT_FALSE(Has(page, "@import"));
+  EXPECT_TRUE(Has(page, "default-src 'none'"));
+}
+
+TEST(HtmlRenderer, ReportAloneShowsEveryPart) {
+  const std::string page = Render(fixtures::ReportAlone());
+  ExpectSelfContained(page);
+  EXPECT_TRUE(Has(page, "<h1>baseline</h1>"));
+  EXPECT_TRUE(Has(page, ">211.0 µs<"));             // median
+  EXPECT_TRUE(Has(page, ">11.00 µs<"));             // IQR
+  EXPECT_TRUE(Has(page, ">151.7 k samples/s<"));    // throughput
+  EXPECT_TRUE(Has(page, "<code>high_iqr</code>"));  // warning
+  EXPECT_TRUE(Has(page, "<svg"));
+  EXPECT_TRUE(Has(page, "<details id=\"raw-blocks-report\"><summary>baseline: 12 blocks</summary>"));
+  EXPECT_TRUE(Has(page, "<tr><td>12<td>1,000<td>"));  // the last raw block
+  EXPECT_TRUE(Has(page, ">AMD EPYC 7B13<"));          // environment
+  EXPECT_TRUE(Has(page, ">inputs: [32, 128] float32 on cpu<"));
+  EXPECT_TRUE(Has(page, ">Linear(128, 128)<"));  // workload
+  EXPECT_TRUE(Has(page, ">200.0 ms<"));          // timing.min_run_time_s
+  EXPECT_FALSE(Has(page, "id=\"deltas\""));
+  EXPECT_FALSE(Has(page, "class=\"banner"));
+}
+
+TEST(HtmlRenderer, ScopedMetricsKeepMethodAndScopeAndAreNeverSummed) {
+  const std::string page = Render(fixtures::ReportAlone());
+  for (const char* text :
+       {"tensor_peak_bytes", "rss_peak_bytes", "allocator_peak_bytes", ">32.25 KiB<", ">412.5 MiB<", ">64.00 KiB<",
+        "VmHWM of a fresh child process", "start-up + imports + model/input construction + 100 calls"})
+    EXPECT_TRUE(Has(page, text)) << text;
+  EXPECT_FALSE(Has(page, "412.6 MiB"));  // tensor + RSS + allocator peaks added up
+}
+
+TEST(HtmlRenderer, ProfileIsOrderedBySelfTimeAndIncompleteFlopsAreALowerBound) {
+  const std::string page = Render(fixtures::IncompleteFlopsReport());
+  const size_t addmm = page.find("<code>aten::addmm</code>");
+  const size_t mha = page.find("<code>aten::_native_multi_head_attention</code>");
+  const size_t linear = page.find("<code>aten::linear</code>");
+  ASSERT_NE(mha, std::string::npos);
+  EXPECT_LT(addmm, mha);   // 150 µs self
+  EXPECT_LT(mha, linear);  // 80 µs, then 20 µs
+  EXPECT_TRUE(Has(page, "FLOPs per call: <strong>1.049 MFLOP</strong> <span class=\"badge warn\">lower bound</span>"));
+  EXPECT_TRUE(Has(page, "1 operator without a FLOP formula: aten::_native_multi_head_attention (4 calls)"));
+  EXPECT_TRUE(Has(page, "no formula"));
+  EXPECT_TRUE(Has(page, "not clean workload timing"));
+}
+
+TEST(HtmlRenderer, ManyOperatorsFoldBeyondTheTopFifteen) {
+  const std::string page = Render(fixtures::LargeComparison(3, 40));
+  EXPECT_TRUE(Has(page, "<details id=\"operators-before\"><summary>25 more operators, by self time</summary>"));
+  EXPECT_EQ(Count(page, "<code>custom::op_"), 36u + 37u);  // every operator of both runs, once
+}
+
+TEST(HtmlRenderer, PassedComparisonShowsLabelEvidenceAndDeltas) {
+  const std::string page = Render(fixtures::PassedComparison());
+  ExpectSelfContained(page);
+  EXPECT_TRUE(Has(page, "<h1>baseline \u2192 candidate</h1>"));
+  EXPECT_TRUE(Has(page, "<div class=\"k\">Output check</div><div class=\"v\">passed</div>"));
+  EXPECT_TRUE(Has(page, "<div class=\"k\">Latency change</div><div class=\"v\">faster</div>"));
+  EXPECT_TRUE(Has(page, "larger than the spread"));  // the label's reason
+  EXPECT_TRUE(Has(page, ">-92.4%<"));                // relative change
+  EXPECT_TRUE(Has(page, "Mann-Whitney p = 3.7e-05"));
+  EXPECT_TRUE(Has(page, ">-194.9 µs<"));                                 // median delta
+  EXPECT_TRUE(Has(page, ">0.0763×<"));                                   // its ratio
+  EXPECT_TRUE(Has(page, "<code>workload.execution_mode</code>"));        // changed setting
+  EXPECT_TRUE(Has(page, "within_variability means the median change"));  // the rule's note
+  EXPECT_FALSE(Has(page, "class=\"banner"));
+  // Before and after side by side in one picture.
+  EXPECT_EQ(Count(page, "<svg"), 1u);
+  EXPECT_TRUE(Has(page, ">before: baseline</text>"));
+  EXPECT_TRUE(Has(page, ">after: candidate</text>"));
+}
+
+TEST(HtmlRenderer, FailedCheckIsABannerAndShowsNoLabelOrDelta) {
+  const std::string page = Render(fixtures::FailedCheckComparison());
+  ExpectSelfContained(page);
+  const size_t banner =
+      page.find("<div class=\"banner fail\" role=\"alert\"><strong>\u2716 Output check failed</strong>");
+  ASSERT_NE(banner, std::string::npos);
+  EXPECT_LT(banner, page.find("class=\"cards\""));  // first thing after the title
+  EXPECT_TRUE(Has(page, "max abs diff 0.5 exceeds atol 1e-05 (rtol 1e-04)"));
+  EXPECT_TRUE(Has(page, "<div class=\"v\">withheld</div>"));
+  EXPECT_TRUE(Has(page, "Withheld because the output check failed"));
+  EXPECT_TRUE(Has(page, "1 note about the withheld speed label not shown"));
+  ExpectNoLabelOrDelta(page);
+  // Both measurements are kept.
+  EXPECT_TRUE(Has(page, ">211.0 µs<"));
+  EXPECT_TRUE(Has(page, ">16.10 µs<"));
+}
+
+TEST(HtmlRenderer, FailedCheckWithholdsEvenWhatAnEditedFileStillHolds) {
+  const v1::Comparison tampered = fixtures::TamperedFailedComparison();
+  ASSERT_EQ(tampered.latency_change(), v1::Comparison::faster);
+  ASSERT_TRUE(tampered.deltas(0).has_delta());
+  const std::string page = Render(tampered);
+  EXPECT_TRUE(Has(page, "Output check failed"));
+  ExpectNoLabelOrDelta(page);
+}
+
+TEST(HtmlRenderer, LoadedComparisonRendersItsSavedCheckAsSaved) {
+  const v1::Comparison failed = fixtures::FailedCheckComparison();
+  const auto loaded = ParseComparison(ToJson(failed), "failed.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(Render(*loaded), Render(failed));
+}
+
+TEST(HtmlRenderer, IncompatibleRunsNameEachMismatchAndShowNoNumbers) {
+  const std::string page = Render(fixtures::IncompatibleComparison());
+  EXPECT_TRUE(
+      Has(page, "<div class=\"banner warn\" role=\"alert\"><strong>\u26a0 The runs are not comparable</strong>"));
+  EXPECT_TRUE(Has(page, "Mismatched: environment.cpu_model, environment.libtorch_version, environment.device_name"));
+  EXPECT_TRUE(Has(page, "<td><code>environment.libtorch_version</code></td><td>1.13.1</td><td>2.1.0</td>"));
+  EXPECT_TRUE(Has(page, "<tr class=\"differs\"><th>cpu_model</th>"));
+  EXPECT_TRUE(Has(page, "Withheld because the runs are not comparable"));
+  ExpectNoLabelOrDelta(page);
+}
+
+TEST(HtmlRenderer, UnknownDeltasKeepTheirReasons) {
+  const std::string page = Render(fixtures::UnknownDeltasComparison());
+  EXPECT_TRUE(Has(page, ">-194.9 µs<"));  // the timing deltas stay known
+  for (const char* reason : {"methods differ: &quot;CPU tensor allocations", "missing in the after report",
+                             "scopes differ: &quot;one call&quot; vs &quot;100 calls&quot;",
+                             "incomplete in the after report (a lower bound)"})
+    EXPECT_TRUE(Has(page, reason)) << reason;
+  EXPECT_EQ(Count(page, "<tr class=\"unknown\">"), 4u);
+}
+
+TEST(HtmlRenderer, HostileStringsShowAsText) {
+  for (const Evidence& evidence : std::vector<Evidence>{fixtures::HostileReport(), fixtures::HostileComparison()}) {
+    const std::string page = Render(evidence);
+    ExpectSelfContained(page);
+    for (const char* raw :
+         {"<script", "<iframe", "<img", "<svg onload", "<b>", "onmouseover=\"", "</td></tr></table><b>"})
+      EXPECT_FALSE(Has(page, raw)) << raw;
+    EXPECT_TRUE(Has(page, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+    EXPECT_TRUE(Has(page, "0&quot; onmouseover=&quot;alert(3)"));
+    EXPECT_TRUE(Has(page, "&lt;img src=x onerror=alert(2)&gt;"));
+    EXPECT_FALSE(Has(page, "\x1b"));
+    EXPECT_FALSE(Has(page, "\x07"));
+  }
+}
+
+TEST(HtmlRenderer, TenThousandBlocksStayAReasonableSize) {
+  const std::string page = Render(fixtures::LargeComparison(10000, 1000));
+  EXPECT_LT(page.size(), 3u << 20);
+  EXPECT_EQ(Count(page, "<svg"), 1u);
+  const size_t svg = page.find("<svg");
+  EXPECT_LT(page.find("</svg>") - svg, 60u * 1024);
+  EXPECT_TRUE(Has(page, "<tr><td>10000<td>1,000<td>"));  // every raw block is kept
+}
+
+TEST(HtmlRenderer, ComputedComparisonWithoutBlocksStillRenders) {
+  v1::Comparison c = fixtures::PassedComparison();
+  c.mutable_after()->mutable_timing()->clear_blocks();
+  c.set_latency_change(v1::Comparison::unavailable);
+  c.set_latency_change_reason("a run has no timing blocks");
+  const std::string page = Render(c);
+  EXPECT_TRUE(Has(page, "no timing blocks"));
+  EXPECT_TRUE(Has(page, "<div class=\"v\">unavailable</div>"));
+}
+
+}  // namespace
+}  // namespace torchscan

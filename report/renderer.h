@@ -1,0 +1,34 @@
+// One interface for every way TorchScan shows its evidence (google/benchmark's
+// include/benchmark/reporter.h is the model): an HTML page, a terminal summary, Markdown for
+// pull requests, and exports for other tools. report/render_by_format.h picks one by name.
+//
+// Contract of every implementation:
+//  - Render accepts a BenchmarkReport or a Comparison, loaded from JSON or just computed, and
+//    never fails: absent parts are shown as absent, non-finite numbers by name.
+//  - Nothing is measured, rerun or re-decided: a comparison's saved output check, label and
+//    deltas are shown as saved. When the check failed or the runs are not comparable, no
+//    delta, ratio, relative change or speed label is shown, whatever the file holds, and the
+//    renderer never computes one itself (see report/evidence_view.h).
+//  - Every string from the evidence is escaped for the output format.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "report/json_io.h"
+
+namespace torchscan {
+
+class Renderer {
+ public:
+  virtual ~Renderer() = default;
+
+  // The whole output (a file's contents, or lines for a terminal).
+  virtual std::string Render(const Evidence& evidence) const = 0;
+
+  // The name RenderByFormat accepts ("html") and the usual file extension ("html").
+  virtual std::string_view format() const = 0;
+  virtual std::string_view file_extension() const = 0;
+};
+
+}  // namespace torchscan

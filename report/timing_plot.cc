@@ -1,0 +1,214 @@
+#include "report/timing_plot.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "report/evidence_view.h"
+#include "report/format.h"
+
+namespace torchscan {
+namespace {
+
+constexpr double kWidth = 1100, kHeight = 300;
+constexpr double kLeft = 78, kRight = 16, kTop = 34, kBottom = 62, kGap = 28;
+constexpr double kPlotHeight = kHeight - kTop - kBottom;
+
+struct Series {
+  std::vector<double> per_call;  // every block, NaN where not drawable
+  std::vector<double> finite;    // the drawable ones
+};
+
+Series Collect(const v1::Timing& timing) {
+  Series s;
+  s.per_call.reserve(timing.blocks_size());
+  for (const v1::TimingBlock& b : timing.blocks()) {
+    const double v = PerCallSeconds(b);
+    s.per_call.push_back(v);
+    if (std::isfinite(v)) s.finite.push_back(v);
+  }
+  return s;
+}
+
+struct Domain {
+  double lo = 0, hi = 1;
+  bool from_zero = true;
+  double Y(double v) const { return kTop + kPlotHeight * (1 - (v - lo) / (hi - lo)); }
+};
+
+Domain MakeDomain(const std::vector<Series>& series, const std::vector<PlotRun>& runs) {
+  double lo = INFINITY, hi = -INFINITY;
+  auto include = [&](double v) {
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  };
+  for (const Series& s : series)
+    for (double v : s.finite) include(v);
+  for (const PlotRun& run : runs) {
+    include(run.timing->summary().q1_s());
+    include(run.timing->summary().q3_s());
+  }
+  Domain d;
+  if (!(lo <= hi)) return d;  // nothing drawable: 0..1
+  if (lo == hi) {
+    const double pad = lo != 0 ? std::fabs(lo) * 0.1 : 1e-9;
+    lo -= pad;
+    hi += pad;
+  }
+  d.from_zero = lo >= 0 && lo <= 0.5 * hi;
+  const double span = hi - (d.from_zero ? 0 : lo);
+  d.lo = d.from_zero ? 0 : lo - 0.05 * span;
+  d.hi = hi + 0.05 * span;
+  return d;
+}
+
+// About five round tick values (1, 2 or 5 times a power of ten) inside the domain.
+std::vector<double> Ticks(const Domain& d) {
+  const double raw = (d.hi - d.lo) / 5;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double n = raw / magnitude;
+  const double step = (n <= 1 ? 1 : n <= 2 ? 2 : n <= 5 ? 5 : 10) * magnitude;
+  std::vector<double> ticks;
+  if (!std::isfinite(step) || step <= 0) return ticks;
+  for (double t = std::ceil(d.lo / step) * step; t <= d.hi && ticks.size() < 12; t += step)
+    ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
+  return ticks;
+}
+
+std::string F(double v) { return absl::StrFormat("%.1f", v); }
+
+// A tick's time without trailing zeros: "50.00 µs" -> "50 µs", "1.500 ms" -> "1.5 ms".
+std::string TickLabel(double seconds) {
+  std::string text = FormatSeconds(seconds);
+  const size_t space = text.find(' ');
+  const size_t point = text.find('.');
+  if (space == std::string::npos || point == std::string::npos || point > space) return text;
+  size_t end = space;
+  while (end > point + 1 && text[end - 1] == '0') --end;
+  if (end == point + 1) --end;
+  return text.substr(0, end) + text.substr(space);
+}
+
+// `text` cut to at most `max` code points, with an ellipsis when cut.
+std::string Truncate(const std::string& text, size_t max) {
+  if (DisplayWidth(text) <= max) return text;
+  size_t points = 0, i = 0;
+  for (; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 && ++points == max) break;
+  }
+  return text.substr(0, i) + "\u2026";
+}
+
+// One <path> of dots (one per block) or of min-max columns of consecutive blocks.
+std::string DataPath(const Series& s, const Domain& d, double x0, double width, const char* color) {
+  const size_t n = s.per_call.size();
+  if (s.finite.empty()) return "";
+  const size_t columns = std::min<size_t>(n, kMaxColumns);
+  const double pitch = width / static_cast<double>(columns);
+  const double stroke = std::clamp(pitch * (n <= kMaxColumns ? 0.6 : 0.9), 1.5, 7.0);
+  std::string path;
+  path.reserve(columns * 24);
+  for (size_t c = 0; c < columns; ++c) {
+    const size_t begin = c * n / columns, end = (c + 1) * n / columns;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = begin; i < end; ++i)
+      if (std::isfinite(s.per_call[i])) lo = std::min(lo, s.per_call[i]), hi = std::max(hi, s.per_call[i]);
+    if (!(lo <= hi)) continue;
+    const double x = x0 + (static_cast<double>(c) + 0.5) * pitch;
+    absl::StrAppend(&path, "M", F(x), " ", F(d.Y(hi)), lo == hi ? "h0" : absl::StrCat("V", F(d.Y(lo))));
+  }
+  return absl::StrFormat(
+      "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-linecap=\"round\" "
+      "stroke-opacity=\"0.85\"/>",
+      path, color, F(stroke));
+}
+
+std::string Panel(const PlotRun& run, const Series& s, const Domain& d, double x0, double width, const char* color) {
+  const v1::TimingSummary& summary = run.timing->summary();
+  const size_t n = s.per_call.size();
+  const double bottom = kTop + kPlotHeight;
+  auto clamp_y = [&](double v) { return std::clamp(d.Y(v), kTop, bottom); };
+  std::string out;
+  absl::StrAppend(&out, "<rect x=\"", F(x0), "\" y=\"", F(kTop), "\" width=\"", F(width), "\" height=\"",
+                  F(kPlotHeight), "\" fill=\"none\" stroke=\"#d0d7de\"/>");
+  if (n > 0 && std::isfinite(summary.q1_s()) && std::isfinite(summary.q3_s()) && summary.q3_s() >= summary.q1_s()) {
+    const double top = clamp_y(summary.q3_s());
+    absl::StrAppend(&out, "<rect x=\"", F(x0), "\" y=\"", F(top), "\" width=\"", F(width), "\" height=\"",
+                    F(std::max(clamp_y(summary.q1_s()) - top, 1.0)), "\" fill=\"", color,
+                    "\" fill-opacity=\"0.14\"><title>IQR ", HtmlEscape(FormatSeconds(summary.q1_s())), " to ",
+                    HtmlEscape(FormatSeconds(summary.q3_s())), "</title></rect>");
+  }
+  out += DataPath(s, d, x0, width, color);
+  if (n > 0 && std::isfinite(summary.median_s())) {
+    const double y = clamp_y(summary.median_s());
+    absl::StrAppend(&out, "<line x1=\"", F(x0), "\" x2=\"", F(x0 + width), "\" y1=\"", F(y), "\" y2=\"", F(y),
+                    "\" stroke=\"#1f2328\" stroke-width=\"1.5\"/>", "<text x=\"", F(x0 + width - 6), "\" y=\"",
+                    F(std::max(y - 5, kTop + 12)), "\" text-anchor=\"end\" font-size=\"12\" fill=\"#1f2328\">median ",
+                    HtmlEscape(FormatSeconds(summary.median_s())), "</text>");
+  }
+  absl::StrAppend(&out, "<text x=\"", F(x0), "\" y=\"", F(kTop - 10), "\" font-size=\"13\" font-weight=\"600\" fill=\"",
+                  color, "\">", HtmlEscape(Truncate(run.label, static_cast<size_t>(width / 7.5))), "</text>");
+  // x axis: first and last block, and the axis name.
+  const std::string tick_y = F(bottom + 15);
+  absl::StrAppend(&out, "<text x=\"", F(x0), "\" y=\"", tick_y, "\" font-size=\"11\" fill=\"#57606a\">",
+                  n > 0 ? "1" : "", "</text>");
+  if (n > 1)
+    absl::StrAppend(&out, "<text x=\"", F(x0 + width), "\" y=\"", tick_y,
+                    "\" text-anchor=\"end\" font-size=\"11\" fill=\"#57606a\">", FormatCount(static_cast<int64_t>(n)),
+                    "</text>");
+  std::string caption = n == 0 ? "no timing blocks" : "block, in measurement order";
+  if (n > kMaxColumns)
+    caption =
+        absl::StrCat(FormatCount(static_cast<int64_t>(n)), " blocks in ", kMaxColumns, " columns (min to max of each)");
+  if (n > 0 && s.finite.empty()) caption = "no block has a finite per-call time";
+  if (const size_t skipped = n - s.finite.size(); skipped > 0 && !s.finite.empty())
+    absl::StrAppend(&caption, "; ", FormatCount(static_cast<int64_t>(skipped)), " non-finite not drawn");
+  absl::StrAppend(&out, "<text x=\"", F(x0 + width / 2), "\" y=\"", tick_y,
+                  "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(caption), "</text>");
+  return out;
+}
+
+std::string Description(const std::vector<PlotRun>& runs) {
+  std::string desc = "Per-call time of every timing block in measurement order, with the median and IQR.";
+  for (const PlotRun& run : runs) {
+    const v1::TimingSummary& s = run.timing->summary();
+    absl::StrAppend(&desc, " ", run.label, ": ", FormatCount(run.timing->blocks_size()), " blocks, median ",
+                    FormatSeconds(s.median_s()), ", IQR ", FormatSeconds(s.q1_s()), " to ", FormatSeconds(s.q3_s()),
+                    ".");
+  }
+  return HtmlEscape(desc);
+}
+
+}  // namespace
+
+std::string TimingPlotSvg(const std::vector<PlotRun>& runs) {
+  if (runs.empty()) return "";
+  std::vector<Series> series;
+  for (const PlotRun& run : runs) series.push_back(Collect(*run.timing));
+  const Domain d = MakeDomain(series, runs);
+  const double count = static_cast<double>(runs.size());
+  const double panel_width = (kWidth - kLeft - kRight - kGap * (count - 1)) / count;
+
+  std::string out = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+      "aria-labelledby=\"plot-title plot-desc\" font-family=\"system-ui, sans-serif\">"
+      "<title id=\"plot-title\">Per-call time of every block</title><desc id=\"plot-desc\">%s</desc>",
+      kWidth, kHeight, Description(runs));
+  for (double t : Ticks(d)) {
+    const std::string y = F(d.Y(t));
+    absl::StrAppend(&out, "<line x1=\"", F(kLeft), "\" x2=\"", F(kWidth - kRight), "\" y1=\"", y, "\" y2=\"", y,
+                    "\" stroke=\"#eaeef2\"/><text x=\"", F(kLeft - 6), "\" y=\"", F(d.Y(t) + 4),
+                    "\" text-anchor=\"end\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(TickLabel(t)), "</text>");
+  }
+  const char* colors[] = {runs.size() > 1 ? "#6e7781" : "#0969da", "#0969da"};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const double x0 = kLeft + static_cast<double>(i) * (panel_width + kGap);
+    out += Panel(runs[i], series[i], d, x0, panel_width, colors[std::min<size_t>(i, 1)]);
+  }
+  absl::StrAppend(&out, "<text transform=\"translate(14 ", F(kTop + kPlotHeight / 2),
+                  ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\" fill=\"#57606a\">per-call time",
+                  d.from_zero ? "" : " (axis not from 0)", "</text></svg>");
+  return out;
+}
+
+}  // namespace torchscan
