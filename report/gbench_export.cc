@@ -1,0 +1,60 @@
+#include "report/gbench_export.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "report/evidence_view.h"
+#include "report/format.h"
+
+namespace torchscan {
+namespace {
+
+std::string Context(const v1::BenchmarkReport& r, const std::string& created_at) {
+  const v1::Environment& e = r.environment();
+  std::vector<std::string> loads;
+  if (e.has_load_average_1m()) loads.push_back(ShortestDouble(e.load_average_1m()));
+  if (e.has_load_average_5m()) loads.push_back(ShortestDouble(e.load_average_5m()));
+  if (e.has_load_average_15m()) loads.push_back(ShortestDouble(e.load_average_15m()));
+  const bool scaling = !e.cpu_governor().empty() && e.cpu_governor() != "performance" && e.cpu_governor() != "unknown";
+  return absl::StrCat(
+      "  \"context\": {\n    \"date\": ", JsonString(created_at), ",\n    \"host_name\": ", JsonString(e.hostname()),
+      ",\n    \"executable\": \"torchscan\",\n    \"num_cpus\": ", e.has_logical_cores() ? e.logical_cores() : 0,
+      ",\n    \"mhz_per_cpu\": 0,\n    \"cpu_scaling_enabled\": ", scaling ? "true" : "false",
+      ",\n    \"caches\": [],\n    \"load_avg\": [", absl::StrJoin(loads, ", "),
+      "],\n    \"library_build_type\": ", e.build_type() == "optimized" ? "\"release\"" : "\"debug\"",
+      ",\n    \"torchscan_schema_version\": ", r.schema_version(),
+      ",\n    \"torchscan_device\": ", JsonString(r.settings().device()),
+      ",\n    \"torchscan_intra_op_threads\": ", r.settings().threads().intra_op(), "\n  },\n");
+}
+
+}  // namespace
+
+std::string GbenchExporter::Render(const Evidence& evidence) const {
+  const std::vector<RunView> runs = Runs(evidence);
+  const std::vector<std::string> names = ExportNames(evidence);
+  const v1::Comparison* c = ComparisonOf(evidence);
+  std::string out = "{\n";
+  out += Context(*runs[0].report, c ? c->created_at() : runs[0].report->created_at());
+  out += "  \"benchmarks\": [";
+  bool first = true;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto& blocks = runs[r].report->timing().blocks();
+    const std::string name = JsonString(names[r]);
+    for (int i = 0; i < blocks.size(); ++i) {
+      const double per_call_ns = PerCallSeconds(blocks[i]) * 1e9;
+      if (!std::isfinite(per_call_ns)) continue;
+      const std::string time = ShortestDouble(per_call_ns);
+      absl::StrAppend(&out, first ? "\n" : ",\n", "    {\"name\": ", name, ", \"family_index\": ", r,
+                      ", \"per_family_instance_index\": 0, \"run_name\": ", name,
+                      ", \"run_type\": \"iteration\", \"repetitions\": ", blocks.size(), ", \"repetition_index\": ", i,
+                      ", \"threads\": 1, \"iterations\": ", blocks[i].calls(), ", \"real_time\": ", time,
+                      ", \"cpu_time\": ", time, ", \"time_unit\": \"ns\"}");
+      first = false;
+    }
+  }
+  out += first ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+}  // namespace torchscan

@@ -1,0 +1,137 @@
+#include "report/markdown_renderer.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "report/evidence_view.h"
+#include "report/format.h"
+
+namespace torchscan {
+namespace {
+
+std::string M(std::string_view text) { return MarkdownEscape(text); }
+
+std::string RunLabel(const RunView& run) {
+  return run.role == "report" ? M(run.name) : absl::StrCat(run.role, ": ", M(run.name));
+}
+
+void RunsTable(const std::vector<RunView>& runs, std::string* out) {
+  out->append("| run | median per call | IQR | throughput | blocks |\n|---|--:|--:|--:|--:|\n");
+  for (const RunView& run : runs) {
+    const v1::Timing& t = run.report->timing();
+    if (t.blocks().empty()) {
+      absl::StrAppend(out, "| ", RunLabel(run), " | - | - | - | 0 |\n");
+      continue;
+    }
+    absl::StrAppend(out, "| ", RunLabel(run), " | ", FormatSeconds(t.summary().median_s()), " | ",
+                    FormatSeconds(t.summary().iqr_s()), " | ", M(FormatSi(t.throughput(), t.throughput_unit())), " | ",
+                    FormatCount(t.blocks_size()), " |\n");
+  }
+}
+
+void Verdict(const v1::Comparison& c, std::string* out) {
+  const v1::OutputCheck& check = c.output_check();
+  const Withheld withheld = WithheldBecause(c);
+  if (check.status() == v1::OutputCheck::failed)
+    absl::StrAppend(out, "> **\u274c Output check failed:** ", M(check.message()),
+                    "\n> Both measurements are kept, but every delta and the speed label are withheld.\n\n");
+  if (!c.compatibility().compatible()) {
+    absl::StrAppend(out, "> **\u26a0\ufe0f The runs are not comparable.** Mismatches:\n");
+    for (const v1::Mismatch& m : c.compatibility().mismatches())
+      absl::StrAppend(out, "> - ", M(m.field()), ": ", M(m.before()), " vs ", M(m.after()), "\n");
+    out->append("\n");
+  }
+  absl::StrAppend(out, "- **Output check:** ", CheckStatusName(check.status()),
+                  check.message().empty() ? "" : " \u2014 " + M(check.message()), "\n");
+  if (withheld != Withheld::kNone) {
+    absl::StrAppend(out, "- **Latency change:** withheld because ", WithheldText(withheld), "\n");
+  } else {
+    absl::StrAppend(out, "- **Latency change:** **", M(LatencyLabelName(c.latency_change())), "** \u2014 ",
+                    M(c.latency_change_reason()), "\n");
+    const v1::LatencyEvidence& e = c.evidence();
+    absl::StrAppend(out, "- **Evidence:** median change ",
+                    e.has_relative_change() ? M(FormatPercent(e.relative_change())) : "unknown",
+                    e.has_mann_whitney_p() ? ", Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()) : "", " (",
+                    M(e.mann_whitney_note()), ")\n");
+  }
+  out->append("\n");
+}
+
+void Deltas(const v1::Comparison& c, std::string* out) {
+  if (WithheldBecause(c) != Withheld::kNone || c.deltas().empty()) return;
+  out->append("\n| metric | before | after | change | ratio | note |\n|---|--:|--:|--:|--:|---|\n");
+  for (const v1::MetricDelta& d : c.deltas()) {
+    const bool known = d.known() && d.has_delta();
+    absl::StrAppend(out, "| ", M(d.name()), " | ", d.has_before() ? M(FormatMetric(d.before(), d.unit())) : "-", " | ",
+                    d.has_after() ? M(FormatMetric(d.after(), d.unit())) : "-", " | ",
+                    known ? M(FormatSignedMetric(d.delta(), d.unit())) : "unknown", " | ",
+                    known && d.has_ratio() ? FormatRatio(d.ratio()) : "", " | ", known ? "" : M(d.unknown_reason()),
+                    " |\n");
+  }
+}
+
+void Changes(const v1::Comparison& c, std::string* out) {
+  if (c.changed_settings().empty()) return;
+  out->append("\n**Changed settings**\n\n| setting | before | after |\n|---|---|---|\n");
+  for (const v1::SettingChange& s : c.changed_settings())
+    absl::StrAppend(out, "| ", M(s.name()), " | ", M(s.before()), " | ", M(s.after()), " |\n");
+}
+
+void Warnings(const std::vector<RunView>& runs, std::string* out) {
+  std::string list;
+  for (const RunView& run : runs)
+    for (const v1::Warning& w : run.report->warnings())
+      absl::StrAppend(&list, "- ", RunLabel(run), ": ", M(w.code()), ": ", M(w.message()), "\n");
+  if (!list.empty()) absl::StrAppend(out, "\n**Warnings**\n\n", list);
+}
+
+void Notes(const v1::Comparison& c, std::string* out) {
+  int left_out = 0;
+  const std::vector<std::string> notes = NotesToShow(c, &left_out);
+  if (notes.empty()) return;
+  out->append("\n**Notes**\n\n");
+  for (const std::string& n : notes) absl::StrAppend(out, "- ", M(n), "\n");
+}
+
+void Metadata(const std::vector<RunView>& runs, std::string* out) {
+  out->append("\n<details><summary>Environment and inputs</summary>\n\n");
+  for (const RunView& run : runs) {
+    const v1::BenchmarkReport& r = *run.report;
+    const v1::Environment& e = r.environment();
+    absl::StrAppend(out, "- ", RunLabel(run), ": ", M(e.cpu_model()), ", LibTorch ", M(e.libtorch_version()), ", BLAS ",
+                    M(e.blas_library()), ", device ", M(r.settings().device()), ", threads ",
+                    r.settings().threads().intra_op(), "/", r.settings().threads().inter_op(), "\n");
+    for (const v1::TensorInfo& t : r.input_metadata().tensors())
+      absl::StrAppend(out, "  - input ", M(t.name()), ": [", absl::StrJoin(t.shape(), ", "), "] ", M(t.dtype()), "\n");
+    const std::map<std::string, std::string> fields(r.input_metadata().fields().begin(),
+                                                    r.input_metadata().fields().end());  // sorted
+    for (const auto& [k, v] : fields) absl::StrAppend(out, "  - ", M(k), ": ", M(v), "\n");
+  }
+  out->append("\n</details>\n");
+}
+
+}  // namespace
+
+std::string MarkdownRenderer::Render(const Evidence& evidence) const {
+  const std::vector<RunView> runs = Runs(evidence);
+  const v1::Comparison* c = ComparisonOf(evidence);
+  std::string out;
+  if (c) {
+    absl::StrAppend(&out, "### TorchScan: ", M(runs[0].name), " \u2192 ", M(runs[1].name), "\n\n");
+    Verdict(*c, &out);
+  } else {
+    absl::StrAppend(&out, "### TorchScan: ", M(runs[0].name), "\n\n");
+  }
+  RunsTable(runs, &out);
+  if (c) {
+    Deltas(*c, &out);
+    Changes(*c, &out);
+  }
+  Warnings(runs, &out);
+  if (c) Notes(*c, &out);
+  Metadata(runs, &out);
+  return out;
+}
+
+}  // namespace torchscan

@@ -1,0 +1,69 @@
+#include "report/markdown_renderer.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "tests/fixtures/evidence_fixtures.h"
+
+namespace torchscan {
+namespace {
+
+bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Cells of a table row, split at pipes that Markdown does not see as escaped.
+int Cells(const std::string& row) {
+  int pipes = 0;
+  for (size_t i = 0; i < row.size(); ++i) pipes += row[i] == '|' && (i == 0 || row[i - 1] != '\\');
+  return pipes - 1;
+}
+
+TEST(MarkdownRenderer, ComparisonForAPullRequest) {
+  const std::string md = MarkdownRenderer().Render(fixtures::PassedComparison());
+  EXPECT_EQ(md.rfind("### TorchScan: baseline \u2192 candidate\n", 0), 0u);
+  EXPECT_TRUE(Has(md, "- **Output check:** passed \u2014 assert\\_close(rtol=1e-4, atol=1e-5)\n"));
+  EXPECT_TRUE(Has(md, "- **Latency change:** **faster** \u2014 median change -0.0001949 s"));
+  EXPECT_TRUE(Has(md, "- **Evidence:** median change -92.4%, Mann-Whitney p = 3.7e-05"));
+  EXPECT_TRUE(Has(md, "| before: baseline | 211.0 µs | 11.00 µs | 151.7 k samples/s | 12 |\n"));
+  EXPECT_TRUE(Has(md, "| latency\\_median | 211.0 µs | 16.10 µs | -194.9 µs | 0.0763× |  |\n"));
+  EXPECT_TRUE(Has(md, "| workload.execution\\_mode | per-sample forwards + torch.stack | one batched forward |\n"));
+  EXPECT_TRUE(Has(md, "<details><summary>Environment and inputs</summary>"));
+}
+
+TEST(MarkdownRenderer, FailedCheckOpensWithAWarningAndShowsNoLabelOrDelta) {
+  for (const v1::Comparison& c : {fixtures::FailedCheckComparison(), fixtures::TamperedFailedComparison()}) {
+    const std::string md = MarkdownRenderer().Render(c);
+    EXPECT_TRUE(Has(md, "\n\n> **\u274c Output check failed:** max abs diff 0.5 exceeds atol 1e-05 (rtol 1e-04)\n"));
+    EXPECT_TRUE(Has(md, "- **Latency change:** withheld because the output check failed\n"));
+    for (const char* text : {"faster", "slower", "within", "×", "-194.9", "-92.4%", "Mann-Whitney"})
+      EXPECT_FALSE(Has(md, text)) << text;
+  }
+}
+
+TEST(MarkdownRenderer, UnknownDeltasKeepTheirReasons) {
+  const std::string md = MarkdownRenderer().Render(fixtures::UnknownDeltasComparison());
+  EXPECT_TRUE(Has(md, "| rss\\_peak\\_bytes | 412.5 MiB | - | unknown |  | missing in the after report |\n"));
+  EXPECT_TRUE(Has(md,
+                  "| flops\\_per\\_call | 1.049 MFLOP | 1.049 MFLOP | unknown |  | incomplete in the after report (a "
+                  "lower bound) |\n"));
+}
+
+TEST(MarkdownRenderer, HostileStringsStayTextAndKeepTablesIntact) {
+  const std::string md = MarkdownRenderer().Render(fixtures::HostileComparison());
+  EXPECT_FALSE(Has(md, "<script"));
+  EXPECT_FALSE(Has(md, "<b>"));
+  EXPECT_FALSE(Has(md, "\x1b"));
+  EXPECT_TRUE(Has(md, "&lt;script&gt;alert(1)&lt;/script&gt; &amp; \"quotes\" 'single' \\| \\*md\\* \\_x\\_"));
+  std::istringstream lines(md);
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| ", 0) != 0) continue;
+    EXPECT_EQ(Cells(line), 5) << line;  // the runs table has 5 columns
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3);
+}
+
+}  // namespace
+}  // namespace torchscan

@@ -1,0 +1,26 @@
+// Picks a renderer by format name, for command lines (`torchscan-client render --format`).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "report/renderer.h"
+
+namespace torchscan {
+
+struct RenderOptions {
+  // Terminal format only: ANSI colours. Default false.
+  bool color = false;
+};
+
+// The accepted names, in this order: html, terminal, markdown, csv, gbench.
+std::vector<std::string> RenderFormats();
+
+// The renderer for `format` (exact, lower case). An unknown name gives InvalidArgument
+// naming it and the accepted formats: 'unknown format "xml"; accepted formats: html, ...'.
+absl::StatusOr<std::unique_ptr<Renderer>> RenderByFormat(std::string_view format, const RenderOptions& options = {});
+
+}  // namespace torchscan

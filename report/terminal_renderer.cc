@@ -1,0 +1,112 @@
+#include "report/terminal_renderer.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "report/evidence_view.h"
+#include "report/format.h"
+
+namespace torchscan {
+namespace {
+
+constexpr const char* kRed = "\033[1;31m";
+constexpr const char* kGreen = "\033[32m";
+constexpr const char* kYellow = "\033[33m";
+
+std::string S(std::string_view text) { return TerminalSafe(text); }
+
+std::string Pad(const std::string& text, size_t width) {
+  const size_t w = DisplayWidth(text);
+  return w >= width ? text : text + std::string(width - w, ' ');
+}
+
+std::string PadLeft(const std::string& text, size_t width) {
+  const size_t w = DisplayWidth(text);
+  return w >= width ? text : std::string(width - w, ' ') + text;
+}
+
+// The output being built, and whether it may hold colours.
+struct Lines {
+  bool color = false;
+  std::string out;
+
+  std::string Paint(std::string_view text, const char* code) const {
+    return color ? absl::StrCat(code, std::string(text), "\033[0m") : std::string(text);
+  }
+  // "  key       value  detail"; the detail comes from the evidence and is made safe here.
+  void Field(std::string_view key, const std::string& value, const std::string& detail) {
+    absl::StrAppend(&out, "  ", Pad(std::string(key), 9), " ", value, detail.empty() ? "" : "  " + S(detail), "\n");
+  }
+};
+
+void RunLines(const std::vector<RunView>& runs, bool show_role, Lines* lines) {
+  size_t name_width = 0;
+  for (const RunView& run : runs) name_width = std::max(name_width, DisplayWidth(S(run.name)));
+  for (const RunView& run : runs) {
+    const v1::Timing& t = run.report->timing();
+    std::string stats = "no timing blocks";
+    if (!t.blocks().empty())
+      stats = absl::StrCat(PadLeft(FormatSeconds(t.summary().median_s()), 10), " \u00b1 ",
+                           Pad(FormatSeconds(t.summary().iqr_s()), 10), "  ",
+                           PadLeft(FormatSi(t.throughput(), S(t.throughput_unit())), 20), "  ",
+                           FormatCount(t.blocks_size()), t.blocks_size() == 1 ? " block" : " blocks");
+    absl::StrAppend(&lines->out, "  ", show_role ? Pad(run.role, 9) + " " : "", Pad(S(run.name), name_width), "  ",
+                    stats, "\n");
+  }
+  for (const RunView& run : runs)
+    for (const v1::Warning& w : run.report->warnings())
+      absl::StrAppend(&lines->out, "  ", lines->Paint("warning", kYellow), "   ", S(run.name), ": ", S(w.code()), ": ",
+                      S(w.message()), "\n");
+}
+
+void ComparisonLines(const v1::Comparison& c, Lines* lines) {
+  const v1::OutputCheck& check = c.output_check();
+  const Withheld withheld = WithheldBecause(c);
+  if (check.status() == v1::OutputCheck::failed) {
+    lines->Field("check", lines->Paint("FAILED", kRed), check.message());
+  } else if (check.status() == v1::OutputCheck::passed) {
+    lines->Field("check", lines->Paint("passed", kGreen), check.message());
+  } else {
+    lines->Field("check", lines->Paint("not provided", kYellow), "the label says nothing about correctness");
+  }
+  if (withheld != Withheld::kNone) {
+    lines->Field("latency", lines->Paint("withheld", kRed), absl::StrCat("because ", WithheldText(withheld)));
+  } else {
+    const auto label = c.latency_change();
+    const char* color = label == v1::Comparison::faster ? kGreen : label == v1::Comparison::slower ? kRed : kYellow;
+    lines->Field("latency", lines->Paint(LatencyLabelName(label), color), c.latency_change_reason());
+    const v1::LatencyEvidence& e = c.evidence();
+    std::string evidence = e.has_relative_change() ? FormatPercent(e.relative_change()) + " median" : "unknown";
+    lines->Field(
+        "evidence", evidence,
+        e.has_mann_whitney_p() ? "Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()) : e.mann_whitney_note());
+  }
+  if (c.compatibility().compatible()) {
+    const int changes = c.changed_settings_size();
+    lines->Field("compat", "compatible",
+                 absl::StrCat(changes, changes == 1 ? " changed setting" : " changed settings"));
+  } else {
+    std::string fields;
+    for (const v1::Mismatch& m : c.compatibility().mismatches())
+      absl::StrAppend(&fields, fields.empty() ? "" : ", ", m.field(), " (", m.before(), " vs ", m.after(), ")");
+    lines->Field("compat", lines->Paint("NOT COMPARABLE", kRed), fields);
+  }
+}
+
+}  // namespace
+
+std::string TerminalRenderer::Render(const Evidence& evidence) const {
+  Lines lines{options_.color, ""};
+  const std::vector<RunView> runs = Runs(evidence);
+  if (const v1::Comparison* c = ComparisonOf(evidence)) {
+    absl::StrAppend(&lines.out, "TorchScan comparison: ", S(runs[0].name), " \u2192 ", S(runs[1].name), "\n");
+    ComparisonLines(*c, &lines);
+    RunLines(runs, true, &lines);
+  } else {
+    absl::StrAppend(&lines.out, "TorchScan report: ", S(runs[0].name), "\n");
+    RunLines(runs, false, &lines);
+  }
+  return lines.out;
+}
+
+}  // namespace torchscan

@@ -1,0 +1,31 @@
+// A compact terminal summary of a report or comparison (the client prints it after a job):
+// one line per run with median ± IQR, throughput and blocks; for a comparison the output
+// check, the latency label with its reason, the evidence and compatibility; then warnings.
+// A failed check prints "FAILED" first and no label or delta (report/renderer.h).
+//
+// Colour (ANSI SGR) only when TerminalOptions::color is set; without it the output is plain
+// text. Strings from the evidence pass through TerminalSafe, so a hostile name cannot emit
+// escape sequences.
+#pragma once
+
+#include "report/renderer.h"
+
+namespace torchscan {
+
+struct TerminalOptions {
+  // ANSI colours for the check, the label and warnings. Default false (plain text).
+  bool color = false;
+};
+
+class TerminalRenderer : public Renderer {
+ public:
+  explicit TerminalRenderer(TerminalOptions options = {}) : options_(options) {}
+  std::string Render(const Evidence& evidence) const override;
+  std::string_view format() const override { return "terminal"; }
+  std::string_view file_extension() const override { return "txt"; }
+
+ private:
+  TerminalOptions options_;
+};
+
+}  // namespace torchscan

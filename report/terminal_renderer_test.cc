@@ -1,0 +1,74 @@
+#include "report/terminal_renderer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tests/fixtures/evidence_fixtures.h"
+
+namespace torchscan {
+namespace {
+
+bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(TerminalRenderer, ComparisonIsCompactWithCheckLabelEvidenceAndRuns) {
+  const std::string out = TerminalRenderer().Render(fixtures::PassedComparison());
+  EXPECT_EQ(out.rfind("TorchScan comparison: baseline \u2192 candidate\n", 0), 0u);
+  EXPECT_TRUE(Has(out, "\n  check     passed  assert_close(rtol=1e-4, atol=1e-5)\n"));
+  EXPECT_TRUE(
+      Has(out, "\n  latency   faster  median change -0.0001949 s vs larger IQR 1.1e-05 s: larger than the spread\n"));
+  EXPECT_TRUE(Has(out, "\n  evidence  -92.4% median  Mann-Whitney p = 3.7e-05\n"));
+  EXPECT_TRUE(Has(out, "\n  compat    compatible  1 changed setting\n"));
+  EXPECT_TRUE(Has(out, "\n  before    baseline     211.0 µs ± 11.00 µs       151.7 k samples/s  12 blocks\n"));
+  EXPECT_TRUE(Has(out, "\n  after     candidate    16.10 µs ± 1.100 µs       1.988 M samples/s  12 blocks\n"));
+  EXPECT_LE(std::count(out.begin(), out.end(), '\n'), 8);
+  EXPECT_FALSE(Has(out, "\x1b"));  // no colour unless asked
+}
+
+TEST(TerminalRenderer, ColourOnlyWhenAsked) {
+  const std::string out = TerminalRenderer({.color = true}).Render(fixtures::PassedComparison());
+  EXPECT_TRUE(Has(out, "\x1b[32mpassed\x1b[0m"));
+  EXPECT_TRUE(Has(out, "\x1b[32mfaster\x1b[0m"));
+  const std::string failed = TerminalRenderer({.color = true}).Render(fixtures::FailedCheckComparison());
+  EXPECT_TRUE(Has(failed, "\x1b[1;31mFAILED\x1b[0m"));
+}
+
+TEST(TerminalRenderer, FailedCheckPrintsFailedAndNoLabelOrDelta) {
+  for (const v1::Comparison& c : {fixtures::FailedCheckComparison(), fixtures::TamperedFailedComparison()}) {
+    const std::string out = TerminalRenderer().Render(c);
+    EXPECT_TRUE(Has(out, "\n  check     FAILED  max abs diff 0.5 exceeds atol 1e-05 (rtol 1e-04)\n"));
+    EXPECT_TRUE(Has(out, "\n  latency   withheld  because the output check failed\n"));
+    for (const char* text : {"faster", "slower", "within", "%", "Mann-Whitney", "-194.9"})
+      EXPECT_FALSE(Has(out, text)) << text;
+  }
+}
+
+TEST(TerminalRenderer, IncompatibleRunsNameTheMismatches) {
+  const std::string out = TerminalRenderer().Render(fixtures::IncompatibleComparison());
+  EXPECT_TRUE(Has(out,
+                  "  compat    NOT COMPARABLE  environment.cpu_model (AMD EPYC 7B13 vs Intel(R) Xeon(R) Gold 6338), "
+                  "environment.libtorch_version (1.13.1 vs 2.1.0)"));
+  EXPECT_TRUE(Has(out, "  latency   withheld  because the runs are not comparable\n"));
+}
+
+TEST(TerminalRenderer, ReportShowsItsRunAndWarnings) {
+  const std::string out = TerminalRenderer().Render(fixtures::ReportAlone());
+  EXPECT_EQ(out,
+            "TorchScan report: baseline\n"
+            "  baseline    211.0 µs ± 11.00 µs       151.7 k samples/s  12 blocks\n"
+            "  warning   baseline: high_iqr: the IQR is 5.2% of the median: background load or frequency changes "
+            "may be present\n");
+}
+
+TEST(TerminalRenderer, HostileNamesCannotEmitEscapeSequences) {
+  const std::string out = TerminalRenderer().Render(fixtures::HostileComparison());
+  EXPECT_FALSE(Has(out, "\x1b"));
+  EXPECT_FALSE(Has(out, "\x07"));
+  EXPECT_TRUE(Has(out, "?[2J"));
+  EXPECT_TRUE(Has(out, "?]0;pwned? line?break"));
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 8);  // a newline in a message stays on its line
+}
+
+}  // namespace
+}  // namespace torchscan
