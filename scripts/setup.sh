@@ -16,6 +16,7 @@ packages=(
   libboost-dev libboost-filesystem-dev      # Boost.Process (workers, RSS children)
   libgtest-dev libgmock-dev                 # tests
   libcli11-dev                              # command-line parsing
+  chromium                                  # headless browser test of the HTML report (tests/browser)
 )
 
 missing=()
