@@ -1,30 +1,34 @@
-// Runs the real benchmark_comparison binary (as scripts/benchmark_comparison.sh does) and
+// Runs the real example through torchscan-client and its private daemon (as
+// scripts/benchmark_comparison.sh does) and
 // checks what it wrote: a comparison that loads back strictly, a passed check, the batch
 // candidate labelled faster, every raw block kept, diagnostics present; and bad flags.
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "report/json_io.h"
+#include "tests/e2e_support.h"
 
 namespace torchscan {
 namespace {
 
-std::string Runfile(const std::string& path) { return std::string(std::getenv("TEST_SRCDIR")) + "/torchscan/" + path; }
+using e2e::Runfile;
 
-std::string OutputDir(const std::string& name) { return std::string(std::getenv("TEST_TMPDIR")) + "/" + name; }
+std::string OutputDir(const std::string& name) { return e2e::TempDir(name); }
 
-// Runs the example with `flags`; returns its exit code, stderr in `err`.
+// Runs `torchscan-client example` (a private daemon) with space-separated `flags`; returns
+// its exit code, stderr in `err`.
 int RunExample(const std::string& flags, std::string* err = nullptr) {
-  const std::string err_file = OutputDir("stderr.txt");
-  const std::string command = Runfile("client/benchmark_comparison") + " --rss-child " +
-                              Runfile("core/workloads/torchscan_rss_child") + " " + flags + " > /dev/null 2> " + err_file;
-  const int status = std::system(command.c_str());
-  if (err) *err = ReadFile(err_file).value_or("");
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::vector<std::string> args = {"example"};
+  std::istringstream words(flags);
+  for (std::string w; words >> w;) args.push_back(w);
+  const e2e::CommandResult r = e2e::Run(Runfile("client/torchscan-client"), args);
+  if (err) *err = r.err;
+  return r.exit_code;
 }
 
 TEST(ExampleEndToEnd, LinearComparisonIsFasterWithPassedCheckAndEveryBlock) {

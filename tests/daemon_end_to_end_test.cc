@@ -1,0 +1,251 @@
+// End-to-end: real torchscand processes driven by the real torchscan-client, each test with
+// its own daemon and state folder. Jobs use short timing (min-run-time 0.02 s).
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <regex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "proto/service.pb.h"
+#include "report/json_io.h"
+#include "tests/e2e_support.h"
+
+namespace torchscan::e2e {
+namespace {
+
+const std::vector<std::string> kQuickMeasure = {"measure", "--model", "linear", "--min-run-time", "0.02"};
+const std::vector<std::string> kLongMeasure = {"measure", "--model", "linear", "--min-run-time", "120"};
+
+std::vector<std::string> With(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// The job id from the client's "[ID] submitted to ..." line.
+std::string SubmittedId(const std::string& err) {
+  std::smatch m;
+  return std::regex_search(err, m, std::regex(R"(\[([^\]]+)\] submitted)")) ? m[1].str() : "";
+}
+
+v1::Job ShowJob(const TestDaemon& d, const std::string& id) {
+  const CommandResult r = d.Client({"--json", "jobs", "show", id});
+  v1::Job job;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(ParseJsonStrict(r.out, "jobs show", &job).ok()) << r.out;
+  return job;
+}
+
+std::vector<v1::Job> ListJobs(const TestDaemon& d, const std::vector<std::string>& flags = {}) {
+  const CommandResult r = d.Client(With({"--json", "jobs", "list"}, flags));
+  v1::ListJobsResponse list;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(ParseJsonStrict(r.out, "jobs list", &list).ok()) << r.out;
+  return {list.jobs().begin(), list.jobs().end()};
+}
+
+// Waits until some job is running; returns it.
+v1::Job WaitForRunningJob(const TestDaemon& d) {
+  for (int i = 0; i < 300; ++i) {
+    std::vector<v1::Job> running = ListJobs(d, {"--state", "running"});
+    if (!running.empty() && running[0].worker_pid() > 0) return running[0];
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ADD_FAILURE() << "no job started running";
+  return {};
+}
+
+std::future<CommandResult> InBackground(const TestDaemon& d, const std::vector<std::string>& args) {
+  return std::async(std::launch::async, [&d, args] { return d.Client(args); });
+}
+
+TEST(DaemonEndToEnd, MeasureWritesReportAndPage) {
+  TestDaemon d(TempDir("measure"));
+  const std::string out = TempDir("measure_out");
+  const CommandResult r = d.Client(With(kQuickMeasure, {"--output", out}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_GE(report->timing().blocks_size(), 10);
+  EXPECT_TRUE(report->has_profile());
+  EXPECT_EQ(report->work_unit(), "samples");
+  EXPECT_TRUE(Exists(out + "/report.html"));
+  EXPECT_NE(r.out.find("samples/s"), std::string::npos) << r.out;  // the terminal summary
+}
+
+TEST(DaemonEndToEnd, CompareWithPassingCheckLabelsTheBatch) {
+  TestDaemon d(TempDir("compare_pass"));
+  const std::string out = TempDir("compare_pass_out");
+  const CommandResult r = d.Client({"compare", "--min-run-time", "0.05", "--output", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);
+  EXPECT_EQ(c->latency_change(), v1::Comparison::faster) << c->latency_change_reason();
+  EXPECT_TRUE(Exists(out + "/comparison.html"));
+}
+
+TEST(DaemonEndToEnd, CompareWithFailingCheckWithholdsDeltasAndLabel) {
+  TestDaemon d(TempDir("compare_fail"));
+  const std::string out = TempDir("compare_fail_out");
+  const CommandResult r = d.Client({"compare", "--min-run-time", "0.02", "--candidate-dtype", "bfloat16", "--rtol",
+                                    "0", "--atol", "0", "--output", out});
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // the documented exit code of a failed check
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->output_check().status(), v1::OutputCheck::failed);
+  EXPECT_EQ(c->latency_change(), v1::Comparison::unavailable);
+  for (const v1::MetricDelta& delta : c->deltas()) EXPECT_FALSE(delta.known() || delta.has_delta()) << delta.name();
+  EXPECT_GE(c->before().timing().blocks_size(), 10);  // both measurements are kept
+  EXPECT_GE(c->after().timing().blocks_size(), 10);
+}
+
+TEST(DaemonEndToEnd, CancelStopsARunningJobAndTheNextRuns) {
+  TestDaemon d(TempDir("cancel"));
+  std::future<CommandResult> long_job = InBackground(d, kLongMeasure);
+  const v1::Job running = WaitForRunningJob(d);
+  const CommandResult cancel = d.Client({"jobs", "cancel", running.id()});
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
+  const CommandResult waited = long_job.get();
+  EXPECT_EQ(waited.exit_code, 3) << waited.err;
+  EXPECT_NE(waited.err.find("cancelled"), std::string::npos) << waited.err;
+  EXPECT_EQ(ShowJob(d, running.id()).state(), v1::Job::cancelled);
+  EXPECT_EQ(d.Client(kQuickMeasure).exit_code, 0);
+  EXPECT_EQ(d.Client({"jobs", "cancel", running.id()}).exit_code, 2);  // already finished
+}
+
+TEST(DaemonEndToEnd, WorkerKilledMidTimingFailsTheJobAndTheDaemonServes) {
+  TestDaemon d(TempDir("worker_killed"));
+  std::future<CommandResult> long_job = InBackground(d, kLongMeasure);
+  const v1::Job running = WaitForRunningJob(d);
+  ASSERT_EQ(::kill(running.worker_pid(), SIGKILL), 0);
+  const CommandResult waited = long_job.get();
+  EXPECT_EQ(waited.exit_code, 3) << waited.err;
+  const v1::Job failed = ShowJob(d, running.id());
+  EXPECT_EQ(failed.state(), v1::Job::failed);
+  EXPECT_NE(failed.error().find("signal 9"), std::string::npos) << failed.error();
+  EXPECT_TRUE(d.Running());
+  EXPECT_EQ(d.Client(kQuickMeasure).exit_code, 0);
+}
+
+TEST(DaemonEndToEnd, BrokenTorchScriptJobFailsWithTheReason) {
+  TestDaemon d(TempDir("bad_module"));
+  const std::string job = TempDir("bad_module_job") + "/job.json";
+  // module_bytes: base64 of "not a module"
+  std::ofstream(job) << R"({"measure": {"workload": {"model": {"torchscript": {"module_bytes": "bm90IGEgbW9kdWxl"}},
+                        "inputs": [{"generated": {"shape": [2, 4]}}]}}, "options": {"min_run_time_s": 0.02}})";
+  const CommandResult r = d.Client({"measure", "--job", job});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("TorchScript"), std::string::npos) << r.err;
+  EXPECT_EQ(d.Client(kQuickMeasure).exit_code, 0);
+}
+
+TEST(DaemonEndToEnd, WallTimeLimitKillsTheWorker) {
+  TestDaemon d(TempDir("timeout"), {"--job-wall-time", "3"});
+  const CommandResult r = d.Client(kLongMeasure, 60);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("job_wall_time_s"), std::string::npos) << r.err;
+  EXPECT_EQ(d.Client(kQuickMeasure).exit_code, 0);
+}
+
+TEST(DaemonEndToEnd, Kill9OfTheDaemonLosesNothing) {
+  TestDaemon d(TempDir("kill9"));
+  const std::string out = TempDir("kill9_out");
+  const CommandResult first = d.Client(kQuickMeasure);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string finished = SubmittedId(first.err);
+  std::future<CommandResult> long_job = InBackground(d, kLongMeasure);
+  const v1::Job running = WaitForRunningJob(d);
+  std::future<CommandResult> queued_job = InBackground(d, kQuickMeasure);
+  for (int i = 0; i < 100 && ListJobs(d, {"--state", "queued"}).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::vector<v1::Job> queued = ListJobs(d, {"--state", "queued"});
+  ASSERT_EQ(queued.size(), 1u);
+
+  d.Kill9();
+  ::kill(running.worker_pid(), SIGKILL);  // the orphaned worker, if it outlived the daemon
+  long_job.get();
+  queued_job.get();
+  d.Start();
+
+  const CommandResult fetched = d.Client({"jobs", "fetch", finished, "--output", out});
+  EXPECT_EQ(fetched.exit_code, 0) << fetched.err;
+  EXPECT_TRUE(LoadReport(out + "/report.json").ok());
+  const v1::Job interrupted = ShowJob(d, running.id());
+  EXPECT_EQ(interrupted.state(), v1::Job::interrupted);
+  EXPECT_FALSE(interrupted.error().empty());
+  const CommandResult watched = d.Client({"jobs", "watch", queued[0].id()});
+  EXPECT_EQ(watched.exit_code, 0) << watched.err;
+  EXPECT_EQ(ShowJob(d, queued[0].id()).state(), v1::Job::succeeded);
+}
+
+TEST(DaemonEndToEnd, BadRequestsNameTheProblem) {
+  TestDaemon d(TempDir("bad_requests"));
+  const std::string dir = TempDir("bad_requests_files");
+  std::ofstream(dir + "/unknown_field.json") << R"({"measure": {"workload": {"modle": {}}}})";
+  std::ofstream(dir + "/no_model.json") << R"({"measure": {"workload": {}}})";
+  std::ofstream(dir + "/no_kind.json") << R"({"label": "nothing to do"})";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"measure", "--job", dir + "/unknown_field.json"}, "modle"},
+      {{"measure", "--job", dir + "/no_model.json"}, "model"},
+      {{"measure", "--job", dir + "/no_kind.json"}, "measure or compare"},
+      {{"measure", "--job", dir + "/missing.json"}, "missing.json"},
+      {{"measure", "--model", "gpt2"}, "--model"},
+      {{"measure", "--device", "mps", "--min-run-time", "0.02"}, "mps"},
+      {{"jobs", "show", "no-such-job"}, "no-such-job"},
+      {{"render", dir + "/no_kind.json"}, "no_kind.json"},
+  };
+  for (const auto& [args, named] : cases) {
+    const CommandResult r = d.Client(args);
+    EXPECT_EQ(r.exit_code, 2) << args[args.size() - 1] << ": " << r.err;
+    EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(d.Running());
+}
+
+TEST(DaemonEndToEnd, NoDaemonAtTheAddressIsExitFour) {
+  const CommandResult r = Run(Runfile("client/torchscan-client"), {"--daemon", "unix:/nonexistent/sock", "info"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("no daemon answers at unix:/nonexistent/sock"), std::string::npos) << r.err;
+}
+
+TEST(DaemonEndToEnd, TwoClientsAtOnceRunOneAfterTheOther) {
+  TestDaemon d(TempDir("serialized"));
+  const std::vector<std::string> job = {"measure", "--model", "linear", "--min-run-time", "0.3"};
+  std::future<CommandResult> a = InBackground(d, job);
+  std::future<CommandResult> b = InBackground(d, job);
+  EXPECT_EQ(a.get().exit_code, 0);
+  EXPECT_EQ(b.get().exit_code, 0);
+  std::vector<v1::Job> jobs = ListJobs(d);
+  ASSERT_EQ(jobs.size(), 2u);
+  std::sort(jobs.begin(), jobs.end(), [](const v1::Job& x, const v1::Job& y) { return x.started_at() < y.started_at(); });
+  EXPECT_LE(jobs[0].finished_at(), jobs[1].started_at()) << "executions overlapped";
+}
+
+TEST(ClientEndToEnd, EmbeddedDaemonRunsTheExample) {
+  const std::string out = TempDir("embedded_out");
+  const CommandResult r =
+      Run(Runfile("client/torchscan-client"), {"example", "--min-run-time", "0.02", "--rss", "--output", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);
+  EXPECT_TRUE(Exists(out + "/comparison.html"));
+  bool rss = false;
+  for (const v1::MetricResult& m : c->after().totals()) rss |= m.name() == "peak_rss_bytes" && m.has_value();
+  EXPECT_TRUE(rss);
+}
+
+}  // namespace
+}  // namespace torchscan::e2e

@@ -1,0 +1,103 @@
+#include "tests/e2e_support.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <boost/process.hpp>
+
+namespace torchscan::e2e {
+namespace {
+
+namespace bp = boost::process;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::string Runfile(const std::string& path) { return std::string(std::getenv("TEST_SRCDIR")) + "/torchscan/" + path; }
+
+std::string TempDir(const std::string& name) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  ::mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s) {
+  static int counter = 0;
+  const std::string base = TempDir("commands") + "/" + std::to_string(++counter);
+  bp::child child(program, bp::args(args), bp::std_in < bp::null, bp::std_out > base + ".out",
+                  bp::std_err > base + ".err");
+  CommandResult result;
+  if (!child.wait_for(std::chrono::duration<double>(timeout_s))) {
+    child.terminate();
+    result.err = "timed out after " + std::to_string(timeout_s) + " s\n";
+  }
+  child.wait();
+  const int native = child.native_exit_code();
+  result.exit_code = WIFEXITED(native) ? WEXITSTATUS(native) : -1;
+  result.out = Slurp(base + ".out");
+  result.err += Slurp(base + ".err");
+  return result;
+}
+
+struct TestDaemon::Process {
+  bp::child child;
+};
+
+TestDaemon::TestDaemon(std::string state_dir, std::vector<std::string> extra_flags)
+    : state_dir_(std::move(state_dir)),
+      extra_flags_(std::move(extra_flags)),
+      address_("unix:" + state_dir_ + "/d.sock") {
+  Start();
+}
+
+TestDaemon::~TestDaemon() {
+  if (process_ && process_->child.running()) {
+    ::kill(process_->child.id(), SIGTERM);
+    if (!process_->child.wait_for(std::chrono::seconds(15))) process_->child.terminate();
+  }
+}
+
+void TestDaemon::Start() {
+  std::vector<std::string> args = {"--state-dir", state_dir_, "--listen", address_};
+  args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
+  process_ = std::make_unique<Process>();
+  process_->child = bp::child(Runfile("daemon/torchscand"), bp::args(args), bp::std_in < bp::null,
+                              bp::std_out > bp::null, bp::std_err > state_dir_ + ".log");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!process_->child.running()) throw std::runtime_error("torchscand exited: " + Slurp(state_dir_ + ".log"));
+    if (Client({"info"}, 10).exit_code == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  throw std::runtime_error("torchscand did not answer: " + Slurp(state_dir_ + ".log"));
+}
+
+void TestDaemon::Kill9() {
+  ::kill(process_->child.id(), SIGKILL);
+  process_->child.wait();
+}
+
+bool TestDaemon::Running() { return process_ && process_->child.running(); }
+
+int TestDaemon::pid() const { return process_->child.id(); }
+
+CommandResult TestDaemon::Client(const std::vector<std::string>& args, double timeout_s) const {
+  std::vector<std::string> all = {"--daemon", address_};
+  all.insert(all.end(), args.begin(), args.end());
+  return Run(Runfile("client/torchscan-client"), all, timeout_s);
+}
+
+}  // namespace torchscan::e2e

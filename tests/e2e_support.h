@@ -1,0 +1,52 @@
+// Helpers for end-to-end tests that run the real binaries: runfile paths, a real torchscand
+// process on a unix socket in the test's temporary folder, and torchscan-client runs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace torchscan::e2e {
+
+// Absolute path of a runfile given as a workspace-relative path ("client/torchscan-client").
+std::string Runfile(const std::string& path);
+
+// A new folder under $TEST_TMPDIR.
+std::string TempDir(const std::string& name);
+
+struct CommandResult {
+  int exit_code = -1;   // -1 when killed by a signal
+  std::string out;      // stdout
+  std::string err;      // stderr
+};
+
+// Runs `program` with `args` to completion (at most `timeout_s`, then SIGKILL).
+CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s = 300);
+
+// A torchscand on unix:<state_dir>/d.sock with the real worker.
+class TestDaemon {
+ public:
+  TestDaemon(std::string state_dir, std::vector<std::string> extra_flags = {});
+  ~TestDaemon();  // SIGTERM, then SIGKILL
+
+  // Starts (or restarts) the process and waits until its socket answers.
+  void Start();
+  void Kill9();   // kill -9 and reap
+  bool Running();
+  int pid() const;
+
+  const std::string& address() const { return address_; }
+  const std::string& state_dir() const { return state_dir_; }
+
+  // torchscan-client --daemon <address> <args...>
+  CommandResult Client(const std::vector<std::string>& args, double timeout_s = 300) const;
+
+ private:
+  struct Process;
+  std::string state_dir_;
+  std::vector<std::string> extra_flags_;
+  std::string address_;
+  std::unique_ptr<Process> process_;
+};
+
+}  // namespace torchscan::e2e
