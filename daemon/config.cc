@@ -1,0 +1,245 @@
+#include "daemon/config.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/environment.h"
+#include "daemon/json_message.h"
+
+namespace torchscan::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status Invalid(const std::string& field, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
+}
+
+bool IsExecutableFile(const std::string& path) {
+  std::error_code error;
+  return !path.empty() && fs::is_regular_file(path, error) && ::access(path.c_str(), X_OK) == 0;
+}
+
+bool AllDigits(absl::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+absl::Status ValidateListen(const std::string& field, const std::string& address) {
+  if (std::optional<std::string> path = UnixSocketPath(address)) {
+    if (path->empty()) return Invalid(field, "\"" + address + "\" has no socket path; write unix:/path/to.sock");
+    if (path->size() > 107)
+      return Invalid(field, absl::StrCat("unix socket path is ", path->size(),
+                                         " bytes; the kernel allows 107: choose a shorter state_dir or path"));
+    return absl::OkStatus();
+  }
+  absl::string_view rest = address;
+  const bool loopback = absl::ConsumePrefix(&rest, "127.0.0.1:") || absl::ConsumePrefix(&rest, "localhost:") ||
+                        absl::ConsumePrefix(&rest, "[::1]:");
+  if (!loopback) {
+    return Invalid(field, "\"" + address +
+                              "\" is not allowed: listen on a unix: socket, or on loopback TCP "
+                              "(127.0.0.1:PORT, localhost:PORT, [::1]:PORT); TCP on other interfaces needs "
+                              "authentication, which torchscand does not have yet");
+  }
+  int port = -1;
+  if (!AllDigits(rest) || !absl::SimpleAtoi(rest, &port) || port > 65535)
+    return Invalid(field, "\"" + address + "\" has no valid port (0-65535)");
+  return absl::OkStatus();
+}
+
+absl::Status ValidateDevice(const std::string& field, const std::string& device) {
+  absl::string_view rest = device;
+  if (device == "cpu" || device == "cuda") return absl::OkStatus();
+  if (absl::ConsumePrefix(&rest, "cuda:") && AllDigits(rest) && rest.size() <= 4) return absl::OkStatus();
+  return Invalid(field, "unknown device \"" + device + "\"; use cpu, cuda or cuda:N");
+}
+
+absl::Status ValidateThreads(const std::string& field, int threads) {
+  if (threads < 0 || threads > kMaxThreads)
+    return Invalid(field, absl::StrCat(threads, " is outside 0..", kMaxThreads));
+  return absl::OkStatus();
+}
+
+absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
+  if (limits.max_queue_length() < 0)
+    return Invalid("limits.max_queue_length", absl::StrCat(limits.max_queue_length(), " is negative; give a count >= 1"));
+  if (!std::isfinite(limits.job_wall_time_s()) || limits.job_wall_time_s() < 0)
+    return Invalid("limits.job_wall_time_s", absl::StrCat(limits.job_wall_time_s(), " is not a number of seconds > 0"));
+  if (limits.worker_memory_bytes() < 0)
+    return Invalid("limits.worker_memory_bytes",
+                   absl::StrCat(limits.worker_memory_bytes(), " is negative; give bytes, or 0 for no limit"));
+  if (limits.max_upload_bytes() < 0)
+    return Invalid("limits.max_upload_bytes", absl::StrCat(limits.max_upload_bytes(), " is negative; give bytes"));
+  return absl::OkStatus();
+}
+
+std::string DefaultRssChild(const std::string& worker_path) {
+  const fs::path dir = fs::path(worker_path).parent_path();
+  for (const fs::path& candidate :
+       {dir / kRssChildFileName, dir / ".." / "core" / "workloads" / kRssChildFileName}) {
+    if (IsExecutableFile(candidate.string())) return candidate.lexically_normal().string();
+  }
+  return "";
+}
+
+}  // namespace
+
+MachineFacts CurrentMachine() {
+  MachineFacts machine;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &set)) machine.available_cpus.push_back(cpu);
+  }
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error) machine.executable_dir = self.parent_path().string();
+  return machine;
+}
+
+absl::StatusOr<v1::DaemonConfig> LoadConfigFile(const std::string& path) {
+  v1::DaemonConfig config;
+  if (absl::Status s = LoadJsonMessage(path, &config); !s.ok()) return s;
+  return config;
+}
+
+void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config) {
+  if (!flags.listen.empty()) *config->mutable_listen() = {flags.listen.begin(), flags.listen.end()};
+  if (flags.state_dir) config->set_state_dir(*flags.state_dir);
+  if (!flags.devices.empty()) *config->mutable_devices() = {flags.devices.begin(), flags.devices.end()};
+  if (flags.intra_op_threads) config->set_default_intra_op_threads(*flags.intra_op_threads);
+  if (flags.inter_op_threads) config->set_default_inter_op_threads(*flags.inter_op_threads);
+  if (flags.cpu_set) config->set_cpu_set(*flags.cpu_set);
+  v1::DaemonLimits* limits = config->mutable_limits();
+  if (flags.max_queue_length) limits->set_max_queue_length(*flags.max_queue_length);
+  if (flags.job_wall_time_s) limits->set_job_wall_time_s(*flags.job_wall_time_s);
+  if (flags.worker_memory_bytes) limits->set_worker_memory_bytes(*flags.worker_memory_bytes);
+  if (flags.max_upload_bytes) limits->set_max_upload_bytes(*flags.max_upload_bytes);
+  if (flags.socket_mode) config->set_socket_mode(*flags.socket_mode);
+  if (flags.worker_path) config->set_worker_path(*flags.worker_path);
+  if (flags.rss_child_path) config->set_rss_child_path(*flags.rss_child_path);
+}
+
+void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
+  if (!config->state_dir().empty()) {
+    std::error_code error;
+    const fs::path absolute = fs::absolute(config->state_dir(), error);
+    if (!error) config->set_state_dir(absolute.lexically_normal().string());
+  }
+  if (config->listen().empty() && !config->state_dir().empty())
+    config->add_listen("unix:" + (fs::path(config->state_dir()) / kSocketFileName).string());
+  if (config->socket_mode().empty()) config->set_socket_mode(kDefaultSocketMode);
+  if (config->devices().empty()) config->add_devices("cpu");
+  if (config->default_intra_op_threads() == 0) config->set_default_intra_op_threads(1);
+  if (config->default_inter_op_threads() == 0) config->set_default_inter_op_threads(1);
+  v1::DaemonLimits* limits = config->mutable_limits();
+  if (limits->max_queue_length() == 0) limits->set_max_queue_length(kDefaultMaxQueueLength);
+  if (limits->job_wall_time_s() == 0) limits->set_job_wall_time_s(kDefaultJobWallTimeS);
+  if (limits->max_upload_bytes() == 0) limits->set_max_upload_bytes(kDefaultMaxUploadBytes);
+  if (config->worker_path().empty() && !machine.executable_dir.empty())
+    config->set_worker_path((fs::path(machine.executable_dir) / kWorkerFileName).string());
+  for (std::string* path : {config->mutable_worker_path(), config->mutable_rss_child_path()}) {
+    std::error_code error;
+    if (!path->empty()) *path = fs::absolute(*path, error).lexically_normal().string();
+  }
+  if (config->rss_child_path().empty() && !config->worker_path().empty())
+    config->set_rss_child_path(DefaultRssChild(config->worker_path()));
+}
+
+absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& machine) {
+  if (config.state_dir().empty())
+    return Invalid("state_dir", "required: the folder for job records and results (--state-dir or \"state_dir\")");
+  if (config.listen().empty()) return Invalid("listen", "give at least one address, e.g. unix:/run/torchscand.sock");
+  for (int i = 0; i < config.listen_size(); ++i)
+    if (absl::Status s = ValidateListen(absl::StrCat("listen[", i, "]"), config.listen(i)); !s.ok()) return s;
+  if (absl::StatusOr<mode_t> mode = ParseSocketMode(config.socket_mode()); !mode.ok()) return mode.status();
+  for (int i = 0; i < config.devices_size(); ++i)
+    if (absl::Status s = ValidateDevice(absl::StrCat("devices[", i, "]"), config.devices(i)); !s.ok()) return s;
+  if (absl::Status s = ValidateThreads("default_intra_op_threads", config.default_intra_op_threads()); !s.ok())
+    return s;
+  if (absl::Status s = ValidateThreads("default_inter_op_threads", config.default_inter_op_threads()); !s.ok())
+    return s;
+  if (!config.cpu_set().empty()) {
+    absl::StatusOr<std::vector<int>> cpus = ParseCpuList(config.cpu_set());
+    if (!cpus.ok()) return cpus.status();
+    const std::set<int> available(machine.available_cpus.begin(), machine.available_cpus.end());
+    for (int cpu : *cpus) {
+      if (!available.count(cpu))
+        return Invalid("cpu_set", absl::StrCat("CPU ", cpu, " is not available on this machine (available: ",
+                                               FormatCpuList(machine.available_cpus), ")"));
+    }
+  }
+  if (absl::Status s = ValidateLimits(config.limits()); !s.ok()) return s;
+  if (!IsExecutableFile(config.worker_path()))
+    return Invalid("worker_path", "\"" + config.worker_path() +
+                                      "\" is not an executable file; build //daemon:torchscan-worker and pass --worker");
+  if (!config.rss_child_path().empty() && !IsExecutableFile(config.rss_child_path()))
+    return Invalid("rss_child_path", "\"" + config.rss_child_path() +
+                                         "\" is not an executable file; build //core/workloads:torchscan_rss_child");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::DaemonConfig> EffectiveConfig(const ConfigFlags& flags, const MachineFacts& machine) {
+  v1::DaemonConfig config;
+  if (!flags.config_path.empty()) {
+    absl::StatusOr<v1::DaemonConfig> loaded = LoadConfigFile(flags.config_path);
+    if (!loaded.ok()) return loaded.status();
+    config = *std::move(loaded);
+  }
+  ApplyFlags(flags, &config);
+  ApplyDefaults(machine, &config);
+  if (absl::Status s = ValidateConfig(config, machine); !s.ok()) {
+    if (flags.config_path.empty()) return s;
+    return absl::InvalidArgumentError(absl::StrCat(s.message(), " (configuration from ", flags.config_path,
+                                                   " and the command line)"));
+  }
+  return config;
+}
+
+absl::StatusOr<std::vector<int>> ParseCpuList(std::string_view cpu_list, const std::string& field) {
+  const absl::string_view text(cpu_list.data(), cpu_list.size());
+  std::set<int> cpus;
+  if (absl::StripAsciiWhitespace(text).empty()) return Invalid(field, "empty CPU list; write e.g. \"0-3,6\"");
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    item = absl::StripAsciiWhitespace(item);
+    std::vector<absl::string_view> ends = absl::StrSplit(item, absl::MaxSplits('-', 1));
+    int first = -1, last = -1;
+    const bool ok = AllDigits(ends[0]) && absl::SimpleAtoi(ends[0], &first) &&
+                    (ends.size() == 1 ? (last = first, true) : AllDigits(ends[1]) && absl::SimpleAtoi(ends[1], &last));
+    if (!ok || first >= CPU_SETSIZE || last >= CPU_SETSIZE)
+      return Invalid(field, "\"" + std::string(item) + "\" is not a CPU number or range like 0-3");
+    if (last < first) return Invalid(field, "\"" + std::string(item) + "\" ends below its start");
+    for (int cpu = first; cpu <= last; ++cpu) cpus.insert(cpu);
+  }
+  return std::vector<int>(cpus.begin(), cpus.end());
+}
+
+absl::StatusOr<mode_t> ParseSocketMode(std::string_view text) {
+  const bool octal = (text.size() == 3 || text.size() == 4) &&
+                     std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '7'; });
+  if (!octal || (text.size() == 4 && text[0] != '0'))
+    return Invalid("socket_mode", "\"" + std::string(text) + "\" is not an octal permission like \"0660\"");
+  mode_t mode = 0;
+  for (char c : text) mode = mode * 8 + static_cast<mode_t>(c - '0');
+  return mode;
+}
+
+std::optional<std::string> UnixSocketPath(std::string_view text) {
+  absl::string_view address(text.data(), text.size());
+  if (absl::ConsumePrefix(&address, "unix://")) return std::string(address);
+  if (absl::ConsumePrefix(&address, "unix:")) return std::string(address);
+  return std::nullopt;
+}
+
+}  // namespace torchscan::daemon

@@ -1,0 +1,98 @@
+// torchscand's configuration: the DaemonConfig message (proto/service.proto) loaded from a
+// JSON file, overridden by command-line flags, completed with defaults and validated.
+// gRPC-free and LibTorch-free.
+//
+// Every error is InvalidArgument whose message names the field (the DaemonConfig field path,
+// e.g. "limits.job_wall_time_s") and the fix; errors from the file also name the file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <sys/types.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/service.pb.h"
+
+namespace torchscan::daemon {
+
+// Values given on the command line; an unset field leaves the file's value (or the default).
+// A non-empty list replaces the file's list.
+struct ConfigFlags {
+  std::string config_path;                      // --config FILE; "" = no file
+  std::vector<std::string> listen;              // --listen (repeatable)
+  std::optional<std::string> state_dir;         // --state-dir
+  std::vector<std::string> devices;             // --device (repeatable)
+  std::optional<int> intra_op_threads;          // --intra-op-threads
+  std::optional<int> inter_op_threads;          // --inter-op-threads
+  std::optional<std::string> cpu_set;           // --cpu-set, e.g. "0-1,3"
+  std::optional<int> max_queue_length;          // --max-queue
+  std::optional<double> job_wall_time_s;        // --job-wall-time (seconds)
+  std::optional<int64_t> worker_memory_bytes;   // --worker-memory (bytes; 0 = no limit)
+  std::optional<int64_t> max_upload_bytes;      // --max-upload (bytes)
+  std::optional<std::string> socket_mode;       // --socket-mode, e.g. "0660"
+  std::optional<std::string> worker_path;       // --worker
+  std::optional<std::string> rss_child_path;    // --rss-child
+};
+
+// What validation and defaults need to know about the machine; tests pass their own.
+struct MachineFacts {
+  std::vector<int> available_cpus;  // CPUs this process may run on (sched_getaffinity)
+  std::string executable_dir;       // folder of the running torchscand (default worker location)
+};
+
+// The running process's facts.
+MachineFacts CurrentMachine();
+
+// Defaults (zero values in DaemonConfig mean "default"):
+inline constexpr const char* kDefaultSocketMode = "0660";
+inline constexpr int kDefaultMaxQueueLength = 100;
+inline constexpr double kDefaultJobWallTimeS = 3600;
+inline constexpr int64_t kDefaultMaxUploadBytes = int64_t{64} << 20;
+inline constexpr int kMaxThreads = 4096;
+inline constexpr const char* kSocketFileName = "torchscand.sock";
+inline constexpr const char* kWorkerFileName = "torchscan-worker";
+inline constexpr const char* kRssChildFileName = "torchscan_rss_child";
+
+// Reads and strictly parses a DaemonConfig JSON file (json_message.h).
+absl::StatusOr<v1::DaemonConfig> LoadConfigFile(const std::string& path);
+
+// Copies every flag that was given over `config`.
+void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config);
+
+// Fills defaults: state_dir, worker_path and rss_child_path made absolute; listen
+// ["unix:<state_dir>/torchscand.sock"]; socket_mode "0660"; devices ["cpu"]; threads 1;
+// limits as above; worker_path <executable_dir>/torchscan-worker; rss_child_path the first
+// executable of <worker dir>/torchscan_rss_child and
+// <worker dir>/../core/workloads/torchscan_rss_child (the Bazel output layout), else left
+// empty (jobs asking for RSS are then refused). Negative values are kept so that validation
+// names them.
+void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config);
+
+// Checks a configuration after ApplyDefaults: state_dir set; each listen address a unix:
+// socket (path at most 107 bytes) or loopback TCP (127.0.0.1:PORT, localhost:PORT,
+// [::1]:PORT) — other TCP needs authentication, which does not exist yet; socket_mode octal;
+// devices "cpu", "cuda" or "cuda:N"; thread counts 0..4096; cpu_set within
+// machine.available_cpus; limits >= 0 and finite; worker_path executable; rss_child_path,
+// when set, executable.
+absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& machine);
+
+// File (when flags.config_path is set), then flags, then defaults, then validation.
+absl::StatusOr<v1::DaemonConfig> EffectiveConfig(const ConfigFlags& flags, const MachineFacts& machine);
+
+// A kernel-style CPU list ("0-3,6", spaces allowed around items) as sorted, distinct CPUs.
+// InvalidArgument naming `field` for empty text, a negative or non-numeric item or a range
+// whose end is below its start.
+absl::StatusOr<std::vector<int>> ParseCpuList(std::string_view text, const std::string& field = "cpu_set");
+
+// "0660" / "660" -> 0660. InvalidArgument naming socket_mode for anything but 3-4 octal digits.
+absl::StatusOr<mode_t> ParseSocketMode(std::string_view text);
+
+// The path of a "unix:" address ("unix:/a/b" or "unix:///a/b"); nullopt for other addresses.
+std::optional<std::string> UnixSocketPath(std::string_view address);
+
+}  // namespace torchscan::daemon

@@ -1,0 +1,129 @@
+// A stand-in for torchscan-worker in tests: no LibTorch, behaviour chosen by
+//   fake_worker --mode "MODE [key=value ...]"        (launcher tests), or
+//   fake_worker --job DIR [--rss-child P]             MODE from spec.json's label
+// MODE: ok (result written), compare (a comparison result), noresult (exit 0, nothing
+// written), exit (exit=N, with a stderr line), crash (SIGSEGV), memory (allocates 1 GiB:
+// exit 4 when refused), env (prints "affinity <cpus>", "rlimit_as <n>", "rlimit_core <n>",
+// "pgid_is_pid <0|1>"), spawn (starts a grandchild that prints "grandchild <pid>" and
+// sleeps), flood (prints lines=N protocol lines fast).
+// Keys: sleep=S (seconds, before finishing), log=PATH (appends "start DIR" / "end DIR").
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "daemon/fake_report.h"
+#include "daemon/json_message.h"
+#include "proto/service.pb.h"
+#include "report/json_io.h"
+
+namespace {
+
+using torchscan::daemon::FakeReport;
+
+void Log(const std::map<std::string, std::string>& keys, const std::string& what) {
+  auto it = keys.find("log");
+  if (it == keys.end()) return;
+  std::ofstream(it->second, std::ios::app) << what << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string mode_text, job_dir;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--mode") == 0) mode_text = argv[i + 1];
+    if (std::strcmp(argv[i], "--job") == 0) job_dir = argv[i + 1];
+  }
+  if (!job_dir.empty()) {
+    torchscan::v1::JobSpec spec;
+    if (!torchscan::daemon::LoadJsonMessage(job_dir + "/spec.json", &spec).ok()) {
+      std::cerr << "torchscan-worker: fake: cannot read spec.json" << std::endl;
+      return 2;
+    }
+    mode_text = spec.label();
+  }
+  std::istringstream words(mode_text);
+  std::string mode, word;
+  words >> mode;
+  std::map<std::string, std::string> keys;
+  while (words >> word) {
+    const size_t eq = word.find('=');
+    if (eq != std::string::npos) keys[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  Log(keys, "start " + job_dir);
+  std::cout << "phase fake " << mode << std::endl;
+  std::cout << "not a protocol line" << std::endl;
+  std::cout << "blocks 3" << std::endl;
+  if (keys.count("sleep")) std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(keys["sleep"].c_str())));
+
+  int code = 0;
+  if (mode == "exit") {
+    code = std::atoi(keys["exit"].c_str());
+    std::cerr << "some noise\ntorchscan-worker: fake failure " << code << std::endl;
+  } else if (mode == "crash") {
+    std::cerr << "about to crash" << std::endl;
+    ::raise(SIGSEGV);
+  } else if (mode == "memory") {
+    void* block = std::malloc(size_t{1} << 30);
+    if (block == nullptr) {
+      std::cerr << "torchscan-worker: out of memory" << std::endl;
+      code = 4;
+    } else {
+      std::memset(block, 1, size_t{1} << 30);
+      std::free(block);
+    }
+  } else if (mode == "env") {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    sched_getaffinity(0, sizeof(set), &set);
+    std::string cpus;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &set)) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+    rlimit as{}, core{};
+    getrlimit(RLIMIT_AS, &as);
+    getrlimit(RLIMIT_CORE, &core);
+    std::cout << "affinity " << cpus << "\nrlimit_as " << static_cast<long long>(as.rlim_cur) << "\nrlimit_core "
+              << static_cast<long long>(core.rlim_cur) << "\npgid_is_pid " << (getpgrp() == getpid()) << std::endl;
+  } else if (mode == "spawn") {
+    const pid_t child = fork();
+    if (child == 0) {
+      std::cout << "grandchild " << getpid() << std::endl;
+      std::this_thread::sleep_for(std::chrono::seconds(60));
+      _exit(0);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+  } else if (mode == "flood") {
+    const int lines = std::atoi(keys["lines"].c_str());
+    for (int i = 1; i <= lines; ++i) std::cout << "blocks " << i << "\n";
+    std::cout << std::flush;
+  }
+  if (code == 0 && !job_dir.empty() && mode != "noresult") {
+    torchscan::v1::JobResult result;
+    if (mode == "compare") {
+      auto* c = result.mutable_comparison();
+      c->set_schema_version(torchscan::kReportSchemaVersion);
+      *c->mutable_before() = FakeReport("baseline");
+      *c->mutable_after() = FakeReport("candidate");
+      c->mutable_output_check()->set_status(torchscan::v1::OutputCheck::passed);
+      c->mutable_compatibility();
+      c->set_latency_change(torchscan::v1::Comparison::faster);
+    } else {
+      *result.mutable_report() = FakeReport("measurement");
+    }
+    if (!torchscan::SaveJson(result, job_dir + "/result.json").ok()) return 5;
+    std::cout << "done" << std::endl;
+  }
+  Log(keys, "end " + job_dir);
+  return code;
+}

@@ -1,0 +1,63 @@
+#include "daemon/job_runner.h"
+
+#include "absl/strings/str_cat.h"
+#include "daemon/config.h"
+#include "daemon/worker_protocol.h"
+
+namespace torchscan::daemon {
+
+JobRunOptions RunOptionsOf(const v1::DaemonConfig& config) {
+  JobRunOptions options;
+  options.worker_path = config.worker_path();
+  options.rss_child_path = config.rss_child_path();
+  if (!config.cpu_set().empty()) {
+    absl::StatusOr<std::vector<int>> cpus = ParseCpuList(config.cpu_set());
+    if (cpus.ok()) options.cpus = *std::move(cpus);
+  }
+  options.memory_bytes = config.limits().worker_memory_bytes();
+  options.wall_time_s = config.limits().job_wall_time_s();
+  return options;
+}
+
+JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
+                     WorkerControl* control, const JobRunCallbacks& callbacks) {
+  JobRunOutcome outcome;
+  if (absl::Status s = store.WriteSpec(id, spec); !s.ok()) {
+    outcome.error = absl::StrCat("could not write the job's spec.json: ", s.message());
+    return outcome;
+  }
+  WorkerLaunch launch;
+  launch.path = options.worker_path;
+  launch.args = {"--job", store.JobDir(id)};
+  if (!options.rss_child_path.empty()) {
+    launch.args.push_back("--rss-child");
+    launch.args.push_back(options.rss_child_path);
+  }
+  launch.stderr_path = store.StderrPath(id);
+  launch.cpus = options.cpus;
+  launch.memory_bytes = options.memory_bytes;
+  launch.wall_time_s = options.wall_time_s;
+
+  auto on_line = [&](const std::string& text) {
+    std::optional<WorkerLine> line = ParseWorkerLine(text);
+    if (!line) return;
+    if (line->kind == WorkerLine::Kind::kPhase && callbacks.on_phase) callbacks.on_phase(line->phase);
+    if (line->kind == WorkerLine::Kind::kBlocks && callbacks.on_blocks) callbacks.on_blocks(line->blocks);
+  };
+  const WorkerOutcome worker = RunWorker(launch, on_line, control, callbacks.on_start);
+  if (!worker.ok()) {
+    outcome.killed = worker.kind == WorkerOutcome::Kind::kKilled;
+    outcome.error = worker.reason;
+    return outcome;
+  }
+  absl::StatusOr<v1::JobResult> result = store.LoadResult(id);
+  if (!result.ok()) {
+    outcome.error = absl::StrCat("the worker exited 0 but its result is unusable: ", result.status().message());
+    return outcome;
+  }
+  outcome.state = v1::Job::succeeded;
+  outcome.result = *std::move(result);
+  return outcome;
+}
+
+}  // namespace torchscan::daemon

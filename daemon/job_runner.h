@@ -1,0 +1,50 @@
+// Runs one job start to end, without gRPC and without the daemon's bookkeeping: writes its
+// spec.json, launches a fresh worker (worker_launcher.h) with the daemon's affinity and
+// limits, turns the worker's progress lines (worker_protocol.h) into callbacks and reads
+// the result it wrote.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "daemon/job_store.h"
+#include "daemon/worker_launcher.h"
+#include "proto/service.pb.h"
+
+namespace torchscan::daemon {
+
+// How workers are launched; from the daemon configuration.
+struct JobRunOptions {
+  std::string worker_path;     // torchscan-worker (required)
+  std::string rss_child_path;  // passed as --rss-child when set
+  std::vector<int> cpus;       // worker affinity; empty = the daemon's
+  int64_t memory_bytes = 0;    // RLIMIT_AS of the worker; 0 = none
+  double wall_time_s = 0;      // the worker is killed past this; 0 = none
+};
+
+JobRunOptions RunOptionsOf(const v1::DaemonConfig& config);  // config must be valid
+
+// Progress, called on the running thread. Each may be empty.
+struct JobRunCallbacks {
+  std::function<void(int pid)> on_start;
+  std::function<void(const std::string& phase)> on_phase;
+  std::function<void(int64_t blocks_done)> on_blocks;
+};
+
+struct JobRunOutcome {
+  // succeeded, or failed; `killed` marks a WorkerControl::Kill (the caller decides whether
+  // that is cancelled or interrupted).
+  v1::Job::State state = v1::Job::failed;
+  bool killed = false;
+  std::string error;           // why it failed or was killed; empty on success
+  v1::JobResult result;        // on success
+};
+
+// Never throws. Failures (spec not writable, worker failure of any kind, exit 0 without a
+// valid result.json) come back as state failed with the reason in `error`.
+JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
+                     WorkerControl* control, const JobRunCallbacks& callbacks);
+
+}  // namespace torchscan::daemon

@@ -1,0 +1,128 @@
+#include "daemon/job_spec.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace torchscan::daemon {
+namespace {
+
+absl::Status Invalid(const std::string& field, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
+}
+
+absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& w, const JobSpecLimits& limits) {
+  const v1::ModelSpec& model = w.model();
+  switch (model.source_case()) {
+    case v1::ModelSpec::kBuiltin:
+      if (model.builtin() == v1::ModelSpec::builtin_unspecified)
+        return Invalid(field + ".model.builtin", "choose linear, resnet18 or bert");
+      break;
+    case v1::ModelSpec::kTorchscript:
+      if (model.torchscript().source_case() == v1::TorchScriptSpec::SOURCE_NOT_SET)
+        return Invalid(field + ".model.torchscript", "set path or module_bytes");
+      break;
+    default:
+      return Invalid(field + ".model", "required: set builtin (linear, resnet18, bert) or torchscript");
+  }
+  for (int i = 0; i < w.inputs_size(); ++i) {
+    if (w.inputs(i).source_case() == v1::InputSpec::SOURCE_NOT_SET)
+      return Invalid(absl::StrCat(field, ".inputs[", i, "]"), "set generated or tensor_file");
+  }
+  const std::string device = w.device().empty() ? "cpu" : w.device();
+  if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {
+    return Invalid(field + ".device", absl::StrCat("\"", device, "\" is not a device of this daemon (devices: ",
+                                                   absl::StrJoin(limits.devices, ", "), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status NonNegative(const std::string& field, double value) {
+  if (!std::isfinite(value) || value < 0) return Invalid(field, absl::StrCat(value, " is not a number >= 0"));
+  return absl::OkStatus();
+}
+
+absl::Status ValidateOptions(const v1::MeasurementOptions& o, const JobSpecLimits& limits) {
+  if (absl::Status s = ValidateMeasurementOptions(o); !s.ok()) return s;
+  if (o.intra_op_threads() > limits.max_threads || o.inter_op_threads() > limits.max_threads)
+    return Invalid("spec.options", absl::StrCat("thread counts above ", limits.max_threads, " are refused"));
+  if (o.rss() && !limits.rss_available) {
+    return absl::FailedPreconditionError(
+        "spec.options.rss: this daemon has no RSS child configured (rss_child_path); submit without rss or "
+        "start torchscand with --rss-child");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& o) {
+  const std::pair<const char*, double> numbers[] = {
+      {"spec.options.min_run_time_s", o.min_run_time_s()}, {"spec.options.min_blocks", o.min_blocks()},
+      {"spec.options.max_run_time_s", o.max_run_time_s()}, {"spec.options.profile_calls", o.profile_calls()},
+      {"spec.options.intra_op_threads", o.intra_op_threads()}, {"spec.options.inter_op_threads", o.inter_op_threads()}};
+  for (const auto& [field, value] : numbers)
+    if (absl::Status s = NonNegative(field, value); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
+  switch (check.kind_case()) {
+    case v1::OutputCheckSpec::kDeclarative:
+      if (absl::Status s = NonNegative("spec.compare.check.declarative.rtol", check.declarative().rtol()); !s.ok())
+        return s;
+      return NonNegative("spec.compare.check.declarative.atol", check.declarative().atol());
+    case v1::OutputCheckSpec::kTorchscript:
+      return absl::UnimplementedError(
+          "spec.compare.check.torchscript: TorchScript check modules are not supported yet; use a declarative "
+          "check (rtol, atol, allow_non_finite) or skip");
+    default:
+      return absl::OkStatus();
+  }
+}
+
+JobSpecLimits LimitsOf(const v1::DaemonConfig& config) {
+  JobSpecLimits limits;
+  limits.max_upload_bytes = config.limits().max_upload_bytes();
+  limits.devices.assign(config.devices().begin(), config.devices().end());
+  limits.rss_available = !config.rss_child_path().empty();
+  return limits;
+}
+
+absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits) {
+  const size_t size = spec.ByteSizeLong();
+  if (static_cast<int64_t>(size) > limits.max_upload_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("spec: ", size, " bytes exceed this daemon's max_upload_bytes ", limits.max_upload_bytes));
+  }
+  switch (spec.kind_case()) {
+    case v1::JobSpec::kMeasure:
+      if (!spec.measure().has_workload()) return Invalid("spec.measure.workload", "required");
+      if (absl::Status s = ValidateWorkload("spec.measure.workload", spec.measure().workload(), limits); !s.ok())
+        return s;
+      break;
+    case v1::JobSpec::kCompare: {
+      const v1::CompareJob& c = spec.compare();
+      if (!c.has_baseline()) return Invalid("spec.compare.baseline", "required");
+      if (!c.has_candidate()) return Invalid("spec.compare.candidate", "required");
+      if (absl::Status s = ValidateWorkload("spec.compare.baseline", c.baseline(), limits); !s.ok()) return s;
+      if (absl::Status s = ValidateWorkload("spec.compare.candidate", c.candidate(), limits); !s.ok()) return s;
+      if (absl::Status s = ValidateOutputCheck(c.check()); !s.ok()) return s;
+      break;
+    }
+    default:
+      return Invalid("spec", "set exactly one of measure or compare");
+  }
+  return ValidateOptions(spec.options(), limits);
+}
+
+v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config) {
+  v1::MeasurementOptions* o = spec.mutable_options();
+  if (o->intra_op_threads() == 0) o->set_intra_op_threads(config.default_intra_op_threads());
+  if (o->inter_op_threads() == 0) o->set_inter_op_threads(config.default_inter_op_threads());
+  return spec;
+}
+
+}  // namespace torchscan::daemon

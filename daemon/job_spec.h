@@ -1,0 +1,48 @@
+// Checks a submitted JobSpec before it is queued, and fills in the daemon's defaults.
+// gRPC-free and LibTorch-free: only what can be decided without building the workload
+// (the worker's BuildWorkload checks the rest and fails the job naming the field).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "proto/service.pb.h"
+
+namespace torchscan::daemon {
+
+// What the daemon accepts.
+struct JobSpecLimits {
+  int64_t max_upload_bytes = int64_t{64} << 20;  // serialized spec size limit; default 64 MiB
+  std::vector<std::string> devices = {"cpu"};    // devices a workload may name ("" means cpu)
+  bool rss_available = false;                    // an RSS child is configured
+  int max_threads = 4096;                        // thread counts above are refused
+};
+
+// The limits of a (validated, defaulted) daemon configuration.
+JobSpecLimits LimitsOf(const v1::DaemonConfig& config);
+
+// OK, or:
+//   ResourceExhausted  "spec: N bytes exceed this daemon's max_upload_bytes M"
+//   InvalidArgument    naming the field under "spec.", e.g. "spec: set exactly one of measure
+//                      or compare", "spec.compare.baseline: required",
+//                      "spec.measure.workload.model: set builtin or torchscript",
+//                      "spec.options.min_run_time_s: -1 is negative", a workload device the
+//                      daemon does not own, a negative tolerance
+//   Unimplemented      "spec.compare.check.torchscript: ..." (TorchScript check modules)
+//   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
+absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);
+
+// The parts both the daemon and the worker check. InvalidArgument naming
+// "spec.options.<field>" for a negative or non-finite number.
+absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& options);
+// InvalidArgument naming "spec.compare.check.declarative.rtol"/"atol" for negative
+// tolerances; Unimplemented naming "spec.compare.check.torchscript".
+absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check);
+
+// `spec` with thread counts of 0 replaced by the daemon's default_{intra,inter}_op_threads,
+// so that the stored job records the threads it ran with.
+v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config);
+
+}  // namespace torchscan::daemon

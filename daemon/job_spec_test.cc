@@ -1,0 +1,113 @@
+#include "daemon/job_spec.h"
+
+#include <gtest/gtest.h>
+
+namespace torchscan::daemon {
+namespace {
+
+v1::JobSpec LinearMeasure() {
+  v1::JobSpec spec;
+  spec.mutable_measure()->mutable_workload()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  return spec;
+}
+
+v1::JobSpec LinearCompare() {
+  v1::JobSpec spec;
+  spec.mutable_compare()->mutable_baseline()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  spec.mutable_compare()->mutable_candidate()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  return spec;
+}
+
+void ExpectError(const v1::JobSpec& spec, absl::StatusCode code, const std::string& field,
+                 const JobSpecLimits& limits = {}) {
+  absl::Status s = ValidateJobSpec(spec, limits);
+  EXPECT_EQ(s.code(), code) << s;
+  EXPECT_EQ(s.message().find(field + ":"), 0u) << s;
+}
+
+TEST(JobSpec, GoodSpecsPass) {
+  EXPECT_TRUE(ValidateJobSpec(LinearMeasure(), {}).ok());
+  EXPECT_TRUE(ValidateJobSpec(LinearCompare(), {}).ok());
+}
+
+TEST(JobSpec, KindIsRequired) { ExpectError(v1::JobSpec(), absl::StatusCode::kInvalidArgument, "spec"); }
+
+TEST(JobSpec, WorkloadsAndModelsAreRequired) {
+  v1::JobSpec spec;
+  spec.mutable_measure();
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload");
+  spec.mutable_measure()->mutable_workload();
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.model");
+  spec.mutable_measure()->mutable_workload()->mutable_model()->set_builtin(v1::ModelSpec::builtin_unspecified);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.model.builtin");
+  spec.mutable_measure()->mutable_workload()->mutable_model()->mutable_torchscript();
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.model.torchscript");
+
+  v1::JobSpec compare = LinearCompare();
+  compare.mutable_compare()->clear_candidate();
+  ExpectError(compare, absl::StatusCode::kInvalidArgument, "spec.compare.candidate");
+  compare = LinearCompare();
+  compare.mutable_compare()->mutable_baseline()->add_inputs();
+  ExpectError(compare, absl::StatusCode::kInvalidArgument, "spec.compare.baseline.inputs[0]");
+}
+
+TEST(JobSpec, DevicesMustBelongToTheDaemon) {
+  v1::JobSpec spec = LinearMeasure();
+  spec.mutable_measure()->mutable_workload()->set_device("cuda:0");
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.device");
+  JobSpecLimits limits;
+  limits.devices = {"cpu", "cuda:0"};
+  EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
+}
+
+TEST(JobSpec, OptionsMustBeNonNegative) {
+  v1::JobSpec spec = LinearMeasure();
+  spec.mutable_options()->set_min_run_time_s(-1);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.options.min_run_time_s");
+  spec = LinearMeasure();
+  spec.mutable_options()->set_intra_op_threads(-2);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.options.intra_op_threads");
+  spec = LinearCompare();
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->set_atol(-1);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.check.declarative.atol");
+}
+
+TEST(JobSpec, RssNeedsAChild) {
+  v1::JobSpec spec = LinearMeasure();
+  spec.mutable_options()->set_rss(true);
+  ExpectError(spec, absl::StatusCode::kFailedPrecondition, "spec.options.rss");
+  JobSpecLimits limits;
+  limits.rss_available = true;
+  EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
+}
+
+TEST(JobSpec, TorchScriptChecksAreUnimplemented) {
+  v1::JobSpec spec = LinearCompare();
+  spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_path("/x.pt");
+  ExpectError(spec, absl::StatusCode::kUnimplemented, "spec.compare.check.torchscript");
+}
+
+TEST(JobSpec, LargeSpecsAreRefusedNamingTheLimit) {
+  v1::JobSpec spec = LinearMeasure();
+  spec.mutable_measure()->mutable_workload()->mutable_model()->mutable_torchscript()->set_module_bytes(
+      std::string(2000, 'x'));
+  JobSpecLimits limits;
+  limits.max_upload_bytes = 1000;
+  absl::Status s = ValidateJobSpec(spec, limits);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("max_upload_bytes 1000"), std::string::npos) << s;
+}
+
+TEST(JobSpec, DaemonDefaultsFillThreads) {
+  v1::DaemonConfig config;
+  config.set_default_intra_op_threads(2);
+  config.set_default_inter_op_threads(3);
+  v1::JobSpec spec = LinearMeasure();
+  spec.mutable_options()->set_inter_op_threads(1);
+  v1::JobSpec filled = WithDaemonDefaults(spec, config);
+  EXPECT_EQ(filled.options().intra_op_threads(), 2);
+  EXPECT_EQ(filled.options().inter_op_threads(), 1);
+}
+
+}  // namespace
+}  // namespace torchscan::daemon

@@ -1,0 +1,156 @@
+#include "daemon/job_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "daemon/json_message.h"
+#include "report/json_io.h"
+#include "report/validate.h"
+
+namespace torchscan::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kJobsDir = "jobs";
+constexpr const char* kJobFile = "job.json";
+
+absl::Status MakeDir(const std::string& path) {
+  if (::mkdir(path.c_str(), 0755) == 0 || errno == EEXIST) {
+    std::error_code error;
+    if (fs::is_directory(path, error)) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat(path, " exists and is not a folder"));
+  }
+  const std::string message = absl::StrCat("cannot create folder ", path, ": ", std::strerror(errno));
+  if (errno == EACCES || errno == EPERM) return absl::PermissionDeniedError(message);
+  return absl::InternalError(message);
+}
+
+}  // namespace
+
+JobStore::JobStore(std::string state_dir) : state_dir_(std::move(state_dir)) {}
+
+JobStore::~JobStore() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+absl::Status JobStore::Open() {
+  std::error_code error;
+  fs::create_directories(state_dir_, error);  // parents; the checks below name what failed
+  if (absl::Status s = MakeDir(state_dir_); !s.ok()) return s;
+  if (absl::Status s = MakeDir((fs::path(state_dir_) / kJobsDir).string()); !s.ok()) return s;
+  const std::string lock_path = (fs::path(state_dir_) / "torchscand.lock").string();
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return absl::InternalError(absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("state_dir ", state_dir_,
+                                                      " is in use by another torchscand (", lock_path,
+                                                      " is locked); stop it or choose another state_dir"));
+  }
+  return absl::OkStatus();
+}
+
+std::string JobStore::JobId(int64_t number) { return absl::StrFormat("job-%06d", number); }
+
+int64_t JobStore::JobNumber(const std::string& id) {
+  absl::string_view digits = id;
+  int64_t number = -1;
+  if (!absl::ConsumePrefix(&digits, "job-") || digits.size() < 6 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      !absl::SimpleAtoi(digits, &number))
+    return -1;
+  return number;
+}
+
+std::string JobStore::JobDir(const std::string& id) const {
+  return (fs::path(state_dir_) / kJobsDir / id).string();
+}
+std::string JobStore::ResultPath(const std::string& id) const { return JobDir(id) + "/result.json"; }
+std::string JobStore::StderrPath(const std::string& id) const { return JobDir(id) + "/worker.stderr"; }
+
+JobStore::Loaded JobStore::LoadAll(const std::string& now) {
+  Loaded loaded;
+  std::vector<std::pair<int64_t, std::string>> ids;
+  std::error_code error;
+  for (fs::directory_iterator it(fs::path(state_dir_) / kJobsDir, error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    const int64_t number = JobNumber(name);
+    if (number < 0) {
+      loaded.problems.push_back(absl::StrCat(it->path().string(), ": not a job folder (job-NNNNNN); ignored"));
+      continue;
+    }
+    loaded.last_number = std::max(loaded.last_number, number);
+    ids.emplace_back(number, name);
+  }
+  if (error) loaded.problems.push_back(absl::StrCat("cannot list ", state_dir_, "/jobs: ", error.message()));
+  std::sort(ids.begin(), ids.end());
+  for (const auto& [number, id] : ids) {
+    v1::Job job;
+    const std::string path = JobDir(id) + "/" + kJobFile;
+    if (absl::Status s = LoadJsonMessage(path, &job); !s.ok()) {
+      loaded.problems.push_back(absl::StrCat(s.message(), "; job skipped"));
+      continue;
+    }
+    if (job.id() != id) {
+      loaded.problems.push_back(absl::StrCat(path, ": id \"", job.id(), "\" does not match its folder; job skipped"));
+      continue;
+    }
+    if (job.state() == v1::Job::running) {
+      job.set_state(v1::Job::interrupted);
+      job.set_error("the daemon stopped while this job ran (found running at start-up)");
+      job.set_finished_at(now);
+      job.set_worker_pid(0);
+      if (absl::Status s = SaveJob(job); !s.ok())
+        loaded.problems.push_back(absl::StrCat(id, ": could not record the interruption: ", s.message()));
+      loaded.interrupted.push_back(id);
+    }
+    if (job.state() != v1::Job::queued) job.set_queue_position(0);
+    loaded.jobs.push_back(std::move(job));
+  }
+  return loaded;
+}
+
+absl::Status JobStore::SaveJob(const v1::Job& job) {
+  if (JobNumber(job.id()) < 0) return absl::InvalidArgumentError(absl::StrCat("job id \"", job.id(), "\" is malformed"));
+  if (absl::Status s = MakeDir(JobDir(job.id())); !s.ok()) return s;
+  return SaveJson(job, JobDir(job.id()) + "/" + kJobFile);
+}
+
+absl::Status JobStore::WriteSpec(const std::string& id, const v1::JobSpec& spec) {
+  if (absl::Status s = MakeDir(JobDir(id)); !s.ok()) return s;
+  return SaveJson(spec, JobDir(id) + "/spec.json");
+}
+
+absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const {
+  const std::string path = ResultPath(id);
+  std::error_code error;
+  if (!fs::exists(path, error)) return absl::NotFoundError(absl::StrCat(path, " does not exist"));
+  v1::JobResult result;
+  absl::Status s = LoadJsonMessage(path, &result);
+  if (s.ok()) {
+    if (result.has_report()) {
+      s = ValidateReport(result.report(), kReportSchemaVersion, "report.");
+    } else if (result.has_comparison()) {
+      s = ValidateComparison(result.comparison(), kReportSchemaVersion);
+    } else {
+      s = absl::InvalidArgumentError("holds neither a report nor a comparison");
+    }
+    if (!s.ok()) s = absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
+  }
+  if (!s.ok()) return absl::DataLossError(std::string(s.message()));
+  return result;
+}
+
+}  // namespace torchscan::daemon

@@ -1,0 +1,70 @@
+// The daemon's persistent state: one folder per job under <state_dir>/jobs/<id>/ holding
+//   job.json        the Job record (JSON mapping), rewritten at each state change
+//   spec.json       the JobSpec given to the worker
+//   result.json     the JobResult, written by the worker
+//   worker.stderr   what the worker wrote to stderr
+// Every JSON file is written atomically (temporary file, fsync, rename), so a reader or a
+// restart after kill -9 sees the old or the new file, never a torn one. The store never
+// deletes anything. gRPC-free.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/service.pb.h"
+
+namespace torchscan::daemon {
+
+class JobStore {
+ public:
+  explicit JobStore(std::string state_dir);
+  ~JobStore();
+  JobStore(const JobStore&) = delete;
+  JobStore& operator=(const JobStore&) = delete;
+
+  // Creates <state_dir> and <state_dir>/jobs (mode 0700 ... as the umask allows) and takes
+  // an exclusive lock on <state_dir>/torchscand.lock for the life of this object.
+  // Internal/PermissionDenied naming the path when a folder cannot be made; FailedPrecondition
+  // when another process holds the lock (another torchscand uses this state_dir).
+  absl::Status Open();
+
+  struct Loaded {
+    std::vector<v1::Job> jobs;          // every readable record, in submission (id) order
+    std::vector<std::string> problems;  // one line per record that was skipped or not rewritten
+    int64_t last_number = 0;            // the largest job number seen (folders included)
+    std::vector<std::string> interrupted;  // ids of the jobs found running and now interrupted
+  };
+  // Reads every job record. Restart semantics: a job found `running` becomes `interrupted`
+  // (error: the daemon stopped while it ran; finished_at = `now`; worker_pid cleared) and is
+  // rewritten; queued jobs keep their state. A missing, corrupt or mismatching job.json is
+  // reported in `problems` and skipped; it never fails the load.
+  Loaded LoadAll(const std::string& now);
+
+  // "job-000042" for 42: ids sort in submission order.
+  static std::string JobId(int64_t number);
+  // The number of a well-formed id, or -1.
+  static int64_t JobNumber(const std::string& id);
+
+  // Writes the record to jobs/<id>/job.json atomically (the folder is created on first use).
+  absl::Status SaveJob(const v1::Job& job);
+  // Writes jobs/<id>/spec.json atomically.
+  absl::Status WriteSpec(const std::string& id, const v1::JobSpec& spec);
+  // Strictly parses jobs/<id>/result.json and checks the report or comparison it holds
+  // (report/validate.h). NotFound when absent; DataLoss naming the file when unreadable,
+  // corrupt or empty.
+  absl::StatusOr<v1::JobResult> LoadResult(const std::string& id) const;
+
+  std::string JobDir(const std::string& id) const;
+  std::string ResultPath(const std::string& id) const;
+  std::string StderrPath(const std::string& id) const;
+  const std::string& state_dir() const { return state_dir_; }
+
+ private:
+  std::string state_dir_;
+  int lock_fd_ = -1;
+};
+
+}  // namespace torchscan::daemon

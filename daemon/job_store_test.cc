@@ -1,0 +1,166 @@
+#include "daemon/job_store.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "daemon/fake_report.h"
+#include "report/json_io.h"
+
+namespace torchscan::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+v1::Job MakeJob(int64_t number, v1::Job::State state) {
+  v1::Job job;
+  job.set_id(JobStore::JobId(number));
+  job.set_state(state);
+  job.set_submitter("local");
+  job.mutable_spec()->set_label("job " + std::to_string(number));
+  job.mutable_spec()->mutable_measure()->mutable_workload()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  return job;
+}
+
+TEST(JobStore, IdsSortInSubmissionOrder) {
+  EXPECT_EQ(JobStore::JobId(42), "job-000042");
+  EXPECT_EQ(JobStore::JobNumber("job-000042"), 42);
+  EXPECT_EQ(JobStore::JobNumber("job-1234567"), 1234567);
+  EXPECT_EQ(JobStore::JobNumber("job-42"), -1);
+  EXPECT_EQ(JobStore::JobNumber("../etc"), -1);
+}
+
+TEST(JobStore, RecordsRoundTrip) {
+  JobStore store(FreshDir("round_trip"));
+  ASSERT_TRUE(store.Open().ok());
+  v1::Job job = MakeJob(1, v1::Job::succeeded);
+  job.set_latency_change("faster");
+  ASSERT_TRUE(store.SaveJob(job).ok());
+  JobStore::Loaded loaded = store.LoadAll("now");
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  EXPECT_EQ(loaded.jobs[0].SerializeAsString(), job.SerializeAsString());
+  EXPECT_TRUE(loaded.problems.empty());
+  EXPECT_EQ(loaded.last_number, 1);
+}
+
+TEST(JobStore, RestartInterruptsRunningAndKeepsQueuedInOrder) {
+  const std::string dir = FreshDir("restart");
+  {
+    JobStore store(dir);
+    ASSERT_TRUE(store.Open().ok());
+    ASSERT_TRUE(store.SaveJob(MakeJob(3, v1::Job::queued)).ok());
+    ASSERT_TRUE(store.SaveJob(MakeJob(1, v1::Job::succeeded)).ok());
+    v1::Job running = MakeJob(2, v1::Job::running);
+    running.set_worker_pid(1234);
+    ASSERT_TRUE(store.SaveJob(running).ok());
+    ASSERT_TRUE(store.SaveJob(MakeJob(10, v1::Job::queued)).ok());
+  }
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  JobStore::Loaded loaded = store.LoadAll("2024-01-01T00:00:00Z");
+  ASSERT_EQ(loaded.jobs.size(), 4u);
+  EXPECT_EQ(loaded.jobs[0].id(), "job-000001");
+  EXPECT_EQ(loaded.jobs[1].state(), v1::Job::interrupted);
+  EXPECT_EQ(loaded.jobs[1].worker_pid(), 0);
+  EXPECT_EQ(loaded.jobs[1].finished_at(), "2024-01-01T00:00:00Z");
+  EXPECT_NE(loaded.jobs[1].error().find("daemon stopped"), std::string::npos);
+  EXPECT_EQ(loaded.interrupted, std::vector<std::string>{"job-000002"});
+  EXPECT_EQ(loaded.jobs[2].id(), "job-000003");
+  EXPECT_EQ(loaded.jobs[2].state(), v1::Job::queued);
+  EXPECT_EQ(loaded.jobs[3].id(), "job-000010");
+  EXPECT_EQ(loaded.last_number, 10);
+  // The interruption is on disk: a second restart sees it without rewriting.
+  JobStore::Loaded again = store.LoadAll("later");
+  EXPECT_EQ(again.jobs[1].state(), v1::Job::interrupted);
+  EXPECT_EQ(again.jobs[1].finished_at(), "2024-01-01T00:00:00Z");
+}
+
+TEST(JobStore, CorruptRecordsAreReportedAndSkipped) {
+  const std::string dir = FreshDir("corrupt");
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  ASSERT_TRUE(store.SaveJob(MakeJob(1, v1::Job::succeeded)).ok());
+  fs::create_directories(store.JobDir("job-000002"));
+  std::ofstream(store.JobDir("job-000002") + "/job.json") << "{\"id\": \"job-000002\", \"state\": ";  // torn
+  fs::create_directories(store.JobDir("job-000003"));                                                 // no job.json
+  ASSERT_TRUE(store.SaveJob(MakeJob(4, v1::Job::queued)).ok());
+  fs::rename(store.JobDir("job-000004") + "/job.json", store.JobDir("job-000004") + "/x");
+  v1::Job other = MakeJob(5, v1::Job::queued);
+  ASSERT_TRUE(store.SaveJob(other).ok());
+  other.set_id("job-000006");
+  ASSERT_TRUE(SaveJson(other, store.JobDir("job-000005") + "/job.json").ok());  // id mismatch
+  fs::create_directories(dir + "/jobs/stray");
+
+  JobStore::Loaded loaded = store.LoadAll("now");
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  EXPECT_EQ(loaded.jobs[0].id(), "job-000001");
+  EXPECT_EQ(loaded.problems.size(), 5u);
+  EXPECT_EQ(loaded.last_number, 5);
+  for (const std::string& p : loaded.problems) EXPECT_FALSE(p.empty());
+}
+
+TEST(JobStore, WritesAreAtomicAndLeaveNoTemporaries) {
+  JobStore store(FreshDir("atomic"));
+  ASSERT_TRUE(store.Open().ok());
+  v1::Job job = MakeJob(1, v1::Job::queued);
+  for (int i = 0; i < 20; ++i) {
+    job.set_phase("phase " + std::to_string(i));
+    ASSERT_TRUE(store.SaveJob(job).ok());
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(store.JobDir(job.id())))
+    files.push_back(entry.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"job.json"});
+  EXPECT_EQ(store.LoadAll("now").jobs[0].phase(), "phase 19");
+}
+
+TEST(JobStore, SecondOpenOfTheSameStateDirIsRefused) {
+  const std::string dir = FreshDir("locked");
+  JobStore first(dir);
+  ASSERT_TRUE(first.Open().ok());
+  JobStore second(dir);
+  absl::Status s = second.Open();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find(dir), std::string::npos) << s;
+}
+
+TEST(JobStore, UncreatableStateDirIsAnError) {
+  const std::string file = FreshDir("a_file");
+  std::ofstream(file) << "x";
+  JobStore store(file + "/state");
+  EXPECT_FALSE(store.Open().ok());
+}
+
+TEST(JobStore, ResultsAreValidatedOnLoad) {
+  JobStore store(FreshDir("results"));
+  ASSERT_TRUE(store.Open().ok());
+  EXPECT_EQ(store.LoadResult("job-000001").status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(store.WriteSpec("job-000001", MakeJob(1, v1::Job::queued).spec()).ok());
+  v1::JobResult result;
+  *result.mutable_report() = FakeReport("measurement");
+  ASSERT_TRUE(SaveJson(result, store.ResultPath("job-000001")).ok());
+  absl::StatusOr<v1::JobResult> loaded = store.LoadResult("job-000001");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->report().name(), "measurement");
+
+  result.mutable_report()->set_work_units(0);
+  ASSERT_TRUE(SaveJson(result, store.ResultPath("job-000001")).ok());
+  absl::StatusOr<v1::JobResult> invalid = store.LoadResult("job-000001");
+  EXPECT_EQ(invalid.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(invalid.status().message().find("report.work_units"), std::string::npos) << invalid.status();
+
+  std::ofstream(store.ResultPath("job-000001")) << "{}";
+  EXPECT_EQ(store.LoadResult("job-000001").status().code(), absl::StatusCode::kDataLoss);
+}
+
+}  // namespace
+}  // namespace torchscan::daemon

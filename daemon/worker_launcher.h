@@ -1,0 +1,80 @@
+// Runs one torchscan-worker process (Boost.Process) and reports how it ended. No gRPC.
+//
+// In the forked child, before exec: stdout goes to a pipe read here line by line, stderr to
+// a file, stdin from /dev/null; the child gets its own process group (so a kill reaches the
+// RSS children it starts), dies with the launching thread (PR_SET_PDEATHSIG), and gets the
+// CPU affinity (sched_setaffinity), RLIMIT_AS and RLIMIT_CORE 0 asked for, with no signal
+// blocked and SIGPIPE at its default. If any of that fails the child writes why to its
+// stderr and exits with kWorkerLaunchSetupFailed (120).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace torchscan::daemon {
+
+struct WorkerLaunch {
+  std::string path;               // the executable; required
+  std::vector<std::string> args;  // its arguments (argv[1...])
+  std::string stderr_path;        // file receiving its stderr (truncated); "" = /dev/null
+  std::vector<int> cpus;          // CPU affinity; empty = inherit the daemon's
+  int64_t memory_bytes = 0;       // RLIMIT_AS; 0 = no limit (inherit)
+  double wall_time_s = 0;         // killed (SIGKILL) past this; 0 = no limit
+};
+
+// Lets another thread stop a running worker. Thread-safe.
+class WorkerControl {
+ public:
+  WorkerControl();
+  ~WorkerControl();
+  WorkerControl(const WorkerControl&) = delete;
+  WorkerControl& operator=(const WorkerControl&) = delete;
+
+  // Asks RunWorker to kill the worker's process group with SIGKILL and report `reason`.
+  // The first reason wins. Before launch: the worker is never started.
+  void Kill(const std::string& reason);
+  bool killed() const;
+  std::string reason() const;
+  int wake_fd() const { return event_fd_; }  // readable once Kill was called
+
+ private:
+  mutable std::mutex mu_;
+  bool killed_ = false;
+  std::string reason_;
+  int event_fd_ = -1;
+};
+
+struct WorkerOutcome {
+  enum class Kind {
+    kExited,        // exited by itself; exit_code says how
+    kSignaled,      // killed by a signal nobody here sent (crash, OOM killer ...)
+    kTimedOut,      // past wall_time_s; killed here
+    kKilled,        // WorkerControl::Kill
+    kLaunchFailed,  // never ran (missing executable, no pipe ...)
+  };
+  Kind kind = Kind::kLaunchFailed;
+  int exit_code = -1;        // kExited
+  int signal = 0;            // kSignaled, and SIGKILL for kTimedOut / kKilled
+  double wall_s = 0;         // launch to exit
+  // One line for the job's error, e.g. "worker exited with status 3 (workload error):
+  // <its last stderr line>", "worker killed by signal 11 (SIGSEGV)", "worker exceeded
+  // job_wall_time_s 5 and was killed (SIGKILL)", the Kill reason, "cannot start worker ...".
+  // Empty on success.
+  std::string reason;
+  std::string stderr_tail;   // the last ~4 KiB of its stderr
+  bool ok() const { return kind == Kind::kExited && exit_code == 0; }
+};
+
+// Launches, calls `on_start(pid)` once running, `on_line(line)` for each stdout line (without
+// the newline; lines over 64 KiB are split), waits for the end and returns the outcome.
+// Blocks the calling thread; never throws. `control` may be null.
+WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
+                        WorkerControl* control = nullptr, const std::function<void(int pid)>& on_start = {});
+
+// "SIGKILL" for 9; "signal N" for unknown numbers.
+std::string SignalName(int signal);
+
+}  // namespace torchscan::daemon

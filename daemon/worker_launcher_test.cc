@@ -1,0 +1,171 @@
+#include "daemon/worker_launcher.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "daemon/worker_protocol.h"
+
+namespace torchscan::daemon {
+namespace {
+
+using Kind = WorkerOutcome::Kind;
+
+WorkerLaunch Fake(const std::string& mode, const std::string& stderr_name = "stderr.txt") {
+  WorkerLaunch launch;
+  launch.path = std::string(std::getenv("TEST_SRCDIR")) + "/torchscan/daemon/fake_worker";
+  launch.args = {"--mode", mode};
+  launch.stderr_path = std::string(std::getenv("TEST_TMPDIR")) + "/" + stderr_name;
+  return launch;
+}
+
+struct Launched {
+  WorkerOutcome outcome;
+  std::vector<std::string> lines;
+  int pid = 0;
+};
+
+Launched Launch(const WorkerLaunch& launch, WorkerControl* control = nullptr) {
+  Launched run;
+  run.outcome = RunWorker(launch, [&](const std::string& line) { run.lines.push_back(line); }, control,
+                          [&](int pid) { run.pid = pid; });
+  return run;
+}
+
+bool Alive(int pid) { return ::kill(pid, 0) == 0; }
+
+TEST(WorkerLauncher, SuccessReportsEveryStdoutLine) {
+  Launched run = Launch(Fake("ok"));
+  EXPECT_TRUE(run.outcome.ok()) << run.outcome.reason;
+  EXPECT_EQ(run.outcome.kind, Kind::kExited);
+  EXPECT_EQ(run.outcome.exit_code, 0);
+  EXPECT_TRUE(run.outcome.reason.empty());
+  EXPECT_GT(run.pid, 0);
+  EXPECT_EQ(run.lines, (std::vector<std::string>{"phase fake ok", "not a protocol line", "blocks 3"}));
+}
+
+TEST(WorkerLauncher, ExitCodeComesWithTheLastStderrLine) {
+  Launched run = Launch(Fake("exit exit=3"));
+  EXPECT_EQ(run.outcome.kind, Kind::kExited);
+  EXPECT_EQ(run.outcome.exit_code, 3);
+  EXPECT_EQ(run.outcome.reason, "worker exited with status 3 (workload error): torchscan-worker: fake failure 3");
+  EXPECT_TRUE(absl::StrContains(run.outcome.stderr_tail, "some noise"));
+}
+
+TEST(WorkerLauncher, CrashIsReportedWithItsSignal) {
+  Launched run = Launch(Fake("crash"));
+  EXPECT_EQ(run.outcome.kind, Kind::kSignaled);
+  EXPECT_EQ(run.outcome.signal, SIGSEGV);
+  EXPECT_TRUE(absl::StartsWith(run.outcome.reason, "worker killed by signal 11 (SIGSEGV)")) << run.outcome.reason;
+  EXPECT_TRUE(absl::StrContains(run.outcome.reason, "about to crash")) << run.outcome.reason;
+}
+
+TEST(WorkerLauncher, OutsideSigkillIsReported) {
+  WorkerLaunch launch = Fake("ok sleep=30");
+  WorkerOutcome outcome = RunWorker(launch, {}, nullptr, [](int pid) { ::kill(pid, SIGKILL); });
+  EXPECT_EQ(outcome.kind, Kind::kSignaled);
+  EXPECT_EQ(outcome.reason, "worker killed by signal 9 (SIGKILL)");
+}
+
+TEST(WorkerLauncher, WallTimeKillsTheWorker) {
+  WorkerLaunch launch = Fake("ok sleep=30");
+  launch.wall_time_s = 0.3;
+  const auto start = std::chrono::steady_clock::now();
+  Launched run = Launch(launch);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(run.outcome.kind, Kind::kTimedOut);
+  EXPECT_EQ(run.outcome.reason, "worker exceeded job_wall_time_s 0.3 and was killed (SIGKILL)");
+  EXPECT_LT(took, 5);
+  EXPECT_FALSE(Alive(run.pid));
+}
+
+TEST(WorkerLauncher, CancelKillsTheWholeProcessGroup) {
+  WorkerControl control;
+  int grandchild = 0;
+  WorkerOutcome outcome = RunWorker(
+      Fake("spawn"),
+      [&](const std::string& line) {
+        if (absl::StartsWith(line, "grandchild ") && absl::SimpleAtoi(line.substr(11), &grandchild))
+          control.Kill("cancelled by test");
+      },
+      &control);
+  EXPECT_EQ(outcome.kind, Kind::kKilled);
+  EXPECT_EQ(outcome.signal, SIGKILL);
+  EXPECT_EQ(outcome.reason, "cancelled by test");
+  ASSERT_GT(grandchild, 0);
+  for (int i = 0; i < 100 && Alive(grandchild); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(Alive(grandchild));  // reaped by init once killed
+}
+
+TEST(WorkerLauncher, CancelFromAnotherThread) {
+  WorkerControl control;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    control.Kill("first");
+    control.Kill("second");
+  });
+  Launched run = Launch(Fake("ok sleep=30"), &control);
+  canceller.join();
+  EXPECT_EQ(run.outcome.kind, Kind::kKilled);
+  EXPECT_EQ(run.outcome.reason, "first");
+  EXPECT_LT(run.outcome.wall_s, 5);
+}
+
+TEST(WorkerLauncher, KillBeforeLaunchNeverStartsIt) {
+  WorkerControl control;
+  control.Kill("cancelled early");
+  Launched run = Launch(Fake("ok"), &control);
+  EXPECT_EQ(run.outcome.kind, Kind::kKilled);
+  EXPECT_EQ(run.pid, 0);
+}
+
+TEST(WorkerLauncher, MemoryLimitIsAppliedAndNamed) {
+  WorkerLaunch launch = Fake("memory");
+  launch.memory_bytes = int64_t{256} << 20;
+  Launched run = Launch(launch);
+  EXPECT_EQ(run.outcome.exit_code, kWorkerOutOfMemory);
+  EXPECT_TRUE(absl::StrContains(run.outcome.reason, "(out of memory)")) << run.outcome.reason;
+  EXPECT_TRUE(absl::StrContains(run.outcome.reason, "worker_memory_bytes is 268435456")) << run.outcome.reason;
+}
+
+TEST(WorkerLauncher, AffinityLimitsAndProcessGroupAreSetBeforeExec) {
+  WorkerLaunch launch = Fake("env");
+  launch.cpus = {0};
+  launch.memory_bytes = int64_t{1} << 30;
+  Launched run = Launch(launch);
+  ASSERT_TRUE(run.outcome.ok()) << run.outcome.reason;
+  EXPECT_NE(std::find(run.lines.begin(), run.lines.end(), "affinity 0"), run.lines.end());
+  EXPECT_NE(std::find(run.lines.begin(), run.lines.end(), "rlimit_as 1073741824"), run.lines.end());
+  EXPECT_NE(std::find(run.lines.begin(), run.lines.end(), "rlimit_core 0"), run.lines.end());
+  EXPECT_NE(std::find(run.lines.begin(), run.lines.end(), "pgid_is_pid 1"), run.lines.end());
+}
+
+TEST(WorkerLauncher, ManyLinesArriveInOrder) {
+  Launched run = Launch(Fake("flood lines=20000"));
+  ASSERT_TRUE(run.outcome.ok());
+  ASSERT_EQ(run.lines.size(), 3u + 20000u);
+  EXPECT_EQ(run.lines.back(), "blocks 20000");
+}
+
+TEST(WorkerLauncher, MissingExecutableIsALaunchFailure) {
+  WorkerLaunch launch = Fake("ok");
+  launch.path = "/nonexistent/torchscan-worker";
+  Launched run = Launch(launch);
+  EXPECT_EQ(run.outcome.kind, Kind::kLaunchFailed);
+  EXPECT_TRUE(absl::StartsWith(run.outcome.reason, "cannot start worker /nonexistent/torchscan-worker"))
+      << run.outcome.reason;
+}
+
+TEST(WorkerLauncher, SignalNames) {
+  EXPECT_EQ(SignalName(SIGKILL), "SIGKILL");
+  EXPECT_EQ(SignalName(SIGSEGV), "SIGSEGV");
+}
+
+}  // namespace
+}  // namespace torchscan::daemon
