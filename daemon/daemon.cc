@@ -1,0 +1,363 @@
+#include "daemon/daemon.h"
+
+#include <time.h>
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/environment.h"
+#include "core/version.h"
+#include "daemon/job_spec.h"
+
+namespace torchscan::daemon {
+namespace {
+
+// RFC 3339 UTC with milliseconds, so that consecutive jobs' timestamps order.
+std::string Now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  if (gmtime_r(&seconds, &utc) == nullptr) return kUnknown;
+  return absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                         utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis));
+}
+
+absl::Status UnknownJob(const std::string& id) {
+  return absl::NotFoundError(absl::StrCat("id: no job \"", id, "\" on this daemon (list them with ListJobs)"));
+}
+
+bool Finished(v1::Job::State state) {
+  return state != v1::Job::queued && state != v1::Job::running && state != v1::Job::state_unspecified;
+}
+
+std::string StateName(v1::Job::State state) { return v1::Job::State_Name(state); }
+
+bool SameProgress(const v1::Job& a, const v1::Job& b) {
+  return a.state() == b.state() && a.phase() == b.phase() && a.blocks_done() == b.blocks_done() &&
+         a.queue_position() == b.queue_position() && a.worker_pid() == b.worker_pid() && a.error() == b.error();
+}
+
+// What changed, e.g. "state running; phase build baseline".
+std::string DescribeChange(const v1::Job& before, const v1::Job& after) {
+  std::vector<std::string> parts;
+  if (before.state() != after.state())
+    parts.push_back(absl::StrCat("state ", StateName(after.state()), after.error().empty() ? "" : ": " + after.error()));
+  if (before.phase() != after.phase()) parts.push_back("phase " + after.phase());
+  if (before.queue_position() != after.queue_position())
+    parts.push_back(absl::StrCat("queue position ", after.queue_position()));
+  if (before.blocks_done() != after.blocks_done() && after.blocks_done() > 0)
+    parts.push_back(absl::StrCat("blocks ", after.blocks_done()));
+  if (before.worker_pid() != after.worker_pid() && after.worker_pid() > 0)
+    parts.push_back(absl::StrCat("worker pid ", after.worker_pid()));
+  return parts.empty() ? "updated" : absl::StrJoin(parts, "; ");
+}
+
+}  // namespace
+
+Daemon::Daemon(const v1::DaemonConfig& config)
+    : config_(config),
+      run_options_(RunOptionsOf(config)),
+      started_at_(Now()),
+      store_(config.state_dir()),
+      queue_(config.limits().max_queue_length()) {}
+
+Daemon::~Daemon() { Shutdown("the daemon was stopped"); }
+
+absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& config) {
+  std::unique_ptr<Daemon> daemon(new Daemon(config));
+  if (absl::Status s = daemon->store_.Open(); !s.ok()) return s;
+  JobStore::Loaded loaded = daemon->store_.LoadAll(Now());
+  for (const std::string& problem : loaded.problems) spdlog::warn("start-up: {}", problem);
+  for (const std::string& id : loaded.interrupted) spdlog::warn("job {} interrupted: it was running when the daemon stopped", id);
+  daemon->load_problems_ = std::move(loaded.problems);
+  daemon->last_number_ = loaded.last_number;
+  for (v1::Job& job : loaded.jobs) {
+    if (job.state() == v1::Job::queued) {
+      daemon->queue_.Restore(job.id());
+      spdlog::info("job {} queued again after a restart", job.id());
+    }
+    const std::string id = job.id();
+    daemon->jobs_.emplace(id, std::move(job));
+  }
+  spdlog::info("state_dir {}: {} jobs loaded, {} queued", config.state_dir(), daemon->jobs_.size(),
+               daemon->queue_.size());
+  return daemon;
+}
+
+void Daemon::Start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!executor_.joinable() && !stopping_) executor_ = std::thread(&Daemon::ExecutorLoop, this);
+}
+
+v1::Job Daemon::Snapshot(const v1::Job& job) const {
+  v1::Job copy = job;
+  copy.set_queue_position(job.state() == v1::Job::queued ? queue_.Position(job.id()) : 0);
+  return copy;
+}
+
+absl::StatusOr<v1::Job*> Daemon::Find(const std::string& id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return UnknownJob(id);
+  return &it->second;
+}
+
+void Daemon::Changed(const v1::Job& job, bool persist) {
+  if (persist) {
+    if (absl::Status s = store_.SaveJob(job); !s.ok()) spdlog::error("job {}: could not store its record: {}", job.id(), std::string(s.message()));
+  }
+  changed_.notify_all();
+}
+
+absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const std::string& submitter) {
+  if (!request.has_spec()) return absl::InvalidArgumentError("spec: required");
+  if (absl::Status s = ValidateJobSpec(request.spec(), LimitsOf(config_)); !s.ok()) {
+    spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
+    return s;
+  }
+  v1::Job job;
+  *job.mutable_spec() = WithDaemonDefaults(request.spec(), config_);
+  job.set_state(v1::Job::queued);
+  job.set_submitter(submitter);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return absl::UnavailableError("torchscand is shutting down; submit again once it has restarted");
+  job.set_id(JobStore::JobId(last_number_ + 1));
+  job.set_submitted_at(Now());
+  if (absl::Status s = queue_.Push(job.id()); !s.ok()) {
+    spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
+    return s;
+  }
+  ++last_number_;
+  if (absl::Status s = store_.SaveJob(job); !s.ok()) {
+    queue_.Remove(job.id());
+    spdlog::error("job {}: could not be stored: {}", job.id(), std::string(s.message()));
+    return absl::InternalError(absl::StrCat("the job could not be stored: ", s.message()));
+  }
+  const std::string& id = job.id();
+  jobs_[id] = job;
+  spdlog::info("job {} queued by {} at position {} ({}{})", id, submitter, queue_.Position(id),
+               job.spec().has_compare() ? "compare" : "measure",
+               job.spec().label().empty() ? "" : ", label \"" + job.spec().label() + "\"");
+  work_.notify_one();
+  changed_.notify_all();
+  return Snapshot(jobs_[id]);
+}
+
+absl::StatusOr<v1::Job> Daemon::GetJob(const v1::JobRequest& request) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = jobs_.find(request.id());
+  if (it == jobs_.end()) return UnknownJob(request.id());
+  return Snapshot(it->second);
+}
+
+absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest& request) const {
+  if (request.limit() < 0) return absl::InvalidArgumentError(absl::StrCat("limit: ", request.limit(), " is negative"));
+  v1::ListJobsResponse response;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = jobs_.rbegin(); it != jobs_.rend(); ++it) {
+    if (request.limit() > 0 && response.jobs_size() >= request.limit()) break;
+    const v1::Job& job = it->second;
+    bool wanted = request.states().empty();
+    for (int state : request.states()) wanted = wanted || state == job.state();
+    if (wanted) *response.add_jobs() = Snapshot(job);
+  }
+  return response;
+}
+
+absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const std::string& by) {
+  std::unique_lock<std::mutex> lock(mu_);
+  absl::StatusOr<v1::Job*> found = Find(request.id());
+  if (!found.ok()) return found.status();
+  v1::Job& job = **found;
+  if (job.state() == v1::Job::queued) {
+    queue_.Remove(job.id());
+    job.set_state(v1::Job::cancelled);
+    job.set_error(absl::StrCat("cancelled by ", by, " while queued"));
+    job.set_finished_at(Now());
+    spdlog::info("job {} cancelled by {} while queued", job.id(), by);
+    Changed(job, true);
+    return Snapshot(job);
+  }
+  if (job.state() == v1::Job::running && job.id() == running_id_ && running_control_) {
+    if (!running_control_->killed()) {
+      running_cancelled_ = true;
+      running_control_->Kill(absl::StrCat("cancelled by ", by, " while running (worker killed with SIGKILL)"));
+      spdlog::info("job {} cancel requested by {}: killing its worker", job.id(), by);
+    }
+    const std::string id = job.id();
+    changed_.wait_for(lock, std::chrono::seconds(10), [&] { return jobs_.at(id).state() != v1::Job::running; });
+    return Snapshot(jobs_.at(id));
+  }
+  return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), " is already ", StateName(job.state()),
+                                                    "; only queued or running jobs can be cancelled"));
+}
+
+absl::StatusOr<v1::JobResult> Daemon::FetchResult(const v1::JobRequest& request) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(request.id());
+    if (it == jobs_.end()) return UnknownJob(request.id());
+    const v1::Job job = Snapshot(it->second);
+    switch (job.state()) {
+      case v1::Job::succeeded:
+        break;
+      case v1::Job::queued:
+        return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), " is queued (position ",
+                                                          job.queue_position(),
+                                                          "); fetch its result once it has succeeded (Watch it)"));
+      case v1::Job::running:
+        return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), " is running (", job.phase(),
+                                                          "); fetch its result once it has succeeded (Watch it)"));
+      default:
+        return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), " is ", StateName(job.state()),
+                                                          " and has no result: ", job.error()));
+    }
+  }
+  absl::StatusOr<v1::JobResult> result = store_.LoadResult(request.id());
+  if (result.status().code() == absl::StatusCode::kNotFound)
+    return absl::DataLossError(absl::StrCat("job ", request.id(), " succeeded but ", result.status().message()));
+  return result;
+}
+
+absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&) const {
+  v1::DaemonInfo info;
+  info.set_version(kTorchScanVersion);
+  *info.mutable_environment() = CaptureEnvironment();
+  *info.mutable_config() = config_;
+  info.set_started_at(started_at_);
+  std::lock_guard<std::mutex> lock(mu_);
+  info.set_queued(static_cast<int32_t>(queue_.size()));
+  info.set_running_job(running_id_);
+  return info;
+}
+
+absl::Status Daemon::Watch(const v1::JobRequest& request, const WatchSink& sink) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = jobs_.find(request.id());
+  if (it == jobs_.end()) return UnknownJob(request.id());
+  v1::Job last = Snapshot(it->second);
+  v1::JobEvent event;
+  *event.mutable_job() = last;
+  event.set_message(absl::StrCat("state ", StateName(last.state())));
+  while (true) {
+    lock.unlock();
+    if (!sink.write(event)) return absl::CancelledError("the client stopped watching");
+    lock.lock();
+    if (Finished(last.state())) return absl::OkStatus();
+    while (true) {
+      changed_.wait_for(lock, std::chrono::milliseconds(200));
+      if (sink.cancelled && sink.cancelled()) return absl::CancelledError("the client stopped watching");
+      const v1::Job current = Snapshot(jobs_.at(request.id()));
+      if (!SameProgress(current, last)) {
+        event.set_message(DescribeChange(last, current));
+        *event.mutable_job() = current;
+        last = current;
+        break;
+      }
+      if (stopped_) {
+        return absl::UnavailableError(absl::StrCat("torchscand is shutting down; job ", request.id(), " stays ",
+                                                   StateName(last.state()), " for its next start"));
+      }
+    }
+  }
+}
+
+void Daemon::Shutdown(const std::string& reason) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_) return;
+    stopping_ = true;
+    if (running_control_ && !running_control_->killed()) {
+      running_cancelled_ = false;
+      running_control_->Kill(reason);
+    }
+    work_.notify_all();
+    changed_.notify_all();
+  }
+  if (executor_.joinable()) executor_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = true;
+  changed_.notify_all();
+  spdlog::info("stopped: {} jobs stay queued", queue_.size());
+}
+
+void Daemon::ExecutorLoop() {
+  while (true) {
+    std::string id;
+    v1::JobSpec spec;
+    auto control = std::make_shared<WorkerControl>();
+    {
+      // Taking the next job and marking it running is one step, so that Shutdown either
+      // finds it queued or finds its control to kill.
+      std::unique_lock<std::mutex> lock(mu_);
+      work_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      id = *queue_.Pop();
+      v1::Job& job = jobs_.at(id);
+      job.set_state(v1::Job::running);
+      job.set_started_at(Now());
+      job.set_phase("starting worker");
+      job.set_blocks_done(0);
+      running_id_ = id;
+      running_control_ = control;
+      running_cancelled_ = false;
+      spec = job.spec();
+      Changed(job, true);
+    }
+    RunOne(id, spec, control.get());
+  }
+}
+
+void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerControl* control) {
+  spdlog::info("job {} started", id);
+  JobRunCallbacks callbacks;
+  callbacks.on_start = [&](int pid) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.at(id).set_worker_pid(pid);
+    changed_.notify_all();
+  };
+  callbacks.on_phase = [&](const std::string& phase) {
+    spdlog::info("job {} phase {}", id, phase);
+    std::lock_guard<std::mutex> lock(mu_);
+    v1::Job& job = jobs_.at(id);
+    job.set_phase(phase);
+    job.set_blocks_done(0);
+    changed_.notify_all();
+  };
+  callbacks.on_blocks = [&](int64_t blocks) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.at(id).set_blocks_done(blocks);
+    changed_.notify_all();
+  };
+  JobRunOutcome outcome = RunJob(store_, id, spec, run_options_, control, callbacks);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::Job& job = jobs_.at(id);
+  job.set_worker_pid(0);
+  job.set_finished_at(Now());
+  if (outcome.state == v1::Job::succeeded) {
+    job.set_state(v1::Job::succeeded);
+    job.set_phase("done");
+    if (outcome.result.has_comparison()) {
+      const v1::Comparison& c = outcome.result.comparison();
+      job.set_latency_change(v1::Comparison::LatencyChange_Name(c.latency_change()));
+      job.set_output_check(v1::OutputCheck::Status_Name(c.output_check().status()));
+    }
+    spdlog::info("job {} succeeded{}", id,
+                 job.latency_change().empty() ? "" : absl::StrCat(": ", job.latency_change(), ", check ", job.output_check()));
+  } else {
+    job.set_state(!outcome.killed ? v1::Job::failed : running_cancelled_ ? v1::Job::cancelled : v1::Job::interrupted);
+    job.set_error(outcome.error);
+    spdlog::info("job {} {}: {}", id, StateName(job.state()), outcome.error);
+  }
+  running_id_.clear();
+  running_control_.reset();
+  Changed(job, true);
+}
+
+}  // namespace torchscan::daemon

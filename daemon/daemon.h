@@ -1,0 +1,110 @@
+// torchscand's logic without gRPC: the job table, the exclusive queue, the executor thread
+// that runs one job at a time in a fresh worker, persistence and watchers. The gRPC
+// service (service.h) is a thin shell over these methods; each takes a request message and
+// returns a value or an absl::Status:
+//   InvalidArgument    a bad spec or request, naming the field ("spec.measure.workload ...")
+//   ResourceExhausted  the queue is full, or the spec exceeds max_upload_bytes (names the limit)
+//   NotFound           an unknown job id
+//   FailedPrecondition cancelling a finished job; fetching the result of a job that has not
+//                      succeeded; rss without an RSS child
+//   Unimplemented      TorchScript check modules
+//   Unavailable        the daemon is shutting down
+//   DataLoss           a stored result that cannot be read back
+// Thread-safe. Logs one spdlog line per job event, with the job id.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "daemon/job_queue.h"
+#include "daemon/job_runner.h"
+#include "daemon/job_store.h"
+#include "daemon/worker_launcher.h"
+#include "proto/service.pb.h"
+
+namespace torchscan::daemon {
+
+// Where Watch sends events.
+struct WatchSink {
+  std::function<bool(const v1::JobEvent&)> write;  // false: the client has gone
+  std::function<bool()> cancelled;                 // true: stop (client gone, deadline); may be empty
+};
+
+class Daemon {
+ public:
+  // Opens the store under config.state_dir (created when missing; locked against a second
+  // daemon) and loads every job: running ones become interrupted, queued ones are queued
+  // again in submission order; unreadable records are logged and skipped. `config` must be
+  // valid (config.h). Errors: the store's (folder not creatable, state_dir in use).
+  static absl::StatusOr<std::unique_ptr<Daemon>> Open(const v1::DaemonConfig& config);
+  ~Daemon();  // Shutdown("the daemon was destroyed")
+
+  // Starts the executor thread (once).
+  void Start();
+
+  // Validates (job_spec.h), applies the daemon's thread defaults, stores and queues the job.
+  absl::StatusOr<v1::Job> Submit(const v1::SubmitRequest& request, const std::string& submitter);
+  absl::StatusOr<v1::Job> GetJob(const v1::JobRequest& request) const;
+  // Newest first; filtered by state; at most `limit` (0: all).
+  absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request) const;
+  // A queued job is cancelled at once; a running job's worker is killed and Cancel returns
+  // once the job is recorded cancelled (or after 10 s, with the job as it then is).
+  absl::StatusOr<v1::Job> Cancel(const v1::JobRequest& request, const std::string& by);
+  absl::StatusOr<v1::JobResult> FetchResult(const v1::JobRequest& request) const;
+  absl::StatusOr<v1::DaemonInfo> Info(const v1::InfoRequest& request) const;
+  // Sends the job as it is, then one event per change (state, phase, blocks, queue position,
+  // worker pid; changes close together may come as one event whose message lists each, e.g.
+  // "state running; phase build baseline") until the job is finished (OK after the last
+  // event), the sink says stop (Cancelled), or the daemon shuts down while the job is
+  // unfinished (Unavailable). NotFound first for an unknown id.
+  absl::Status Watch(const v1::JobRequest& request, const WatchSink& sink) const;
+
+  // Stops accepting jobs, kills a running worker and records its job interrupted with
+  // `reason`, ends watches and joins the executor. Queued jobs stay queued on disk for the
+  // next start. Idempotent.
+  void Shutdown(const std::string& reason);
+
+  // Records skipped at start-up, one line each.
+  const std::vector<std::string>& load_problems() const { return load_problems_; }
+  const v1::DaemonConfig& config() const { return config_; }
+
+ private:
+  explicit Daemon(const v1::DaemonConfig& config);
+  void ExecutorLoop();
+  // Runs the job ExecutorLoop marked running and records how it ended.
+  void RunOne(const std::string& id, const v1::JobSpec& spec, WorkerControl* control);
+  // The job with its live queue position. Requires mu_.
+  v1::Job Snapshot(const v1::Job& job) const;
+  absl::StatusOr<v1::Job*> Find(const std::string& id);  // requires mu_
+  // Persists (state changes only) and wakes watchers. Requires mu_.
+  void Changed(const v1::Job& job, bool persist);
+
+  const v1::DaemonConfig config_;
+  const JobRunOptions run_options_;
+  const std::string started_at_;
+  JobStore store_;
+  std::vector<std::string> load_problems_;
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;  // any job changed, or shutting down
+  std::condition_variable work_;             // a job was queued, or shutting down
+  std::map<std::string, v1::Job> jobs_;      // by id (ids sort in submission order)
+  JobQueue queue_;
+  int64_t last_number_ = 0;
+  std::string running_id_;
+  std::shared_ptr<WorkerControl> running_control_;
+  bool running_cancelled_ = false;           // the kill was a cancel (else an interruption)
+  bool stopping_ = false;                   // Shutdown began: no new jobs
+  bool stopped_ = false;                    // Shutdown finished: the executor has ended
+  std::thread executor_;
+};
+
+}  // namespace torchscan::daemon

@@ -1,0 +1,274 @@
+// The Daemon class in-process, with fake_worker standing in for torchscan-worker (its mode
+// is the job's label): real worker processes, no gRPC, no LibTorch.
+#include "daemon/daemon.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/match.h"
+
+namespace torchscan::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+v1::DaemonConfig Config(const std::string& name) {
+  v1::DaemonConfig config;
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  fs::remove_all(dir);
+  config.set_state_dir(dir);
+  config.add_devices("cpu");
+  config.set_default_intra_op_threads(1);
+  config.set_default_inter_op_threads(1);
+  config.mutable_limits()->set_max_queue_length(10);
+  config.mutable_limits()->set_job_wall_time_s(60);
+  config.mutable_limits()->set_max_upload_bytes(1 << 20);
+  config.set_worker_path(std::string(std::getenv("TEST_SRCDIR")) + "/torchscan/daemon/fake_worker");
+  return config;
+}
+
+std::unique_ptr<Daemon> Start(const v1::DaemonConfig& config) {
+  absl::StatusOr<std::unique_ptr<Daemon>> daemon = Daemon::Open(config);
+  EXPECT_TRUE(daemon.ok()) << daemon.status();
+  (*daemon)->Start();
+  return *std::move(daemon);
+}
+
+v1::SubmitRequest Fake(const std::string& mode) {
+  v1::SubmitRequest request;
+  request.mutable_spec()->set_label(mode);
+  request.mutable_spec()->mutable_measure()->mutable_workload()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  return request;
+}
+
+v1::JobRequest Id(const std::string& id) {
+  v1::JobRequest request;
+  request.set_id(id);
+  return request;
+}
+
+std::string Submit(Daemon& daemon, const std::string& mode) {
+  absl::StatusOr<v1::Job> job = daemon.Submit(Fake(mode), "tester");
+  EXPECT_TRUE(job.ok()) << job.status();
+  return job.ok() ? job->id() : "";
+}
+
+// Polls until the job is in `state` (10 s at most) and returns it.
+v1::Job WaitFor(Daemon& daemon, const std::string& id, v1::Job::State state) {
+  v1::Job job;
+  for (int i = 0; i < 1000; ++i) {
+    job = *daemon.GetJob(Id(id));
+    if (job.state() == state) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(v1::Job::State_Name(job.state()), v1::Job::State_Name(state)) << job.error();
+  return job;
+}
+
+TEST(Daemon, RunsAJobAndFetchesItsReport) {
+  auto daemon = Start(Config("runs"));
+  const std::string id = Submit(*daemon, "ok");
+  EXPECT_EQ(id, "job-000001");
+  v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
+  EXPECT_EQ(job.submitter(), "tester");
+  EXPECT_FALSE(job.submitted_at().empty());
+  EXPECT_FALSE(job.started_at().empty());
+  EXPECT_FALSE(job.finished_at().empty());
+  EXPECT_EQ(job.worker_pid(), 0);
+  EXPECT_EQ(job.spec().options().intra_op_threads(), 1);  // the daemon's default, recorded
+  absl::StatusOr<v1::JobResult> result = daemon->FetchResult(Id(id));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report().name(), "measurement");
+}
+
+TEST(Daemon, ComparisonsCarryTheirLabelAndCheck) {
+  auto daemon = Start(Config("compare"));
+  v1::Job job = WaitFor(*daemon, Submit(*daemon, "compare"), v1::Job::succeeded);
+  EXPECT_EQ(job.latency_change(), "faster");
+  EXPECT_EQ(job.output_check(), "passed");
+}
+
+TEST(Daemon, JobsRunOneAtATimeInSubmissionOrder) {
+  auto daemon = Start(Config("order"));
+  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/order.log";
+  fs::remove(log);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(Submit(*daemon, "ok sleep=0.1 log=" + log));
+  EXPECT_EQ(daemon->GetJob(Id(ids[2]))->queue_position(), daemon->GetJob(Id(ids[1]))->queue_position() + 1);
+  for (const std::string& id : ids) WaitFor(*daemon, id, v1::Job::succeeded);
+  std::ifstream in(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 6u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(absl::StartsWith(lines[2 * i], "start ") && absl::EndsWith(lines[2 * i], ids[i])) << lines[2 * i];
+    EXPECT_TRUE(absl::StartsWith(lines[2 * i + 1], "end ") && absl::EndsWith(lines[2 * i + 1], ids[i]));
+  }
+  // Recorded timestamps never overlap.
+  for (int i = 1; i < 3; ++i)
+    EXPECT_LE(daemon->GetJob(Id(ids[i - 1]))->finished_at(), daemon->GetJob(Id(ids[i]))->started_at());
+}
+
+TEST(Daemon, CancelsQueuedAndRunningJobs) {
+  auto daemon = Start(Config("cancel"));
+  const std::string running = Submit(*daemon, "ok sleep=30");
+  const std::string queued = Submit(*daemon, "ok");
+  WaitFor(*daemon, running, v1::Job::running);
+
+  absl::StatusOr<v1::Job> cancelled = daemon->Cancel(Id(queued), "alice");
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_EQ(cancelled->state(), v1::Job::cancelled);
+  EXPECT_EQ(cancelled->error(), "cancelled by alice while queued");
+
+  const auto start = std::chrono::steady_clock::now();
+  cancelled = daemon->Cancel(Id(running), "bob");
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
+  EXPECT_EQ(cancelled->state(), v1::Job::cancelled);
+  EXPECT_TRUE(absl::StartsWith(cancelled->error(), "cancelled by bob while running")) << cancelled->error();
+
+  EXPECT_EQ(daemon->Cancel(Id(running), "bob").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(daemon->FetchResult(Id(running)).status().code(), absl::StatusCode::kFailedPrecondition);
+  WaitFor(*daemon, Submit(*daemon, "ok"), v1::Job::succeeded);  // the daemon carries on
+}
+
+TEST(Daemon, WorkerFailuresFailTheJobWithTheReason) {
+  v1::DaemonConfig config = Config("failures");
+  config.mutable_limits()->set_job_wall_time_s(0.5);
+  auto daemon = Start(config);
+  const std::string crash = Submit(*daemon, "crash");
+  const std::string exit3 = Submit(*daemon, "exit exit=3");
+  const std::string noresult = Submit(*daemon, "noresult");
+  const std::string slow = Submit(*daemon, "ok sleep=30");
+  const std::string fine = Submit(*daemon, "ok");
+  EXPECT_TRUE(absl::StartsWith(WaitFor(*daemon, crash, v1::Job::failed).error(), "worker killed by signal 11 (SIGSEGV)"));
+  EXPECT_EQ(WaitFor(*daemon, exit3, v1::Job::failed).error(),
+            "worker exited with status 3 (workload error): torchscan-worker: fake failure 3");
+  EXPECT_TRUE(absl::StrContains(WaitFor(*daemon, noresult, v1::Job::failed).error(), "result is unusable"));
+  EXPECT_EQ(WaitFor(*daemon, slow, v1::Job::failed).error(),
+            "worker exceeded job_wall_time_s 0.5 and was killed (SIGKILL)");
+  WaitFor(*daemon, fine, v1::Job::succeeded);
+  absl::Status fetch = daemon->FetchResult(Id(crash)).status();
+  EXPECT_EQ(fetch.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(fetch.message(), "SIGSEGV")) << fetch;
+}
+
+TEST(Daemon, RefusalsNameTheFieldOrLimit) {
+  v1::DaemonConfig config = Config("refusals");
+  config.mutable_limits()->set_max_queue_length(1);
+  auto daemon = Start(config);
+
+  v1::SubmitRequest bad = Fake("ok");
+  bad.mutable_spec()->mutable_measure()->mutable_workload()->clear_model();
+  absl::Status s = daemon->Submit(bad, "x").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(s.message(), "spec.measure.workload.model:")) << s;
+  EXPECT_EQ(daemon->Submit(v1::SubmitRequest(), "x").status().code(), absl::StatusCode::kInvalidArgument);
+
+  const std::string running = Submit(*daemon, "ok sleep=30");
+  WaitFor(*daemon, running, v1::Job::running);
+  const std::string queued = Submit(*daemon, "ok");
+  s = daemon->Submit(Fake("ok"), "x").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(s.message(), "max_queue_length 1")) << s;
+
+  EXPECT_EQ(daemon->GetJob(Id("job-999999")).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(daemon->Cancel(Id("nope"), "x").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(daemon->FetchResult(Id(queued)).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(daemon->FetchResult(Id(running)).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(Daemon, WatchStreamsChangesUntilTheJobFinishes) {
+  auto daemon = Start(Config("watch"));
+  const std::string first = Submit(*daemon, "ok sleep=0.3");
+  const std::string second = Submit(*daemon, "ok sleep=0.2");
+  std::vector<v1::JobEvent> events;
+  WatchSink sink;
+  sink.write = [&](const v1::JobEvent& e) {
+    events.push_back(e);
+    return true;
+  };
+  absl::Status watched = daemon->Watch(Id(second), sink);
+  ASSERT_TRUE(watched.ok()) << watched;
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events.front().job().state(), v1::Job::queued);
+  EXPECT_EQ(events.back().job().state(), v1::Job::succeeded);
+  EXPECT_TRUE(absl::StartsWith(events.back().message(), "state succeeded")) << events.back().message();
+  bool saw_phase = false, saw_running = false;
+  for (const v1::JobEvent& e : events) {
+    saw_phase = saw_phase || absl::StrContains(e.message(), "phase fake ok");
+    saw_running = saw_running || absl::StrContains(e.message(), "state running");
+  }
+  EXPECT_TRUE(saw_running);
+  EXPECT_TRUE(saw_phase);
+  EXPECT_EQ(daemon->GetJob(Id(first))->state(), v1::Job::succeeded);
+
+  // A finished job: one event, then the end. A client gone: Cancelled.
+  events.clear();
+  EXPECT_TRUE(daemon->Watch(Id(first), sink).ok());
+  EXPECT_EQ(events.size(), 1u);
+  const std::string slow = Submit(*daemon, "ok sleep=30");
+  sink.write = [](const v1::JobEvent&) { return false; };
+  EXPECT_EQ(daemon->Watch(Id(slow), sink).code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(daemon->Watch(Id("job-404"), sink).code(), absl::StatusCode::kNotFound);
+}
+
+TEST(Daemon, ShutdownInterruptsAndRestartRunsTheQueue) {
+  v1::DaemonConfig config = Config("restart");
+  std::string running, queued;
+  {
+    auto daemon = Start(config);
+    running = Submit(*daemon, "ok sleep=30");
+    queued = Submit(*daemon, "ok");
+    WaitFor(*daemon, running, v1::Job::running);
+    daemon->Shutdown("interrupted: test shutdown");
+    v1::Job job = *daemon->GetJob(Id(running));
+    EXPECT_EQ(job.state(), v1::Job::interrupted);
+    EXPECT_EQ(job.error(), "interrupted: test shutdown");
+    EXPECT_EQ(daemon->GetJob(Id(queued))->state(), v1::Job::queued);
+    EXPECT_EQ(daemon->Submit(Fake("ok"), "x").status().code(), absl::StatusCode::kUnavailable);
+  }
+  auto daemon = Start(config);
+  EXPECT_TRUE(daemon->load_problems().empty());
+  WaitFor(*daemon, queued, v1::Job::succeeded);
+  EXPECT_EQ(daemon->GetJob(Id(running))->state(), v1::Job::interrupted);
+  EXPECT_EQ(Submit(*daemon, "ok"), "job-000003");  // numbering continues
+}
+
+TEST(Daemon, ListsNewestFirstWithFilters) {
+  auto daemon = Start(Config("list"));
+  const std::string a = Submit(*daemon, "ok");
+  const std::string b = Submit(*daemon, "exit exit=2");
+  WaitFor(*daemon, a, v1::Job::succeeded);
+  WaitFor(*daemon, b, v1::Job::failed);
+  v1::ListJobsRequest request;
+  absl::StatusOr<v1::ListJobsResponse> all = daemon->ListJobs(request);
+  ASSERT_EQ(all->jobs_size(), 2);
+  EXPECT_EQ(all->jobs(0).id(), b);
+  request.add_states(v1::Job::succeeded);
+  EXPECT_EQ(daemon->ListJobs(request)->jobs(0).id(), a);
+  request.clear_states();
+  request.set_limit(1);
+  EXPECT_EQ(daemon->ListJobs(request)->jobs_size(), 1);
+  request.set_limit(-1);
+  EXPECT_EQ(daemon->ListJobs(request).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Daemon, InfoDescribesTheDaemon) {
+  auto daemon = Start(Config("info"));
+  absl::StatusOr<v1::DaemonInfo> info = daemon->Info(v1::InfoRequest());
+  ASSERT_TRUE(info.ok());
+  EXPECT_FALSE(info->version().empty());
+  EXPECT_FALSE(info->environment().hostname().empty());
+  EXPECT_TRUE(info->environment().libtorch_version().empty());  // the daemon does not load LibTorch
+  EXPECT_EQ(info->config().worker_path(), daemon->config().worker_path());
+  EXPECT_FALSE(info->started_at().empty());
+}
+
+}  // namespace
+}  // namespace torchscan::daemon

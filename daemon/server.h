@@ -1,0 +1,46 @@
+// torchscand assembled: the Daemon (daemon.h) behind the gRPC service (service.h) on every
+// listen address, with gRPC health checking and server reflection on.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/statusor.h"
+#include "daemon/daemon.h"
+#include "daemon/service.h"
+#include "proto/service.pb.h"
+
+namespace torchscan::daemon {
+
+class DaemonServer {
+ public:
+  // Opens the Daemon, refuses a unix socket path that a live process answers on (a stale
+  // socket file left by a killed daemon is removed), listens on every address, chmods unix
+  // sockets to socket_mode and starts the executor. `config` must be valid (config.h).
+  // Errors: the Daemon's (state_dir), FailedPrecondition naming "listen[i]" for a socket in
+  // use or a path that is not a socket, Unavailable when gRPC cannot listen, Internal when
+  // chmod fails.
+  static absl::StatusOr<std::unique_ptr<DaemonServer>> BuildAndStart(const v1::DaemonConfig& config);
+  ~DaemonServer();  // Shutdown("torchscand stopped")
+
+  // Daemon::Shutdown(reason) (a running job becomes interrupted, watches end), then the gRPC
+  // server (in-flight calls get 2 s). Idempotent.
+  void Shutdown(const std::string& reason);
+
+  // The addresses listened on, TCP port 0 replaced by the port chosen.
+  const std::vector<std::string>& addresses() const { return addresses_; }
+
+ private:
+  DaemonServer() = default;
+
+  std::unique_ptr<Daemon> daemon_;
+  std::unique_ptr<TorchScanService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::vector<std::string> addresses_;
+  bool shut_down_ = false;
+};
+
+}  // namespace torchscan::daemon

@@ -1,0 +1,71 @@
+// torchscand: the per-machine TorchScan daemon. Flags or --config FILE (flags win) become a
+// validated DaemonConfig; then the server runs until SIGTERM or SIGINT, which stop it
+// cleanly (a running job is recorded interrupted). Exit codes: 0 stopped cleanly (or
+// --check-config passed), 1 start-up failed (state_dir, listen), 2 bad flags or configuration.
+#include <pthread.h>
+#include <signal.h>
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "daemon/config.h"
+#include "daemon/server.h"
+#include "daemon/worker_launcher.h"
+#include "report/json_io.h"
+
+int main(int argc, char** argv) {
+  namespace d = torchscan::daemon;
+  d::ConfigFlags flags;
+  bool check_config = false;
+  CLI::App app{"torchscand: runs TorchScan benchmark jobs one at a time, each in a fresh worker"};
+  app.add_option("--config", flags.config_path, "DaemonConfig JSON file (flags override it)");
+  app.add_option("--listen", flags.listen, "listen address, repeatable: unix:/path or 127.0.0.1:PORT");
+  app.add_option("--state-dir", flags.state_dir, "folder for job records and results (required)");
+  app.add_option("--device", flags.devices, "device jobs may use, repeatable (default cpu)");
+  app.add_option("--intra-op-threads", flags.intra_op_threads, "default intra-op threads of jobs (1)");
+  app.add_option("--inter-op-threads", flags.inter_op_threads, "default inter-op threads of jobs (1)");
+  app.add_option("--cpu-set", flags.cpu_set, "CPUs given to workers, e.g. 0-1 (default all)");
+  app.add_option("--max-queue", flags.max_queue_length, "queued jobs accepted (100)");
+  app.add_option("--job-wall-time", flags.job_wall_time_s, "seconds before a worker is killed (3600)");
+  app.add_option("--worker-memory", flags.worker_memory_bytes, "RLIMIT_AS of workers in bytes (0: none)");
+  app.add_option("--max-upload", flags.max_upload_bytes, "largest job spec in bytes (64 MiB)");
+  app.add_option("--socket-mode", flags.socket_mode, "octal permissions of unix sockets (0660)");
+  app.add_option("--worker", flags.worker_path, "torchscan-worker path (default: beside torchscand)");
+  app.add_option("--rss-child", flags.rss_child_path, "torchscan_rss_child path (default: found from the worker)");
+  app.add_flag("--check-config", check_config, "validate, print the effective configuration JSON and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  absl::StatusOr<torchscan::v1::DaemonConfig> config = d::EffectiveConfig(flags, d::CurrentMachine());
+  if (!config.ok()) {
+    std::cerr << "torchscand: " << config.status().message() << "\n";
+    return 2;
+  }
+  if (check_config) {
+    std::cout << torchscan::ToJson(*config) << "\n";
+    return 0;
+  }
+
+  // Signals are taken by sigwait below; blocked before any thread starts so none gets them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<d::DaemonServer>> server = d::DaemonServer::BuildAndStart(*config);
+  if (!server.ok()) {
+    std::cerr << "torchscand: " << server.status().message() << "\n";
+    return 1;
+  }
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  spdlog::info("received {}: shutting down", d::SignalName(signal));
+  (*server)->Shutdown("interrupted: torchscand received " + d::SignalName(signal));
+  return 0;
+}
