@@ -143,7 +143,7 @@ std::vector<std::string> Base(const std::string& name, const SocketDir& sockets)
   return {"--state-dir", state, "--listen", "unix:" + sockets.socket()};
 }
 
-TEST(Torchscand, MeasuresWithTheRealWorkerAndStopsOnSigterm) {
+TEST(Torchscand, MeasuresAndComparesWithTheRealWorkerThenStopsOnSigterm) {
   SocketDir sockets;
   std::vector<std::string> args = Base("real", sockets);
   args.insert(args.end(), {"--socket-mode", "0600"});
@@ -157,6 +157,7 @@ TEST(Torchscand, MeasuresWithTheRealWorkerAndStopsOnSigterm) {
   request.mutable_spec()->set_label("linear");
   request.mutable_spec()->mutable_measure()->mutable_workload()->mutable_model()->set_builtin(v1::ModelSpec::linear);
   request.mutable_spec()->mutable_options()->set_min_run_time_s(0.02);
+  request.mutable_spec()->mutable_options()->set_rss(true);  // the RSS child found beside the worker
   const v1::Job submitted = Submit(*stub, request);
   EXPECT_EQ(submitted.submitter(), "local");
 
@@ -184,6 +185,23 @@ TEST(Torchscand, MeasuresWithTheRealWorkerAndStopsOnSigterm) {
   EXPECT_GE(result.report().timing().blocks_size(), 10);
   EXPECT_EQ(result.report().settings().threads().intra_op(), 1);
   EXPECT_FALSE(result.report().environment().libtorch_version().empty());
+  bool rss_measured = false;
+  for (const v1::MetricResult& m : result.report().totals())
+    rss_measured = rss_measured || (m.name() == "peak_rss_bytes" && m.complete() && m.value() > 0);
+  EXPECT_TRUE(rss_measured) << result.report().DebugString();
+
+  // A comparison with the check skipped: measured, compared, check not_provided.
+  v1::SubmitRequest compare;
+  v1::CompareJob* c = compare.mutable_spec()->mutable_compare();
+  c->mutable_baseline()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  c->mutable_baseline()->set_execution_mode(v1::WorkloadSpec::per_sample);
+  c->mutable_candidate()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  c->mutable_check()->set_skip(true);
+  compare.mutable_spec()->mutable_options()->set_min_run_time_s(0.02);
+  compare.mutable_spec()->mutable_options()->set_skip_diagnostics(true);
+  const v1::Job compared = WaitFor(*stub, Submit(*stub, compare).id(), v1::Job::succeeded);
+  EXPECT_EQ(compared.output_check(), "not_provided");
+  EXPECT_FALSE(compared.latency_change().empty());
 
   grpc::ClientContext info_context;
   v1::DaemonInfo daemon_info;
@@ -209,7 +227,11 @@ TEST(Torchscand, KillDashNineMidJobLosesNothing) {
     running = Submit(*stub, FakeJob("ok sleep=60")).id();
     queued = Submit(*stub, FakeJob("compare")).id();
     WaitFor(*stub, done, v1::Job::succeeded);
-    const v1::Job job = WaitFor(*stub, running, v1::Job::running);
+    v1::Job job = WaitFor(*stub, running, v1::Job::running);
+    for (int i = 0; i < 500 && job.worker_pid() == 0; ++i) {  // running is recorded just before the launch
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      Get(*stub, running, &job);
+    }
     ASSERT_GT(job.worker_pid(), 0);
     daemon.Signal(SIGKILL);
     daemon.Wait();
