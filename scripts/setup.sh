@@ -17,6 +17,8 @@ packages=(
   libgtest-dev libgmock-dev                 # tests
   libcli11-dev                              # command-line parsing
   chromium                                  # headless browser test of the HTML report (tests/browser)
+  python3                                   # drives Chromium in that test (standard library only)
+  util-linux                                # unshare: the browser test runs with no network
 )
 
 missing=()
