@@ -93,8 +93,12 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
 EmbeddedDaemon::~EmbeddedDaemon() {
   if (process_ && process_->child.valid() && process_->child.running()) {
     ::kill(process_->child.id(), SIGTERM);
+    // Polled: boost's wait_for waits on SIGCHLD, which another thread (gRPC's) may take.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (process_->child.running() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     std::error_code ec;
-    if (!process_->child.wait_for(std::chrono::seconds(10), ec)) process_->child.terminate(ec);
+    if (process_->child.running(ec)) process_->child.terminate(ec);
   }
   std::error_code ec;
   if (!directory_.empty()) fs::remove_all(directory_, ec);

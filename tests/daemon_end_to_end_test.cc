@@ -215,7 +215,7 @@ TEST(DaemonEndToEnd, BadRequestsNameTheProblem) {
 }
 
 TEST(DaemonEndToEnd, NoDaemonAtTheAddressIsExitFour) {
-  const CommandResult r = Run(Runfile("client/torchscan-client"), {"--daemon", "unix:/nonexistent/sock", "info"});
+  const CommandResult r = torchscan::e2e::Run(Runfile("client/torchscan-client"), {"--daemon", "unix:/nonexistent/sock", "info"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_NE(r.err.find("no daemon answers at unix:/nonexistent/sock"), std::string::npos) << r.err;
 }
@@ -236,7 +236,7 @@ TEST(DaemonEndToEnd, TwoClientsAtOnceRunOneAfterTheOther) {
 TEST(ClientEndToEnd, EmbeddedDaemonRunsTheExample) {
   const std::string out = TempDir("embedded_out");
   const CommandResult r =
-      Run(Runfile("client/torchscan-client"), {"example", "--min-run-time", "0.02", "--rss", "--output", out});
+      torchscan::e2e::Run(Runfile("client/torchscan-client"), {"example", "--min-run-time", "0.02", "--rss", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();

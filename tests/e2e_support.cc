@@ -3,7 +3,10 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <mutex>
 #include <chrono>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -16,6 +19,31 @@ namespace torchscan::e2e {
 namespace {
 
 namespace bp = boost::process;
+
+// Boost.Process reports exec failures through a pipe; a fork in another thread while that
+// pipe is open leaks it into a long-lived child and stalls this spawn until that child
+// exits. Tests start clients from several threads, so spawns take turns.
+std::mutex& SpawnMutex() {
+  static std::mutex m;
+  return m;
+}
+
+template <typename... Args>
+bp::child Spawn(Args&&... args) {
+  std::lock_guard<std::mutex> lock(SpawnMutex());
+  return bp::child(std::forward<Args>(args)...);
+}
+
+// Polls instead of boost::process::child::wait_for, whose SIGCHLD wait misses exits when
+// several threads have children. True when the child exited within `timeout_s`.
+bool WaitForExit(bp::child& child, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (child.running()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path);
@@ -35,12 +63,12 @@ std::string TempDir(const std::string& name) {
 }
 
 CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s) {
-  static int counter = 0;
+  static std::atomic<int> counter{0};  // tests run clients from several threads
   const std::string base = TempDir("commands") + "/" + std::to_string(++counter);
-  bp::child child(program, bp::args(args), bp::std_in < bp::null, bp::std_out > base + ".out",
-                  bp::std_err > base + ".err");
+  bp::child child = Spawn(program, bp::args(args), bp::std_in < bp::null, bp::std_out > base + ".out",
+                          bp::std_err > base + ".err");
   CommandResult result;
-  if (!child.wait_for(std::chrono::duration<double>(timeout_s))) {
+  if (!WaitForExit(child, timeout_s)) {
     child.terminate();
     result.err = "timed out after " + std::to_string(timeout_s) + " s\n";
   }
@@ -57,24 +85,29 @@ struct TestDaemon::Process {
 };
 
 TestDaemon::TestDaemon(std::string state_dir, std::vector<std::string> extra_flags)
-    : state_dir_(std::move(state_dir)),
-      extra_flags_(std::move(extra_flags)),
-      address_("unix:" + state_dir_ + "/d.sock") {
+    : state_dir_(std::move(state_dir)), extra_flags_(std::move(extra_flags)) {
+  // Unix socket paths are limited to 107 bytes, and $TEST_TMPDIR is longer: a short folder.
+  char socket_dir[] = "/tmp/tsd-XXXXXX";
+  if (!::mkdtemp(socket_dir)) throw std::runtime_error("cannot create a socket folder under /tmp");
+  socket_dir_ = socket_dir;
+  address_ = "unix:" + socket_dir_ + "/d.sock";
   Start();
 }
 
 TestDaemon::~TestDaemon() {
   if (process_ && process_->child.running()) {
     ::kill(process_->child.id(), SIGTERM);
-    if (!process_->child.wait_for(std::chrono::seconds(15))) process_->child.terminate();
+    if (!WaitForExit(process_->child, 15)) process_->child.terminate();
   }
+  std::error_code ec;
+  std::filesystem::remove_all(socket_dir_, ec);
 }
 
 void TestDaemon::Start() {
   std::vector<std::string> args = {"--state-dir", state_dir_, "--listen", address_};
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
   process_ = std::make_unique<Process>();
-  process_->child = bp::child(Runfile("daemon/torchscand"), bp::args(args), bp::std_in < bp::null,
+  process_->child = Spawn(Runfile("daemon/torchscand"), bp::args(args), bp::std_in < bp::null,
                               bp::std_out > bp::null, bp::std_err > state_dir_ + ".log");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < deadline) {

@@ -23,7 +23,7 @@ struct CommandResult {
 // Runs `program` with `args` to completion (at most `timeout_s`, then SIGKILL).
 CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s = 300);
 
-// A torchscand on unix:<state_dir>/d.sock with the real worker.
+// A torchscand with the real worker, on a unix socket in a short folder under /tmp.
 class TestDaemon {
  public:
   TestDaemon(std::string state_dir, std::vector<std::string> extra_flags = {});
@@ -44,6 +44,7 @@ class TestDaemon {
  private:
   struct Process;
   std::string state_dir_;
+  std::string socket_dir_;  // short, under /tmp
   std::vector<std::string> extra_flags_;
   std::string address_;
   std::unique_ptr<Process> process_;
