@@ -14,7 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/environment.h"
-#include "daemon/json_message.h"
+#include "report/json_io.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -110,7 +110,7 @@ MachineFacts CurrentMachine() {
 
 absl::StatusOr<v1::DaemonConfig> LoadConfigFile(const std::string& path) {
   v1::DaemonConfig config;
-  if (absl::Status s = LoadJsonMessage(path, &config); !s.ok()) return s;
+  if (absl::Status s = LoadJsonStrict(path, &config); !s.ok()) return s;
   return config;
 }
 

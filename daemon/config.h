@@ -58,7 +58,7 @@ inline constexpr const char* kSocketFileName = "torchscand.sock";
 inline constexpr const char* kWorkerFileName = "torchscan-worker";
 inline constexpr const char* kRssChildFileName = "torchscan_rss_child";
 
-// Reads and strictly parses a DaemonConfig JSON file (json_message.h).
+// Reads and strictly parses a DaemonConfig JSON file (report/json_io.h: LoadJsonStrict).
 absl::StatusOr<v1::DaemonConfig> LoadConfigFile(const std::string& path);
 
 // Copies every flag that was given over `config`.

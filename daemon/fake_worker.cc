@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "daemon/fake_report.h"
-#include "daemon/json_message.h"
+#include "report/json_io.h"
 #include "proto/service.pb.h"
 #include "report/json_io.h"
 
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   }
   if (!job_dir.empty()) {
     torchscan::v1::JobSpec spec;
-    if (!torchscan::daemon::LoadJsonMessage(job_dir + "/spec.json", &spec).ok()) {
+    if (!torchscan::LoadJsonStrict(job_dir + "/spec.json", &spec).ok()) {
       std::cerr << "torchscan-worker: fake: cannot read spec.json" << std::endl;
       return 2;
     }

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "daemon/json_message.h"
+#include "report/json_io.h"
 #include "report/json_io.h"
 #include "report/validate.h"
 
@@ -99,7 +99,7 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
   for (const auto& [number, id] : ids) {
     v1::Job job;
     const std::string path = JobDir(id) + "/" + kJobFile;
-    if (absl::Status s = LoadJsonMessage(path, &job); !s.ok()) {
+    if (absl::Status s = LoadJsonStrict(path, &job); !s.ok()) {
       loaded.problems.push_back(absl::StrCat(s.message(), "; job skipped"));
       continue;
     }
@@ -138,7 +138,7 @@ absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const 
   std::error_code error;
   if (!fs::exists(path, error)) return absl::NotFoundError(absl::StrCat(path, " does not exist"));
   v1::JobResult result;
-  absl::Status s = LoadJsonMessage(path, &result);
+  absl::Status s = LoadJsonStrict(path, &result);
   if (s.ok()) {
     if (result.has_report()) {
       s = ValidateReport(result.report(), kReportSchemaVersion, "report.");

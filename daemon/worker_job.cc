@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/experiment.h"
 #include "daemon/job_options.h"
-#include "daemon/json_message.h"
+#include "report/json_io.h"
 #include "daemon/worker_protocol.h"
 #include "proto/service.pb.h"
 #include "report/json_io.h"
@@ -49,7 +49,7 @@ class Progress {
 int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& errors) {
   if (flags.job_dir.empty()) return Fail(errors, kWorkerBadSpec, absl::InvalidArgumentError("--job: required"));
   v1::JobSpec spec;
-  if (absl::Status s = LoadJsonMessage(flags.job_dir + "/spec.json", &spec); !s.ok())
+  if (absl::Status s = LoadJsonStrict(flags.job_dir + "/spec.json", &spec); !s.ok())
     return Fail(errors, kWorkerBadSpec, s);
   absl::StatusOr<ExperimentOptions> options = ExperimentOptionsFor(spec, flags.rss_child_path);
   if (!options.ok()) return Fail(errors, kWorkerBadSpec, options.status());

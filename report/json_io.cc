@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include <google/protobuf/struct.pb.h>
@@ -44,14 +45,22 @@ absl::Status ErrnoStatus(const std::string& what, const std::string& path) {
 }  // namespace
 
 absl::Status ParseJsonStrict(std::string_view json, const std::string& source, google::protobuf::Message* out) {
-  out->Clear();
+  std::unique_ptr<google::protobuf::Message> parsed(out->New());
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
-  const auto parsed = google::protobuf::util::JsonStringToMessage(
-      google::protobuf::StringPiece(json.data(), json.size()), out, options);
-  if (parsed.ok()) return absl::OkStatus();
-  return absl::InvalidArgumentError(source + ": not a valid " + out->GetDescriptor()->name() + " JSON file: " +
-                                    std::string(parsed.message()));
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), parsed.get(), options);
+  if (!status.ok())
+    return absl::InvalidArgumentError(source + ": not a valid " + out->GetDescriptor()->name() + " JSON file: " +
+                                      std::string(status.message()));
+  out->GetReflection()->Swap(out, parsed.get());
+  return absl::OkStatus();
+}
+
+absl::Status LoadJsonStrict(const std::string& path, google::protobuf::Message* out) {
+  absl::StatusOr<std::string> json = ReadFile(path);
+  if (!json.ok()) return json.status();
+  return ParseJsonStrict(*json, path, out);
 }
 
 std::string ToJson(const google::protobuf::Message& message) {

@@ -27,10 +27,14 @@ std::string ToJson(const google::protobuf::Message& message);
 // Writes ToJson(message) to `path` atomically (temporary file, fsync, rename).
 absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path);
 
-// Strict JSON mapping parse of any message (unknown fields and wrong types refused):
-// InvalidArgument "<source>: not a valid <Type> JSON file: <field and problem>". `out` is
-// cleared first; on error its content is unspecified (parse into a fresh message).
+// Strict JSON mapping parse of any message (job files, daemon configuration, job records):
+// unknown fields, wrong types and malformed JSON give InvalidArgument "<source>: not a valid
+// <Type> JSON file: <the parser's words, which name the field>". All or nothing: `out` is
+// left untouched on error.
 absl::Status ParseJsonStrict(std::string_view json, const std::string& source, google::protobuf::Message* out);
+
+// ReadFile + ParseJsonStrict with the path as the source.
+absl::Status LoadJsonStrict(const std::string& path, google::protobuf::Message* out);
 
 // Parses and validates. `source` names the input in errors (a path, or "<stdin>").
 absl::StatusOr<v1::BenchmarkReport> ParseReport(std::string_view json, const std::string& source);

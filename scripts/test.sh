@@ -21,6 +21,7 @@ while IFS= read -r xml; do
   bad=$(( ${failures:-0} + ${errors:-0} ))
   failed=$(( failed + bad ))
   passed=$(( passed + ${tests:-0} - bad ))
-done < <(find "$testlogs" -name test.xml 2>/dev/null)
+done < <(bazel query 'tests(//...)' 2>/dev/null | sed -n 's|^//\([^:]*\):\(.*\)$|'"$testlogs"'/\1/\2/test.xml|p' |
+         while IFS= read -r xml; do [[ -f "$xml" ]] && echo "$xml"; done)
 echo "tests: $passed passed, $failed failed"
 exit $rc
