@@ -18,8 +18,6 @@ absl::Status FromGrpc(const grpc::Status& s, const std::string& what, const std:
   return absl::Status(code, s.error_message());
 }
 
-std::unique_ptr<grpc::ClientContext> Context() { return std::make_unique<grpc::ClientContext>(); }
-
 }  // namespace
 
 struct DaemonClient::Stub {
@@ -58,21 +56,38 @@ absl::StatusOr<std::unique_ptr<DaemonClient>> DaemonClient::Connect(const std::s
   return std::unique_ptr<DaemonClient>(new DaemonClient(address, std::move(stub)));
 }
 
+namespace {
+
+// One unary call on the stub: a fresh context, the status mapped by FromGrpc.
+template <typename Request, typename Response>
+absl::StatusOr<Response> Unary(v1::TorchScan::Stub& stub,
+                               grpc::Status (v1::TorchScan::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                                            Response*),
+                               const Request& request, const char* what, const std::string& address) {
+  Response response;
+  grpc::ClientContext context;
+  if (auto s = FromGrpc((stub.*method)(&context, request, &response), what, address); !s.ok()) return s;
+  return response;
+}
+
+v1::JobRequest ById(const std::string& id) {
+  v1::JobRequest request;
+  request.set_id(id);
+  return request;
+}
+
+}  // namespace
+
 absl::StatusOr<v1::Job> DaemonClient::Submit(const v1::JobSpec& spec) {
   v1::SubmitRequest request;
   *request.mutable_spec() = spec;
-  v1::Job job;
-  auto context = Context();
-  if (auto s = FromGrpc(stub_->stub->Submit(context.get(), request, &job), "submit", address_); !s.ok()) return s;
-  return job;
+  return Unary(*stub_->stub, &v1::TorchScan::Stub::Submit, request, "submit", address_);
 }
 
 absl::StatusOr<v1::Job> DaemonClient::Watch(const std::string& id,
                                             const std::function<void(const v1::JobEvent&)>& on_event) {
-  v1::JobRequest request;
-  request.set_id(id);
-  auto context = Context();
-  auto reader = stub_->stub->Watch(context.get(), request);
+  grpc::ClientContext context;
+  auto reader = stub_->stub->Watch(&context, ById(id));
   v1::JobEvent event;
   v1::Job last;
   bool any = false;
@@ -81,7 +96,7 @@ absl::StatusOr<v1::Job> DaemonClient::Watch(const std::string& id,
     last = event.job();
     if (on_event) on_event(event);
     if (IsFinished(last.state())) {
-      context->TryCancel();
+      context.TryCancel();
       break;
     }
   }
@@ -92,47 +107,23 @@ absl::StatusOr<v1::Job> DaemonClient::Watch(const std::string& id,
 }
 
 absl::StatusOr<v1::Job> DaemonClient::GetJob(const std::string& id) {
-  v1::JobRequest request;
-  request.set_id(id);
-  v1::Job job;
-  auto context = Context();
-  if (auto s = FromGrpc(stub_->stub->GetJob(context.get(), request, &job), "get job", address_); !s.ok()) return s;
-  return job;
+  return Unary(*stub_->stub, &v1::TorchScan::Stub::GetJob, ById(id), "get job", address_);
 }
 
 absl::StatusOr<v1::ListJobsResponse> DaemonClient::ListJobs(const v1::ListJobsRequest& request) {
-  v1::ListJobsResponse response;
-  auto context = Context();
-  if (auto s = FromGrpc(stub_->stub->ListJobs(context.get(), request, &response), "list jobs", address_); !s.ok())
-    return s;
-  return response;
+  return Unary(*stub_->stub, &v1::TorchScan::Stub::ListJobs, request, "list jobs", address_);
 }
 
 absl::StatusOr<v1::Job> DaemonClient::Cancel(const std::string& id) {
-  v1::JobRequest request;
-  request.set_id(id);
-  v1::Job job;
-  auto context = Context();
-  if (auto s = FromGrpc(stub_->stub->Cancel(context.get(), request, &job), "cancel", address_); !s.ok()) return s;
-  return job;
+  return Unary(*stub_->stub, &v1::TorchScan::Stub::Cancel, ById(id), "cancel", address_);
 }
 
 absl::StatusOr<v1::JobResult> DaemonClient::FetchResult(const std::string& id) {
-  v1::JobRequest request;
-  request.set_id(id);
-  v1::JobResult result;
-  auto context = Context();
-  if (auto s = FromGrpc(stub_->stub->FetchResult(context.get(), request, &result), "fetch", address_); !s.ok())
-    return s;
-  return result;
+  return Unary(*stub_->stub, &v1::TorchScan::Stub::FetchResult, ById(id), "fetch", address_);
 }
 
 absl::StatusOr<v1::DaemonInfo> DaemonClient::Info() {
-  v1::DaemonInfo info;
-  auto context = Context();
-  if (auto s = FromGrpc(stub_->stub->Info(context.get(), v1::InfoRequest(), &info), "info", address_); !s.ok())
-    return s;
-  return info;
+  return Unary(*stub_->stub, &v1::TorchScan::Stub::Info, v1::InfoRequest(), "info", address_);
 }
 
 }  // namespace torchscan
