@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/compare.h"
 #include "core/output_check.h"
+#include "core/script_check.h"
 #include "core/torch_measure.h"
 #include "core/workloads/operator_profile.h"
 #include "core/workloads/peak_memory.h"
@@ -118,6 +119,12 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
                                              const v1::WorkloadSpec& candidate_spec, const ExperimentOptions& o) {
   if (absl::Status s = ValidateOptions(o); !s.ok()) return s;
   if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
+  std::unique_ptr<ScriptCheck> script_check;
+  if (!o.skip_check && o.check_module.source_case() != v1::TorchScriptSpec::SOURCE_NOT_SET) {
+    absl::StatusOr<std::unique_ptr<ScriptCheck>> loaded = ScriptCheck::Load(o.check_module, "spec.compare.check.torchscript");
+    if (!loaded.ok()) return loaded.status();
+    script_check = *std::move(loaded);
+  }
   absl::StatusOr<Workload> baseline = Build(baseline_spec, "baseline", o);
   if (!baseline.ok()) return baseline.status();
   absl::StatusOr<Workload> candidate = Build(candidate_spec, "candidate", o);
@@ -148,16 +155,20 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   }
   Phase(o, "check");
   const absl::Status checked = workloads::RunTorch("output check", [&] {
-    check = RunOutputCheck([&] {
+    check = RunOutputCheck([&]() -> std::optional<bool> {
+      if (script_check) return (*script_check)(baseline->call(), candidate->call());
       AssertClose(baseline->call(), candidate->call(), o.check);
-      return std::optional<bool>();
+      return std::nullopt;
     });
   });
   if (!checked.ok()) return checked;
-  check.set_message(check.status() == v1::OutputCheck::passed
-                        ? absl::StrCat("baseline and candidate outputs are close at rtol=", o.check.rtol,
-                                       ", atol=", o.check.atol, o.check.require_finite ? ", all finite" : "")
-                        : check.message());
+  if (check.status() == v1::OutputCheck::passed)
+    check.set_message(script_check ? "the TorchScript check module passed"
+                                   : absl::StrCat("baseline and candidate outputs are close at rtol=", o.check.rtol,
+                                                  ", atol=", o.check.atol,
+                                                  o.check.require_finite ? ", all finite" : ""));
+  else if (script_check && check.message() == "check returned false")
+    check.set_message("the TorchScript check module returned False");
   return CompareReports(*before, *after, check);
 }
 

@@ -3,7 +3,8 @@
 //   1. thread counts applied, then both workloads built (seed, eval, inference mode)
 //   2. timing of both (baseline first, or candidate first with `reverse`)
 //   3. diagnostic passes per run: operator profile + FLOPs, tensor memory, RSS child (--rss)
-//   4. the output check, outside timing: AssertClose(baseline(), candidate()); with
+//   4. the output check, outside timing: AssertClose(baseline(), candidate()), or the
+//      TorchScript check module called with (baseline(), candidate()); with
 //      skip_check none (not_provided)
 //   5. compare_benchmarks (core/compare.h)
 // Also a single measurement (steps 1-3 for one spec). Used by the example program and by
@@ -36,6 +37,9 @@ struct ExperimentOptions {
   double rss_timeout_s = 300;        // the child is killed past this
   CloseOptions check;                // rtol 1e-4, atol 1e-5, finite outputs required
   bool skip_check = false;           // comparisons: no output check; recorded as not_provided
+  // Comparisons: a TorchScript check module (core/script_check.h) instead of `check`, when
+  // its source is set. Loaded before any timing, so a bad module fails the job early.
+  v1::TorchScriptSpec check_module;
   // Called at each phase ("build", "timing baseline", "profile candidate", "check", ...).
   std::function<void(const std::string& phase)> on_phase;
   // Called after each timed block with the blocks done in the current timing phase.

@@ -41,6 +41,7 @@ absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, 
     o.check.require_finite = !d.allow_non_finite();
   }
   o.skip_check = check.kind_case() == v1::OutputCheckSpec::kSkip && check.skip();
+  if (check.has_torchscript()) o.check_module = check.torchscript();
   return o;
 }
 

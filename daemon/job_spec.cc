@@ -75,9 +75,10 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
         return s;
       return NonNegative("spec.compare.check.declarative.atol", check.declarative().atol());
     case v1::OutputCheckSpec::kTorchscript:
-      return absl::UnimplementedError(
-          "spec.compare.check.torchscript: TorchScript check modules are not supported yet; use a declarative "
-          "check (rtol, atol, allow_non_finite) or skip");
+      // The module itself is loaded by the worker (the daemon does not load LibTorch).
+      if (check.torchscript().source_case() == v1::TorchScriptSpec::SOURCE_NOT_SET)
+        return Invalid("spec.compare.check.torchscript", "set path or module_bytes");
+      return absl::OkStatus();
     default:
       return absl::OkStatus();
   }

@@ -81,10 +81,12 @@ TEST(JobSpec, RssNeedsAChild) {
   EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
 }
 
-TEST(JobSpec, TorchScriptChecksAreUnimplemented) {
+TEST(JobSpec, TorchScriptChecksNeedASource) {
   v1::JobSpec spec = LinearCompare();
+  spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_method("verify");
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.check.torchscript");
   spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_path("/x.pt");
-  ExpectError(spec, absl::StatusCode::kUnimplemented, "spec.compare.check.torchscript");
+  EXPECT_TRUE(ValidateJobSpec(spec, JobSpecLimits()).ok());
 }
 
 TEST(JobSpec, LargeSpecsAreRefusedNamingTheLimit) {

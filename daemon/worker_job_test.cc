@@ -101,14 +101,17 @@ TEST(JobOptions, SkipMeansNoCheck) {
   EXPECT_TRUE(ExperimentOptionsFor(spec, "")->skip_check);
 }
 
-TEST(JobOptions, RefusalsNameTheField) {
+TEST(JobOptions, TorchScriptCheckModuleIsPassedOn) {
   v1::JobSpec spec = Compare();
   spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_path("/check.pt");
-  absl::Status s = ExperimentOptionsFor(spec, "").status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_EQ(s.message().find("spec.compare.check.torchscript:"), 0u) << s;
+  absl::StatusOr<ExperimentOptions> o = ExperimentOptionsFor(spec, "");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->check_module.path(), "/check.pt");
+}
 
-  spec = Compare();
+TEST(JobOptions, RefusalsNameTheField) {
+  v1::JobSpec spec = Compare();
+  absl::Status s;
   spec.mutable_options()->set_rss(true);
   s = ExperimentOptionsFor(spec, "").status();
   EXPECT_EQ(s.message().find("spec.options.rss:"), 0u) << s;

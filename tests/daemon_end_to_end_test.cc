@@ -9,6 +9,7 @@
 #include <future>
 #include <regex>
 #include <thread>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -108,6 +109,29 @@ TEST(DaemonEndToEnd, CompareWithFailingCheckWithholdsDeltasAndLabel) {
   for (const v1::MetricDelta& delta : c->deltas()) EXPECT_FALSE(delta.known() || delta.has_delta()) << delta.name();
   EXPECT_GE(c->before().timing().blocks_size(), 10);  // both measurements are kept
   EXPECT_GE(c->after().timing().blocks_size(), 10);
+}
+
+TEST(DaemonEndToEnd, TorchScriptCheckModulesPassAndFail) {
+  TestDaemon d(TempDir("script_check"));
+  const std::string dir = TempDir("script_check_files");
+  ASSERT_EQ(torchscan::e2e::Run(Runfile("tests/make_check_modules"), {dir}).exit_code, 0);
+  for (const auto& [module, exit_code, status, message] :
+       std::vector<std::tuple<std::string, int, v1::OutputCheck::Status, std::string>>{
+           {"pass.pt", 0, v1::OutputCheck::passed, "the TorchScript check module passed"},
+           {"assert.pt", 1, v1::OutputCheck::failed, "outputs differ on purpose"}}) {
+    const std::string job = dir + "/" + module + ".json";
+    std::ofstream(job) << R"({"compare": {"baseline": {"model": {"builtin": "linear"}, "execution_mode": "per_sample"},
+                              "candidate": {"model": {"builtin": "linear"}},
+                              "check": {"torchscript": {"path": ")" << dir << "/" << module << R"("}}},
+                              "options": {"min_run_time_s": 0.02, "skip_diagnostics": true}})";
+    const std::string out = TempDir("script_check_out_" + module);
+    const CommandResult r = d.Client({"compare", "--job", job, "--output", out});
+    EXPECT_EQ(r.exit_code, exit_code) << module << ": " << r.err;
+    absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->output_check().status(), status) << module;
+    EXPECT_EQ(c->output_check().message(), message) << module;
+  }
 }
 
 TEST(DaemonEndToEnd, CancelStopsARunningJobAndTheNextRuns) {
