@@ -102,6 +102,9 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
   app->add_option("--rtol", f->rtol, "output check relative tolerance")->capture_default_str();
   app->add_option("--atol", f->atol, "output check absolute tolerance")->capture_default_str();
   app->add_flag("--no-check", f->no_check, "run no output check (output_check: not_provided)");
+  app->add_option("--check-module", f->check_module,
+                  "a saved TorchScript module called with (baseline output, candidate output): None/True "
+                  "passes, False or an assert fails");
   app->add_flag("--reverse", f->reverse, "time the candidate first, to check order effects");
 }
 
@@ -128,8 +131,14 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   *job->mutable_baseline() = *std::move(baseline);
   *job->mutable_candidate() = *std::move(candidate);
   job->set_reverse(f.reverse);
+  if (f.no_check && !f.check_module.empty())
+    return FlagError("--check-module", "cannot be combined with --no-check");
   if (f.no_check) {
     job->mutable_check()->set_skip(true);
+  } else if (!f.check_module.empty()) {
+    absl::StatusOr<std::string> bytes = ReadFile(f.check_module);
+    if (!bytes.ok()) return FlagError("--check-module", std::string(bytes.status().message()));
+    job->mutable_check()->mutable_torchscript()->set_module_bytes(*bytes);
   } else {
     job->mutable_check()->mutable_declarative()->set_rtol(f.rtol);
     job->mutable_check()->mutable_declarative()->set_atol(f.atol);

@@ -46,6 +46,7 @@ struct CompareFlags {
   double rtol = 1e-4;               // --rtol
   double atol = 1e-5;               // --atol
   bool no_check = false;            // --no-check: output_check not_provided
+  std::string check_module;         // --check-module FILE: a TorchScript check module instead of rtol/atol
   bool reverse = false;             // --reverse: time the candidate first
 };
 
