@@ -106,6 +106,9 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
                   "a saved TorchScript module called with (baseline output, candidate output): None/True "
                   "passes, False or an assert fails");
   app->add_flag("--reverse", f->reverse, "time the candidate first, to check order effects");
+  app->add_option("--rounds", f->rounds,
+                  "timing rounds in alternating order (baseline, candidate, candidate, baseline ...)")
+      ->capture_default_str();
 }
 
 absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& f) {
@@ -131,6 +134,9 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   *job->mutable_baseline() = *std::move(baseline);
   *job->mutable_candidate() = *std::move(candidate);
   job->set_reverse(f.reverse);
+  if (f.rounds < 1 || f.rounds > 100)
+    return FlagError("--rounds", absl::StrFormat("must be 1..100, got %d", f.rounds));
+  job->set_rounds(f.rounds);
   if (f.no_check && !f.check_module.empty())
     return FlagError("--check-module", "cannot be combined with --no-check");
   if (f.no_check) {

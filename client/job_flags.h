@@ -48,6 +48,7 @@ struct CompareFlags {
   bool no_check = false;            // --no-check: output_check not_provided
   std::string check_module;         // --check-module FILE: a TorchScript check module instead of rtol/atol
   bool reverse = false;             // --reverse: time the candidate first
+  int rounds = 1;                   // --rounds: alternating timing rounds (1..100)
 };
 
 // Registers the flags on `app` (the guide's example uses AddExampleFlags: a subset).

@@ -52,6 +52,7 @@ TEST(JobFlags, EachBadFlagIsNamed) {
       {[](CompareFlags& f) { f.model.method = "forward"; }, "--method"},
       {[](CompareFlags& f) { f.model.torchscript = "/no/such/module.pt"; }, "--torchscript"},
       {[](CompareFlags& f) { f.check_module = "/no/such/check.pt"; }, "--check-module"},
+      {[](CompareFlags& f) { f.rounds = 0; }, "--rounds"},
       {[](CompareFlags& f) { f.check_module = "/x.pt"; f.no_check = true; }, "--check-module"},
   };
   for (const auto& [mutate, flag] : cases) {

@@ -6,6 +6,7 @@
 #include "core/compare.h"
 #include "core/output_check.h"
 #include "core/script_check.h"
+#include "core/timing_rounds.h"
 #include "core/torch_measure.h"
 #include "core/workloads/operator_profile.h"
 #include "core/workloads/peak_memory.h"
@@ -29,6 +30,7 @@ absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {
 absl::Status ValidateOptions(const ExperimentOptions& o) {
   if (absl::Status s = ValidateLatencyOptions(o.timing); !s.ok()) return s;
   if (o.profile_calls < 1) return absl::InvalidArgumentError("profile_calls: must be at least 1");
+  if (o.rounds < 1 || o.rounds > 100) return absl::InvalidArgumentError("rounds: must be 1..100 timing rounds");
   if (o.rss && o.rss_child_path.empty())
     return absl::InvalidArgumentError("rss_child_path: required with rss (the torchscan_rss_child binary)");
   if (o.rss && o.rss_calls < 1) return absl::InvalidArgumentError("rss_calls: must be at least 1");
@@ -130,28 +132,39 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   absl::StatusOr<Workload> candidate = Build(candidate_spec, "candidate", o);
   if (!candidate.ok()) return candidate.status();
 
-  // All timing first, in the requested order, before any diagnostic pass.
-  absl::StatusOr<v1::BenchmarkReport> before, after;
-  if (o.reverse) {
-    after = Time(*candidate, "candidate", o);
-    if (after.ok()) before = Time(*baseline, "baseline", o);
-  } else {
-    before = Time(*baseline, "baseline", o);
-    if (before.ok()) after = Time(*candidate, "candidate", o);
+  // All timing first, in the requested order, before any diagnostic pass. With rounds > 1
+  // the order alternates (baseline, candidate, candidate, baseline ...) and each run pools
+  // its blocks.
+  v1::BenchmarkReport before, after;
+  for (int round = 1; round <= o.rounds; ++round) {
+    const bool candidate_first = o.reverse != (round % 2 == 0);
+    for (const bool is_candidate : {candidate_first, !candidate_first}) {
+      absl::StatusOr<v1::BenchmarkReport> pass =
+          is_candidate ? Time(*candidate, "candidate", o) : Time(*baseline, "baseline", o);
+      if (!pass.ok()) return pass.status();
+      const std::string position = is_candidate == candidate_first ? "first" : "second";
+      if (o.rounds == 1) {
+        (is_candidate ? after : before) = *std::move(pass);
+      } else {
+        AddTimingRound(*pass, round, position, is_candidate ? &after : &before);
+      }
+    }
   }
-  if (!before.ok()) return before.status();
-  if (!after.ok()) return after.status();
-  const std::string order = o.reverse ? "candidate_first" : "baseline_first";
-  before->mutable_settings()->set_order(order);
-  after->mutable_settings()->set_order(order);
+  const std::string order = o.rounds > 1 ? "alternating rounds: " + AlternatingOrder(o.rounds, o.reverse)
+                            : o.reverse  ? "candidate_first"
+                                         : "baseline_first";
+  for (v1::BenchmarkReport* r : {&before, &after}) {
+    r->mutable_settings()->set_order(order);
+    r->mutable_settings()->mutable_timing()->set_rounds(o.rounds);
+  }
 
-  if (absl::Status s = AddDiagnostics(baseline_spec, *baseline, o, &*before); !s.ok()) return s;
-  if (absl::Status s = AddDiagnostics(candidate_spec, *candidate, o, &*after); !s.ok()) return s;
+  if (absl::Status s = AddDiagnostics(baseline_spec, *baseline, o, &before); !s.ok()) return s;
+  if (absl::Status s = AddDiagnostics(candidate_spec, *candidate, o, &after); !s.ok()) return s;
 
   v1::OutputCheck check;
   if (o.skip_check) {
     check.set_message("output check skipped (check.skip)");
-    return CompareReports(*before, *after, check);
+    return CompareReports(before, after, check);
   }
   Phase(o, "check");
   const absl::Status checked = workloads::RunTorch("output check", [&] {
@@ -169,7 +182,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
                                                   o.check.require_finite ? ", all finite" : ""));
   else if (script_check && check.message() == "check returned false")
     check.set_message("the TorchScript check module returned False");
-  return CompareReports(*before, *after, check);
+  return CompareReports(before, after, check);
 }
 
 }  // namespace torchscan

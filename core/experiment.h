@@ -29,6 +29,10 @@ struct ExperimentOptions {
   int intra_op_threads = 1;          // applied before construction; 0 keeps LibTorch's default
   int inter_op_threads = 0;          // 0 keeps LibTorch's default
   bool reverse = false;              // comparisons: time the candidate first
+  // Comparisons: timing rounds (default 1). N > 1 alternates the order: baseline, candidate,
+  // candidate, baseline ... (reversed with `reverse`); blocks are pooled per run and each
+  // round's median is kept (Timing.rounds).
+  int rounds = 1;
   int profile_calls = 10;            // calls observed by the operator profile
   bool skip_diagnostics = false;     // no operator profile or tensor-memory pass (RSS still runs with rss)
   bool rss = false;                  // run a fresh RSS child per workload

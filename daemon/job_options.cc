@@ -42,6 +42,7 @@ absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, 
   }
   o.skip_check = check.kind_case() == v1::OutputCheckSpec::kSkip && check.skip();
   if (check.has_torchscript()) o.check_module = check.torchscript();
+  if (compare.rounds() > 0) o.rounds = compare.rounds();
   return o;
 }
 

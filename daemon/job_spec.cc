@@ -111,6 +111,8 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
       if (absl::Status s = ValidateWorkload("spec.compare.baseline", c.baseline(), limits); !s.ok()) return s;
       if (absl::Status s = ValidateWorkload("spec.compare.candidate", c.candidate(), limits); !s.ok()) return s;
       if (absl::Status s = ValidateOutputCheck(c.check()); !s.ok()) return s;
+      if (c.rounds() < 0 || c.rounds() > 100)
+        return Invalid("spec.compare.rounds", "must be 0 or 1 (one pass) up to 100 alternating rounds");
       break;
     }
     default:

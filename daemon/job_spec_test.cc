@@ -81,6 +81,14 @@ TEST(JobSpec, RssNeedsAChild) {
   EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
 }
 
+TEST(JobSpec, RoundsOutOfRangeAreNamed) {
+  v1::JobSpec spec = LinearCompare();
+  spec.mutable_compare()->set_rounds(101);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.rounds");
+  spec.mutable_compare()->set_rounds(-1);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.rounds");
+}
+
 TEST(JobSpec, TorchScriptChecksNeedASource) {
   v1::JobSpec spec = LinearCompare();
   spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_method("verify");

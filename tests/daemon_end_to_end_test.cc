@@ -134,6 +134,25 @@ TEST(DaemonEndToEnd, TorchScriptCheckModulesPassAndFail) {
   }
 }
 
+TEST(DaemonEndToEnd, AlternatingRoundsPoolBlocksAndKeepEachRound) {
+  TestDaemon d(TempDir("rounds"));
+  const std::string out = TempDir("rounds_out");
+  const CommandResult r = d.Client({"compare", "--rounds", "2", "--min-run-time", "0.02", "--output", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->before().settings().order(), "alternating rounds: baseline, candidate, candidate, baseline");
+  for (const v1::BenchmarkReport* run : {&c->before(), &c->after()}) {
+    ASSERT_EQ(run->timing().rounds_size(), 2);
+    EXPECT_EQ(run->timing().rounds(0).block_count() + run->timing().rounds(1).block_count(),
+              run->timing().blocks_size());
+    EXPECT_EQ(run->timing().summary().block_count(), run->timing().blocks_size());
+  }
+  EXPECT_EQ(c->before().timing().rounds(0).position(), "first");
+  EXPECT_EQ(c->before().timing().rounds(1).position(), "second");
+  EXPECT_EQ(c->latency_change(), v1::Comparison::faster);
+}
+
 TEST(DaemonEndToEnd, CancelStopsARunningJobAndTheNextRuns) {
   TestDaemon d(TempDir("cancel"));
   std::future<CommandResult> long_job = InBackground(d, kLongMeasure);
