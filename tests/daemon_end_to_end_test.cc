@@ -107,6 +107,11 @@ TEST(DaemonEndToEnd, CompareWithFailingCheckWithholdsDeltasAndLabel) {
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::failed);
   EXPECT_EQ(c->latency_change(), v1::Comparison::unavailable);
   for (const v1::MetricDelta& delta : c->deltas()) EXPECT_FALSE(delta.known() || delta.has_delta()) << delta.name();
+  // A precision change is a candidate change, listed, not an incompatibility.
+  EXPECT_TRUE(c->compatibility().compatible());
+  bool dtype_listed = false;
+  for (const v1::SettingChange& s : c->changed_settings()) dtype_listed |= s.name() == "workload.dtype";
+  EXPECT_TRUE(dtype_listed);
   EXPECT_GE(c->before().timing().blocks_size(), 10);  // both measurements are kept
   EXPECT_GE(c->after().timing().blocks_size(), 10);
 }

@@ -507,7 +507,9 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadL
     torchscan::v1::TensorInfo* info = workload.input_metadata.add_tensors();
     info->set_name(prepared[i].name);
     for (int64_t d : inputs[i].sizes()) info->add_shape(d);
-    info->set_dtype(DTypeName(inputs[i].scalar_type()));
+    // The source data's dtype: the precision the workload converts it to is a candidate
+    // change (description "dtype"), not different inputs.
+    info->set_dtype(DTypeName(prepared[i].tensor.scalar_type()));
     info->set_device(resolved->name);
     for (const auto& [key, value] : prepared[i].fields) fields[absl::StrCat("input.", prepared[i].name, ".", key)] = value;
   }
