@@ -22,14 +22,6 @@ const google::protobuf::Message& Payload(const v1::JobResult& result) {
   return result.report();
 }
 
-absl::Status Write(const std::string& path, const std::string& text) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return absl::InvalidArgumentError("--output: cannot write " + path);
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) return absl::InvalidArgumentError("--output: cannot write " + path);
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 int ReportError(const absl::Status& status) {
@@ -48,9 +40,10 @@ absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, 
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InvalidArgumentError("--output: cannot create folder " + dir + ": " + ec.message());
   const std::string stem = dir + "/" + (result.has_comparison() ? "comparison" : "report");
-  if (absl::Status s = SaveJson(Payload(result), stem + ".json"); !s.ok())
-    return absl::InvalidArgumentError("--output: " + std::string(s.message()));
-  if (absl::Status s = Write(stem + ".html", HtmlRenderer().Render(ToEvidence(result))); !s.ok()) return s;
+  for (const auto& [path, text] : {std::pair{stem + ".json", ToJson(Payload(result))},
+                                   std::pair{stem + ".html", HtmlRenderer().Render(ToEvidence(result))}})
+    if (absl::Status s = WriteFileAtomic(path, text); !s.ok())
+      return absl::InvalidArgumentError("--output: " + std::string(s.message()));
   *json_path = stem + ".json";
   return absl::OkStatus();
 }

@@ -23,10 +23,8 @@ int RenderCommand(const ClientContext& ctx, const std::string& input, const std:
     std::fputs(text.c_str(), stdout);
     return kExitOk;
   }
-  FILE* f = std::fopen(output.c_str(), "w");
-  if (!f) return ReportError(absl::InvalidArgumentError("-o: cannot write " + output));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok) return ReportError(absl::InvalidArgumentError("-o: cannot write " + output));
+  if (absl::Status s = WriteFileAtomic(output, text); !s.ok())
+    return ReportError(absl::InvalidArgumentError("-o: " + std::string(s.message())));
   std::fprintf(stderr, "wrote %s\n", output.c_str());
   return kExitOk;
 }

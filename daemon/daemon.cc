@@ -1,32 +1,18 @@
 #include "daemon/daemon.h"
 
-#include <time.h>
-
 #include <chrono>
 
 #include <spdlog/spdlog.h>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/environment.h"
+#include "core/timestamp.h"
 #include "core/version.h"
 #include "daemon/job_spec.h"
 
 namespace torchscan::daemon {
 namespace {
-
-// RFC 3339 UTC with milliseconds, so that consecutive jobs' timestamps order.
-std::string Now() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  const auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm utc{};
-  if (gmtime_r(&seconds, &utc) == nullptr) return kUnknown;
-  return absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                         utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis));
-}
 
 absl::Status UnknownJob(const std::string& id) {
   return absl::NotFoundError(absl::StrCat("id: no job \"", id, "\" on this daemon (list them with ListJobs)"));
@@ -63,7 +49,7 @@ std::string DescribeChange(const v1::Job& before, const v1::Job& after) {
 Daemon::Daemon(const v1::DaemonConfig& config)
     : config_(config),
       run_options_(RunOptionsOf(config)),
-      started_at_(Now()),
+      started_at_(NowRfc3339()),
       store_(config.state_dir()),
       queue_(config.limits().max_queue_length()) {}
 
@@ -72,7 +58,7 @@ Daemon::~Daemon() { Shutdown("the daemon was stopped"); }
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& config) {
   std::unique_ptr<Daemon> daemon(new Daemon(config));
   if (absl::Status s = daemon->store_.Open(); !s.ok()) return s;
-  JobStore::Loaded loaded = daemon->store_.LoadAll(Now());
+  JobStore::Loaded loaded = daemon->store_.LoadAll(NowRfc3339());
   for (const std::string& problem : loaded.problems) spdlog::warn("start-up: {}", problem);
   for (const std::string& id : loaded.interrupted) spdlog::warn("job {} interrupted: it was running when the daemon stopped", id);
   daemon->load_problems_ = std::move(loaded.problems);
@@ -127,7 +113,7 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return absl::UnavailableError("torchscand is shutting down; submit again once it has restarted");
   job.set_id(JobStore::JobId(last_number_ + 1));
-  job.set_submitted_at(Now());
+  job.set_submitted_at(NowRfc3339());
   if (absl::Status s = queue_.Push(job.id()); !s.ok()) {
     spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
     return s;
@@ -178,7 +164,7 @@ absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const std:
     queue_.Remove(job.id());
     job.set_state(v1::Job::cancelled);
     job.set_error(absl::StrCat("cancelled by ", by, " while queued"));
-    job.set_finished_at(Now());
+    job.set_finished_at(NowRfc3339());
     spdlog::info("job {} cancelled by {} while queued", job.id(), by);
     Changed(job, true);
     return Snapshot(job);
@@ -300,7 +286,7 @@ void Daemon::ExecutorLoop() {
       id = *queue_.Pop();
       v1::Job& job = jobs_.at(id);
       job.set_state(v1::Job::running);
-      job.set_started_at(Now());
+      job.set_started_at(NowRfc3339());
       job.set_phase("starting worker");
       job.set_blocks_done(0);
       running_id_ = id;
@@ -339,7 +325,7 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
   std::lock_guard<std::mutex> lock(mu_);
   v1::Job& job = jobs_.at(id);
   job.set_worker_pid(0);
-  job.set_finished_at(Now());
+  job.set_finished_at(NowRfc3339());
   if (outcome.state == v1::Job::succeeded) {
     job.set_state(v1::Job::succeeded);
     job.set_phase("done");

@@ -75,7 +75,10 @@ std::string ToJson(const google::protobuf::Message& message) {
 }
 
 absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path) {
-  const std::string json = ToJson(message);
+  return WriteFileAtomic(path, ToJson(message));
+}
+
+absl::Status WriteFileAtomic(const std::string& path, const std::string& json) {
   const std::string temporary = path + ".tmp." + std::to_string(getpid());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("cannot create", temporary);

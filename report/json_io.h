@@ -24,7 +24,12 @@ inline constexpr int kReportSchemaVersion = 1;
 // Pretty JSON (2-space indent) of a report or comparison.
 std::string ToJson(const google::protobuf::Message& message);
 
-// Writes ToJson(message) to `path` atomically (temporary file, fsync, rename).
+// Writes `text` to `path` atomically (temporary file beside it, fsync, rename): readers see
+// the old file or the new one, never half of one; on error the old file is kept. NotFound /
+// PermissionDenied / Internal naming the path.
+absl::Status WriteFileAtomic(const std::string& path, const std::string& text);
+
+// WriteFileAtomic(path, ToJson(message)).
 absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path);
 
 // Strict JSON mapping parse of any message (job files, daemon configuration, job records):
