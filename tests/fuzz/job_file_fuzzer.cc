@@ -1,0 +1,80 @@
+// Fuzz target: job files, from the client's loader to the worker's. The bytes go the way a
+// `torchscan-client measure --job FILE` job goes:
+//   client/job_flags.h LoadJobFile (strict JSON mapping of JobSpec)
+//   → daemon/job_spec.h ValidateJobSpec (torchscand's Submit) → WithDaemonDefaults
+//   → saved as JSON (the job store's spec.json) → ParseJsonStrict (torchscan-worker).
+//
+// Properties checked for every input (FuzzFail aborts when one breaks):
+//  - LoadJobFile returns; an error is InvalidArgument naming the file.
+//  - ValidateJobSpec returns OK or one of the codes its header lists, with a message that
+//    names the field ("spec..."); a daemon with more devices and an RSS child accepts
+//    everything a default daemon accepts.
+//  - The spec, and the spec with the daemon's defaults, saved as JSON load back strictly as
+//    the same message (what the worker reads is what was submitted).
+// Verdict: kAccepted when a default daemon (cpu only, no RSS child) would queue the job.
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "client/job_flags.h"
+#include "daemon/job_spec.h"
+#include "proto/service.pb.h"
+#include "report/json_io.h"
+#include "tests/fuzz/fuzz_target.h"
+
+namespace torchscan::fuzz {
+namespace {
+
+void ExpectValidationStatus(const absl::Status& status, const std::string& what) {
+  if (status.ok()) return;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kUnimplemented:
+      ExpectError(status, status.code(), "spec", what);
+      return;
+    default:
+      FuzzFail(absl::StrCat(what, ": a code ValidateJobSpec's header does not list"), status.ToString());
+  }
+}
+
+void ExpectSavedSpecLoads(const v1::JobSpec& spec, const std::string& what) {
+  v1::JobSpec reloaded;
+  if (absl::Status s = ParseJsonStrict(ToJson(spec), "spec.json", &reloaded); !s.ok())
+    FuzzFail(absl::StrCat(what, ": the saved spec does not load"), s.ToString());
+  ExpectSameMessage(spec, reloaded, what);
+}
+
+}  // namespace
+
+Verdict FuzzOne(std::string_view input) {
+  InputFile& file = InputFile::Get();
+  file.Write(input);
+  const absl::StatusOr<v1::JobSpec> spec = LoadJobFile(file.path());
+  if (!spec.ok()) {
+    ExpectError(spec.status(), absl::StatusCode::kInvalidArgument, absl::StrCat(file.path(), ": "), "LoadJobFile");
+    return Verdict::kRejected;
+  }
+
+  const absl::Status by_default = daemon::ValidateJobSpec(*spec, daemon::JobSpecLimits{});
+  ExpectValidationStatus(by_default, "ValidateJobSpec, default limits");
+  daemon::JobSpecLimits generous;
+  generous.devices = {"cpu", "cuda:0"};
+  generous.rss_available = true;
+  const absl::Status by_generous = daemon::ValidateJobSpec(*spec, generous);
+  ExpectValidationStatus(by_generous, "ValidateJobSpec, more devices and an RSS child");
+  if (by_default.ok() && !by_generous.ok())
+    FuzzFail("a daemon with more devices and an RSS child refused what a default daemon accepts",
+             by_generous.ToString());
+
+  ExpectSavedSpecLoads(*spec, "the job file saved as JSON");
+  v1::DaemonConfig config;
+  config.set_default_intra_op_threads(2);
+  config.set_default_inter_op_threads(1);
+  ExpectSavedSpecLoads(daemon::WithDaemonDefaults(*spec, config), "spec.json with the daemon's defaults");
+  return by_default.ok() ? Verdict::kAccepted : Verdict::kRejected;
+}
+
+}  // namespace torchscan::fuzz

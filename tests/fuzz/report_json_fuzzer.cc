@@ -1,0 +1,78 @@
+// Fuzz target: the report / comparison JSON loaders of report/json_io.h, as `torchscan-client
+// render` and `compare-reports` use them on a user's file.
+//
+// Properties checked for every input (FuzzFail aborts when one breaks):
+//  - ParseReport and ParseComparison return, and each error is InvalidArgument naming the
+//    source; no input is both a valid report and a valid comparison.
+//  - LoadEvidence on the same bytes as a file agrees with them: it loads the one that is
+//    valid, or fails with InvalidArgument naming the path.
+//  - A valid report or comparison renders in every format of report/render_by_format.h
+//    (terminal with and without colour) to a non-empty output.
+//  - Saving it (ToJson, as SaveJson writes) and loading that again gives the same message.
+// Verdict: kAccepted when the input is a valid report or comparison.
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "report/json_io.h"
+#include "report/render_by_format.h"
+#include "tests/fuzz/fuzz_target.h"
+
+namespace torchscan::fuzz {
+namespace {
+
+constexpr char kSource[] = "fuzz.json";
+
+void ExpectRendersEverywhere(const Evidence& evidence) {
+  for (const std::string& format : RenderFormats()) {
+    for (const bool color : {false, true}) {
+      absl::StatusOr<std::unique_ptr<Renderer>> renderer = RenderByFormat(format, RenderOptions{color});
+      if (!renderer.ok()) FuzzFail("RenderByFormat refused one of RenderFormats()", renderer.status().ToString());
+      if ((*renderer)->Render(evidence).empty()) FuzzFail(absl::StrCat("the ", format, " rendering is empty"));
+    }
+  }
+}
+
+// `loaded` is a valid T: it must be what LoadEvidence loads, render, and survive a save.
+template <typename T>
+void ExpectUsable(const T& loaded, const absl::StatusOr<Evidence>& evidence,
+                  absl::StatusOr<T> (*parse)(std::string_view, const std::string&)) {
+  const std::string name = T::descriptor()->name();
+  if (!evidence.ok()) FuzzFail(absl::StrCat("LoadEvidence refused a valid ", name), evidence.status().ToString());
+  if (!std::holds_alternative<T>(*evidence)) FuzzFail(absl::StrCat("LoadEvidence loaded a valid ", name, " as the other kind"));
+  ExpectSameMessage(loaded, std::get<T>(*evidence), "LoadEvidence");
+  ExpectRendersEverywhere(*evidence);
+  absl::StatusOr<T> reloaded = parse(ToJson(loaded), "saved.json");
+  if (!reloaded.ok()) FuzzFail(absl::StrCat("a saved ", name, " does not load"), reloaded.status().ToString());
+  ExpectSameMessage(loaded, *reloaded, absl::StrCat("saving and loading a ", name));
+}
+
+}  // namespace
+
+Verdict FuzzOne(std::string_view input) {
+  const absl::StatusOr<v1::BenchmarkReport> report = ParseReport(input, kSource);
+  const absl::StatusOr<v1::Comparison> comparison = ParseComparison(input, kSource);
+  const std::string source_prefix = absl::StrCat(kSource, ": ");
+  if (!report.ok()) ExpectError(report.status(), absl::StatusCode::kInvalidArgument, source_prefix, "ParseReport");
+  if (!comparison.ok())
+    ExpectError(comparison.status(), absl::StatusCode::kInvalidArgument, source_prefix, "ParseComparison");
+  if (report.ok() && comparison.ok()) FuzzFail("the input is both a valid report and a valid comparison");
+
+  InputFile& file = InputFile::Get();
+  file.Write(input);
+  const absl::StatusOr<Evidence> evidence = LoadEvidence(file.path());
+  if (report.ok()) {
+    ExpectUsable<v1::BenchmarkReport>(*report, evidence, &ParseReport);
+  } else if (comparison.ok()) {
+    ExpectUsable<v1::Comparison>(*comparison, evidence, &ParseComparison);
+  } else {
+    ExpectError(evidence.status(), absl::StatusCode::kInvalidArgument, absl::StrCat(file.path(), ": "),
+                "LoadEvidence of an invalid file");
+    return Verdict::kRejected;
+  }
+  return Verdict::kAccepted;
+}
+
+}  // namespace torchscan::fuzz
