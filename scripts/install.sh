@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds TorchScan's four programs and installs them into PREFIX/bin (default /usr/local):
+#   scripts/install.sh [PREFIX]
+#
+#   torchscand           the daemon; runs the worker found beside itself (PREFIX/bin)
+#   torchscan-worker     one job in a fresh process; runs the RSS child found beside itself
+#   torchscan_rss_child  one peak-RSS trial in a fresh process
+#   torchscan-client     the command-line client
+#
+# Keeping the three daemon-side programs in one folder is what lets torchscand find them
+# without worker_path / rss_child_path in its configuration. Run scripts/setup.sh first (as
+# root) on a fresh Debian 12 machine. BAZEL overrides the bazel command, e.g.
+# BAZEL="bazel --output_base=/tmp/ob" scripts/install.sh /opt/torchscan
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prefix=${1:-/usr/local}
+if [[ $# -gt 1 || "$prefix" == -* ]]; then
+  echo "usage: scripts/install.sh [PREFIX]   (installs into PREFIX/bin; default /usr/local)" >&2
+  exit 2
+fi
+read -r -a bazel <<<"${BAZEL:-bazel}"
+
+targets=(//daemon:torchscand //daemon:torchscan-worker //core/workloads:torchscan_rss_child
+         //client:torchscan-client)
+"${bazel[@]}" build --experimental_convenience_symlinks=ignore "${targets[@]}"
+
+install -d -m 0755 "$prefix/bin"
+execroot=$("${bazel[@]}" info execution_root 2>/dev/null)
+for target in "${targets[@]}"; do
+  file=$("${bazel[@]}" cquery --output=files "$target" 2>/dev/null)
+  [[ "$file" == /* ]] || file="$execroot/$file"
+  install -m 0755 "$file" "$prefix/bin/"
+  echo "install: $prefix/bin/$(basename "$file")"
+done
