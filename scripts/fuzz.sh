@@ -79,10 +79,12 @@ for target in "${targets[@]}"; do
   "$bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
     -dict="$dict" -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  corpus_size=$(ls "$corpus" | wc -l)
+  # libFuzzer's own count (its last status line) and the files it left in the folder.
+  corpus_units=$(grep -o 'corp: [0-9]*' "$log" | tail -1 | sed 's/corp: //' || true)
+  corpus_files=$(ls "$corpus" | wc -l)
   crashes=$(find "$artifacts" -type f | sort)
   crash_count=$(grep -c . <<<"$crashes" || true)
-  line="$target: ${execs:-?} runs executed, corpus $seed_count -> $corpus_size files, $crash_count crashes"
+  line="$target: ${execs:-?} runs executed, corpus ${corpus_units:-?} inputs ($seed_count seeds, $corpus_files files in $corpus), $crash_count crash(es)"
   if [[ $rc -ne 0 || $crash_count -ne 0 ]]; then
     failed=1
     line+=" (libFuzzer exit $rc)"
