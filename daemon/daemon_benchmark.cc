@@ -16,8 +16,8 @@
 //     start, LibTorch load, workload build, warm-up and the atomic result write.
 //  3. 50 clients at once, each with its own DaemonClient (channel), each submitting 2 jobs:
 //     accepted, refused (by reason), succeeded, failed, lost (accepted but not found or not
-//     finished at the end; must be 0), overlapping executions (jobs sorted by started_at, each
-//     finished_at after the next started_at; must be 0) and the wall time until all finished.
+//     finished at the end; must be 0), overlapping executions (daemon/job_timeline.h; must be 0)
+//     and the wall time until all finished.
 // Everything gives up after 10 minutes. Exit 0 when every figure that must hold holds, else 1.
 #include <signal.h>
 #include <stdlib.h>
@@ -28,7 +28,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -40,6 +39,7 @@
 #include <boost/process.hpp>
 
 #include "client/daemon_client.h"
+#include "daemon/job_timeline.h"
 #include "proto/service.pb.h"
 
 namespace {
@@ -48,6 +48,9 @@ namespace bp = boost::process;
 namespace fs = std::filesystem;
 namespace v1 = torchscan::v1;
 using torchscan::DaemonClient;
+using torchscan::daemon::CountOverlappingExecutions;
+using torchscan::daemon::ParseRfc3339Seconds;
+using torchscan::daemon::VmRssMiB;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kSequentialJobs = 5;
@@ -76,27 +79,6 @@ std::string Tail(const std::string& path) {
   text << in.rdbuf();
   const std::string s = text.str();
   return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
-}
-
-// VmRSS of a process in MiB, from /proc/<pid>/status; -1 when unreadable.
-double VmRssMiB(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
-  return -1;
-}
-
-// "2026-11-29T21:45:49.123Z" as seconds since the epoch; NaN when it is not that format.
-double ParseRfc3339(const std::string& text) {
-  std::tm tm{};
-  int ms = 0;
-  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec, &ms) != 7)
-    return NAN;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<double>(::timegm(&tm)) + ms / 1000.0;
 }
 
 double NowEpochSeconds() {
@@ -181,7 +163,7 @@ int main(int argc, char** argv) {
     }
     absl::StatusOr<v1::JobResult> result = client->FetchResult(job->id());
     if (!result.ok()) GiveUp("fetch: " + std::string(result.status().message()));
-    const double started = ParseRfc3339(job->started_at()), finished = ParseRfc3339(job->finished_at());
+    const double started = ParseRfc3339Seconds(job->started_at()), finished = ParseRfc3339Seconds(job->finished_at());
     const double timed = result->report().timing().timed_total_s();
     call_ms.push_back((started - called) * 1e3);
     latency_ms.push_back((started - returned) * 1e3);
@@ -253,12 +235,7 @@ int main(int argc, char** argv) {
     }
     if (!job->started_at().empty() && !job->finished_at().empty()) executed.push_back(*job);
   }
-  std::sort(executed.begin(), executed.end(), [](const v1::Job& a, const v1::Job& b) {
-    return ParseRfc3339(a.started_at()) < ParseRfc3339(b.started_at());
-  });
-  int overlaps = 0;
-  for (size_t i = 0; i + 1 < executed.size(); ++i)
-    if (ParseRfc3339(executed[i].finished_at()) > ParseRfc3339(executed[i + 1].started_at())) ++overlaps;
+  const int overlaps = CountOverlappingExecutions(executed);
 
   std::printf("\n%d clients x %d tiny jobs submitted at once (max queue %d):\n", kClients, kJobsPerClient,
               info->config().limits().max_queue_length());
