@@ -7,7 +7,6 @@
 #include <chrono>
 #include <fstream>
 #include <future>
-#include <regex>
 #include <thread>
 #include <tuple>
 
@@ -15,6 +14,7 @@
 
 #include "proto/service.pb.h"
 #include "report/json_io.h"
+#include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
 
 namespace torchscan::e2e {
@@ -23,51 +23,9 @@ namespace {
 const std::vector<std::string> kQuickMeasure = {"measure", "--model", "linear", "--min-run-time", "0.02"};
 const std::vector<std::string> kLongMeasure = {"measure", "--model", "linear", "--min-run-time", "120"};
 
-std::vector<std::string> With(std::vector<std::string> base, const std::vector<std::string>& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
-
 bool Exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
-}
-
-// The job id from the client's "[ID] submitted to ..." line.
-std::string SubmittedId(const std::string& err) {
-  std::smatch m;
-  return std::regex_search(err, m, std::regex(R"(\[([^\]]+)\] submitted)")) ? m[1].str() : "";
-}
-
-v1::Job ShowJob(const TestDaemon& d, const std::string& id) {
-  const CommandResult r = d.Client({"--json", "jobs", "show", id});
-  v1::Job job;
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(ParseJsonStrict(r.out, "jobs show", &job).ok()) << r.out;
-  return job;
-}
-
-std::vector<v1::Job> ListJobs(const TestDaemon& d, const std::vector<std::string>& flags = {}) {
-  const CommandResult r = d.Client(With({"--json", "jobs", "list"}, flags));
-  v1::ListJobsResponse list;
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(ParseJsonStrict(r.out, "jobs list", &list).ok()) << r.out;
-  return {list.jobs().begin(), list.jobs().end()};
-}
-
-// Waits until some job is running; returns it.
-v1::Job WaitForRunningJob(const TestDaemon& d) {
-  for (int i = 0; i < 300; ++i) {
-    std::vector<v1::Job> running = ListJobs(d, {"--state", "running"});
-    if (!running.empty() && running[0].worker_pid() > 0) return running[0];
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ADD_FAILURE() << "no job started running";
-  return {};
-}
-
-std::future<CommandResult> InBackground(const TestDaemon& d, const std::vector<std::string>& args) {
-  return std::async(std::launch::async, [&d, args] { return d.Client(args); });
 }
 
 TEST(DaemonEndToEnd, MeasureWritesReportAndPage) {
