@@ -15,7 +15,7 @@ namespace torchscan::daemon {
 namespace {
 
 absl::Status UnknownJob(const std::string& id) {
-  return absl::NotFoundError(absl::StrCat("id: no job \"", id, "\" on this daemon (list them with ListJobs)"));
+  return absl::NotFoundError(absl::StrCat("id: no job ", QuoteForMessage(id), " on this daemon (list them with ListJobs)"));
 }
 
 bool Finished(v1::Job::State state) {

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -13,27 +16,56 @@ absl::Status Invalid(const std::string& field, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
 }
 
+absl::Status ValidateTorchScript(const std::string& field, const v1::TorchScriptSpec& ts) {
+  if (ts.source_case() == v1::TorchScriptSpec::SOURCE_NOT_SET) return Invalid(field, "set path or module_bytes");
+  if (ts.source_case() == v1::TorchScriptSpec::kModuleBytes && ts.module_bytes().empty())
+    return Invalid(field + ".module_bytes", "is empty; send the bytes of a module saved with torch.jit.save");
+  return absl::OkStatus();
+}
+
+// Dimensions >= 0 whose product fits int64 (the worker checks the memory it needs).
+absl::Status ValidateGenerated(const std::string& field, const v1::GeneratedTensor& g) {
+  if (!v1::GeneratedTensor::DType_IsValid(g.dtype()))
+    return Invalid(field + ".dtype", absl::StrCat(g.dtype(), " is not one of float32, int64, int32"));
+  int64_t elements = 1;
+  for (int d = 0; d < g.shape_size(); ++d) {
+    const int64_t n = g.shape(d);
+    if (n < 0) return Invalid(absl::StrCat(field, ".shape[", d, "]"), absl::StrCat(n, " is negative; dimensions are >= 0"));
+    if (n > 0 && elements > std::numeric_limits<int64_t>::max() / 8 / n)
+      return Invalid(field + ".shape", "has more elements than int64 can count; use a smaller shape");
+    elements *= n;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& w, const JobSpecLimits& limits) {
   const v1::ModelSpec& model = w.model();
   switch (model.source_case()) {
     case v1::ModelSpec::kBuiltin:
-      if (model.builtin() == v1::ModelSpec::builtin_unspecified)
+      if (model.builtin() == v1::ModelSpec::builtin_unspecified || !v1::ModelSpec::Builtin_IsValid(model.builtin()))
         return Invalid(field + ".model.builtin", "choose linear, resnet18 or bert");
       break;
     case v1::ModelSpec::kTorchscript:
-      if (model.torchscript().source_case() == v1::TorchScriptSpec::SOURCE_NOT_SET)
-        return Invalid(field + ".model.torchscript", "set path or module_bytes");
+      if (absl::Status s = ValidateTorchScript(field + ".model.torchscript", model.torchscript()); !s.ok()) return s;
+      if (w.inputs().empty())
+        return Invalid(field + ".inputs", "a TorchScript model needs its inputs; add one InputSpec per argument");
       break;
     default:
       return Invalid(field + ".model", "required: set builtin (linear, resnet18, bert) or torchscript");
   }
+  if (!v1::WorkloadSpec::ExecutionMode_IsValid(w.execution_mode()))
+    return Invalid(field + ".execution_mode", absl::StrCat(w.execution_mode(), " is not one of batch, per_sample"));
+  if (!v1::WorkloadSpec::Precision_IsValid(w.dtype()))
+    return Invalid(field + ".dtype", absl::StrCat(w.dtype(), " is not one of float32, bfloat16, float16"));
   for (int i = 0; i < w.inputs_size(); ++i) {
-    if (w.inputs(i).source_case() == v1::InputSpec::SOURCE_NOT_SET)
-      return Invalid(absl::StrCat(field, ".inputs[", i, "]"), "set generated or tensor_file");
+    const std::string input = absl::StrCat(field, ".inputs[", i, "]");
+    if (w.inputs(i).source_case() == v1::InputSpec::SOURCE_NOT_SET) return Invalid(input, "set generated or tensor_file");
+    if (w.inputs(i).has_generated())
+      if (absl::Status s = ValidateGenerated(input + ".generated", w.inputs(i).generated()); !s.ok()) return s;
   }
   const std::string device = w.device().empty() ? "cpu" : w.device();
   if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {
-    return Invalid(field + ".device", absl::StrCat("\"", device, "\" is not a device of this daemon (devices: ",
+    return Invalid(field + ".device", absl::StrCat(QuoteForMessage(device), " is not a device of this daemon (devices: ",
                                                    absl::StrJoin(limits.devices, ", "), ")"));
   }
   return absl::OkStatus();
@@ -46,8 +78,15 @@ absl::Status NonNegative(const std::string& field, double value) {
 
 absl::Status ValidateOptions(const v1::MeasurementOptions& o, const JobSpecLimits& limits) {
   if (absl::Status s = ValidateMeasurementOptions(o); !s.ok()) return s;
-  if (o.intra_op_threads() > limits.max_threads || o.inter_op_threads() > limits.max_threads)
-    return Invalid("spec.options", absl::StrCat("thread counts above ", limits.max_threads, " are refused"));
+  for (const auto& [field, threads] : {std::pair{"spec.options.intra_op_threads", o.intra_op_threads()},
+                                       std::pair{"spec.options.inter_op_threads", o.inter_op_threads()}})
+    if (threads > limits.max_threads)
+      return Invalid(field, absl::StrCat(threads, " is above this daemon's limit of ", limits.max_threads, " threads"));
+  for (const auto& [field, seconds] : {std::pair{"spec.options.min_run_time_s", o.min_run_time_s()},
+                                       std::pair{"spec.options.max_run_time_s", o.max_run_time_s()}})
+    if (limits.job_wall_time_s > 0 && seconds > limits.job_wall_time_s)
+      return Invalid(field, absl::StrCat(seconds, " s is longer than this daemon's job_wall_time_s (",
+                                         limits.job_wall_time_s, " s): the job could never finish"));
   if (o.rss() && !limits.rss_available) {
     return absl::FailedPreconditionError(
         "spec.options.rss: this daemon has no RSS child configured (rss_child_path); submit without rss or "
@@ -76,12 +115,16 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
       return NonNegative("spec.compare.check.declarative.atol", check.declarative().atol());
     case v1::OutputCheckSpec::kTorchscript:
       // The module itself is loaded by the worker (the daemon does not load LibTorch).
-      if (check.torchscript().source_case() == v1::TorchScriptSpec::SOURCE_NOT_SET)
-        return Invalid("spec.compare.check.torchscript", "set path or module_bytes");
-      return absl::OkStatus();
+      return ValidateTorchScript("spec.compare.check.torchscript", check.torchscript());
     default:
       return absl::OkStatus();
   }
+}
+
+std::string QuoteForMessage(const std::string& value) {
+  constexpr size_t kShown = 64;
+  if (value.size() <= kShown) return absl::StrCat("\"", absl::CHexEscape(value), "\"");
+  return absl::StrCat("\"", absl::CHexEscape(value.substr(0, kShown)), "...\" (", value.size(), " bytes)");
 }
 
 JobSpecLimits LimitsOf(const v1::DaemonConfig& config) {
@@ -89,6 +132,7 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config) {
   limits.max_upload_bytes = config.limits().max_upload_bytes();
   limits.devices.assign(config.devices().begin(), config.devices().end());
   limits.rss_available = !config.rss_child_path().empty();
+  limits.job_wall_time_s = config.limits().job_wall_time_s();
   return limits;
 }
 

@@ -18,6 +18,7 @@ struct JobSpecLimits {
   std::vector<std::string> devices = {"cpu"};    // devices a workload may name ("" means cpu)
   bool rss_available = false;                    // an RSS child is configured
   int max_threads = 4096;                        // thread counts above are refused
+  double job_wall_time_s = 0;                    // > 0: min/max_run_time_s above it are refused
 };
 
 // The limits of a (validated, defaulted) daemon configuration.
@@ -29,7 +30,10 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config);
 //                      or compare", "spec.compare.baseline: required",
 //                      "spec.measure.workload.model: set builtin or torchscript",
 //                      "spec.options.min_run_time_s: -1 is negative", a workload device the
-//                      daemon does not own, a negative tolerance
+//                      daemon does not own, a negative tolerance, an unknown enum value, a
+//                      negative or int64-overflowing generated shape, empty module_bytes, a
+//                      TorchScript workload without inputs, thread counts above max_threads,
+//                      run times longer than job_wall_time_s
 //   Unimplemented      "spec.compare.check.torchscript: ..." (TorchScript check modules)
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);
@@ -40,6 +44,11 @@ absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& options);
 // InvalidArgument naming "spec.compare.check.declarative.rtol"/"atol" for negative
 // tolerances; Unimplemented naming "spec.compare.check.torchscript".
 absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check);
+
+// `value` in double quotes, C-escaped and cut to 64 bytes ("... (N bytes)"), for error
+// messages: they travel in gRPC metadata, where a long echo (a 10 KB id) would turn the
+// answer into a metadata-size error that names nothing.
+std::string QuoteForMessage(const std::string& value);
 
 // `spec` with thread counts of 0 replaced by the daemon's default_{intra,inter}_op_threads,
 // so that the stored job records the threads it ran with.

@@ -121,3 +121,54 @@ TEST(JobSpec, DaemonDefaultsFillThreads) {
 
 }  // namespace
 }  // namespace torchscan::daemon
+
+namespace torchscan::daemon {
+namespace {
+
+TEST(JobSpec, HostileWorkloadsNameTheirField) {
+  v1::JobSpec spec = LinearMeasure();
+  v1::WorkloadSpec* w = spec.mutable_measure()->mutable_workload();
+  w->mutable_model()->set_builtin(static_cast<v1::ModelSpec::Builtin>(99));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.model.builtin");
+  w->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  w->set_execution_mode(static_cast<v1::WorkloadSpec::ExecutionMode>(42));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.execution_mode");
+  w->set_execution_mode(v1::WorkloadSpec::batch);
+  w->set_dtype(static_cast<v1::WorkloadSpec::Precision>(-7));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.dtype");
+  w->set_dtype(v1::WorkloadSpec::float32);
+  v1::GeneratedTensor* g = w->add_inputs()->mutable_generated();
+  g->add_shape(32);
+  g->add_shape(-128);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs[0].generated.shape[1]");
+  g->set_shape(1, int64_t{1} << 40);
+  g->add_shape(int64_t{1} << 40);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs[0].generated.shape");
+  g->clear_shape();
+  g->set_dtype(static_cast<v1::GeneratedTensor::DType>(9));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs[0].generated.dtype");
+  g->set_dtype(v1::GeneratedTensor::float32);
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
+
+  w->mutable_model()->mutable_torchscript()->set_module_bytes("");
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.model.torchscript.module_bytes");
+  w->mutable_model()->mutable_torchscript()->set_module_bytes("PK");
+  w->clear_inputs();
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs");
+}
+
+TEST(JobSpec, LimitsNameTheFieldOverThem) {
+  JobSpecLimits limits;
+  limits.job_wall_time_s = 3600;
+  v1::JobSpec spec = LinearMeasure();
+  spec.mutable_options()->set_inter_op_threads(1000000);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.options.inter_op_threads", limits);
+  spec = LinearMeasure();
+  spec.mutable_options()->set_min_run_time_s(1e300);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.options.min_run_time_s", limits);
+  spec.mutable_options()->set_min_run_time_s(3600);
+  EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
+}
+
+}  // namespace
+}  // namespace torchscan::daemon
