@@ -1,16 +1,15 @@
 #include "report/json_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
-#include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
 #include "report/validate.h"
@@ -33,6 +32,30 @@ absl::StatusOr<T> Parse(std::string_view json, const std::string& source,
 }
 
 absl::Status ValidateTopLevelReport(const v1::BenchmarkReport& r, int version) { return ValidateReport(r, version); }
+
+// Whether the JSON object `json` has the key `key` at its top level. One linear pass with no
+// recursion and no allocation, so that hostile nesting costs nothing; malformed JSON gives an
+// answer the strict parse then corrects.
+bool HasTopLevelKey(std::string_view json, std::string_view key) {
+  int depth = 0;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == '"') {
+      const size_t start = i + 1;
+      for (++i; i < json.size() && json[i] != '"'; ++i)
+        if (json[i] == '\\') ++i;
+      if (depth != 1 || json.substr(start, i - start) != key) continue;
+      size_t next = i + 1;
+      while (next < json.size() && std::isspace(static_cast<unsigned char>(json[next]))) ++next;
+      if (next < json.size() && json[next] == ':') return true;
+    }
+  }
+  return false;
+}
 
 absl::Status ErrnoStatus(const std::string& what, const std::string& path) {
   const int e = errno;
@@ -108,12 +131,41 @@ absl::Status WriteFileAtomic(const std::string& path, const std::string& json) {
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ErrnoStatus("cannot open", path);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) return ErrnoStatus("cannot read", path);
-  return content.str();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cannot open", path);
+  struct stat info;
+  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(path + " is a folder; give a file");
+  }
+  const auto too_large = [&] {
+    return absl::InvalidArgumentError(path + " is larger than " + std::to_string(kMaxReadFileBytes) +
+                                      " bytes; TorchScan does not read files that large");
+  };
+  if (S_ISREG(info.st_mode) && info.st_size > kMaxReadFileBytes) {
+    ::close(fd);
+    return too_large();
+  }
+  // Streams (pipes, devices such as /dev/zero) have no size: read up to the limit.
+  std::string content;
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      absl::Status s = ErrnoStatus("cannot read", path);
+      ::close(fd);
+      return s;
+    }
+    if (static_cast<int64_t>(content.size()) + n > kMaxReadFileBytes) {
+      ::close(fd);
+      return too_large();
+    }
+    content.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return content;
 }
 
 absl::StatusOr<v1::BenchmarkReport> ParseReport(std::string_view json, const std::string& source) {
@@ -141,10 +193,7 @@ absl::StatusOr<Evidence> LoadEvidence(const std::string& path) {
   if (!json.ok()) return json.status();
   // Both messages reject each other's top-level keys, so a cheap look at the keys is
   // enough to pick one; the strict parse below still decides.
-  google::protobuf::Struct probe;
-  google::protobuf::util::JsonParseOptions lenient;
-  const bool is_object = google::protobuf::util::JsonStringToMessage(*json, &probe, lenient).ok();
-  if (is_object && probe.fields().count("before")) {
+  if (HasTopLevelKey(*json, "before")) {
     absl::StatusOr<v1::Comparison> c = ParseComparison(*json, path);
     if (!c.ok()) return c.status();
     return Evidence(std::move(*c));

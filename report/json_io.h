@@ -9,6 +9,7 @@
 // PermissionDenied naming the path. Nothing here crashes on hostile input.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -52,7 +53,10 @@ absl::StatusOr<v1::Comparison> LoadComparison(const std::string& path);
 using Evidence = std::variant<v1::BenchmarkReport, v1::Comparison>;
 absl::StatusOr<Evidence> LoadEvidence(const std::string& path);
 
-// Reads a whole file; NotFound / PermissionDenied / Internal naming the path.
+// Reads a whole file; NotFound / PermissionDenied / Internal naming the path; InvalidArgument
+// naming the path for a folder or for more than kMaxReadFileBytes (endless streams such as
+// /dev/zero are refused by size, not read forever).
+inline constexpr int64_t kMaxReadFileBytes = int64_t{256} << 20;
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 }  // namespace torchscan
