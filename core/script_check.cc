@@ -1,5 +1,6 @@
 #include "core/script_check.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -20,6 +21,11 @@ std::string AssertionMessage(const std::string& what) {
   std::string message = at == std::string::npos ? what : what.substr(at + std::string(kAssertionMarker).size());
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   return message.empty() ? "check module assertion failed" : message;
+}
+
+absl::Status NotAModule(const std::string& field, const std::string& what) {
+  std::string reason = what.substr(0, std::min(what.find('\n'), size_t{300}));
+  return absl::InvalidArgumentError(field + ": not a TorchScript module (save one with torch.jit.save): " + reason);
 }
 
 }  // namespace
@@ -52,9 +58,11 @@ absl::StatusOr<std::unique_ptr<ScriptCheck>> ScriptCheck::Load(const v1::TorchSc
       default:
         return absl::InvalidArgumentError(field + ": set path or module_bytes");
     }
+  } catch (const c10::Error& e) {
+    // what() carries a multi-line C++ backtrace; the job's error keeps one line, so the reason goes first.
+    return NotAModule(field, e.what_without_backtrace());
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(field + ": not a TorchScript module (save one with torch.jit.save): " +
-                                      std::string(e.what()).substr(0, 300));
+    return NotAModule(field, e.what());
   }
   if (!m->module.find_method(m->method))
     return absl::InvalidArgumentError(field + ".method: the module has no method \"" + m->method + "\"");

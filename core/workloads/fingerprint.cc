@@ -1,5 +1,7 @@
 #include "core/workloads/fingerprint.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +31,12 @@ std::string Format(uint64_t hash) { return absl::StrFormat("fnv1a64:%016x", hash
 std::string Fingerprint(absl::string_view bytes) { return Format(Update(kOffsetBasis, bytes)); }
 
 absl::StatusOr<std::string> FingerprintFile(const std::string& path, absl::string_view field) {
+  // Devices such as /dev/zero never end, FIFOs block and folders hold no bytes: regular files only.
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": '", path,
+                                                   "' is not a regular file (a folder, device or pipe); give a file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat(field, ": cannot read '", path, "': ", std::strerror(errno),

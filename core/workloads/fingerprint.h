@@ -13,7 +13,8 @@ namespace torchscan::workloads {
 // adversarial collisions.
 std::string Fingerprint(absl::string_view bytes);
 
-// Fingerprint of a file's contents; kNotFound naming `field` and the path when it cannot be read.
+// Fingerprint of a file's contents; kNotFound naming `field` and the path when it cannot be read;
+// kInvalidArgument naming them for anything but a regular file (/dev/zero, a FIFO, a folder).
 absl::StatusOr<std::string> FingerprintFile(const std::string& path, absl::string_view field);
 
 }  // namespace torchscan::workloads
