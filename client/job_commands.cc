@@ -22,6 +22,20 @@ const google::protobuf::Message& Payload(const v1::JobResult& result) {
   return result.report();
 }
 
+// gRPC refuses a request above the daemon's receive limit before torchscand sees it, in words
+// that name no setting ("Received message larger than max"): name the limit that was hit.
+absl::Status ExplainSubmitRefusal(DaemonClient& client, const v1::JobSpec& spec, const absl::Status& status) {
+  if (status.code() != absl::StatusCode::kResourceExhausted ||
+      status.message().find("max_upload_bytes") != absl::string_view::npos)
+    return status;
+  absl::StatusOr<v1::DaemonInfo> info = client.Info();
+  const int64_t size = static_cast<int64_t>(spec.ByteSizeLong());
+  if (!info.ok() || size <= info->config().limits().max_upload_bytes()) return status;
+  return absl::ResourceExhaustedError("spec: " + std::to_string(size) + " bytes exceed this daemon's max_upload_bytes " +
+                                      std::to_string(info->config().limits().max_upload_bytes()) +
+                                      "; send a smaller job (" + std::string(status.message()) + ")");
+}
+
 }  // namespace
 
 int ReportError(const absl::Status& status) {
@@ -60,7 +74,7 @@ int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const std::
   if (!connection.ok()) return ReportError(connection.status());
   DaemonClient& client = *connection->client;
   absl::StatusOr<v1::Job> job = client.Submit(spec);
-  if (!job.ok()) return ReportError(job.status());
+  if (!job.ok()) return ReportError(ExplainSubmitRefusal(client, spec, job.status()));
   std::fprintf(stderr, "[%s] submitted to %s\n", job->id().c_str(), client.address().c_str());
 
   ProgressPrinter progress(stderr, ctx.terminal);
