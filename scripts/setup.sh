@@ -19,6 +19,10 @@ packages=(
   chromium                                  # headless browser test of the HTML report (tests/browser)
   python3                                   # drives Chromium in that test (standard library only)
   util-linux                                # unshare: the browser test runs with no network
+  python3-yaml                              # the deploy tests parse deploy/kubernetes/*.yaml
+  openssl                                   # the deploy tests make a throw-away TLS certificate
+  systemd                                   # systemd-analyze verifies deploy/systemd/ (tests)
+  shellcheck                                # lints deploy/ and scripts/ shell scripts (tests)
 )
 
 missing=()
