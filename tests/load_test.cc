@@ -1,0 +1,134 @@
+// Load on one real torchscand over a unix socket (loopback only): 50 concurrent clients, each
+// a thread starting 3 real `torchscan-client measure` processes at once (150 submissions of
+// the smallest job: linear, min_run_time_s 0.02, no diagnostics), against --max-queue 40.
+//
+// Bounded: the queue bound caps the executed jobs near 40 (plus those that started while the
+// burst arrived) at ~1 s of worker each, so the run takes about a minute here; the test
+// asserts it finished within 4 minutes and Bazel kills it after 5 (timeout "moderate").
+// Every job must end succeeded or be refused with the queue's reason; none lost (accepted
+// but not listed or not finished), no two executions overlapping (daemon/job_timeline.h),
+// and the daemon's VmRSS after the run within kMaxGrowthMiB of its value after a warm-up that
+// had as many client processes watching at once. Prints one summary line.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <future>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "daemon/job_timeline.h"
+#include "proto/service.pb.h"
+#include "tests/e2e_jobs.h"
+#include "tests/e2e_support.h"
+
+namespace torchscan::e2e {
+namespace {
+
+using daemon::CountOverlappingExecutions;
+using daemon::VmRssMiB;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kClients = 50;
+constexpr int kJobsPerClient = 3;
+constexpr int kMaxQueue = 40;
+constexpr double kMaxGrowthMiB = 3;
+constexpr double kMaxSeconds = 240;
+
+double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
+  const auto start = Clock::now();
+  TestDaemon d(TempDir("state"), {"--max-queue", std::to_string(kMaxQueue), "--job-wall-time", "60"});
+  const std::string job = TempDir("jobs") + "/tiny.json";
+  std::ofstream(job) << R"({"measure": {"workload": {"model": {"builtin": "linear"}}},
+                           "options": {"min_run_time_s": 0.02, "skip_diagnostics": true}})";
+  const std::vector<std::string> measure = {"measure", "--job", job};
+  const double rss_start = VmRssMiB(d.pid());
+
+  // Warm-up: a job watched by as many clients at once as the load will start, then a quick one.
+  std::ofstream(TempDir("jobs") + "/warm.json") << R"({"measure": {"workload": {"model": {"builtin": "linear"}}},
+                                                       "options": {"min_run_time_s": 3, "skip_diagnostics": true}})";
+  std::future<CommandResult> warm = InBackground(d, {"measure", "--job", TempDir("jobs") + "/warm.json"});
+  const v1::Job warm_running = WaitForRunningJob(d);
+  std::vector<std::future<CommandResult>> watchers;
+  for (int c = 0; c < kClients * kJobsPerClient; ++c)
+    watchers.push_back(InBackground(d, {"jobs", "watch", warm_running.id()}));
+  for (auto& w : watchers) EXPECT_EQ(w.get().exit_code, 0);
+  EXPECT_EQ(warm.get().exit_code, 0);
+  EXPECT_EQ(d.Client(measure).exit_code, 0);
+  const int warm_up_jobs = 2;
+  const double rss_warm = VmRssMiB(d.pid());
+
+  // The load: every client starts its submissions at once and waits for them.
+  std::vector<CommandResult> results(kClients * kJobsPerClient);
+  const auto load_start = Clock::now();
+  {
+    std::vector<std::thread> clients;
+    for (int c = 0; c < kClients; ++c) {
+      clients.emplace_back([&, c] {
+        std::vector<std::future<CommandResult>> mine;
+        for (int j = 0; j < kJobsPerClient; ++j) mine.push_back(InBackground(d, measure));
+        for (int j = 0; j < kJobsPerClient; ++j) results[c * kJobsPerClient + j] = mine[j].get();
+      });
+    }
+    for (std::thread& t : clients) t.join();
+  }
+  const double load_s = SecondsSince(load_start);
+
+  int accepted = 0, refused = 0, succeeded = 0, lost = 0;
+  std::map<std::string, int> refusals, others;
+  std::vector<std::string> ids;
+  for (const CommandResult& r : results) {
+    const std::string id = SubmittedId(r.err);
+    if (!id.empty()) {
+      ++accepted;
+      ids.push_back(id);
+      if (r.exit_code != 0) ++others["accepted, then exit " + std::to_string(r.exit_code) + ": " + r.err];
+    } else if (r.exit_code == 5 && r.err.find("queue is full") != std::string::npos &&
+               r.err.find("max_queue_length 40") != std::string::npos) {
+      ++refused;
+      ++refusals[r.err.substr(0, r.err.find_last_not_of('\n') + 1)];
+    } else {
+      ++others["exit " + std::to_string(r.exit_code) + ": " + r.err];
+    }
+  }
+  std::map<std::string, v1::Job> listed;
+  const std::vector<v1::Job> all = ListJobs(d);
+  for (const v1::Job& j : all) listed[j.id()] = j;
+  for (const std::string& id : ids) {
+    auto it = listed.find(id);
+    if (it == listed.end() || (it->second.state() != v1::Job::succeeded && it->second.state() != v1::Job::failed &&
+                               it->second.state() != v1::Job::cancelled && it->second.state() != v1::Job::interrupted))
+      ++lost;
+    else if (it->second.state() == v1::Job::succeeded)
+      ++succeeded;
+  }
+  const int overlaps = CountOverlappingExecutions(all);
+  const double rss_end = VmRssMiB(d.pid());
+  const double total_s = SecondsSince(start);
+
+  std::printf("load: %d submitted, %d accepted, %d refused, %d succeeded, %d lost, %d overlaps, "
+              "rss %.1f -> %.1f -> %.1f MiB, %.0f s (load %.0f s; %d clients x %d jobs, max queue %d)\n",
+              static_cast<int>(results.size()), accepted, refused, succeeded, lost, overlaps, rss_start, rss_warm,
+              rss_end, total_s, load_s, kClients, kJobsPerClient, kMaxQueue);
+  for (const auto& [reason, n] : refusals) std::printf("  refused x%d: %s\n", n, reason.c_str());
+  for (const auto& [what, n] : others) ADD_FAILURE() << n << " submissions neither succeeded nor were refused: " << what;
+
+  EXPECT_EQ(accepted + refused, kClients * kJobsPerClient);
+  EXPECT_GE(accepted, kMaxQueue);  // the queue filled
+  EXPECT_GT(refused, 0);           // and refused the rest with its reason
+  EXPECT_EQ(succeeded, accepted);
+  EXPECT_EQ(lost, 0);
+  EXPECT_EQ(static_cast<int>(all.size()), accepted + warm_up_jobs) << "jobs appeared that nobody submitted";
+  EXPECT_EQ(overlaps, 0);
+  EXPECT_GT(rss_start, 0);
+  EXPECT_LT(rss_end - rss_warm, kMaxGrowthMiB) << "torchscand's memory grew under load";
+  EXPECT_LT(total_s, kMaxSeconds);
+}
+
+}  // namespace
+}  // namespace torchscan::e2e
