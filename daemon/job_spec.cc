@@ -16,8 +16,15 @@ absl::Status Invalid(const std::string& field, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
 }
 
+// A path the worker will open: at most PATH_MAX (4096) bytes, as the kernel takes.
+absl::Status ValidatePath(const std::string& field, const std::string& path) {
+  if (path.size() > 4096) return Invalid(field, absl::StrCat(path.size(), " bytes is longer than a path can be (4096)"));
+  return absl::OkStatus();
+}
+
 absl::Status ValidateTorchScript(const std::string& field, const v1::TorchScriptSpec& ts) {
   if (ts.source_case() == v1::TorchScriptSpec::SOURCE_NOT_SET) return Invalid(field, "set path or module_bytes");
+  if (absl::Status s = ValidatePath(field + ".path", ts.path()); !s.ok()) return s;
   if (ts.source_case() == v1::TorchScriptSpec::kModuleBytes && ts.module_bytes().empty())
     return Invalid(field + ".module_bytes", "is empty; send the bytes of a module saved with torch.jit.save");
   return absl::OkStatus();
@@ -62,6 +69,7 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
     if (w.inputs(i).source_case() == v1::InputSpec::SOURCE_NOT_SET) return Invalid(input, "set generated or tensor_file");
     if (w.inputs(i).has_generated())
       if (absl::Status s = ValidateGenerated(input + ".generated", w.inputs(i).generated()); !s.ok()) return s;
+    if (absl::Status s = ValidatePath(input + ".tensor_file", w.inputs(i).tensor_file()); !s.ok()) return s;
   }
   const std::string device = w.device().empty() ? "cpu" : w.device();
   if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {

@@ -33,7 +33,7 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config);
 //                      daemon does not own, a negative tolerance, an unknown enum value, a
 //                      negative or int64-overflowing generated shape, empty module_bytes, a
 //                      TorchScript workload without inputs, thread counts above max_threads,
-//                      run times longer than job_wall_time_s
+//                      run times longer than job_wall_time_s, paths over 4096 bytes
 //   Unimplemented      "spec.compare.check.torchscript: ..." (TorchScript check modules)
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);

@@ -155,6 +155,11 @@ TEST(JobSpec, HostileWorkloadsNameTheirField) {
   w->mutable_model()->mutable_torchscript()->set_module_bytes("PK");
   w->clear_inputs();
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs");
+  w->add_inputs()->set_tensor_file(std::string(5000, 't'));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs[0].tensor_file");
+  w->mutable_inputs(0)->set_tensor_file("/x.pt");
+  w->mutable_model()->mutable_torchscript()->set_path(std::string(5000, 'p'));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.model.torchscript.path");
 }
 
 TEST(JobSpec, LimitsNameTheFieldOverThem) {
