@@ -173,5 +173,42 @@ TEST(JsonIo, FailedSaveKeepsThePreviousFile) {
   EXPECT_TRUE(LoadReport(path).ok());
 }
 
+TEST(JsonIo, EvidenceDetectsAComparisonByItsTopLevelKeyOnly) {
+  const std::string path = TempPath("evidence_comparison.json");
+  ASSERT_TRUE(SaveJson(ValidComparison(), path).ok());
+  absl::StatusOr<Evidence> evidence = LoadEvidence(path);
+  ASSERT_TRUE(evidence.ok()) << evidence.status();
+  EXPECT_TRUE(std::holds_alternative<v1::Comparison>(*evidence));
+  // "before" nested deeper, or as a string value, is not the comparison's key.
+  v1::BenchmarkReport report = ValidReport();
+  report.set_name("before");
+  report.mutable_settings()->set_device("\"before\": 1");
+  ASSERT_TRUE(SaveJson(report, path).ok());
+  evidence = LoadEvidence(path);
+  ASSERT_TRUE(evidence.ok()) << evidence.status();
+  EXPECT_TRUE(std::holds_alternative<v1::BenchmarkReport>(*evidence));
+}
+
+TEST(JsonIo, DeeplyNestedEvidenceIsRefusedQuickly) {
+  const std::string path = TempPath("nested.json");
+  std::ofstream(path) << "{\"work_unit\": " << std::string(100000, '[') << std::string(100000, ']') << "}";
+  absl::StatusOr<Evidence> evidence = LoadEvidence(path);
+  EXPECT_EQ(evidence.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(evidence.status().message().find("work_unit"), std::string::npos) << evidence.status();
+}
+
+TEST(JsonIo, ReadFileRefusesFoldersAndEndlessStreamsNamingThePath) {
+  const std::string dir = TempPath("");
+  absl::StatusOr<std::string> folder = ReadFile(dir);
+  EXPECT_EQ(folder.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(folder.status().message().find("is a folder"), std::string::npos) << folder.status();
+  absl::StatusOr<std::string> endless = ReadFile("/dev/zero");
+  EXPECT_EQ(endless.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(endless.status().message().find("/dev/zero is larger than"), std::string::npos) << endless.status();
+  const std::string path = TempPath("small.txt");
+  std::ofstream(path) << "abc";
+  EXPECT_EQ(ReadFile(path).value_or(""), "abc");
+}
+
 }  // namespace
 }  // namespace torchscan
