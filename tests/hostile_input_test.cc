@@ -318,6 +318,14 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
   t.JobFile("TorchScript without inputs",
             file("ts_no_inputs", MeasureJob(R"("model": {"torchscript": {"path": ")" + module + R"("}})")), kBadInput,
             "spec.measure.workload.inputs");
+  t.JobFile("module path of 10 KB",
+            file("ts_long_path", MeasureJob(R"("model": {"torchscript": {"path": "/)" + std::string(10 << 10, 'p') +
+                                            R"("}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
+            kBadInput, "spec.measure.workload.model.torchscript.path");
+  t.JobFile("tensor_file of 10 KB",
+            file("tensor_long_path", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"tensor_file": ")" +
+                                                std::string(10 << 10, 't') + R"("}])")),
+            kBadInput, "spec.measure.workload.inputs[0].tensor_file");
   t.JobFile("job file is a folder", dir, kBadInput, dir);
   t.Client("job file is /dev/zero", {"measure", "--job", "/dev/zero"}, kBadInput, "/dev/zero");
   t.Client("job file missing", {"measure", "--job", dir + "/missing.json"}, kBadInput, "missing.json");
@@ -416,6 +424,20 @@ void AddReportCases(Table& t, const std::string& dir, const std::string& good_re
            "-o");
   t.Client("compare-reports --output is a file", {"compare-reports", good_report, good_report, "--output", good_report},
            kBadInput, "--output");
+}
+
+// Job ids through the client's jobs commands: never a path, and no --output written.
+void AddJobIdCases(Table& t, const std::string& good_id, const std::string& out) {
+  for (const std::string command : {"show", "cancel", "watch", "fetch"}) {
+    t.Client("jobs " + command + " ../../etc/passwd", {"jobs", command, "../../etc/passwd"}, kBadInput, "id: no job");
+  }
+  t.Client("jobs fetch ../ID --output DIR", {"jobs", "fetch", "../" + good_id, "--output", out}, kBadInput,
+           "id: no job");
+  t.Client("jobs fetch ID --output a file", {"jobs", "fetch", good_id, "--output", out + "/../hostile_good/report.json"},
+           kBadInput, "--output");
+  t.Client("jobs cancel a finished job", {"jobs", "cancel", good_id}, kBadInput, "only queued or running");
+  t.Client("jobs list --limit -1", {"jobs", "list", "--limit", "-1"}, kBadInput, "limit");
+  t.Client("jobs list --state bogus", {"jobs", "list", "--state", "bogus"}, kBadInput, "--state");
 }
 
 // gRPC requests the client never sends.
@@ -531,6 +553,8 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
   AddFlagCases(table, dir, empty);
   AddReportCases(table, dir, good_out + "/report.json");
   AddGrpcCases(table, good_id);
+  const std::string never_written = TempDir("hostile_never_written");
+  AddJobIdCases(table, good_id, never_written);
   AddWorkerCases(table, dir, truncated, random, state_dir, good_id);
 
   int crashes = 0, damaged = 0, known_bugs = 0;
@@ -570,6 +594,7 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
     }
   }
 
+  EXPECT_TRUE(fs::is_empty(never_written)) << "a refused jobs fetch wrote into its --output folder";
   // Nothing outside jobs/ but the lock; inside, job folders holding only the store's files.
   for (const auto& entry : fs::directory_iterator(state_dir)) {
     const std::string name = entry.path().filename().string();
