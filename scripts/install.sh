@@ -28,7 +28,12 @@ targets=(//daemon:torchscand //daemon:torchscan-worker //core/workloads:torchsca
 install -d -m 0755 "$prefix/bin"
 execroot=$("${bazel[@]}" info execution_root 2>/dev/null)
 for target in "${targets[@]}"; do
-  file=$("${bazel[@]}" cquery --output=files "$target" 2>/dev/null)
+  # Bazel 4 has no --output=files: ask Starlark for the target's one output file.
+  if ! file=$("${bazel[@]}" cquery --output=starlark --starlark:expr='target.files.to_list()[0].path' "$target" \
+                2>/dev/null) || [[ -z "$file" ]]; then
+    echo "install: cannot find the built file of $target (bazel cquery failed)" >&2
+    exit 1
+  fi
   [[ "$file" == /* ]] || file="$execroot/$file"
   install -m 0755 "$file" "$prefix/bin/"
   echo "install: $prefix/bin/$(basename "$file")"
