@@ -92,9 +92,9 @@ absl::Status ValidateOptions(const v1::MeasurementOptions& o, const JobSpecLimit
       return Invalid(field, absl::StrCat(threads, " is above this daemon's limit of ", limits.max_threads, " threads"));
   for (const auto& [field, seconds] : {std::pair{"spec.options.min_run_time_s", o.min_run_time_s()},
                                        std::pair{"spec.options.max_run_time_s", o.max_run_time_s()}})
-    if (limits.job_wall_time_s > 0 && seconds > limits.job_wall_time_s)
-      return Invalid(field, absl::StrCat(seconds, " s is longer than this daemon's job_wall_time_s (",
-                                         limits.job_wall_time_s, " s): the job could never finish"));
+    if (seconds > limits.max_run_time_s)
+      return Invalid(field, absl::StrCat(seconds, " s is above the limit of ", limits.max_run_time_s,
+                                         " s; jobs past the daemon's job_wall_time_s are killed anyway"));
   if (o.rss() && !limits.rss_available) {
     return absl::FailedPreconditionError(
         "spec.options.rss: this daemon has no RSS child configured (rss_child_path); submit without rss or "
@@ -140,7 +140,6 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config) {
   limits.max_upload_bytes = config.limits().max_upload_bytes();
   limits.devices.assign(config.devices().begin(), config.devices().end());
   limits.rss_available = !config.rss_child_path().empty();
-  limits.job_wall_time_s = config.limits().job_wall_time_s();
   return limits;
 }
 

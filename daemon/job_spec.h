@@ -18,7 +18,7 @@ struct JobSpecLimits {
   std::vector<std::string> devices = {"cpu"};    // devices a workload may name ("" means cpu)
   bool rss_available = false;                    // an RSS child is configured
   int max_threads = 4096;                        // thread counts above are refused
-  double job_wall_time_s = 0;                    // > 0: min/max_run_time_s above it are refused
+  double max_run_time_s = 86400;                 // min/max_run_time_s above (one day) are refused
 };
 
 // The limits of a (validated, defaulted) daemon configuration.
@@ -33,7 +33,7 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config);
 //                      daemon does not own, a negative tolerance, an unknown enum value, a
 //                      negative or int64-overflowing generated shape, empty module_bytes, a
 //                      TorchScript workload without inputs, thread counts above max_threads,
-//                      run times longer than job_wall_time_s, paths over 4096 bytes
+//                      run times above max_run_time_s, paths over 4096 bytes
 //   Unimplemented      "spec.compare.check.torchscript: ..." (TorchScript check modules)
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);

@@ -164,7 +164,7 @@ TEST(JobSpec, HostileWorkloadsNameTheirField) {
 
 TEST(JobSpec, LimitsNameTheFieldOverThem) {
   JobSpecLimits limits;
-  limits.job_wall_time_s = 3600;
+  limits.max_run_time_s = 3600;
   v1::JobSpec spec = LinearMeasure();
   spec.mutable_options()->set_inter_op_threads(1000000);
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.options.inter_op_threads", limits);
