@@ -1,6 +1,9 @@
 #include "daemon/config.h"
 
+#include <grp.h>
+#include <pwd.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/environment.h"
+#include "daemon/token_file.h"
 #include "report/json_io.h"
 
 namespace torchscan::daemon {
@@ -34,7 +38,7 @@ bool AllDigits(absl::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-absl::Status ValidateListen(const std::string& field, const std::string& address) {
+absl::Status ValidateListen(const std::string& field, const std::string& address, bool has_credentials) {
   if (std::optional<std::string> path = UnixSocketPath(address)) {
     if (path->empty()) return Invalid(field, "\"" + address + "\" has no socket path; write unix:/path/to.sock");
     if (path->size() > 107)
@@ -42,19 +46,103 @@ absl::Status ValidateListen(const std::string& field, const std::string& address
                                          " bytes; the kernel allows 107: choose a shorter state_dir or path"));
     return absl::OkStatus();
   }
-  absl::string_view rest = address;
-  const bool loopback = absl::ConsumePrefix(&rest, "127.0.0.1:") || absl::ConsumePrefix(&rest, "localhost:") ||
-                        absl::ConsumePrefix(&rest, "[::1]:");
-  if (!loopback) {
-    return Invalid(field, "\"" + address +
-                              "\" is not allowed: listen on a unix: socket, or on loopback TCP "
-                              "(127.0.0.1:PORT, localhost:PORT, [::1]:PORT); TCP on other interfaces needs "
-                              "authentication, which torchscand does not have yet");
-  }
+  const size_t colon = address.rfind(':');
+  const std::string host = colon == std::string::npos ? "" : address.substr(0, colon);
+  const absl::string_view port_text = colon == std::string::npos ? "" : absl::string_view(address).substr(colon + 1);
   int port = -1;
-  if (!AllDigits(rest) || !absl::SimpleAtoi(rest, &port) || port > 65535)
-    return Invalid(field, "\"" + address + "\" has no valid port (0-65535)");
+  if (host.empty() || !AllDigits(port_text) || !absl::SimpleAtoi(port_text, &port) || port > 65535) {
+    return Invalid(field, "\"" + address +
+                              "\" is neither unix:/path nor HOST:PORT with a port 0-65535 (e.g. 0.0.0.0:7411)");
+  }
+  if (!has_credentials) {
+    return Invalid(field, "TCP address \"" + address +
+                              "\" needs credentials: set tls.cert_file, tls.key_file and token_file "
+                              "(--tls-cert, --tls-key, --token-file), or listen on a unix: socket");
+  }
   return absl::OkStatus();
+}
+
+// A readable file that looks like PEM.
+absl::Status ValidatePemFile(const std::string& field, const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return Invalid(field, std::string(text.status().message()));
+  if (text->find("-----BEGIN ") == std::string::npos)
+    return Invalid(field, "\"" + path + "\" is not a PEM file (no -----BEGIN line)");
+  return absl::OkStatus();
+}
+
+absl::Status ValidateTls(const v1::TlsConfig& tls) {
+  if (tls.cert_file().empty() != tls.key_file().empty())
+    return Invalid(tls.cert_file().empty() ? "tls.cert_file" : "tls.key_file",
+                   "tls.cert_file and tls.key_file go together: give both or neither");
+  if (!tls.client_ca_file().empty() && tls.cert_file().empty())
+    return Invalid("tls.client_ca_file", "mutual TLS needs the server's own tls.cert_file and tls.key_file");
+  for (const auto& [field, path] : {std::pair<const char*, const std::string&>{"tls.cert_file", tls.cert_file()},
+                                    {"tls.key_file", tls.key_file()},
+                                    {"tls.client_ca_file", tls.client_ca_file()}}) {
+    if (!path.empty())
+      if (absl::Status s = ValidatePemFile(field, path); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// Whether `user` may search (x) every existing folder from / to `path`, and execute `path`
+// itself when `executable` (folders that do not exist yet are not checked).
+bool UserCanReach(const passwd& user, const fs::path& path, bool executable) {
+  fs::path walked = "/";
+  std::vector<fs::path> parts;
+  for (const fs::path& part : fs::absolute(path).lexically_normal().relative_path()) {
+    walked /= part;
+    parts.push_back(walked);
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    struct stat info;
+    if (::stat(parts[i].c_str(), &info) != 0) return true;
+    const bool last = i + 1 == parts.size();
+    if (last && !executable) return true;
+    const mode_t bits = info.st_uid == user.pw_uid   ? S_IXUSR
+                        : info.st_gid == user.pw_gid ? S_IXGRP
+                                                     : S_IXOTH;
+    if ((info.st_mode & bits) == 0) return false;
+  }
+  return true;
+}
+
+// As root, workers run as worker_user: it must reach its programs and the job folders.
+absl::Status ValidateWorkerUserReach(const v1::DaemonConfig& config, const passwd& user) {
+  const std::string fix = "; install the programs where it can reach them (scripts/install.sh) or choose another "
+                          "worker_user";
+  for (const auto& [field, path] : {std::pair<const char*, const std::string&>{"worker_path", config.worker_path()},
+                                    {"rss_child_path", config.rss_child_path()}}) {
+    if (!path.empty() && !UserCanReach(user, path, true))
+      return Invalid(field, "worker_user " + config.worker_user() + " cannot execute \"" + path +
+                                "\" (it or a folder on its way is closed to that user)" + fix);
+  }
+  if (!UserCanReach(user, config.state_dir(), false))
+    return Invalid("state_dir", "worker_user " + config.worker_user() + " cannot reach \"" + config.state_dir() +
+                                    "\", where its jobs' folders live; open the folders on the way (chmod o+x)");
+  return absl::OkStatus();
+}
+
+absl::Status ValidateAccounts(const v1::DaemonConfig& config, const MachineFacts& machine) {
+  if (!config.socket_group().empty() && ::getgrnam(config.socket_group().c_str()) == nullptr)
+    return Invalid("socket_group", "no group named \"" + config.socket_group() +
+                                       "\"; create it (groupadd " + config.socket_group() + ") or choose another");
+  if (!machine.is_root && !config.worker_user().empty())
+    return Invalid("worker_user", "torchscand is not running as root, so workers run as its own user; remove "
+                                  "worker_user or start torchscand as root");
+  if (!machine.is_root) return absl::OkStatus();
+  const passwd* user = ::getpwnam(config.worker_user().c_str());
+  if (user == nullptr)
+    return Invalid("worker_user", "no user named \"" + config.worker_user() +
+                                      "\"; create it (useradd --system " + config.worker_user() +
+                                      ") or choose another");
+  const bool tcp = std::any_of(config.listen().begin(), config.listen().end(),
+                               [](const std::string& address) { return !UnixSocketPath(address).has_value(); });
+  if (config.worker_user() == "root" && tcp)
+    return Invalid("worker_user", "workers run untrusted TorchScript and must not run as root on a daemon that "
+                                  "listens on TCP; choose an unprivileged user such as nobody");
+  return ValidateWorkerUserReach(config, *user);
 }
 
 absl::Status ValidateDevice(const std::string& field, const std::string& device) {
@@ -80,6 +168,12 @@ absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
                    absl::StrCat(limits.worker_memory_bytes(), " is negative; give bytes, or 0 for no limit"));
   if (limits.max_upload_bytes() < 0)
     return Invalid("limits.max_upload_bytes", absl::StrCat(limits.max_upload_bytes(), " is negative; give bytes"));
+  if (!std::isfinite(limits.worker_cpu_time_s()) || limits.worker_cpu_time_s() < 0)
+    return Invalid("limits.worker_cpu_time_s",
+                   absl::StrCat(limits.worker_cpu_time_s(), " is not a number of seconds >= 0 (0: no limit)"));
+  if (limits.worker_open_files() < 16)
+    return Invalid("limits.worker_open_files",
+                   absl::StrCat(limits.worker_open_files(), " is too few for a worker; give at least 16"));
   return absl::OkStatus();
 }
 
@@ -105,6 +199,7 @@ MachineFacts CurrentMachine() {
   std::error_code error;
   const fs::path self = fs::read_symlink("/proc/self/exe", error);
   if (!error) machine.executable_dir = self.parent_path().string();
+  machine.is_root = ::geteuid() == 0;
   return machine;
 }
 
@@ -129,6 +224,14 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config) {
   if (flags.socket_mode) config->set_socket_mode(*flags.socket_mode);
   if (flags.worker_path) config->set_worker_path(*flags.worker_path);
   if (flags.rss_child_path) config->set_rss_child_path(*flags.rss_child_path);
+  if (flags.socket_group) config->set_socket_group(*flags.socket_group);
+  if (flags.tls_cert_file) config->mutable_tls()->set_cert_file(*flags.tls_cert_file);
+  if (flags.tls_key_file) config->mutable_tls()->set_key_file(*flags.tls_key_file);
+  if (flags.tls_client_ca_file) config->mutable_tls()->set_client_ca_file(*flags.tls_client_ca_file);
+  if (flags.token_file) config->set_token_file(*flags.token_file);
+  if (flags.worker_user) config->set_worker_user(*flags.worker_user);
+  if (flags.worker_cpu_time_s) limits->set_worker_cpu_time_s(*flags.worker_cpu_time_s);
+  if (flags.worker_open_files) limits->set_worker_open_files(*flags.worker_open_files);
 }
 
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
@@ -147,9 +250,17 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
   if (limits->max_queue_length() == 0) limits->set_max_queue_length(kDefaultMaxQueueLength);
   if (limits->job_wall_time_s() == 0) limits->set_job_wall_time_s(kDefaultJobWallTimeS);
   if (limits->max_upload_bytes() == 0) limits->set_max_upload_bytes(kDefaultMaxUploadBytes);
+  if (limits->worker_open_files() == 0) limits->set_worker_open_files(kDefaultWorkerOpenFiles);
+  if (machine.is_root && config->worker_user().empty()) config->set_worker_user(kDefaultWorkerUser);
   if (config->worker_path().empty() && !machine.executable_dir.empty())
     config->set_worker_path((fs::path(machine.executable_dir) / kWorkerFileName).string());
-  for (std::string* path : {config->mutable_worker_path(), config->mutable_rss_child_path()}) {
+  std::vector<std::string*> paths = {config->mutable_worker_path(), config->mutable_rss_child_path(),
+                                     config->mutable_token_file()};
+  if (config->has_tls()) {
+    v1::TlsConfig* tls = config->mutable_tls();
+    paths.insert(paths.end(), {tls->mutable_cert_file(), tls->mutable_key_file(), tls->mutable_client_ca_file()});
+  }
+  for (std::string* path : paths) {
     std::error_code error;
     if (!path->empty()) *path = fs::absolute(*path, error).lexically_normal().string();
   }
@@ -161,8 +272,14 @@ absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& 
   if (config.state_dir().empty())
     return Invalid("state_dir", "required: the folder for job records and results (--state-dir or \"state_dir\")");
   if (config.listen().empty()) return Invalid("listen", "give at least one address, e.g. unix:/run/torchscand.sock");
-  for (int i = 0; i < config.listen_size(); ++i)
-    if (absl::Status s = ValidateListen(absl::StrCat("listen[", i, "]"), config.listen(i)); !s.ok()) return s;
+  if (absl::Status s = ValidateTls(config.tls()); !s.ok()) return s;
+  if (!config.token_file().empty())
+    if (absl::StatusOr<TokenTable> tokens = TokenTable::Load(config.token_file()); !tokens.ok()) return tokens.status();
+  const bool has_credentials = !config.tls().cert_file().empty() && !config.token_file().empty();
+  for (int i = 0; i < config.listen_size(); ++i) {
+    if (absl::Status s = ValidateListen(absl::StrCat("listen[", i, "]"), config.listen(i), has_credentials); !s.ok())
+      return s;
+  }
   if (absl::StatusOr<mode_t> mode = ParseSocketMode(config.socket_mode()); !mode.ok()) return mode.status();
   for (int i = 0; i < config.devices_size(); ++i)
     if (absl::Status s = ValidateDevice(absl::StrCat("devices[", i, "]"), config.devices(i)); !s.ok()) return s;
@@ -187,6 +304,7 @@ absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& 
   if (!config.rss_child_path().empty() && !IsExecutableFile(config.rss_child_path()))
     return Invalid("rss_child_path", "\"" + config.rss_child_path() +
                                          "\" is not an executable file; build //core/workloads:torchscan_rss_child");
+  if (absl::Status s = ValidateAccounts(config, machine); !s.ok()) return s;
   return absl::OkStatus();
 }
 

@@ -37,12 +37,21 @@ struct ConfigFlags {
   std::optional<std::string> socket_mode;       // --socket-mode, e.g. "0660"
   std::optional<std::string> worker_path;       // --worker
   std::optional<std::string> rss_child_path;    // --rss-child
+  std::optional<std::string> socket_group;      // --socket-group
+  std::optional<std::string> tls_cert_file;     // --tls-cert
+  std::optional<std::string> tls_key_file;      // --tls-key
+  std::optional<std::string> tls_client_ca_file;  // --tls-client-ca
+  std::optional<std::string> token_file;        // --token-file
+  std::optional<std::string> worker_user;       // --worker-user
+  std::optional<double> worker_cpu_time_s;      // --worker-cpu-time (seconds; 0 = no limit)
+  std::optional<int> worker_open_files;         // --worker-open-files
 };
 
 // What validation and defaults need to know about the machine; tests pass their own.
 struct MachineFacts {
   std::vector<int> available_cpus;  // CPUs this process may run on (sched_getaffinity)
   std::string executable_dir;       // folder of the running torchscand (default worker location)
+  bool is_root = false;             // effective uid 0: workers then run as worker_user
 };
 
 // The running process's facts.
@@ -53,6 +62,8 @@ inline constexpr const char* kDefaultSocketMode = "0660";
 inline constexpr int kDefaultMaxQueueLength = 100;
 inline constexpr double kDefaultJobWallTimeS = 3600;
 inline constexpr int64_t kDefaultMaxUploadBytes = int64_t{64} << 20;
+inline constexpr int kDefaultWorkerOpenFiles = 1024;
+inline constexpr const char* kDefaultWorkerUser = "nobody";
 inline constexpr int kMaxThreads = 4096;
 inline constexpr const char* kSocketFileName = "torchscand.sock";
 inline constexpr const char* kWorkerFileName = "torchscan-worker";
@@ -69,16 +80,18 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config);
 // limits as above; worker_path <executable_dir>/torchscan-worker; rss_child_path the first
 // executable of <worker dir>/torchscan_rss_child and
 // <worker dir>/../core/workloads/torchscan_rss_child (the Bazel output layout), else left
-// empty (jobs asking for RSS are then refused). Negative values are kept so that validation
-// names them.
+// empty (jobs asking for RSS are then refused); limits.worker_open_files 1024; worker_user
+// "nobody" when machine.is_root. Negative values are kept so that validation names them.
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config);
 
 // Checks a configuration after ApplyDefaults: state_dir set; each listen address a unix:
-// socket (path at most 107 bytes) or loopback TCP (127.0.0.1:PORT, localhost:PORT,
-// [::1]:PORT) — other TCP needs authentication, which does not exist yet; socket_mode octal;
-// devices "cpu", "cuda" or "cuda:N"; thread counts 0..4096; cpu_set within
-// machine.available_cpus; limits >= 0 and finite; worker_path executable; rss_child_path,
-// when set, executable.
+// socket (path at most 107 bytes) or HOST:PORT TCP, which requires tls.cert_file,
+// tls.key_file and token_file; socket_mode octal; socket_group an existing group; tls files
+// readable PEM (key with cert; client_ca_file only with a certificate); token_file loadable
+// (token_file.h); worker_user an existing user when machine.is_root (root itself only for a
+// daemon without TCP addresses, e.g. a private one), empty otherwise; devices
+// "cpu", "cuda" or "cuda:N"; thread counts 0..4096; cpu_set within machine.available_cpus;
+// limits >= 0 and finite; worker_path executable; rss_child_path, when set, executable.
 absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& machine);
 
 // File (when flags.config_path is set), then flags, then defaults, then validation.

@@ -100,6 +100,7 @@ TEST(Config, EachBadFieldIsNamed) {
   ExpectFieldError("state_dir", [](ConfigFlags& f) { f.state_dir = ""; });
   ExpectFieldError("listen[0]", [](ConfigFlags& f) { f.listen = {"0.0.0.0:50051"}; });
   ExpectFieldError("listen[1]", [](ConfigFlags& f) { f.listen = {"unix:/tmp/a.sock", "127.0.0.1:99999"}; });
+  ExpectFieldError("listen[0]", [](ConfigFlags& f) { f.listen = {"7411"}; });
   ExpectFieldError("listen[0]", [](ConfigFlags& f) { f.listen = {"unix:" + std::string(120, 'a')}; });
   ExpectFieldError("socket_mode", [](ConfigFlags& f) { f.socket_mode = "rw-rw----"; });
   ExpectFieldError("socket_mode", [](ConfigFlags& f) { f.socket_mode = "0980"; });
@@ -117,12 +118,132 @@ TEST(Config, EachBadFieldIsNamed) {
   ExpectFieldError("rss_child_path", [](ConfigFlags& f) { f.rss_child_path = "/nonexistent/child"; });
 }
 
-TEST(Config, LoopbackTcpAndUnixAreAccepted) {
+// A file with `text` and permissions `mode` in the test's folder.
+std::string WriteFile(const std::string& name, const std::string& text, mode_t mode = 0600) {
+  const std::string path = TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  ::chmod(path.c_str(), mode);
+  return path;
+}
+
+// Flags with TLS files (content only needs to look like PEM here) and a token file.
+ConfigFlags WithCredentials() {
   ConfigFlags flags = Minimal();
-  flags.listen = {"unix:///tmp/x.sock", "127.0.0.1:0", "localhost:50051", "[::1]:7"};
+  flags.tls_cert_file = WriteFile("cert.pem", "-----BEGIN CERTIFICATE-----\n");
+  flags.tls_key_file = WriteFile("key.pem", "-----BEGIN PRIVATE KEY-----\n");
+  flags.token_file = WriteFile("tokens", "alice 0123456789abcdef0123\n");
+  return flags;
+}
+
+TEST(Config, UnixAndTcpWithCredentialsAreAccepted) {
+  ConfigFlags flags = WithCredentials();
+  flags.listen = {"unix:///tmp/x.sock", "127.0.0.1:0", "0.0.0.0:7411", "[::1]:7", "bench-01.lab:7411"};
   flags.cpu_set = "1,3";
   flags.socket_mode = "600";
-  EXPECT_TRUE(EffectiveConfig(flags, Machine()).ok());
+  absl::StatusOr<v1::DaemonConfig> config = EffectiveConfig(flags, Machine());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->tls().cert_file(), TempDir() + "/cert.pem");
+  EXPECT_EQ(config->limits().worker_open_files(), 1024);
+}
+
+TEST(Config, TcpWithoutCredentialsIsRefused) {
+  for (const char* address : {"127.0.0.1:0", "0.0.0.0:7411"}) {
+    ExpectFieldError("listen[1]", [&](ConfigFlags& f) { f.listen = {"unix:/tmp/a.sock", address}; });
+    ExpectFieldError("listen[0]", [&](ConfigFlags& f) {
+      f = WithCredentials();
+      f.listen = {address};
+      f.token_file.reset();
+    });
+    ExpectFieldError("listen[0]", [&](ConfigFlags& f) {
+      f = WithCredentials();
+      f.listen = {address};
+      f.tls_cert_file.reset();
+      f.tls_key_file.reset();
+    });
+  }
+}
+
+TEST(Config, CredentialFilesAreChecked) {
+  auto with = [](const std::function<void(ConfigFlags&)>& edit) {
+    return [edit](ConfigFlags& f) {
+      f = WithCredentials();
+      f.listen = {"0.0.0.0:7411"};
+      edit(f);
+    };
+  };
+  ExpectFieldError("tls.key_file", with([](ConfigFlags& f) { f.tls_key_file.reset(); }));
+  ExpectFieldError("tls.cert_file", with([](ConfigFlags& f) { f.tls_cert_file = "/nonexistent/cert.pem"; }));
+  ExpectFieldError("tls.cert_file", with([](ConfigFlags& f) { f.tls_cert_file = WriteFile("not.pem", "hello"); }));
+  ExpectFieldError("tls.client_ca_file",
+                   with([](ConfigFlags& f) { f.tls_client_ca_file = WriteFile("ca.txt", "no pem here"); }));
+  ExpectFieldError("token_file", with([](ConfigFlags& f) { f.token_file = "/nonexistent/tokens"; }));
+  ExpectFieldError("token_file",
+                   with([](ConfigFlags& f) { f.token_file = WriteFile("loose", "alice 0123456789abcdef0123\n", 0644); }));
+  ExpectFieldError("token_file", with([](ConfigFlags& f) { f.token_file = WriteFile("short", "alice abc\n"); }));
+  ExpectFieldError("tls.client_ca_file", [](ConfigFlags& f) {
+    f.tls_client_ca_file = WriteFile("ca.pem", "-----BEGIN CERTIFICATE-----\n");
+  });
+}
+
+// A worker under /tmp/<name>/bin in a folder with permissions `mode`, as a root machine sees it.
+MachineFacts RootMachineWithWorkerIn(const std::string& name, mode_t mode) {
+  const std::string dir = "/tmp/torchscan-config-test-" + name;
+  ::mkdir(dir.c_str(), 0755);
+  ::chmod(dir.c_str(), mode);
+  ::mkdir((dir + "/bin").c_str(), 0755);
+  std::ofstream(dir + "/bin/torchscan-worker") << "#!/bin/sh\n";
+  ::chmod((dir + "/bin/torchscan-worker").c_str(), 0755);
+  MachineFacts machine = Machine();
+  machine.executable_dir = dir + "/bin";
+  machine.is_root = true;
+  return machine;
+}
+
+TEST(Config, WorkerUserDependsOnRunningAsRoot) {
+  const MachineFacts root = RootMachineWithWorkerIn("open", 0755);
+  absl::StatusOr<v1::DaemonConfig> config = EffectiveConfig(Minimal(), root);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->worker_user(), "nobody");
+
+  ConfigFlags flags = Minimal();
+  flags.worker_user = "root";  // a private unix-socket daemon may keep root
+  EXPECT_TRUE(EffectiveConfig(flags, root).ok());
+  flags = WithCredentials();
+  flags.listen = {"0.0.0.0:7411"};
+  flags.worker_user = "root";
+  EXPECT_EQ(EffectiveConfig(flags, root).status().message().find("worker_user: workers run untrusted"), 0u);
+  flags = Minimal();
+  flags.worker_user = "no-such-user-torchscan";
+  EXPECT_EQ(EffectiveConfig(flags, root).status().message().find("worker_user: no user named"), 0u);
+
+  MachineFacts unprivileged = Machine();
+  unprivileged.is_root = false;
+  flags.worker_user = "nobody";
+  EXPECT_EQ(EffectiveConfig(flags, unprivileged).status().message().find("worker_user: torchscand is not"), 0u);
+  EXPECT_EQ(EffectiveConfig(Minimal(), unprivileged)->worker_user(), "");
+}
+
+TEST(Config, TheWorkerUserMustReachItsPrograms) {
+  // A worker in a folder closed to others: "nobody" could never start it.
+  absl::StatusOr<v1::DaemonConfig> config = EffectiveConfig(Minimal(), RootMachineWithWorkerIn("closed", 0700));
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().message().find("worker_path: worker_user nobody cannot execute"), 0u) << config.status();
+  ConfigFlags flags = Minimal();
+  flags.worker_user = "root";
+  EXPECT_TRUE(EffectiveConfig(flags, RootMachineWithWorkerIn("closed", 0700)).ok());
+}
+
+TEST(Config, SocketGroupAndWorkerLimits) {
+  ExpectFieldError("socket_group", [](ConfigFlags& f) { f.socket_group = "no-such-group-torchscan"; });
+  ExpectFieldError("limits.worker_cpu_time_s", [](ConfigFlags& f) { f.worker_cpu_time_s = -1; });
+  ExpectFieldError("limits.worker_open_files", [](ConfigFlags& f) { f.worker_open_files = 3; });
+  ConfigFlags flags = Minimal();
+  flags.socket_group = "root";
+  flags.worker_cpu_time_s = 600;
+  flags.worker_open_files = 256;
+  absl::StatusOr<v1::DaemonConfig> config = EffectiveConfig(flags, Machine());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->limits().worker_cpu_time_s(), 600);
 }
 
 TEST(Config, RssChildIsFoundInTheBazelLayout) {

@@ -155,11 +155,18 @@ absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest&
   return response;
 }
 
-absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const std::string& by) {
+absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const Caller& caller) {
   std::unique_lock<std::mutex> lock(mu_);
   absl::StatusOr<v1::Job*> found = Find(request.id());
   if (!found.ok()) return found.status();
   v1::Job& job = **found;
+  if (job.submitter() != caller.user && !caller.admin) {
+    spdlog::info("job {}: cancel by {} refused (submitted by {})", job.id(), caller.user, job.submitter());
+    return absl::PermissionDeniedError(absl::StrCat("id: job ", job.id(), " was submitted by ", job.submitter(),
+                                                    "; only its submitter or an admin (token_file \"admin\") may "
+                                                    "cancel it"));
+  }
+  const std::string& by = caller.user;
   if (job.state() == v1::Job::queued) {
     queue_.Remove(job.id());
     job.set_state(v1::Job::cancelled);

@@ -5,6 +5,7 @@
 //   InvalidArgument    a bad spec or request, naming the field ("spec.measure.workload ...")
 //   ResourceExhausted  the queue is full, or the spec exceeds max_upload_bytes (names the limit)
 //   NotFound           an unknown job id
+//   PermissionDenied   cancelling another user's job without being an admin
 //   FailedPrecondition cancelling a finished job; fetching the result of a job that has not
 //                      succeeded; rss without an RSS child
 //   Unimplemented      TorchScript check modules
@@ -27,6 +28,7 @@
 #include "daemon/job_queue.h"
 #include "daemon/job_runner.h"
 #include "daemon/job_store.h"
+#include "daemon/token_file.h"
 #include "daemon/worker_launcher.h"
 #include "proto/service.pb.h"
 
@@ -57,7 +59,8 @@ class Daemon {
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request) const;
   // A queued job is cancelled at once; a running job's worker is killed and Cancel returns
   // once the job is recorded cancelled (or after 10 s, with the job as it then is).
-  absl::StatusOr<v1::Job> Cancel(const v1::JobRequest& request, const std::string& by);
+  // PermissionDenied unless `by` submitted the job or is an admin.
+  absl::StatusOr<v1::Job> Cancel(const v1::JobRequest& request, const Caller& by);
   absl::StatusOr<v1::JobResult> FetchResult(const v1::JobRequest& request) const;
   absl::StatusOr<v1::DaemonInfo> Info(const v1::InfoRequest& request) const;
   // Sends the job as it is, then one event per change (state, phase, blocks, queue position,

@@ -108,7 +108,7 @@ std::unique_ptr<DaemonClient> ConnectOrGiveUp(const std::string& address, bp::ch
   const auto until = Clock::now() + std::chrono::seconds(30);
   while (Clock::now() < until) {
     if (!daemon.running()) GiveUp("torchscand exited during start-up:\n" + Tail(log));
-    if (auto client = DaemonClient::Connect(address, 0.2); client.ok()) return std::move(*client);
+    if (auto client = DaemonClient::Connect(address, {}, 0.2); client.ok()) return std::move(*client);
   }
   GiveUp("torchscand did not answer on " + address + " within 30 s:\n" + Tail(log));
 }
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> threads;
   for (int c = 0; c < kClients; ++c) {
     threads.emplace_back([&, c] {
-      absl::StatusOr<std::unique_ptr<DaemonClient>> own = DaemonClient::Connect(address, 30);
+      absl::StatusOr<std::unique_ptr<DaemonClient>> own = DaemonClient::Connect(address, {}, 30);
       ++connected;
       while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       for (int j = 0; j < kJobsPerClient; ++j) {

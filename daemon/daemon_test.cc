@@ -120,19 +120,25 @@ TEST(Daemon, CancelsQueuedAndRunningJobs) {
   const std::string queued = Submit(*daemon, "ok");
   WaitFor(*daemon, running, v1::Job::running);
 
-  absl::StatusOr<v1::Job> cancelled = daemon->Cancel(Id(queued), "alice");
+  // Another user may not cancel the tester's jobs; the submitter and an admin may.
+  absl::StatusOr<v1::Job> refused = daemon->Cancel(Id(queued), Caller{"mallory", false});
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "submitted by tester")) << refused.status();
+  EXPECT_EQ(daemon->GetJob(Id(queued))->state(), v1::Job::queued);
+
+  absl::StatusOr<v1::Job> cancelled = daemon->Cancel(Id(queued), Caller{"tester", false});
   ASSERT_TRUE(cancelled.ok()) << cancelled.status();
   EXPECT_EQ(cancelled->state(), v1::Job::cancelled);
-  EXPECT_EQ(cancelled->error(), "cancelled by alice while queued");
+  EXPECT_EQ(cancelled->error(), "cancelled by tester while queued");
 
   const auto start = std::chrono::steady_clock::now();
-  cancelled = daemon->Cancel(Id(running), "bob");
+  cancelled = daemon->Cancel(Id(running), Caller{"bob", true});
   ASSERT_TRUE(cancelled.ok()) << cancelled.status();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
   EXPECT_EQ(cancelled->state(), v1::Job::cancelled);
   EXPECT_TRUE(absl::StartsWith(cancelled->error(), "cancelled by bob while running")) << cancelled->error();
 
-  EXPECT_EQ(daemon->Cancel(Id(running), "bob").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(daemon->Cancel(Id(running), Caller{"bob", true}).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(daemon->FetchResult(Id(running)).status().code(), absl::StatusCode::kFailedPrecondition);
   WaitFor(*daemon, Submit(*daemon, "ok"), v1::Job::succeeded);  // the daemon carries on
 }
@@ -178,7 +184,7 @@ TEST(Daemon, RefusalsNameTheFieldOrLimit) {
   EXPECT_TRUE(absl::StrContains(s.message(), "max_queue_length 1")) << s;
 
   EXPECT_EQ(daemon->GetJob(Id("job-999999")).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(daemon->Cancel(Id("nope"), "x").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(daemon->Cancel(Id("nope"), Caller{"x", true}).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(daemon->FetchResult(Id(queued)).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(daemon->FetchResult(Id(running)).status().code(), absl::StatusCode::kFailedPrecondition);
 }

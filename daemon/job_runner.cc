@@ -1,5 +1,11 @@
 #include "daemon/job_runner.h"
 
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "daemon/config.h"
 #include "daemon/worker_protocol.h"
@@ -16,6 +22,14 @@ JobRunOptions RunOptionsOf(const v1::DaemonConfig& config) {
   }
   options.memory_bytes = config.limits().worker_memory_bytes();
   options.wall_time_s = config.limits().job_wall_time_s();
+  options.cpu_time_s = config.limits().worker_cpu_time_s();
+  options.open_files = config.limits().worker_open_files();
+  if (!config.worker_user().empty()) {
+    if (const passwd* user = ::getpwnam(config.worker_user().c_str())) {
+      options.uid = static_cast<int>(user->pw_uid);
+      options.gid = static_cast<int>(user->pw_gid);
+    }
+  }
   return options;
 }
 
@@ -24,6 +38,10 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   JobRunOutcome outcome;
   if (absl::Status s = store.WriteSpec(id, spec); !s.ok()) {
     outcome.error = absl::StrCat("could not write the job's spec.json: ", s.message());
+    return outcome;
+  }
+  if (options.uid >= 0 && ::chown(store.JobDir(id).c_str(), options.uid, options.gid) != 0) {
+    outcome.error = absl::StrCat("could not give the job's folder to worker_user: ", std::strerror(errno));
     return outcome;
   }
   WorkerLaunch launch;
@@ -37,6 +55,10 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   launch.cpus = options.cpus;
   launch.memory_bytes = options.memory_bytes;
   launch.wall_time_s = options.wall_time_s;
+  launch.cpu_time_s = options.cpu_time_s;
+  launch.open_files = options.open_files;
+  launch.uid = options.uid;
+  launch.gid = options.gid;
 
   auto on_line = [&](const std::string& text) {
     std::optional<WorkerLine> line = ParseWorkerLine(text);

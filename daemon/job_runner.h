@@ -22,9 +22,14 @@ struct JobRunOptions {
   std::vector<int> cpus;       // worker affinity; empty = the daemon's
   int64_t memory_bytes = 0;    // RLIMIT_AS of the worker; 0 = none
   double wall_time_s = 0;      // the worker is killed past this; 0 = none
+  double cpu_time_s = 0;       // RLIMIT_CPU of the worker; 0 = none
+  int open_files = 0;          // RLIMIT_NOFILE of the worker; 0 = inherit
+  int uid = -1;                // the worker runs as this user, -1 = the daemon's; the job's
+  int gid = -1;                // folder is then given to it (it writes its result there)
 };
 
-JobRunOptions RunOptionsOf(const v1::DaemonConfig& config);  // config must be valid
+// Config must be valid; worker_user (set only when torchscand is root) becomes uid/gid.
+JobRunOptions RunOptionsOf(const v1::DaemonConfig& config);
 
 // Progress, called on the running thread. Each may be empty.
 struct JobRunCallbacks {

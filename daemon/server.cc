@@ -1,5 +1,6 @@
 #include "daemon/server.h"
 
+#include <grp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/config.h"
+#include "report/json_io.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -46,14 +48,57 @@ absl::Status PrepareUnixSocket(const std::string& field, const std::string& path
   return absl::OkStatus();
 }
 
+// TLS server credentials from the PEM files of `tls` (which validation checked exist).
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TlsCredentials(const v1::TlsConfig& tls) {
+  grpc::SslServerCredentialsOptions options;
+  absl::StatusOr<std::string> cert = ReadFile(tls.cert_file());
+  if (!cert.ok()) return absl::InvalidArgumentError(absl::StrCat("tls.cert_file: ", cert.status().message()));
+  absl::StatusOr<std::string> key = ReadFile(tls.key_file());
+  if (!key.ok()) return absl::InvalidArgumentError(absl::StrCat("tls.key_file: ", key.status().message()));
+  options.pem_key_cert_pairs.push_back({*key, *cert});
+  if (!tls.client_ca_file().empty()) {
+    absl::StatusOr<std::string> ca = ReadFile(tls.client_ca_file());
+    if (!ca.ok()) return absl::InvalidArgumentError(absl::StrCat("tls.client_ca_file: ", ca.status().message()));
+    options.pem_root_certs = *ca;
+    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(options);
+}
+
+absl::Status SetSocketPermissions(const std::string& path, mode_t mode, const v1::DaemonConfig& config) {
+  if (::chmod(path.c_str(), mode) != 0) {
+    return absl::InternalError(
+        absl::StrCat("socket_mode: cannot chmod ", path, " to ", config.socket_mode(), ": ", std::strerror(errno)));
+  }
+  if (config.socket_group().empty()) return absl::OkStatus();
+  const group* found = ::getgrnam(config.socket_group().c_str());
+  if (found == nullptr || ::chown(path.c_str(), static_cast<uid_t>(-1), found->gr_gid) != 0) {
+    return absl::InternalError(absl::StrCat("socket_group: cannot give ", path, " to group ", config.socket_group(),
+                                            ": ", found == nullptr ? "no such group" : std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const v1::DaemonConfig& config) {
   std::unique_ptr<DaemonServer> server(new DaemonServer());
+  if (!config.token_file().empty()) {
+    absl::StatusOr<TokenTable> tokens = TokenTable::Load(config.token_file());
+    if (!tokens.ok()) return tokens.status();
+    server->tokens_ = std::make_unique<TokenTable>(*std::move(tokens));
+    spdlog::info("loaded {} tokens from {}", server->tokens_->size(), config.token_file());
+  }
+  std::shared_ptr<grpc::ServerCredentials> tls = grpc::InsecureServerCredentials();
+  if (!config.tls().cert_file().empty()) {
+    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = TlsCredentials(config.tls());
+    if (!credentials.ok()) return credentials.status();
+    tls = *credentials;
+  }
   absl::StatusOr<std::unique_ptr<Daemon>> daemon = Daemon::Open(config);
   if (!daemon.ok()) return daemon.status();
   server->daemon_ = *std::move(daemon);
-  server->service_ = std::make_unique<TorchScanService>(server->daemon_.get());
+  server->service_ = std::make_unique<TorchScanService>(server->daemon_.get(), server->tokens_.get());
 
   absl::StatusOr<mode_t> mode = ParseSocketMode(config.socket_mode());
   if (!mode.ok()) return mode.status();
@@ -62,10 +107,12 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
   grpc::ServerBuilder builder;
   std::vector<int> ports(config.listen_size(), 0);
   for (int i = 0; i < config.listen_size(); ++i) {
-    if (std::optional<std::string> path = UnixSocketPath(config.listen(i))) {
+    std::optional<std::string> path = UnixSocketPath(config.listen(i));
+    if (path) {
       if (absl::Status s = PrepareUnixSocket(absl::StrCat("listen[", i, "]"), *path); !s.ok()) return s;
     }
-    builder.AddListeningPort(config.listen(i), grpc::InsecureServerCredentials(), &ports[i]);
+    // Validation guarantees TLS (and tokens) for every TCP address.
+    builder.AddListeningPort(config.listen(i), path ? grpc::InsecureServerCredentials() : tls, &ports[i]);
   }
   const int64_t max_message = config.limits().max_upload_bytes() + (int64_t{1} << 20);
   builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(max_message, INT_MAX)));
@@ -74,21 +121,21 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
   if (server->server_ == nullptr) {
     return absl::UnavailableError(absl::StrCat("listen: gRPC could not listen on every address (",
                                                absl::StrJoin(config.listen(), ", "),
-                                               "); is an address in use or its folder missing?"));
+                                               "); is an address in use, its folder missing, or the TLS "
+                                               "certificate and key not a pair?"));
   }
   for (int i = 0; i < config.listen_size(); ++i) {
     const std::string& address = config.listen(i);
     if (std::optional<std::string> path = UnixSocketPath(address)) {
-      if (::chmod(path->c_str(), *mode) != 0) {
-        return absl::InternalError(absl::StrCat("socket_mode: cannot chmod ", *path, " to ", config.socket_mode(), ": ",
-                                                std::strerror(errno)));
-      }
+      if (absl::Status s = SetSocketPermissions(*path, *mode, config); !s.ok()) return s;
       server->addresses_.push_back(address);
     } else {
       const std::string host = address.substr(0, address.rfind(':'));
       server->addresses_.push_back(absl::StrCat(host, ":", ports[i]));
     }
-    spdlog::info("listening on {}", server->addresses_.back());
+    const bool is_tcp = !UnixSocketPath(address).has_value();
+    spdlog::info("listening on {}{}", server->addresses_.back(),
+                 !is_tcp ? "" : config.tls().client_ca_file().empty() ? " (TLS, bearer tokens)" : " (mutual TLS, bearer tokens)");
   }
   server->daemon_->Start();
   return server;

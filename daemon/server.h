@@ -1,5 +1,7 @@
 // torchscand assembled: the Daemon (daemon.h) behind the gRPC service (service.h) on every
-// listen address, with gRPC health checking and server reflection on.
+// listen address, with gRPC health checking and server reflection on. Unix sockets get
+// socket_mode and socket_group; TCP addresses listen with TLS (mutual when client_ca_file is
+// set) and the service requires tokens from token_file there.
 #pragma once
 
 #include <memory>
@@ -19,10 +21,11 @@ class DaemonServer {
  public:
   // Opens the Daemon, refuses a unix socket path that a live process answers on (a stale
   // socket file left by a killed daemon is removed), listens on every address, chmods unix
-  // sockets to socket_mode and starts the executor. `config` must be valid (config.h).
-  // Errors: the Daemon's (state_dir), FailedPrecondition naming "listen[i]" for a socket in
-  // use or a path that is not a socket, Unavailable when gRPC cannot listen, Internal when
-  // chmod fails.
+  // sockets to socket_mode (and chowns them to socket_group) and starts the executor.
+  // `config` must be valid (config.h). Errors: the Daemon's (state_dir), InvalidArgument
+  // naming token_file or tls.* when a file cannot be loaded, FailedPrecondition naming
+  // "listen[i]" for a socket in use or a path that is not a socket, Unavailable when gRPC
+  // cannot listen (or rejects the certificate), Internal when chmod or chown fails.
   static absl::StatusOr<std::unique_ptr<DaemonServer>> BuildAndStart(const v1::DaemonConfig& config);
   ~DaemonServer();  // Shutdown("torchscand stopped")
 
@@ -36,6 +39,7 @@ class DaemonServer {
  private:
   DaemonServer() = default;
 
+  std::unique_ptr<TokenTable> tokens_;  // null without token_file
   std::unique_ptr<Daemon> daemon_;
   std::unique_ptr<TorchScanService> service_;
   std::unique_ptr<grpc::Server> server_;

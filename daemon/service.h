@@ -1,5 +1,10 @@
-// The TorchScan gRPC service: thin shells over Daemon (daemon.h). Each handler converts the
-// Daemon's absl::Status once, with ToGrpcStatus; no logic lives here.
+// The TorchScan gRPC service: thin shells over Daemon (daemon.h). Each handler authenticates
+// the caller, then converts the Daemon's absl::Status once, with ToGrpcStatus.
+//
+// Authentication: a call may carry metadata "authorization: Bearer TOKEN". On TCP (which only
+// listens with TLS) a token from the token file is required: a missing or unknown token gets
+// UNAUTHENTICATED before the request is looked at. On a unix socket (guarded by its mode and
+// group) a token is optional: a valid one names the caller, an unknown one is refused.
 #pragma once
 
 #include <string>
@@ -7,7 +12,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "daemon/daemon.h"
+#include "daemon/token_file.h"
 #include "proto/service.grpc.pb.h"
 
 namespace torchscan::daemon {
@@ -15,15 +22,17 @@ namespace torchscan::daemon {
 // The same code (absl and gRPC share the numbering) and message.
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
-// Who is calling: "local" on a unix socket (gRPC does not expose the peer's credentials
-// there), the peer address ("ipv4:127.0.0.1:5555") on TCP. A client may add metadata
-// "torchscan-user: NAME" (letters, digits, ._-; at most 64): "NAME@local". The name is not
-// verified (authentication is issue 6).
-std::string SubmitterOf(const grpc::ServerContext& context);
+// Who is calling. With a valid bearer token: the token's user (and admin flag). Without one
+// on a unix socket: "local", or "NAME@local" when the client sent metadata "torchscan-user:
+// NAME" (letters, digits, ._-; at most 64; not verified, so it never matches a token user).
+// Unauthenticated: an unknown token, or no token on TCP. `tokens` may be null (no token_file).
+// The messages never contain the token.
+absl::StatusOr<Caller> Authenticate(const grpc::ServerContext& context, const TokenTable* tokens);
 
 class TorchScanService final : public v1::TorchScan::Service {
  public:
-  explicit TorchScanService(Daemon* daemon) : daemon_(daemon) {}
+  // `tokens` may be null; both must outlive the service.
+  TorchScanService(Daemon* daemon, const TokenTable* tokens) : daemon_(daemon), tokens_(tokens) {}
 
   grpc::Status Submit(grpc::ServerContext* context, const v1::SubmitRequest* request, v1::Job* response) override;
   grpc::Status Watch(grpc::ServerContext* context, const v1::JobRequest* request,
@@ -38,6 +47,7 @@ class TorchScanService final : public v1::TorchScan::Service {
 
  private:
   Daemon* daemon_;
+  const TokenTable* tokens_;
 };
 
 }  // namespace torchscan::daemon

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <grp.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -104,8 +106,12 @@ void Describe(int status, const WorkerLaunch& launch, WorkerOutcome* out) {
   } else if (WIFSIGNALED(status)) {
     out->kind = WorkerOutcome::Kind::kSignaled;
     out->signal = WTERMSIG(status);
+    const std::string cpu_note =
+        out->signal == SIGXCPU || (out->signal == SIGKILL && launch.cpu_time_s > 0)
+            ? absl::StrCat("; worker_cpu_time_s is ", launch.cpu_time_s, " (it may have been exceeded)")
+            : "";
     out->reason = absl::StrCat("worker killed by signal ", out->signal, " (", SignalName(out->signal), ")",
-                               memory_note, last.empty() ? "" : "; its last stderr line: " + last);
+                               memory_note, cpu_note, last.empty() ? "" : "; its last stderr line: " + last);
   } else {
     out->kind = WorkerOutcome::Kind::kSignaled;
     out->reason = absl::StrCat("worker ended with an unreadable wait status ", status);
@@ -174,6 +180,10 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
   const bool set_affinity = !launch.cpus.empty();
   const rlimit memory{static_cast<rlim_t>(launch.memory_bytes), static_cast<rlim_t>(launch.memory_bytes)};
   const rlimit no_core{0, 0};
+  const rlim_t cpu_seconds = static_cast<rlim_t>(std::ceil(launch.cpu_time_s));
+  const rlimit cpu_time{cpu_seconds, cpu_seconds + 5};
+  const rlimit open_files{static_cast<rlim_t>(launch.open_files), static_cast<rlim_t>(launch.open_files)};
+  const gid_t gid = static_cast<gid_t>(launch.gid);
   const int out_fd = pipe_fds[1];
   sigset_t no_signals;  // the daemon blocks SIGTERM/SIGINT for sigwait; workers must not inherit that
   sigemptyset(&no_signals);
@@ -185,12 +195,21 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
     if (::setpgid(0, 0) != 0) ChildFail("torchscan launcher: setpgid failed\n");
     ::sigprocmask(SIG_SETMASK, &no_signals, nullptr);
     ::sigaction(SIGPIPE, &default_action, nullptr);
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
     if (set_affinity && ::sched_setaffinity(0, sizeof(cpus), &cpus) != 0)
       ChildFail("torchscan launcher: sched_setaffinity failed for cpu_set\n");
     if (launch.memory_bytes > 0 && ::setrlimit(RLIMIT_AS, &memory) != 0)
       ChildFail("torchscan launcher: setrlimit(RLIMIT_AS) failed for worker_memory_bytes\n");
     if (::setrlimit(RLIMIT_CORE, &no_core) != 0) ChildFail("torchscan launcher: setrlimit(RLIMIT_CORE) failed\n");
+    if (cpu_seconds > 0 && ::setrlimit(RLIMIT_CPU, &cpu_time) != 0)
+      ChildFail("torchscan launcher: setrlimit(RLIMIT_CPU) failed for worker_cpu_time_s\n");
+    if (launch.open_files > 0 && ::setrlimit(RLIMIT_NOFILE, &open_files) != 0)
+      ChildFail("torchscan launcher: setrlimit(RLIMIT_NOFILE) failed for worker_open_files\n");
+    if (launch.gid >= 0 && (::setgroups(1, &gid) != 0 || ::setgid(gid) != 0))
+      ChildFail("torchscan launcher: cannot switch to the worker_user's group (is torchscand root?)\n");
+    if (launch.uid >= 0 && ::setuid(static_cast<uid_t>(launch.uid)) != 0)
+      ChildFail("torchscan launcher: cannot switch to worker_user (is torchscand root?)\n");
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail("torchscan launcher: prctl(PR_SET_NO_NEW_PRIVS) failed\n");
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
   };
   std::error_code error;
   bp::child child;

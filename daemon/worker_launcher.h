@@ -2,10 +2,12 @@
 //
 // In the forked child, before exec: stdout goes to a pipe read here line by line, stderr to
 // a file, stdin from /dev/null; the child gets its own process group (so a kill reaches the
-// RSS children it starts), dies with the launching thread (PR_SET_PDEATHSIG), and gets the
-// CPU affinity (sched_setaffinity), RLIMIT_AS and RLIMIT_CORE 0 asked for, with no signal
-// blocked and SIGPIPE at its default. If any of that fails the child writes why to its
-// stderr and exits with kWorkerLaunchSetupFailed (120).
+// RSS children it starts), gets the CPU affinity (sched_setaffinity), RLIMIT_AS, RLIMIT_CPU,
+// RLIMIT_NOFILE and RLIMIT_CORE 0 asked for, switches to the unprivileged uid/gid asked for
+// (supplementary groups dropped), sets PR_SET_NO_NEW_PRIVS, dies with the launching thread
+// (PR_SET_PDEATHSIG, set after the uid change, which would clear it), with no signal blocked
+// and SIGPIPE at its default. If any of that fails the child writes why to its stderr and
+// exits with kWorkerLaunchSetupFailed (120).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,10 @@ struct WorkerLaunch {
   std::vector<int> cpus;          // CPU affinity; empty = inherit the daemon's
   int64_t memory_bytes = 0;       // RLIMIT_AS; 0 = no limit (inherit)
   double wall_time_s = 0;         // killed (SIGKILL) past this; 0 = no limit
+  double cpu_time_s = 0;          // RLIMIT_CPU (SIGXCPU, then SIGKILL 5 s later); 0 = inherit
+  int open_files = 0;             // RLIMIT_NOFILE; 0 = inherit
+  int uid = -1;                   // run as this user (needs root); -1 = the launcher's
+  int gid = -1;                   // and this group; -1 = the launcher's
 };
 
 // Lets another thread stop a running worker. Thread-safe.

@@ -169,3 +169,57 @@ TEST(WorkerLauncher, SignalNames) {
 
 }  // namespace
 }  // namespace torchscan::daemon
+
+namespace torchscan::daemon {
+namespace {
+
+// A shell standing in for the worker, printing what it was given.
+WorkerLaunch Shell(const std::string& script) {
+  WorkerLaunch launch;
+  launch.path = "/bin/sh";
+  launch.args = {"-c", script};
+  launch.stderr_path = std::string(std::getenv("TEST_TMPDIR")) + "/shell.stderr";
+  return launch;
+}
+
+TEST(WorkerLauncher, LimitsReachTheWorker) {
+  WorkerLaunch launch = Shell("ulimit -n; ulimit -t; ulimit -c; grep NoNewPrivs /proc/self/status");
+  launch.open_files = 64;
+  launch.cpu_time_s = 30;
+  Launched run = Launch(launch);
+  ASSERT_TRUE(run.outcome.ok()) << run.outcome.reason;
+  ASSERT_EQ(run.lines.size(), 4u);
+  EXPECT_EQ(run.lines[0], "64");
+  EXPECT_EQ(run.lines[1], "30");
+  EXPECT_EQ(run.lines[2], "0");
+  EXPECT_TRUE(absl::StrContains(run.lines[3], "1")) << run.lines[3];
+}
+
+TEST(WorkerLauncher, CpuTimeLimitKillsASpinningWorker) {
+  WorkerLaunch launch = Shell("while :; do :; done");
+  launch.cpu_time_s = 1;
+  launch.wall_time_s = 30;
+  Launched run = Launch(launch);
+  EXPECT_EQ(run.outcome.kind, Kind::kSignaled);
+  EXPECT_EQ(run.outcome.signal, SIGXCPU);
+  EXPECT_TRUE(absl::StrContains(run.outcome.reason, "worker_cpu_time_s is 1")) << run.outcome.reason;
+}
+
+TEST(WorkerLauncher, RunsAsTheUnprivilegedUserWhenRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+  const std::string secret = std::string(std::getenv("TEST_TMPDIR")) + "/root-only";
+  ASSERT_EQ(std::system(("echo secret > " + secret + " && chmod 0600 " + secret).c_str()), 0);
+  WorkerLaunch launch = Shell("id -u; id -g; id -G; cat " + secret + " 2>/dev/null || echo denied");
+  launch.uid = 65534;
+  launch.gid = 65534;
+  Launched run = Launch(launch);
+  ASSERT_TRUE(run.outcome.ok()) << run.outcome.reason << run.outcome.stderr_tail;
+  ASSERT_EQ(run.lines.size(), 4u);
+  EXPECT_EQ(run.lines[0], "65534");
+  EXPECT_EQ(run.lines[1], "65534");
+  EXPECT_EQ(run.lines[2], "65534");  // supplementary groups dropped
+  EXPECT_EQ(run.lines[3], "denied");  // root's files are out of reach
+}
+
+}  // namespace
+}  // namespace torchscan::daemon

@@ -2,7 +2,9 @@
 
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <chrono>
@@ -105,6 +107,10 @@ TestDaemon::~TestDaemon() {
 
 void TestDaemon::Start() {
   std::vector<std::string> args = {"--state-dir", state_dir_, "--listen", address_};
+  // As root the daemon would run workers as "nobody", who cannot reach the runfiles under
+  // /root: a test daemon keeps its workers as the test's user unless a test asks otherwise.
+  const bool user_given = std::find(extra_flags_.begin(), extra_flags_.end(), "--worker-user") != extra_flags_.end();
+  if (::geteuid() == 0 && !user_given) args.insert(args.end(), {"--worker-user", "root"});
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
   process_ = std::make_unique<Process>();
   process_->child = Spawn(Runfile("daemon/torchscand"), bp::args(args), bp::std_in < bp::null,
