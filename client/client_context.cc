@@ -1,19 +1,80 @@
 #include "client/client_context.h"
 
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
+#include "report/json_io.h"
+
 namespace torchscan {
+namespace {
+
+// The non-empty lines of `text` that do not start with '#', trimmed.
+std::vector<std::string> MeaningfulLines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!line.empty() && line[0] != '#') lines.emplace_back(line);
+  }
+  return lines;
+}
+
+absl::StatusOr<std::string> ReadToken(const std::string& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && (info.st_mode & S_IROTH))
+    return absl::InvalidArgumentError("--token-file: " + path + " is readable by everyone; chmod 0600 " + path);
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return absl::InvalidArgumentError("--token-file: " + std::string(text.status().message()));
+  std::vector<std::string> lines = MeaningfulLines(*text);
+  if (lines.empty()) return absl::InvalidArgumentError("--token-file: " + path + " holds no token");
+  return lines.front();
+}
+
+}  // namespace
+
+absl::Status ResolveClientContext(ClientContext* ctx) {
+  if (!ctx->token_file.empty()) {
+    absl::StatusOr<std::string> token = ReadToken(ctx->token_file);
+    if (!token.ok()) return token.status();
+    ctx->credentials.token = *token;
+  } else if (const char* token = std::getenv("TORCHSCAN_TOKEN"); token != nullptr && *token != '\0') {
+    ctx->credentials.token = std::string(absl::StripAsciiWhitespace(token));
+  }
+  if (!ctx->daemons_file.empty()) {
+    absl::StatusOr<std::string> text = ReadFile(ctx->daemons_file);
+    if (!text.ok()) return absl::InvalidArgumentError("--daemons-file: " + std::string(text.status().message()));
+    std::vector<std::string> addresses = MeaningfulLines(*text);
+    if (addresses.empty())
+      return absl::InvalidArgumentError("--daemons-file: " + ctx->daemons_file +
+                                        " lists no address; write one unix:PATH or host:port per line");
+    ctx->daemons.insert(ctx->daemons.end(), addresses.begin(), addresses.end());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Connection> ConnectTo(const ClientContext& ctx, const std::string& address) {
+  Connection c;
+  absl::StatusOr<std::unique_ptr<DaemonClient>> client = DaemonClient::Connect(address, ctx.credentials);
+  if (!client.ok()) return client.status();
+  c.client = *std::move(client);
+  return c;
+}
 
 absl::StatusOr<Connection> Connect(const ClientContext& ctx) {
+  if (ctx.daemons.size() > 1)
+    return absl::InvalidArgumentError("--daemon: this command talks to one daemon, but " +
+                                      std::to_string(ctx.daemons.size()) +
+                                      " were given; only measure, compare and example run on several");
+  if (!ctx.daemons.empty()) return ConnectTo(ctx, ctx.daemons.front());
   Connection c;
-  std::string address = ctx.daemon;
-  if (address.empty()) {
-    EmbeddedDaemonOptions options;
-    options.daemon_path = ctx.torchscand;
-    absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> embedded = EmbeddedDaemon::Start(options);
-    if (!embedded.ok()) return embedded.status();
-    c.embedded = *std::move(embedded);
-    address = c.embedded->address();
-  }
-  absl::StatusOr<std::unique_ptr<DaemonClient>> client = DaemonClient::Connect(address);
+  EmbeddedDaemonOptions options;
+  options.daemon_path = ctx.torchscand;
+  absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> embedded = EmbeddedDaemon::Start(options);
+  if (!embedded.ok()) return embedded.status();
+  c.embedded = *std::move(embedded);
+  absl::StatusOr<std::unique_ptr<DaemonClient>> client = DaemonClient::Connect(c.embedded->address());
   if (!client.ok()) return client.status();
   c.client = *std::move(client);
   return c;

@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "proto/service.grpc.pb.h"
+#include "report/json_io.h"
 
 namespace torchscan {
 namespace {
@@ -23,7 +24,59 @@ absl::Status FromGrpc(const grpc::Status& s, const std::string& what, const std:
 struct DaemonClient::Stub {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::TorchScan::Stub> stub;
+  std::string authorization;  // "Bearer TOKEN" or empty
+
+  // A context for one call, carrying the token.
+  std::unique_ptr<grpc::ClientContext> NewContext() const {
+    auto context = std::make_unique<grpc::ClientContext>();
+    if (!authorization.empty()) context->AddMetadata("authorization", authorization);
+    return context;
+  }
 };
+
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const std::string& flag, const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return absl::InvalidArgumentError(flag + ": " + std::string(text.status().message()));
+  return text;
+}
+
+// Channel credentials for `address`: TLS when a CA is given, else plain (unix sockets, or a
+// TCP daemon that will refuse us with a message saying so).
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(const std::string& address,
+                                                                             const DaemonCredentials& credentials,
+                                                                             grpc::ChannelArguments* args) {
+  const bool unix_socket = address.rfind("unix:", 0) == 0;
+  if (credentials.tls_ca_file.empty()) {
+    if (!credentials.token.empty() && !unix_socket)
+      return absl::InvalidArgumentError("--token-file: refusing to send a token to " + address +
+                                        " without TLS; pass --tls-ca with the CA of the daemon's certificate");
+    if (!credentials.tls_cert_file.empty())
+      return absl::InvalidArgumentError("--tls-cert: a client certificate needs TLS; pass --tls-ca too");
+    return grpc::InsecureChannelCredentials();
+  }
+  if (unix_socket) return absl::InvalidArgumentError("--tls-ca: unix sockets do not use TLS; drop --tls-ca");
+  if (credentials.tls_cert_file.empty() != credentials.tls_key_file.empty())
+    return absl::InvalidArgumentError("--tls-cert and --tls-key go together: give both for mutual TLS, or neither");
+  grpc::SslCredentialsOptions options;
+  absl::StatusOr<std::string> ca = ReadPem("--tls-ca", credentials.tls_ca_file);
+  if (!ca.ok()) return ca.status();
+  options.pem_root_certs = *ca;
+  if (!credentials.tls_cert_file.empty()) {
+    absl::StatusOr<std::string> cert = ReadPem("--tls-cert", credentials.tls_cert_file);
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key = ReadPem("--tls-key", credentials.tls_key_file);
+    if (!key.ok()) return key.status();
+    options.pem_cert_chain = *cert;
+    options.pem_private_key = *key;
+  }
+  if (!credentials.tls_server_name.empty())
+    args->SetSslTargetNameOverride(credentials.tls_server_name);
+  return grpc::SslCredentials(options);
+}
+
+}  // namespace
 
 std::string NormalizeDaemonAddress(const std::string& address) {
   if (address.rfind("unix:", 0) == 0) return address;
@@ -40,18 +93,31 @@ DaemonClient::DaemonClient(std::string address, std::unique_ptr<Stub> stub)
     : address_(std::move(address)), stub_(std::move(stub)) {}
 DaemonClient::~DaemonClient() = default;
 
-absl::StatusOr<std::unique_ptr<DaemonClient>> DaemonClient::Connect(const std::string& raw_address, double timeout_s) {
+absl::StatusOr<std::unique_ptr<DaemonClient>> DaemonClient::Connect(const std::string& raw_address,
+                                                                    const DaemonCredentials& credentials,
+                                                                    double timeout_s) {
   const std::string address = NormalizeDaemonAddress(raw_address);
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> channel_credentials =
+      ChannelCredentials(address, credentials, &args);
+  if (!channel_credentials.ok()) return channel_credentials.status();
   auto stub = std::make_unique<Stub>();
-  stub->channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  if (!credentials.token.empty()) stub->authorization = "Bearer " + credentials.token;
+  stub->channel = grpc::CreateCustomChannel(address, *channel_credentials, args);
   const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  if (!stub->channel->WaitForConnected(deadline))
-    return absl::UnavailableError("no daemon answers at " + address +
-                                  ": start torchscand there (torchscand --state-dir DIR --listen " + address +
-                                  "), or omit --daemon to run a private one");
+  if (!stub->channel->WaitForConnected(deadline)) {
+    const bool tcp = address.rfind("unix:", 0) != 0;
+    return absl::UnavailableError(
+        "no daemon answers at " + address + ": start torchscand there (torchscand --state-dir DIR --listen " +
+        address + "), or omit --daemon to run a private one" +
+        (!tcp ? ""
+         : credentials.tls_ca_file.empty()
+             ? "; a TCP daemon uses TLS: pass --tls-ca with its CA"
+             : "; if it runs, check that --tls-ca signed its certificate (and --tls-server-name), and that it "
+               "accepts your --tls-cert"));
+  }
   stub->stub = v1::TorchScan::NewStub(stub->channel);
   return std::unique_ptr<DaemonClient>(new DaemonClient(address, std::move(stub)));
 }
@@ -59,14 +125,15 @@ absl::StatusOr<std::unique_ptr<DaemonClient>> DaemonClient::Connect(const std::s
 namespace {
 
 // One unary call on the stub: a fresh context, the status mapped by FromGrpc.
-template <typename Request, typename Response>
-absl::StatusOr<Response> Unary(v1::TorchScan::Stub& stub,
+template <typename Stub, typename Request, typename Response>
+absl::StatusOr<Response> Unary(const Stub& stub,
                                grpc::Status (v1::TorchScan::Stub::*method)(grpc::ClientContext*, const Request&,
                                                                             Response*),
                                const Request& request, const char* what, const std::string& address) {
   Response response;
-  grpc::ClientContext context;
-  if (auto s = FromGrpc((stub.*method)(&context, request, &response), what, address); !s.ok()) return s;
+  std::unique_ptr<grpc::ClientContext> context = stub.NewContext();
+  if (auto s = FromGrpc(((*stub.stub).*method)(context.get(), request, &response), what, address); !s.ok())
+    return s;
   return response;
 }
 
@@ -81,12 +148,13 @@ v1::JobRequest ById(const std::string& id) {
 absl::StatusOr<v1::Job> DaemonClient::Submit(const v1::JobSpec& spec) {
   v1::SubmitRequest request;
   *request.mutable_spec() = spec;
-  return Unary(*stub_->stub, &v1::TorchScan::Stub::Submit, request, "submit", address_);
+  return Unary(*stub_, &v1::TorchScan::Stub::Submit, request, "submit", address_);
 }
 
 absl::StatusOr<v1::Job> DaemonClient::Watch(const std::string& id,
                                             const std::function<void(const v1::JobEvent&)>& on_event) {
-  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientContext> context_owner = stub_->NewContext();
+  grpc::ClientContext& context = *context_owner;
   auto reader = stub_->stub->Watch(&context, ById(id));
   v1::JobEvent event;
   v1::Job last;
@@ -107,23 +175,23 @@ absl::StatusOr<v1::Job> DaemonClient::Watch(const std::string& id,
 }
 
 absl::StatusOr<v1::Job> DaemonClient::GetJob(const std::string& id) {
-  return Unary(*stub_->stub, &v1::TorchScan::Stub::GetJob, ById(id), "get job", address_);
+  return Unary(*stub_, &v1::TorchScan::Stub::GetJob, ById(id), "get job", address_);
 }
 
 absl::StatusOr<v1::ListJobsResponse> DaemonClient::ListJobs(const v1::ListJobsRequest& request) {
-  return Unary(*stub_->stub, &v1::TorchScan::Stub::ListJobs, request, "list jobs", address_);
+  return Unary(*stub_, &v1::TorchScan::Stub::ListJobs, request, "list jobs", address_);
 }
 
 absl::StatusOr<v1::Job> DaemonClient::Cancel(const std::string& id) {
-  return Unary(*stub_->stub, &v1::TorchScan::Stub::Cancel, ById(id), "cancel", address_);
+  return Unary(*stub_, &v1::TorchScan::Stub::Cancel, ById(id), "cancel", address_);
 }
 
 absl::StatusOr<v1::JobResult> DaemonClient::FetchResult(const std::string& id) {
-  return Unary(*stub_->stub, &v1::TorchScan::Stub::FetchResult, ById(id), "fetch", address_);
+  return Unary(*stub_, &v1::TorchScan::Stub::FetchResult, ById(id), "fetch", address_);
 }
 
 absl::StatusOr<v1::DaemonInfo> DaemonClient::Info() {
-  return Unary(*stub_->stub, &v1::TorchScan::Stub::Info, v1::InfoRequest(), "info", address_);
+  return Unary(*stub_, &v1::TorchScan::Stub::Info, v1::InfoRequest(), "info", address_);
 }
 
 }  // namespace torchscan

@@ -15,11 +15,24 @@ namespace torchscan {
 // "unix:/path", "unix:///path", "host:port", or a bare path (taken as a unix socket).
 std::string NormalizeDaemonAddress(const std::string& address);
 
+// How to prove who we are to a daemon on TCP (all optional on a unix socket).
+struct DaemonCredentials {
+  std::string tls_ca_file;      // PEM CA that signed the daemon's certificate; set: TLS on
+  std::string tls_cert_file;    // PEM client certificate, for a daemon with mutual TLS
+  std::string tls_key_file;     // its private key
+  std::string tls_server_name;  // name expected in the daemon's certificate; default: the host
+  std::string token;            // bearer token, sent as "authorization: Bearer TOKEN" on each call
+};
+
 class DaemonClient {
  public:
   // Connects, waiting up to `timeout_s` for the daemon. Unavailable "no daemon answers at
-  // <address>: ..." with what to do when nothing is there.
-  static absl::StatusOr<std::unique_ptr<DaemonClient>> Connect(const std::string& address, double timeout_s = 5);
+  // <address>: ..." with what to do when nothing is there (or the TLS handshake fails).
+  // InvalidArgument naming the flag for unreadable TLS files, a client certificate without
+  // its key, or a token that would travel over plain TCP (give --tls-ca).
+  static absl::StatusOr<std::unique_ptr<DaemonClient>> Connect(const std::string& address,
+                                                               const DaemonCredentials& credentials = {},
+                                                               double timeout_s = 5);
   ~DaemonClient();
 
   const std::string& address() const { return address_; }

@@ -73,10 +73,14 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
   daemon->address_ = "unix:" + daemon->directory_ + "/torchscand.sock";
   daemon->process_ = std::make_unique<Process>();
   daemon->process_->stderr_path = daemon->directory_ + "/torchscand.log";
+  std::vector<std::string> args = {"--state-dir", daemon->directory_ + "/state", "--listen", daemon->address_};
+  // A private daemon runs the user's own jobs as the user: as root it keeps root rather than
+  // switching to "nobody", who could not reach binaries under /root.
+  if (::geteuid() == 0) args.insert(args.end(), {"--worker-user", "root"});
   std::error_code ec;
   daemon->process_->child =
-      bp::child(*binary, "--state-dir", daemon->directory_ + "/state", "--listen", daemon->address_,
-                bp::std_in < bp::null, bp::std_out > bp::null, bp::std_err > daemon->process_->stderr_path, ec);
+      bp::child(*binary, bp::args(args), bp::std_in < bp::null, bp::std_out > bp::null,
+                bp::std_err > daemon->process_->stderr_path, ec);
   if (ec) return absl::UnavailableError("cannot start " + *binary + ": " + ec.message());
 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.start_timeout_s);
@@ -84,7 +88,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
     if (!daemon->process_->child.running())
       return absl::UnavailableError("the private torchscand exited during start-up: " +
                                     Tail(daemon->process_->stderr_path));
-    if (DaemonClient::Connect(daemon->address_, 0.2).ok()) return daemon;
+    if (DaemonClient::Connect(daemon->address_, {}, 0.2).ok()) return daemon;
   }
   return absl::UnavailableError("the private torchscand did not answer within " +
                                 std::to_string(options.start_timeout_s) + " s: " + Tail(daemon->process_->stderr_path));

@@ -69,28 +69,38 @@ std::string Summarize(const ClientContext& ctx, const v1::JobResult& result) {
   return TerminalRenderer(options).Render(ToEvidence(result));
 }
 
+absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec,
+                                       const std::function<void(const v1::Job&)>& on_submitted,
+                                       const std::function<void(const v1::JobEvent&)>& on_event, v1::Job* finished_job) {
+  absl::StatusOr<v1::Job> job = client.Submit(spec);
+  if (!job.ok()) return ExplainSubmitRefusal(client, spec, job.status());
+  if (on_submitted) on_submitted(*job);
+  absl::StatusOr<v1::Job> finished = client.Watch(job->id(), on_event);
+  if (!finished.ok()) return finished.status();
+  if (finished_job != nullptr) *finished_job = *finished;
+  if (finished->state() != v1::Job::succeeded)
+    return absl::AbortedError("job " + finished->id() + " " + v1::Job::State_Name(finished->state()) +
+                              (finished->error().empty() ? "" : ": " + finished->error()));
+  return client.FetchResult(finished->id());
+}
+
 int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const std::string& output_dir) {
   absl::StatusOr<Connection> connection = Connect(ctx);
   if (!connection.ok()) return ReportError(connection.status());
   DaemonClient& client = *connection->client;
-  absl::StatusOr<v1::Job> job = client.Submit(spec);
-  if (!job.ok()) return ReportError(ExplainSubmitRefusal(client, spec, job.status()));
-  std::fprintf(stderr, "[%s] submitted to %s\n", job->id().c_str(), client.address().c_str());
-
   ProgressPrinter progress(stderr, ctx.terminal);
-  absl::StatusOr<v1::Job> finished = client.Watch(job->id(), [&](const v1::JobEvent& e) { progress.OnEvent(e); });
+  v1::Job finished;
+  absl::StatusOr<v1::JobResult> result = RunJobOn(
+      client, spec,
+      [&](const v1::Job& job) { std::fprintf(stderr, "[%s] submitted to %s\n", job.id().c_str(), client.address().c_str()); },
+      [&](const v1::JobEvent& e) { progress.OnEvent(e); }, &finished);
   progress.Finish();
-  if (!finished.ok()) return ReportError(finished.status());
-  if (finished->state() != v1::Job::succeeded)
-    return ReportError(absl::AbortedError("job " + finished->id() + " " + v1::Job::State_Name(finished->state()) +
-                                          (finished->error().empty() ? "" : ": " + finished->error())));
-  absl::StatusOr<v1::JobResult> result = client.FetchResult(finished->id());
   if (!result.ok()) return ReportError(result.status());
 
   if (!output_dir.empty()) {
     std::string json_path;
     if (absl::Status s = WriteEvidence(*result, output_dir, &json_path); !s.ok()) return ReportError(s);
-    std::fprintf(stderr, "[%s] wrote %s and its .html\n", finished->id().c_str(), json_path.c_str());
+    std::fprintf(stderr, "[%s] wrote %s and its .html\n", finished.id().c_str(), json_path.c_str());
   }
   std::fputs(Summarize(ctx, *result).c_str(), stdout);
   return ResultExitCode(*result);

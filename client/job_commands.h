@@ -5,6 +5,7 @@
 // a failed output check is 1 even though the comparison was written.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "client/client_context.h"
@@ -13,6 +14,14 @@
 namespace torchscan {
 
 int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const std::string& output_dir);
+
+// Submits `spec` to `client`, calls `on_submitted` with the queued job, forwards watch events
+// and returns the fetched result of the succeeded job; `finished_job` (may be null) gets the
+// job as it ended. Errors: the daemon's refusal (a refusal by gRPC's size limit is explained
+// in terms of max_upload_bytes), Aborted "job ID STATE: reason" when it did not succeed.
+absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec,
+                                       const std::function<void(const v1::Job&)>& on_submitted,
+                                       const std::function<void(const v1::JobEvent&)>& on_event, v1::Job* finished_job);
 
 // Writes `result` as <kind>.json and <kind>.html into `dir` (created if missing); fills
 // `json_path` with the JSON file written.

@@ -10,6 +10,7 @@
 #include "client/job_flags.h"
 #include "client/jobs_commands.h"
 #include "client/local_commands.h"
+#include "client/multi_daemon.h"
 
 namespace {
 
@@ -28,7 +29,15 @@ int main(int argc, char** argv) {
   CLI::App app{"torchscan-client: check an optimization of a PyTorch workload on real hardware"};
   app.footer(kFooter);
   app.require_subcommand(1);
-  app.add_option("--daemon", ctx.daemon, "torchscand address (unix:PATH or host:port); default: a private daemon");
+  app.add_option("--daemon", ctx.daemons,
+                 "torchscand address (unix:PATH or host:port), repeatable: measure/compare/example run on each; "
+                 "default: a private daemon");
+  app.add_option("--daemons-file", ctx.daemons_file, "file listing daemon addresses, one per line");
+  app.add_option("--token-file", ctx.token_file, "file holding your bearer token (default: $TORCHSCAN_TOKEN)");
+  app.add_option("--tls-ca", ctx.credentials.tls_ca_file, "PEM CA of the daemons' certificates: TLS on");
+  app.add_option("--tls-cert", ctx.credentials.tls_cert_file, "PEM client certificate (mutual TLS)");
+  app.add_option("--tls-key", ctx.credentials.tls_key_file, "PEM private key of --tls-cert");
+  app.add_option("--tls-server-name", ctx.credentials.tls_server_name, "name expected in the daemon's certificate");
   app.add_option("--torchscand", ctx.torchscand, "torchscand binary for the private daemon");
   app.add_flag("--json", ctx.json, "machine-readable JSON on stdout");
   app.add_flag("--color", ctx.color, "ANSI colours in summaries");
@@ -85,6 +94,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
+  if (absl::Status s = ResolveClientContext(&ctx); !s.ok()) return ReportError(s);
   if (*info) return InfoCommand(ctx);
   if (*measure || *compare || *example) {
     absl::StatusOr<v1::JobSpec> spec = !job_file.empty() ? LoadJobFile(job_file)
@@ -92,6 +102,7 @@ int main(int argc, char** argv) {
                                        : *compare       ? CompareSpecFromFlags(compare_flags)
                                                         : CompareSpecFromFlags(example_flags);
     if (!spec.ok()) return ReportError(spec.status());
+    if (ctx.daemons.size() > 1) return RunJobOnDaemons(ctx, *spec, output);
     return RunJobCommand(ctx, *spec, output);
   }
   if (*list) return ListJobsCommand(ctx, state, limit);
