@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <thread>
@@ -251,6 +252,57 @@ TEST(ClientEndToEnd, EmbeddedDaemonRunsTheExample) {
   bool rss = false;
   for (const v1::MetricResult& m : c->after().totals()) rss |= m.name() == "peak_rss_bytes" && m.has_value();
   EXPECT_TRUE(rss);
+}
+
+}  // namespace
+}  // namespace torchscan::e2e
+
+namespace torchscan::e2e {
+namespace {
+
+// --daemon twice: the same job runs on each daemon, one report per machine, never pooled.
+TEST(DaemonEndToEnd, OneJobOnSeveralDaemonsGivesOneReportPerMachine) {
+  TestDaemon first(TempDir("fan_out_a"));
+  TestDaemon second(TempDir("fan_out_b"));
+  const std::string out = TempDir("fan_out_out");
+  const CommandResult r = e2e::Run(Runfile("client/torchscan-client"),
+                              With({"--daemon", first.address(), "--daemon", second.address()},
+                                   With(kQuickMeasure, {"--output", out})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Both daemons run on this host: the second folder gets a suffix.
+  std::vector<std::string> folders;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) folders.push_back(entry.path().string());
+  std::sort(folders.begin(), folders.end());
+  ASSERT_EQ(folders.size(), 2u);
+  EXPECT_EQ(folders[1], folders[0] + "-2");
+  for (const std::string& folder : folders) {
+    absl::StatusOr<v1::BenchmarkReport> report = LoadReport(folder + "/report.json");
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_GE(report->timing().blocks_size(), 10);
+  }
+  // Each daemon ran exactly one job and the summary names both machines.
+  EXPECT_EQ(ListJobs(first).size(), 1u);
+  EXPECT_EQ(ListJobs(second).size(), 1u);
+  EXPECT_NE(r.out.find(first.address()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(second.address()), std::string::npos) << r.out;
+
+  // A daemon that is not there fails the command (exit 4) without hiding the other's report.
+  const std::string partial = TempDir("fan_out_partial");
+  const CommandResult missing = e2e::Run(Runfile("client/torchscan-client"),
+                                    With({"--daemon", first.address(), "--daemon", "unix:/nonexistent/d.sock"},
+                                         With(kQuickMeasure, {"--output", partial})));
+  EXPECT_EQ(missing.exit_code, 4) << missing.err;
+  EXPECT_NE(missing.err.find("no daemon answers at unix:/nonexistent/d.sock"), std::string::npos) << missing.err;
+  size_t reports = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(partial))
+    reports += entry.path().filename() == "report.json";
+  EXPECT_EQ(reports, 1u);
+
+  // Commands about one job still need exactly one daemon.
+  const CommandResult two = e2e::Run(Runfile("client/torchscan-client"),
+                                {"--daemon", first.address(), "--daemon", second.address(), "jobs", "list"});
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("--daemon: this command talks to one daemon"), std::string::npos) << two.err;
 }
 
 }  // namespace
