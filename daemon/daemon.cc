@@ -18,6 +18,13 @@ absl::Status UnknownJob(const std::string& id) {
   return absl::NotFoundError(absl::StrCat("id: no job ", QuoteForMessage(id), " on this daemon (list them with ListJobs)"));
 }
 
+// At most 2000 bytes, marked when cut.
+std::string ShortenForStatus(const std::string& text) {
+  constexpr size_t kMax = 2000;
+  if (text.size() <= kMax) return text;
+  return absl::StrCat(text.substr(0, kMax), "... (", text.size(), " bytes; jobs show ID has all of it)");
+}
+
 bool Finished(v1::Job::State state) {
   return state != v1::Job::queued && state != v1::Job::running && state != v1::Job::state_unspecified;
 }
@@ -122,7 +129,10 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   if (absl::Status s = store_.SaveJob(job); !s.ok()) {
     queue_.Remove(job.id());
     spdlog::error("job {}: could not be stored: {}", job.id(), std::string(s.message()));
-    return absl::InternalError(absl::StrCat("the job could not be stored: ", s.message()));
+    // Usually a full or read-only state folder: the job is refused, nothing stored is touched.
+    return absl::ResourceExhaustedError(
+        absl::StrCat("state_dir: the job could not be stored (", s.message(),
+                     "); nothing was queued; free space in the daemon's state_dir or ask its admin"));
   }
   const std::string& id = job.id();
   jobs_[id] = job;
@@ -207,8 +217,10 @@ absl::StatusOr<v1::JobResult> Daemon::FetchResult(const v1::JobRequest& request)
         return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), " is running (", job.phase(),
                                                           "); fetch its result once it has succeeded (Watch it)"));
       default:
+        // The error can be long (a worker's last stderr line); a status message travels in
+        // gRPC metadata, whose size is limited.
         return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), " is ", StateName(job.state()),
-                                                          " and has no result: ", job.error()));
+                                                          " and has no result: ", ShortenForStatus(job.error())));
     }
   }
   absl::StatusOr<v1::JobResult> result = store_.LoadResult(request.id());
