@@ -84,10 +84,11 @@ absl::Status SetSocketPermissions(const std::string& path, mode_t mode, const v1
 absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const v1::DaemonConfig& config) {
   std::unique_ptr<DaemonServer> server(new DaemonServer());
   if (!config.token_file().empty()) {
-    absl::StatusOr<TokenTable> tokens = TokenTable::Load(config.token_file());
+    absl::StatusOr<std::unique_ptr<TokenFileWatcher>> tokens = TokenFileWatcher::Open(config.token_file());
     if (!tokens.ok()) return tokens.status();
-    server->tokens_ = std::make_unique<TokenTable>(*std::move(tokens));
-    spdlog::info("loaded {} tokens from {}", server->tokens_->size(), config.token_file());
+    server->tokens_ = *std::move(tokens);
+    spdlog::info("loaded {} tokens from {} (edits are picked up without a restart)",
+                 server->tokens_->Current()->size(), config.token_file());
   }
   std::shared_ptr<grpc::ServerCredentials> tls = grpc::InsecureServerCredentials();
   if (!config.tls().cert_file().empty()) {

@@ -39,7 +39,7 @@ class DaemonServer {
  private:
   DaemonServer() = default;
 
-  std::unique_ptr<TokenTable> tokens_;  // null without token_file
+  std::unique_ptr<TokenFileWatcher> tokens_;  // null without token_file
   std::unique_ptr<Daemon> daemon_;
   std::unique_ptr<TorchScanService> service_;
   std::unique_ptr<grpc::Server> server_;

@@ -61,8 +61,9 @@ absl::StatusOr<Caller> Authenticate(const grpc::ServerContext& context, const To
   return *caller;
 }
 
-#define TORCHSCAN_AUTHENTICATE(context, caller)                        \
-  absl::StatusOr<Caller> caller = Authenticate(*(context), tokens_);  \
+#define TORCHSCAN_AUTHENTICATE(context, caller)                                              \
+  const std::shared_ptr<const TokenTable> caller##_tokens = tokens_ ? tokens_->Current() : nullptr; \
+  absl::StatusOr<Caller> caller = Authenticate(*(context), caller##_tokens.get());            \
   if (!caller.ok()) return ToGrpcStatus(caller.status())
 
 grpc::Status TorchScanService::Submit(grpc::ServerContext* context, const v1::SubmitRequest* request,

@@ -25,14 +25,15 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 // Who is calling. With a valid bearer token: the token's user (and admin flag). Without one
 // on a unix socket: "local", or "NAME@local" when the client sent metadata "torchscan-user:
 // NAME" (letters, digits, ._-; at most 64; not verified, so it never matches a token user).
-// Unauthenticated: an unknown token, or no token on TCP. `tokens` may be null (no token_file).
+// Unauthenticated: an unknown token, or no token on TCP. `tokens` may be null (no token_file);
+// it is the token file's contents as of this call (TokenFileWatcher::Current).
 // The messages never contain the token.
 absl::StatusOr<Caller> Authenticate(const grpc::ServerContext& context, const TokenTable* tokens);
 
 class TorchScanService final : public v1::TorchScan::Service {
  public:
-  // `tokens` may be null; both must outlive the service.
-  TorchScanService(Daemon* daemon, const TokenTable* tokens) : daemon_(daemon), tokens_(tokens) {}
+  // `tokens` may be null (no token_file); both must outlive the service.
+  TorchScanService(Daemon* daemon, TokenFileWatcher* tokens) : daemon_(daemon), tokens_(tokens) {}
 
   grpc::Status Submit(grpc::ServerContext* context, const v1::SubmitRequest* request, v1::Job* response) override;
   grpc::Status Watch(grpc::ServerContext* context, const v1::JobRequest* request,
@@ -47,7 +48,7 @@ class TorchScanService final : public v1::TorchScan::Service {
 
  private:
   Daemon* daemon_;
-  const TokenTable* tokens_;
+  TokenFileWatcher* tokens_;
 };
 
 }  // namespace torchscan::daemon

@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include <spdlog/spdlog.h>
+
 #include "report/json_io.h"
 
 namespace torchscan::daemon {
@@ -88,6 +90,41 @@ const Caller* TokenTable::Find(std::string_view token) const {
   for (const Entry& entry : entries_)
     if (ConstantTimeEqual(entry.token, token) && found == nullptr) found = &entry.caller;
   return found;
+}
+
+absl::StatusOr<std::unique_ptr<TokenFileWatcher>> TokenFileWatcher::Open(
+    const std::string& path, std::chrono::steady_clock::duration check_interval) {
+  std::unique_ptr<TokenFileWatcher> watcher(new TokenFileWatcher(path, check_interval));
+  struct stat info {};
+  ::stat(path.c_str(), &info);
+  absl::StatusOr<TokenTable> table = TokenTable::Load(path);
+  if (!table.ok()) return table.status();
+  watcher->table_ = std::make_shared<const TokenTable>(*std::move(table));
+  watcher->mtime_ = info.st_mtim;
+  watcher->size_ = info.st_size;
+  watcher->next_check_ = std::chrono::steady_clock::now() + check_interval;
+  return watcher;
+}
+
+std::shared_ptr<const TokenTable> TokenFileWatcher::Current() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_check_) return table_;
+  next_check_ = now + check_interval_;
+  struct stat info {};
+  if (::stat(path_.c_str(), &info) != 0) return table_;
+  if (info.st_mtim.tv_sec == mtime_.tv_sec && info.st_mtim.tv_nsec == mtime_.tv_nsec && info.st_size == size_)
+    return table_;
+  mtime_ = info.st_mtim;
+  size_ = info.st_size;
+  absl::StatusOr<TokenTable> table = TokenTable::Load(path_);
+  if (!table.ok()) {
+    spdlog::error("{}; keeping the {} tokens loaded before", std::string(table.status().message()), table_->size());
+    return table_;
+  }
+  table_ = std::make_shared<const TokenTable>(*std::move(table));
+  spdlog::info("reloaded {} tokens from {}", table_->size(), path_);
+  return table_;
 }
 
 std::string_view BearerToken(std::string_view header) {

@@ -9,6 +9,11 @@
 // name the file and the line number only. gRPC-free.
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +54,32 @@ class TokenTable {
     Caller caller;
   };
   std::vector<Entry> entries_;
+};
+
+// A token file that follows edits without a restart (a rotated Kubernetes Secret, an admin
+// adding a line): Current() looks at the file's modification time and size at most once per
+// `check_interval` and reloads it when they changed. A file that no longer loads keeps the
+// previous tokens (the error is logged once per change, naming the file, never a token).
+// Thread-safe.
+class TokenFileWatcher {
+ public:
+  // Loads `path` now; its errors are TokenTable::Load's.
+  static absl::StatusOr<std::unique_ptr<TokenFileWatcher>> Open(
+      const std::string& path, std::chrono::steady_clock::duration check_interval = std::chrono::seconds(1));
+
+  std::shared_ptr<const TokenTable> Current();
+
+ private:
+  TokenFileWatcher(std::string path, std::chrono::steady_clock::duration check_interval)
+      : path_(std::move(path)), check_interval_(check_interval) {}
+
+  const std::string path_;
+  const std::chrono::steady_clock::duration check_interval_;
+  std::mutex mu_;
+  std::shared_ptr<const TokenTable> table_;
+  std::chrono::steady_clock::time_point next_check_;
+  struct timespec mtime_ {};
+  off_t size_ = -1;
 };
 
 // The token of an "authorization" header value "Bearer TOKEN" (scheme case-insensitive), or

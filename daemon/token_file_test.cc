@@ -69,6 +69,23 @@ TEST(TokenTable, RefusesFilesOthersCanReadOrWrite) {
   EXPECT_FALSE(TokenTable::Load(std::getenv("TEST_TMPDIR")).ok());  // a folder
 }
 
+TEST(TokenFileWatcher, FollowsEditsAndKeepsTheLastGoodTokens) {
+  const std::string path = WriteTokens("watched", std::string("alice ") + kAlice + "\n", 0600);
+  absl::StatusOr<std::unique_ptr<TokenFileWatcher>> watcher = TokenFileWatcher::Open(path, std::chrono::seconds(0));
+  ASSERT_TRUE(watcher.ok()) << watcher.status();
+  EXPECT_NE((*watcher)->Current()->Find(kAlice), nullptr);
+
+  // Rotation: alice's token replaced by bob's (the size changes, so no clock resolution issue).
+  WriteTokens("watched", std::string("bob ") + kBob + " admin\n", 0600);
+  EXPECT_EQ((*watcher)->Current()->Find(kAlice), nullptr);
+  ASSERT_NE((*watcher)->Current()->Find(kBob), nullptr);
+
+  // A broken edit keeps the previous tokens.
+  WriteTokens("watched", "bob short\n", 0600);
+  EXPECT_NE((*watcher)->Current()->Find(kBob), nullptr);
+  EXPECT_FALSE(TokenFileWatcher::Open(path).ok());
+}
+
 TEST(BearerToken, TakesOnlyTheBearerScheme) {
   EXPECT_EQ(BearerToken("Bearer abc"), "abc");
   EXPECT_EQ(BearerToken("bearer   abc  "), "abc");

@@ -148,10 +148,12 @@ class AccessTest : public ::testing::Test {
 
   // A daemon on a unix socket and on `tcp` with TLS and the test's tokens.
   static std::unique_ptr<TestDaemon> TcpDaemon(const std::string& name, const std::string& tcp,
-                                               const std::vector<std::string>& more = {}) {
+                                               const std::vector<std::string>& more = {},
+                                               const std::string& token_file = "") {
     Placement placement = OpenPlacement(name);
-    std::vector<std::string> flags = With(placement.flags, {"--listen", tcp, "--tls-cert", pki_->server_cert,
-                                                            "--tls-key", pki_->server_key, "--token-file", *tokens_});
+    std::vector<std::string> flags =
+        With(placement.flags, {"--listen", tcp, "--tls-cert", pki_->server_cert, "--tls-key", pki_->server_key,
+                               "--token-file", token_file.empty() ? *tokens_ : token_file});
     return std::make_unique<TestDaemon>(placement.state_dir, With(flags, more));
   }
 
@@ -251,6 +253,26 @@ TEST_F(AccessTest, MutualTlsRefusesClientsWithoutACertificate) {
   EXPECT_EQ(r.exit_code, 4) << r.err;
   r = Tcp(tcp, kAliceToken, {"info"}, true, {"--tls-cert", pki_->client_cert, "--tls-key", pki_->client_key});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(AccessTest, EditedTokenFilesApplyWithoutARestart) {
+  const std::string tcp = "127.0.0.1:" + std::to_string(FreePort());
+  const std::string tokens = TempDir("rotating") + "/tokens";
+  WriteFile(tokens, std::string("alice ") + kAliceToken + "\n", 0600);
+  std::unique_ptr<TestDaemon> daemon = TcpDaemon("rotating", tcp, {}, tokens);
+  ASSERT_EQ(Tcp(tcp, kAliceToken, {"info"}).exit_code, 0);
+  const int pid = daemon->pid();
+
+  WriteFile(tokens, std::string("carol ") + kCarolToken + "\n", 0600);  // alice's token revoked
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));         // checked once a second
+  EXPECT_EQ(Tcp(tcp, kAliceToken, {"info"}).exit_code, 5);
+  EXPECT_EQ(Tcp(tcp, kCarolToken, {"info"}).exit_code, 0);
+
+  WriteFile(tokens, "carol short\n", 0600);  // a broken edit keeps the tokens in force
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(Tcp(tcp, kCarolToken, {"info"}).exit_code, 0);
+  EXPECT_EQ(daemon->pid(), pid);
+  EXPECT_TRUE(daemon->Running());
 }
 
 TEST_F(AccessTest, TcpWithoutCredentialsDoesNotStart) {
