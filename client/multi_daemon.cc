@@ -1,6 +1,7 @@
 #include "client/multi_daemon.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <mutex>
 #include <thread>

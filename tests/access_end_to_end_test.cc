@@ -28,13 +28,6 @@ const char* kAliceToken = "alice-7f3c9a1e5b2d4c6a8e0f";
 const char* kBobToken = "bob-admin-1a2b3c4d5e6f7a8b9c";
 const char* kCarolToken = "carol-0f9e8d7c6b5a49382716";
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void WriteFile(const std::string& path, const std::string& text, mode_t mode) {
   std::ofstream(path) << text;
   ::chmod(path.c_str(), mode);

@@ -47,14 +47,14 @@ bool WaitForExit(bp::child& child, double timeout_s) {
   return true;
 }
 
+}  // namespace
+
 std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
-
-}  // namespace
 
 std::string Runfile(const std::string& path) { return std::string(std::getenv("TEST_SRCDIR")) + "/torchscan/" + path; }
 

@@ -14,6 +14,9 @@ std::string Runfile(const std::string& path);
 // A new folder under $TEST_TMPDIR.
 std::string TempDir(const std::string& name);
 
+// The bytes of the file at `path`; empty when it cannot be read.
+std::string Slurp(const std::string& path);
+
 struct CommandResult {
   int exit_code = -1;   // -1 when killed by a signal
   std::string out;      // stdout

@@ -40,13 +40,6 @@
 namespace torchscan::e2e {
 namespace {
 
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 // A job file (JobSpec JSON) in the test's temporary folder, outside the state folder.
 std::string JobFile(const std::string& name, const std::string& options) {
   const std::string path = TempDir("jobs") + "/" + name + ".json";
@@ -63,7 +56,7 @@ pid_t ChildRunning(pid_t parent, const std::string& program) {
   while (dirent* entry = proc ? ::readdir(proc.get()) : nullptr) {
     const pid_t pid = std::atoi(entry->d_name);
     if (pid <= 0) continue;
-    const std::string stat = ReadBytes("/proc/" + std::to_string(pid) + "/stat");  // "PID (COMM) S PPID ..."
+    const std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");  // "PID (COMM) S PPID ..."
     const size_t open = stat.find('('), close = stat.rfind(')');
     if (open == std::string::npos || close == std::string::npos || close + 4 >= stat.size()) continue;
     if (std::atoi(stat.c_str() + close + 4) == parent && stat.substr(open + 1, close - open - 1) == comm) return pid;
@@ -73,7 +66,7 @@ pid_t ChildRunning(pid_t parent, const std::string& program) {
 
 // Alive and not a zombie.
 bool Alive(pid_t pid) {
-  const std::string stat = ReadBytes("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
   const size_t close = stat.rfind(')');
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
 }
@@ -88,7 +81,7 @@ class FaultInjection : public ::testing::Test {
     const CommandResult first = daemon_->Client({"measure", "--job", JobFile("first", kQuick)});
     ASSERT_EQ(first.exit_code, 0) << first.err;
     first_id_ = SubmittedId(first.err);
-    first_result_ = ReadBytes(ResultPath(first_id_));
+    first_result_ = Slurp(ResultPath(first_id_));
     ASSERT_GT(first_result_.size(), 0u) << ResultPath(first_id_);
   }
   static void TearDownTestSuite() {
@@ -117,7 +110,7 @@ class FaultInjection : public ::testing::Test {
 
   // The first job's stored result is untouched, byte for byte.
   static void ExpectEarlierResultIntact() {
-    EXPECT_EQ(ReadBytes(ResultPath(first_id_)), first_result_) << "the stored result of " << first_id_ << " changed";
+    EXPECT_EQ(Slurp(ResultPath(first_id_)), first_result_) << "the stored result of " << first_id_ << " changed";
   }
 
   // The daemon answers Info and runs a quick job to success.

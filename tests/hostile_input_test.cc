@@ -40,13 +40,6 @@ constexpr double kCaseSeconds = 30;
 
 // ------------------------------------------------------------------ files
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string Write(const std::string& path, const std::string& content) {
   std::ofstream(path, std::ios::binary) << content;
   return path;
