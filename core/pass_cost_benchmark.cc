@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
         [&] { (void)torchscan::workloads::MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors); });
     torchscan::workloads::RssTrialInfo info;
     torchscan::v1::MetricResult rss;
-    const double rss_wall = WallSeconds([&] { rss = torchscan::workloads::MeasurePeakRss(spec, child, 100, 300, &info); });
+    const double rss_wall = WallSeconds([&] { rss = torchscan::workloads::MeasurePeakRss(spec, child, {}, &info); });
     std::printf("%-9s %12.3f %10.3f %10.3f %10.3f %12.3f %14.1f\n",
                 torchscan::v1::ModelSpec::Builtin_Name(builtin).c_str(), timing, profile / timing, memory / timing,
                 rss_wall / timing, info.wall_s, rss.has_value() ? rss.value() / (1 << 20) : -1.0);

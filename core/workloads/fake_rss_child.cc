@@ -1,6 +1,7 @@
 // A stand-in for torchscan_rss_child in tests of the parent's failure paths. Its behaviour
 // comes from the environment variable FAKE_RSS_CHILD_MODE:
-//   ok       prints a valid result line (vm_hwm_bytes=4096, calls from argv[2])
+//   ok       prints a valid result line (vm_hwm_bytes=4096, calls and thread counts from argv)
+//   threads  like ok, but reports 7 intra-op threads whatever it was asked
 //   crash    dies from SIGSEGV
 //   hang     sleeps for 10 minutes
 //   garbage  prints a line the parent cannot parse, exits 0
@@ -28,7 +29,9 @@ int main(int argc, char** argv) {
     return 3;
   } else {
     const long calls = argc > 2 ? std::atol(argv[2]) : 0;
-    std::cout << torchscan::workloads::FormatRssChildLine({4096, calls}) << std::endl;
+    const long intra = mode == "threads" ? 7 : argc > 3 ? std::atol(argv[3]) : 0;
+    const long inter = argc > 4 ? std::atol(argv[4]) : 0;
+    std::cout << torchscan::workloads::FormatRssChildLine({4096, calls, intra, inter}) << std::endl;
   }
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <boost/process.hpp>
@@ -74,16 +75,23 @@ std::string Tail(const std::string& text, size_t max_chars = 2000) {
   return std::string(absl::StripAsciiWhitespace(tail));
 }
 
+std::string Scope(int64_t calls, int64_t intra_op_threads, int64_t inter_op_threads) {
+  return absl::StrCat("process start-up + model/input construction + ", calls, " completed calls with ",
+                      intra_op_threads, " intra-op and ", inter_op_threads, " inter-op threads; no profiling");
+}
+
 }  // namespace
 
 torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
-                                           int calls, double timeout_s, RssTrialInfo* info) {
+                                           const RssTrialOptions& options, RssTrialInfo* info) {
+  const int calls = options.calls;
+  const double timeout_s = options.timeout_s;
   torchscan::v1::MetricResult metric;
   metric.set_name("peak_rss_bytes");
   metric.set_unit("bytes");
   metric.set_method("VmHWM of a fresh child process");
   metric.set_scope(absl::StrCat("process start-up + model/input construction + ", calls,
-                                " completed calls; no profiling"));
+                                " completed calls; no profiling (the child did not report its threads)"));
   RssTrialInfo local;
   RssTrialInfo& trial = info != nullptr ? *info : local;
   trial = RssTrialInfo();
@@ -95,6 +103,8 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
   };
 
   if (calls < 1) return unknown(absl::StrCat("calls is ", calls, "; the child must complete at least 1 call"));
+  if (options.intra_op_threads < 0 || options.inter_op_threads < 0)
+    return unknown("thread counts must be >= 0 (0 keeps LibTorch's default)");
   if (!(timeout_s > 0)) return unknown(absl::StrCat("timeout_s is ", timeout_s, "; give a positive timeout"));
   if (child_path.empty() || ::access(child_path.c_str(), X_OK) != 0) {
     return unknown(absl::StrCat("RSS child '", child_path, "' is missing or not executable (",
@@ -115,7 +125,10 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
   bool status_known = false;
   const Clock::time_point start = Clock::now();
   try {
-    bp::child child(bp::exe = child_path, bp::args = {spec_path, std::to_string(calls)}, bp::std_in < bp::null,
+    bp::child child(bp::exe = child_path,
+                    bp::args = {spec_path, std::to_string(calls), std::to_string(options.intra_op_threads),
+                                std::to_string(options.inter_op_threads)},
+                    bp::std_in < bp::null,
                     bp::std_out > out_path, bp::std_err > err_path);
     std::error_code error;
     auto poll = std::chrono::milliseconds(1);
@@ -156,10 +169,17 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
   const std::optional<RssChildResult> result = ParseRssChildOutput(out);
   if (!result) {
     return unknown(absl::StrCat("RSS child printed no valid '", FormatRssChildLine({0, 0}).substr(0, 20),
-                                "vm_hwm_bytes=N calls=N' line; its stdout: ", out.empty() ? "(empty)" : Tail(out, 500)));
+                                "vm_hwm_bytes=N calls=N intra_op_threads=N inter_op_threads=N' line; its stdout: ",
+                                out.empty() ? "(empty)" : Tail(out, 500)));
   }
+  metric.set_scope(Scope(result->calls, result->intra_op_threads, result->inter_op_threads));
   if (result->calls != calls) {
     return unknown(absl::StrCat("RSS child reported ", result->calls, " completed calls, expected ", calls));
+  }
+  for (const auto& [what, asked, ran] : {std::tuple{"intra-op", options.intra_op_threads, result->intra_op_threads},
+                                         std::tuple{"inter-op", options.inter_op_threads, result->inter_op_threads}}) {
+    if (asked > 0 && ran != asked)
+      return unknown(absl::StrCat("RSS child ran with ", ran, " ", what, " threads, asked for ", asked));
   }
   metric.set_value(static_cast<double>(result->vm_hwm_bytes));
   metric.set_complete(true);

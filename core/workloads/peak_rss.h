@@ -18,17 +18,31 @@ struct RssTrialInfo {
   std::string stderr_tail;   // last lines the child wrote to stderr
 };
 
-// Writes `spec` to a temporary file, runs `child_path SPEC_FILE calls` with stdout/stderr in
-// temporary files, waits at most `timeout_s` seconds (then kills it with SIGKILL) and reads
-// its result line (rss_protocol.h). Temporary files are removed in every case.
-// Returns the metric "peak_rss_bytes" (unit "bytes", method "VmHWM of a fresh child
-// process", scope "process start-up + model/input construction + <calls> completed calls; no
-// profiling"): with the value and complete = true when the child printed a valid line for
-// `calls` calls; otherwise without value, complete = false and the reason in diagnostics
-// (child missing or not executable, crash or signal, non-zero exit with its stderr, timeout,
-// unparsable output, calls < 1, timeout_s <= 0). Never hangs past timeout_s (plus the time
-// to kill and reap), never throws, never reports a number the child did not print.
+// What one trial runs. The child applies the thread counts before LibTorch does any work
+// (as the worker does), builds the workload without a trial call and completes `calls`
+// calls, so that the measured process runs what its report says.
+struct RssTrialOptions {
+  int calls = 100;            // completed calls after construction (>= 1)
+  double timeout_s = 300;     // the child is killed (SIGKILL) past it (> 0)
+  int intra_op_threads = 0;   // torch::set_num_threads in the child; 0 keeps LibTorch's default
+  int inter_op_threads = 0;   // at::set_num_interop_threads in the child; 0 keeps the default
+};
+
+// Writes `spec` to a temporary file, runs `child_path SPEC_FILE CALLS INTRA INTER` with
+// stdout/stderr in temporary files, waits at most `timeout_s` seconds (then kills it with
+// SIGKILL) and reads its result line (rss_protocol.h). Temporary files are removed in every
+// case. Returns the metric "peak_rss_bytes" (unit "bytes", method "VmHWM of a fresh child
+// process", scope generated from what the child reports it ran: "process start-up +
+// model/input construction + <calls> completed calls with <n> intra-op and <m> inter-op
+// threads; no profiling"): with the value and complete = true when the child printed a valid
+// line for exactly `calls` calls and the thread counts asked for (when not 0); otherwise
+// without value, complete = false and the reason in diagnostics (child missing or not
+// executable, crash or signal, non-zero exit with its stderr, timeout, unparsable output,
+// other calls or threads than asked, calls < 1, timeout_s <= 0). Never hangs past timeout_s
+// (plus the time to kill and reap), never throws, never reports a number the child did not
+// print.
 torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
-                                           int calls = 100, double timeout_s = 300, RssTrialInfo* info = nullptr);
+                                           const RssTrialOptions& options = RssTrialOptions(),
+                                           RssTrialInfo* info = nullptr);
 
 }  // namespace torchscan::workloads

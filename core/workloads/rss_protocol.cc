@@ -35,7 +35,8 @@ std::optional<int64_t> ParseVmHwmBytes(absl::string_view proc_status) {
 }
 
 std::string FormatRssChildLine(const RssChildResult& result) {
-  return absl::StrCat(kPrefix, "vm_hwm_bytes=", result.vm_hwm_bytes, " calls=", result.calls);
+  return absl::StrCat(kPrefix, "vm_hwm_bytes=", result.vm_hwm_bytes, " calls=", result.calls,
+                      " intra_op_threads=", result.intra_op_threads, " inter_op_threads=", result.inter_op_threads);
 }
 
 std::optional<RssChildResult> ParseRssChildOutput(absl::string_view stdout_text) {
@@ -43,12 +44,14 @@ std::optional<RssChildResult> ParseRssChildOutput(absl::string_view stdout_text)
   for (absl::string_view line : absl::StrSplit(stdout_text, '\n')) {
     line = absl::StripTrailingAsciiWhitespace(line);
     if (!absl::ConsumePrefix(&line, kPrefix)) continue;
-    std::optional<int64_t> bytes, calls;
+    std::optional<int64_t> bytes, calls, intra, inter;
     for (absl::string_view field : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
       if (absl::ConsumePrefix(&field, "vm_hwm_bytes=")) bytes = NonNegative(field);
       else if (absl::ConsumePrefix(&field, "calls=")) calls = NonNegative(field);
+      else if (absl::ConsumePrefix(&field, "intra_op_threads=")) intra = NonNegative(field);
+      else if (absl::ConsumePrefix(&field, "inter_op_threads=")) inter = NonNegative(field);
     }
-    if (bytes && calls) last = RssChildResult{*bytes, *calls};
+    if (bytes && calls && intra && inter) last = RssChildResult{*bytes, *calls, *intra, *inter};
   }
   return last;
 }

@@ -1,5 +1,5 @@
 // What the RSS child (rss_child_main.cc) prints and the parent (peak_rss.h) reads: one line
-//   torchscan_rss_child vm_hwm_bytes=<bytes> calls=<completed calls>
+//   torchscan_rss_child vm_hwm_bytes=<bytes> calls=<completed calls> intra_op_threads=<n> inter_op_threads=<n>
 // on stdout. Pure functions: no LibTorch, no processes.
 #pragma once
 
@@ -11,8 +11,10 @@
 namespace torchscan::workloads {
 
 struct RssChildResult {
-  int64_t vm_hwm_bytes = 0;  // peak resident set of the child, from VmHWM
-  int64_t calls = 0;         // calls the child completed before reading VmHWM
+  int64_t vm_hwm_bytes = 0;      // peak resident set of the child, from VmHWM
+  int64_t calls = 0;             // calls the child completed before reading VmHWM
+  int64_t intra_op_threads = 0;  // at::get_num_threads() in the child, after its calls
+  int64_t inter_op_threads = 0;  // at::get_num_interop_threads() in the child
 };
 
 // VmHWM from the text of /proc/<pid>/status ("VmHWM:   1234 kB"), in bytes (kB x 1024).
@@ -23,7 +25,7 @@ std::optional<int64_t> ParseVmHwmBytes(absl::string_view proc_status);
 std::string FormatRssChildLine(const RssChildResult& result);
 
 // The result from the child's whole stdout: the last line that starts with
-// "torchscan_rss_child " and holds both fields as non-negative integers. nullopt otherwise.
+// "torchscan_rss_child " and holds all four fields as non-negative integers. nullopt otherwise.
 std::optional<RssChildResult> ParseRssChildOutput(absl::string_view stdout_text);
 
 }  // namespace torchscan::workloads

@@ -19,18 +19,23 @@ TEST(RssProtocol, MissingOrMalformedVmHwmIsUnknown) {
 }
 
 TEST(RssProtocol, ChildLineRoundTrips) {
-  const std::string line = FormatRssChildLine({987654321, 100});
-  EXPECT_EQ(line, "torchscan_rss_child vm_hwm_bytes=987654321 calls=100");
+  const std::string line = FormatRssChildLine({987654321, 100, 3, 2});
+  EXPECT_EQ(line, "torchscan_rss_child vm_hwm_bytes=987654321 calls=100 intra_op_threads=3 inter_op_threads=2");
   const auto parsed = ParseRssChildOutput("warming up\n" + line + "\n");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->vm_hwm_bytes, 987654321);
   EXPECT_EQ(parsed->calls, 100);
+  EXPECT_EQ(parsed->intra_op_threads, 3);
+  EXPECT_EQ(parsed->inter_op_threads, 2);
 }
 
 TEST(RssProtocol, RejectsOutputWithoutAValidLine) {
   EXPECT_EQ(ParseRssChildOutput("hello\n"), std::nullopt);
   EXPECT_EQ(ParseRssChildOutput("torchscan_rss_child vm_hwm_bytes=12\n"), std::nullopt);
-  EXPECT_EQ(ParseRssChildOutput("torchscan_rss_child vm_hwm_bytes=abc calls=1\n"), std::nullopt);
+  EXPECT_EQ(ParseRssChildOutput("torchscan_rss_child vm_hwm_bytes=abc calls=1 intra_op_threads=1 inter_op_threads=1\n"),
+            std::nullopt);
+  // A line without the thread counts does not say what ran: refused.
+  EXPECT_EQ(ParseRssChildOutput("torchscan_rss_child vm_hwm_bytes=12 calls=1\n"), std::nullopt);
   EXPECT_EQ(ParseRssChildOutput(""), std::nullopt);
 }
 
