@@ -81,6 +81,10 @@ v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::Bench
     c.set_latency_change_reason(withheld);
     c.mutable_evidence()->set_mann_whitney_note(withheld);
   }
+  for (const v1::Mismatch& m : c.compatibility().mismatches())
+    if (m.before() == m.after())
+      c.add_notes(m.field() + " is " + m.before() + " on both runs: the same hardware cannot be established, so the "
+                  "runs are not comparable; run where it can be read");
   c.add_notes(kSpreadNote);
   if (check.status() == v1::OutputCheck::not_provided)
     c.add_notes("No output check was run: the speed label says nothing about correctness.");

@@ -21,6 +21,7 @@ v1::BenchmarkReport Report(const std::vector<double>& per_call) {
   r.mutable_settings()->mutable_timing()->set_min_run_time_s(0.2);
   v1::Environment* e = r.mutable_environment();
   e->set_cpu_model("Test CPU");
+  e->set_device_name("Test CPU");
   e->set_logical_cores(2);
   e->set_libtorch_version("1.13.0");
   e->set_compiler("gcc 12.2.0");
@@ -160,6 +161,50 @@ TEST(CompareBenchmarks, EachIncompatibilityIsNamedAndWithholdsNumbers) {
     EXPECT_EQ(c.latency_change(), v1::Comparison::unavailable) << k.field;
     for (const v1::MetricDelta& d : c.deltas()) EXPECT_FALSE(d.known()) << k.field << " " << d.name();
   }
+}
+
+TEST(CompareBenchmarks, UnknownHardwareOnBothSidesIsNotAMatch) {
+  v1::BenchmarkReport before = Report(kSlow), after = Report(kFast);
+  for (v1::BenchmarkReport* r : {&before, &after}) {
+    r->mutable_environment()->set_cpu_model("unknown");
+    r->mutable_environment()->clear_device_name();
+  }
+  const v1::Comparison c = CompareBenchmarks(before, after, [] { return true; });
+  EXPECT_FALSE(c.compatibility().compatible());
+  ASSERT_EQ(c.compatibility().mismatches_size(), 2);
+  EXPECT_EQ(c.compatibility().mismatches(0).field(), "environment.cpu_model");
+  EXPECT_EQ(c.compatibility().mismatches(0).before(), "unknown");
+  EXPECT_EQ(c.compatibility().mismatches(1).field(), "environment.device_name");
+  EXPECT_EQ(c.latency_change(), v1::Comparison::unavailable);
+  bool said = false;
+  for (const std::string& n : c.notes()) said = said || n.find("the same hardware cannot be established") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// Two model files (or a built-in and a module) are the change under test: listed, never blocking.
+TEST(CompareBenchmarks, ModelRevisionAndOtherCandidateChangesAreListedNotBlocking) {
+  v1::BenchmarkReport before = Report(kSlow), after = Report(kFast);
+  (*before.mutable_workload())["model_revision"] = "fnv1a64:0000000000000001";
+  (*after.mutable_workload())["model_revision"] = "fnv1a64:0000000000000002";
+  (*before.mutable_workload())["method"] = "forward";
+  (*after.mutable_workload())["method"] = "forward_fused";
+  (*after.mutable_workload())["optimize_for_inference"] = "true";
+  const v1::Comparison c = CompareBenchmarks(before, after, [] { return true; });
+  EXPECT_TRUE(c.compatibility().compatible());
+  EXPECT_EQ(c.latency_change(), v1::Comparison::faster);
+  std::vector<std::string> names;
+  for (const v1::SettingChange& s : c.changed_settings()) names.push_back(s.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"workload.method", "workload.model_revision",
+                                             "workload.optimize_for_inference"}));
+}
+
+TEST(CompareBenchmarks, WorkUnitsMismatchReadsAsNumbers) {
+  v1::BenchmarkReport after = Report(kFast);
+  after.set_work_units(64);
+  const v1::Comparison c = CompareBenchmarks(Report(kSlow), after, [] { return true; });
+  ASSERT_EQ(c.compatibility().mismatches_size(), 1);
+  EXPECT_EQ(c.compatibility().mismatches(0).before(), "32");
+  EXPECT_EQ(c.compatibility().mismatches(0).after(), "64");
 }
 
 TEST(CompareBenchmarks, ChangedThreadsAndTimingSettingsAreListedNotBlocking) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/message_diff.h"
 
 namespace torchscan {
@@ -38,6 +40,8 @@ std::vector<FieldDifference> EnvironmentDifferences(const v1::BenchmarkReport& b
   return diffs;
 }
 
+bool Unknown(const std::string& value) { return value.empty() || value == "unknown"; }
+
 template <typename T>
 void AddMismatch(const std::string& field, const T& before, const T& after, v1::Compatibility* c) {
   v1::Mismatch* m = c->add_mismatches();
@@ -52,13 +56,18 @@ v1::Compatibility CheckCompatibility(const v1::BenchmarkReport& before, const v1
   v1::Compatibility c;
   for (const FieldDifference& d : EnvironmentDifferences(before, after))
     if (IsBlockingEnvironmentField(d.field)) AddMismatch(d.field, d.before, d.after, &c);
+  for (const auto& [field, b, a] : {std::tuple{"environment.cpu_model", before.environment().cpu_model(),
+                                               after.environment().cpu_model()},
+                                    std::tuple{"environment.device_name", before.environment().device_name(),
+                                               after.environment().device_name()}})
+    if (Unknown(b) && Unknown(a)) AddMismatch(std::string(field), std::string("unknown"), std::string("unknown"), &c);
   if (before.settings().device() != after.settings().device())
     AddMismatch("settings.device", before.settings().device(), after.settings().device(), &c);
   std::vector<FieldDifference> inputs;
   DiffMessages(before.input_metadata(), after.input_metadata(), "input_metadata", {}, &inputs);
   for (const FieldDifference& d : inputs) AddMismatch(d.field, d.before, d.after, &c);
   if (before.work_units() != after.work_units())
-    AddMismatch("work_units", std::to_string(before.work_units()), std::to_string(after.work_units()), &c);
+    AddMismatch("work_units", absl::StrCat(before.work_units()), absl::StrCat(after.work_units()), &c);
   if (before.work_unit() != after.work_unit()) AddMismatch("work_unit", before.work_unit(), after.work_unit(), &c);
   c.set_compatible(c.mismatches().empty());
   return c;

@@ -30,6 +30,12 @@ std::string Format(uint64_t hash) { return absl::StrFormat("fnv1a64:%016x", hash
 
 std::string Fingerprint(absl::string_view bytes) { return Format(Update(kOffsetBasis, bytes)); }
 
+std::string Fingerprint(std::initializer_list<absl::string_view> parts) {
+  uint64_t hash = kOffsetBasis;
+  for (absl::string_view part : parts) hash = Update(hash, part);
+  return Format(hash);
+}
+
 absl::StatusOr<std::string> FingerprintFile(const std::string& path, absl::string_view field) {
   // Devices such as /dev/zero never end, FIFOs block and folders hold no bytes: regular files only.
   struct stat info;

@@ -1,6 +1,9 @@
 #include "core/workloads/inputs.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <limits>
 #include <optional>
 #include <system_error>
@@ -8,6 +11,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/serialize.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/types.h>
 
 #include "absl/strings/str_cat.h"
@@ -27,7 +31,7 @@ std::string ShapeText(const google::protobuf::RepeatedField<int64_t>& shape) {
 absl::Status OverBudget(absl::string_view field, absl::string_view what, int64_t bytes, int64_t remaining) {
   return absl::ResourceExhaustedError(absl::StrCat(
       field, ": ", what, " needs ", bytes, " bytes, over the ", remaining,
-      " bytes left of the workload's input memory limit (WorkloadLimits.max_input_bytes, all inputs "
+      " bytes left of the workload's input memory limit (WorkloadOptions.max_input_bytes, all inputs "
       "together); use a smaller shape or raise the limit"));
 }
 
@@ -120,28 +124,74 @@ absl::StatusOr<PreparedInput> Generate(const GeneratedTensor& g, const std::stri
   return input;
 }
 
+constexpr const char* kTensorFileFormats =
+    "LibTorch reads one tensor saved by Python's torch.save in its zip format (the default since PyTorch 1.6) "
+    "or by C++ torch::save";
+
+// One tensor from a Python torch.save zip archive (torch::pickle_load) or a C++ torch::save
+// archive (torch::load); an error naming `file_field` and the formats that work otherwise.
+absl::StatusOr<at::Tensor> ReadTensorFile(const std::string& path, const std::string& file_field) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string where = absl::StrCat(file_field, ": '", path, "'");
+  if (bytes.size() < 4 || std::string(bytes.data(), 4) != std::string("PK\x03\x04", 4)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " is not a zip archive (e.g. torch.save's legacy format, _use_new_zipfile_serialization=False); ",
+        kTensorFileFormats, ": re-save it with torch.save(tensor, path)"));
+  }
+  c10::IValue value;
+  const absl::Status pickled = RunTorch("as torch.save's format", [&] { value = torch::pickle_load(bytes); });
+  if (pickled.ok() && !value.isTensor()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " holds a ", value.tagKind(), ", not one tensor; save one tensor per file (one file per model "
+        "argument, in order)"));
+  }
+  if (!pickled.ok()) {  // not Python's format: C++ torch::save?
+    at::Tensor tensor;
+    const absl::Status loaded = RunTorch(where, [&] {
+      std::istringstream stream(std::string(bytes.begin(), bytes.end()));
+      torch::load(tensor, stream);
+    });
+    if (!loaded.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " holds no tensor LibTorch can read (",
+                                                     pickled.message(), "); ", kTensorFileFormats));
+    }
+    return tensor;
+  }
+  return value.toTensor();
+}
+
+// dtype, shape and the bytes of the values: the same tensor saved twice, in either format or
+// under another file name, has the same fingerprint.
+std::string TensorFingerprint(const at::Tensor& tensor) {
+  const at::Tensor values = tensor.contiguous();
+  const std::string header = absl::StrCat(c10::toString(values.scalar_type()), " [", absl::StrJoin(values.sizes(), ","), "]");
+  return Fingerprint({header, absl::string_view(static_cast<const char*>(values.data_ptr()), values.nbytes())});
+}
+
 absl::StatusOr<PreparedInput> Load(const std::string& path, const std::string& field, int64_t* remaining_bytes) {
   const std::string file_field = field + ".tensor_file";
-  absl::StatusOr<std::string> fingerprint = FingerprintFile(path, file_field);
-  if (!fingerprint.ok()) return fingerprint.status();
+  // Readable regular file (not /dev/zero, a FIFO or a folder), and its size within budget.
+  if (absl::StatusOr<std::string> readable = FingerprintFile(path, file_field); !readable.ok()) return readable.status();
   std::error_code error;
   const auto file_bytes = std::filesystem::file_size(path, error);
   if (!error && static_cast<int64_t>(file_bytes) > *remaining_bytes) {
     return OverBudget(file_field, absl::StrCat("'", path, "' (file size)"), static_cast<int64_t>(file_bytes),
                       *remaining_bytes);
   }
+  absl::StatusOr<at::Tensor> tensor = ReadTensorFile(path, file_field);
+  if (!tensor.ok()) return tensor.status();
   PreparedInput input;
-  absl::Status status = RunTorch(absl::StrCat(file_field, ": '", path, "' is not a tensor saved with torch::save"),
-                                 [&] { torch::load(input.tensor, path); });
-  if (!status.ok()) return status;
+  input.tensor = *std::move(tensor);
   const int64_t bytes = static_cast<int64_t>(input.tensor.numel() * input.tensor.element_size());
   if (bytes > *remaining_bytes) {
     return OverBudget(file_field, absl::StrCat("the tensor in '", path, "'"), bytes, *remaining_bytes);
   }
   *remaining_bytes -= bytes;
   input.tensor = input.tensor.cpu();
-  input.fields["source"] = absl::StrCat("file ", path);
-  input.fields["fingerprint"] = *fingerprint;
+  input.fields["source"] = "tensor file";
+  input.fields["fingerprint"] = absl::StrCat(TensorFingerprint(input.tensor), " (dtype, shape and values)");
+  input.path = path;
   return input;
 }
 

@@ -19,17 +19,20 @@ struct PreparedInput {
   std::string name;                           // spec name, or "input<index>"
   at::Tensor tensor;                          // CPU tensor
   std::map<std::string, std::string> fields;  // "source", "distribution", "seed", "fingerprint"
+  std::string path;                           // a tensor file's path (not input metadata), else ""
 };
 
 // Makes input `index` of `spec` (`field` names it in errors, e.g. "inputs[1]").
-// `remaining_bytes` is the input memory budget left (WorkloadLimits.max_input_bytes minus the
+// `remaining_bytes` is the input memory budget left (WorkloadOptions.max_input_bytes minus the
 // earlier inputs); the tensor's bytes are subtracted from it.
 // Generated tensors: the size (numel x element size) is checked against the budget before
 // anything is allocated. Without `seed` they are drawn from the global generator (so their
 // values depend on what was drawn before: BuildWorkload seeds it and builds the model
 // first); with `seed`, from a private CPU generator seeded with it.
 // Tensor files: the file size is checked against the budget before loading, the loaded tensor
-// after; the file must hold a tensor written by torch::save (C++ frontend).
+// after; the file must hold one tensor, written by Python's torch.save (zip format) or C++
+// torch::save. Its fields are source "tensor file" and its fingerprint; the path goes to
+// `path`, since the same contents under another path are the same input.
 // Errors: kInvalidArgument for a source not set, negative dimensions, an element count that
 // overflows, parameters that do not fit the distribution (std <= 0, high <= low, a normal or
 // uniform distribution for an integer dtype) or a file that holds no tensor; kNotFound for an

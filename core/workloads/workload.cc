@@ -13,8 +13,10 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/version.h"
 #include "core/workloads/bert.h"
 #include "core/workloads/device.h"
 #include "core/workloads/fingerprint.h"
@@ -40,7 +42,7 @@ struct Model {
   std::vector<at::Tensor> weights;            // resident tensors the forward reads
   std::map<std::string, std::string> description;
   std::string name;                           // "linear", "resnet18", "bert", "torchscript"
-  std::string revision;                       // for the input metadata's model_revision
+  std::string revision;                       // the description's model_revision
   bool needs_batch_dim = false;               // per_sample must keep dim 0 (built-in CNN/BERT)
 };
 
@@ -140,7 +142,7 @@ Model BuildBuiltin(ModelSpec::Builtin builtin, const torch::Device& device, at::
                    bool channels_last) {
   Model model;
   model.name = ModelSpec::Builtin_Name(builtin);
-  model.revision = absl::StrCat("torchscan built-in ", model.name,
+  model.revision = absl::StrCat("torchscan ", kTorchScanVersion, " built-in ", model.name,
                                 " (LibTorch C++ frontend, weights initialised locally from the seed)");
   if (builtin == ModelSpec::linear) {
     torch::nn::Linear linear(128, 128);
@@ -239,7 +241,9 @@ absl::StatusOr<Model> BuildTorchScript(const TorchScriptSpec& ts, const Workload
         });
     if (!loaded.ok()) return loaded;
     model.revision = Fingerprint(ts.module_bytes());
-    model.description["model_source"] = absl::StrCat("module bytes (", ts.module_bytes().size(), " bytes)");
+    model.description["model_source"] =
+        absl::StrCat(ts.source_name().empty() ? "" : ts.source_name() + " ", "(module bytes, ",
+                     ts.module_bytes().size(), " bytes)");
   } else {
     return absl::InvalidArgumentError("model.torchscript: no source; set path or module_bytes");
   }
@@ -403,7 +407,7 @@ std::string InputsText(const std::vector<PreparedInput>& inputs, const std::vect
 
 }  // namespace
 
-absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadLimits& limits) {
+absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadOptions& options) {
   if (absl::Status valid = ValidateSpec(spec); !valid.ok()) return valid;
   absl::StatusOr<ResolvedDevice> resolved = ResolveDevice(spec.device());
   if (!resolved.ok()) return resolved.status();
@@ -429,7 +433,7 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadL
 
   std::vector<InputSpec> input_specs(spec.inputs().begin(), spec.inputs().end());
   if (builtin && input_specs.empty()) input_specs = DefaultInputs(spec.model().builtin());
-  int64_t remaining_bytes = limits.max_input_bytes;
+  int64_t remaining_bytes = options.max_input_bytes;
   std::vector<PreparedInput> prepared;
   for (size_t i = 0; i < input_specs.size(); ++i) {
     absl::StatusOr<PreparedInput> input = MakeInput(input_specs[i], static_cast<int>(i), &remaining_bytes);
@@ -467,12 +471,14 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadL
   workload.device = resolved->name;
   workload.call = MakeCall(model->forward, inputs, per_sample, keep_batch_dim);
   c10::IValue output;
-  const std::string precision_hint =
-      dtype == at::kFloat ? "" : absl::StrCat("; precision ", DTypeName(dtype), " may lack kernels on ", resolved->name);
-  absl::Status fits = RunTorch(
-      absl::StrCat("the inputs do not fit the model (", InputsText(prepared, inputs, resolved->name), precision_hint, ")"),
-      [&] { output = workload.call(); });
-  if (!fits.ok()) return fits;
+  if (options.trial_call) {
+    const std::string precision_hint =
+        dtype == at::kFloat ? "" : absl::StrCat("; precision ", DTypeName(dtype), " may lack kernels on ", resolved->name);
+    absl::Status fits = RunTorch(
+        absl::StrCat("the inputs do not fit the model (", InputsText(prepared, inputs, resolved->name), precision_hint, ")"),
+        [&] { output = workload.call(); });
+    if (!fits.ok()) return fits;
+  }
 
   if (resolved->cuda) {
 #if TORCHSCAN_LIBTORCH_CUDA
@@ -496,13 +502,18 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadL
     workload.work_unit = model_name == "linear" ? "samples" : "images";
   }
 
-  // Input metadata: what a comparison must match (the inputs and the model they feed). The
-  // candidate changes (execution mode, precision, layout) go to the description, where a
-  // comparison lists them as changed settings instead of refusing to compare.
+  // Input metadata: what a comparison must match (the inputs). The model and the candidate
+  // changes (revision, method, execution mode, precision, layout) go to the description,
+  // where a comparison lists them as changed settings instead of refusing to compare.
   auto& fields = *workload.input_metadata.mutable_fields();
+  for (const auto& [key, value] : spec.input_metadata()) {
+    if (key == "seed" || absl::StartsWith(key, "input.")) {
+      return absl::InvalidArgumentError(absl::StrCat("input_metadata: key \"", key,
+                                                     "\" is TorchScan's own (seed, input.*); choose another name"));
+    }
+    fields[key] = value;
+  }
   fields["seed"] = absl::StrCat(spec.seed());
-  fields["model"] = model_name;
-  fields["model_revision"] = model->revision;
   for (size_t i = 0; i < prepared.size(); ++i) {
     torchscan::v1::TensorInfo* info = workload.input_metadata.add_tensors();
     info->set_name(prepared[i].name);
@@ -512,11 +523,13 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadL
     info->set_dtype(DTypeName(prepared[i].tensor.scalar_type()));
     info->set_device(resolved->name);
     for (const auto& [key, value] : prepared[i].fields) fields[absl::StrCat("input.", prepared[i].name, ".", key)] = value;
+    if (!prepared[i].path.empty()) workload.description[absl::StrCat("input.", prepared[i].name, ".path")] = prepared[i].path;
   }
 
   // Description: what ran.
-  workload.description = model->description;
+  workload.description.insert(model->description.begin(), model->description.end());
   workload.description["model"] = model_name;
+  workload.description["model_revision"] = model->revision;
   workload.description["execution_mode"] = WorkloadSpec::ExecutionMode_Name(spec.execution_mode());
   if (per_sample) {
     workload.description["per_sample"] = keep_batch_dim
@@ -534,7 +547,7 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadL
   }
   workload.description["work_unit"] = workload.work_unit;
   workload.description["work_units"] = absl::StrCat(workload.work_units);
-  workload.description["output"] = ValueText(output);
+  workload.description["output"] = options.trial_call ? ValueText(output) : "not described (built without a trial call)";
 
   workload.resident_tensors = model->weights;
   workload.resident_tensors.insert(workload.resident_tensors.end(), inputs.begin(), inputs.end());

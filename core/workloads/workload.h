@@ -18,11 +18,15 @@
 
 namespace torchscan::workloads {
 
-// Limits a daemon applies to the specs it receives.
-struct WorkloadLimits {
+// How BuildWorkload builds: the limits a daemon applies, and whether it tries a call.
+struct WorkloadOptions {
   // Bytes all inputs may take together (numel x element size of each, as generated or loaded),
   // checked before each input is allocated. Default 4 GiB.
   int64_t max_input_bytes = int64_t{4} << 30;
+  // true (default): run `call` once after building, so that inputs that do not fit the model
+  // fail the build naming them, and describe the output. false: no call at all (the RSS
+  // child, whose scope counts every completed call); description "output" then says so.
+  bool trial_call = true;
 };
 
 struct Workload {
@@ -35,18 +39,21 @@ struct Workload {
   std::function<c10::IValue()> call;
   // Waits for work queued on the device: torch::cuda::synchronize for CUDA, nothing on the CPU.
   std::function<void()> synchronize;
-  // What a comparison must match: tensors (name, shape, dtype and device as resident) and
-  // fields seed, model, model_revision and per input "input.<name>.<key>" with source,
-  // distribution, seed (or fingerprint for files). The candidate changes (execution mode,
-  // precision, layout, freezing) are not here but in `description`, so that a comparison lists
-  // them as changed settings instead of refusing to compare; note that a precision change also
-  // changes the dtype of floating-point TensorInfos.
+  // What a comparison must match (the inputs, not the model): tensors (name, shape, source
+  // dtype and device) and fields "seed", per input "input.<name>.<key>" with source,
+  // distribution, seed (or the fingerprint of a tensor file), and the caller's
+  // spec.input_metadata under its own keys. The model and every candidate change (model
+  // revision, method, execution mode, precision, layout, freezing) are not here but in
+  // `description`, so that a comparison lists them as changed settings instead of refusing
+  // to compare.
   torchscan::v1::InputMetadata input_metadata;
   double work_units = 0;  // linear: 32 (samples); resnet18: 4 (images); bert: 32 (tokens)
   std::string work_unit;  // "samples", "images", "tokens" (or the TorchScript spec's)
-  // What ran: model, execution_mode, dtype, device, channels_last, freeze,
-  // optimize_for_inference, method, seed, work_unit(s), output, weights; for bert also
-  // config and throughput_note (input tokens/s, not generation throughput).
+  // What ran: model, model_revision (built-in name and TorchScan version, or the module's
+  // fingerprint), model_source, execution_mode, dtype, device, channels_last, freeze,
+  // optimize_for_inference, method, seed, work_unit(s), output, weights, input.<name>.path
+  // of tensor files; for bert also config and throughput_note (input tokens/s, not
+  // generation throughput).
   std::map<std::string, std::string> description;
   // Model weights (parameters, buffers, frozen constants) and inputs held by `call`: the
   // resident baseline for MeasurePeakMemory (peak_memory.h).
@@ -57,18 +64,20 @@ struct Workload {
 // Builds the workload: validates the spec, runs torch::manual_seed(spec.seed), constructs or
 // loads the model (eval mode), makes the inputs (inputs.h), converts weights and floating
 // inputs to spec.dtype, applies channels_last, freezes / optimize_for_inference (TorchScript),
-// moves everything to the device and runs `call` once to check that the inputs fit the model.
+// moves everything to the device and (options.trial_call) runs `call` once to check that the
+// inputs fit the model.
 // Errors (never throws), each naming the field and the fix:
-//   kInvalidArgument: no model / builtin_unspecified; a device this build cannot drive
+//   kInvalidArgument: no model / builtin_unspecified; an input_metadata key TorchScan uses
+//     itself ("seed", "input.*"); a device this build cannot drive
 //     (device.h: "mps", "cuda:N" without CUDA); freeze, optimize_for_inference or work units on
 //     a built-in; TorchScript bytes or file that are not a module; a missing method; no inputs
 //     for TorchScript, the wrong number for a built-in; channels_last without a 4-D input;
 //     per_sample inputs without a common dim 0; inputs that do not fit the model (the trial
 //     call failed: shapes, dtypes, a precision the device lacks); bad input specs (inputs.h).
 //   kNotFound: an unreadable TorchScript or tensor file.
-//   kResourceExhausted: inputs over limits.max_input_bytes (checked before allocating), or
+//   kResourceExhausted: inputs over options.max_input_bytes (checked before allocating), or
 //     LibTorch ran out of memory.
 absl::StatusOr<Workload> BuildWorkload(const torchscan::v1::WorkloadSpec& spec,
-                                       const WorkloadLimits& limits = WorkloadLimits());
+                                       const WorkloadOptions& options = WorkloadOptions());
 
 }  // namespace torchscan::workloads

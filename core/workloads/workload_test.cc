@@ -79,6 +79,8 @@ TEST(BuildWorkload, LinearDefaultsMatchTheGuide) {
   EXPECT_EQ(fields.at("input.x.distribution"), "normal(mean=0, std=1)");
   EXPECT_EQ(fields.at("input.x.seed"), "global generator after model construction");
   EXPECT_EQ(w->description.at("model"), "linear");
+  EXPECT_EQ(w->description.at("model_revision").rfind("torchscan 0.", 0), 0u) << w->description.at("model_revision");
+  EXPECT_EQ(fields.count("model_revision"), 0u);
   EXPECT_EQ(w->description.at("output"), "tensor [32, 128] float32");
   const at::Tensor out = w->call().toTensor();
   EXPECT_EQ(out.sizes(), (std::vector<int64_t>{32, 128}));
@@ -225,7 +227,10 @@ TEST(BuildWorkload, TorchScriptFromFileWithMethodFreezeAndOptimize) {
   const auto plain = BuildWorkload(spec);
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->work_unit, "rows");
-  EXPECT_EQ(plain->input_metadata.fields().at("model_revision").rfind("fnv1a64:", 0), 0u);
+  // The model revision is what a comparison of two modules changes: described, not input metadata.
+  EXPECT_EQ(plain->description.at("model_revision").rfind("fnv1a64:", 0), 0u);
+  EXPECT_EQ(plain->input_metadata.fields().count("model_revision"), 0u);
+  EXPECT_EQ(plain->input_metadata.fields().count("model"), 0u);
   spec.set_freeze(true);
   const auto frozen = BuildWorkload(spec);
   ASSERT_TRUE(frozen.ok()) << frozen.status();
@@ -255,9 +260,101 @@ TEST(BuildWorkload, TensorFileInput) {
   const auto w = BuildWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_TRUE(torch::equal(w->resident_tensors.back(), saved));
-  EXPECT_EQ(w->input_metadata.fields().at("input.input0.source"), "file " + path);
+  EXPECT_EQ(w->input_metadata.fields().at("input.input0.source"), "tensor file");
   EXPECT_EQ(w->input_metadata.fields().at("input.input0.fingerprint").rfind("fnv1a64:", 0), 0u);
+  EXPECT_EQ(w->description.at("input.input0.path"), path);  // where it was, not what it is
   std::filesystem::remove(path);
+}
+
+void WriteBytes(const std::string& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// torch::pickle_save writes the zip format of Python's torch.save (tests/python_models_test
+// reads files made by Python itself).
+TEST(BuildWorkload, TensorFileInTorchSaveFormatHasTheFingerprintOfItsContents) {
+  const std::string python_path = ::testing::TempDir() + "/python_format.pt";
+  const std::string cpp_path = ::testing::TempDir() + "/cpp_format.pt";
+  const torch::Tensor saved = torch::arange(32, torch::kFloat).reshape({4, 8});
+  WriteBytes(python_path, torch::pickle_save(saved));
+  torch::save(saved, cpp_path);
+  WorkloadSpec spec;
+  spec.mutable_model()->mutable_torchscript()->set_module_bytes(ScriptBytes(kLinearScript));
+  spec.add_inputs()->set_tensor_file(python_path);
+  const auto from_python = BuildWorkload(spec);
+  ASSERT_TRUE(from_python.ok()) << from_python.status();
+  EXPECT_TRUE(torch::equal(from_python->resident_tensors.back(), saved));
+  spec.mutable_inputs(0)->set_tensor_file(cpp_path);
+  const auto from_cpp = BuildWorkload(spec);
+  ASSERT_TRUE(from_cpp.ok()) << from_cpp.status();
+  // Same values in two formats and files: the same input.
+  EXPECT_EQ(from_python->input_metadata.fields().at("input.input0.fingerprint"),
+            from_cpp->input_metadata.fields().at("input.input0.fingerprint"));
+  WriteBytes(python_path, torch::pickle_save(saved + 1));
+  const auto changed = BuildWorkload([&] { spec.mutable_inputs(0)->set_tensor_file(python_path); return spec; }());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_NE(changed->input_metadata.fields().at("input.input0.fingerprint"),
+            from_cpp->input_metadata.fields().at("input.input0.fingerprint"));
+  std::filesystem::remove(python_path);
+  std::filesystem::remove(cpp_path);
+}
+
+TEST(BuildWorkloadErrors, TensorFilesLibTorchCannotReadSayWhichFormatsWork) {
+  const std::string path = ::testing::TempDir() + "/not_a_tensor.pt";
+  WorkloadSpec spec;
+  spec.mutable_model()->mutable_torchscript()->set_module_bytes(ScriptBytes(kLinearScript));
+  spec.add_inputs()->set_tensor_file(path);
+  // torch.save(..., _use_new_zipfile_serialization=False) starts with a pickle, not a zip.
+  WriteBytes(path, {'\x80', '\x02', '\x8a', '\x0a', 'l', '\xfc'});
+  auto w = BuildWorkload(spec);
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(w.status(), "inputs[0].tensor_file"));
+  EXPECT_TRUE(Contains(w.status(), "legacy format")) << w.status();
+  EXPECT_TRUE(Contains(w.status(), "Python's torch.save in its zip format")) << w.status();
+  c10::impl::GenericList list(c10::TensorType::get());
+  list.push_back(torch::ones({2}));
+  WriteBytes(path, torch::pickle_save(list));
+  w = BuildWorkload(spec);
+  EXPECT_TRUE(Contains(w.status(), "holds a GenericList, not one tensor")) << w.status();
+  std::filesystem::remove(path);
+}
+
+TEST(BuildWorkload, CallerInputMetadataIsRecordedUnderItsKeys) {
+  WorkloadSpec spec = Builtin(ModelSpec::linear);
+  (*spec.mutable_input_metadata())["dataset_revision"] = "v3";
+  const auto w = BuildWorkload(spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->input_metadata.fields().at("dataset_revision"), "v3");
+  (*spec.mutable_input_metadata())["seed"] = "7";
+  EXPECT_TRUE(Contains(BuildWorkload(spec).status(), "input_metadata: key \"seed\" is TorchScan's own"));
+}
+
+// The module allows one call: the first call of the workload is that one only when the
+// build made no trial call.
+TEST(BuildWorkload, WithoutATrialCallTheModelIsNeverCalled) {
+  torch::jit::Module m("Counter");
+  m.register_attribute("calls", c10::IntType::get(), int64_t{0});
+  m.define(R"(
+def forward(self, x):
+    self.calls += 1
+    assert self.calls <= 1, "called twice"
+    return x
+)");
+  std::ostringstream bytes;
+  m.save(bytes);
+  const WorkloadSpec spec = Script(bytes.str(), {2, 2});
+  WorkloadOptions options;
+  options.trial_call = false;
+  const auto untried = BuildWorkload(spec, options);
+  ASSERT_TRUE(untried.ok()) << untried.status();
+  EXPECT_EQ(untried->description.at("output"), "not described (built without a trial call)");
+  EXPECT_NO_THROW(untried->call());
+  EXPECT_THROW(untried->call(), std::exception);
+  const auto tried = BuildWorkload(spec);  // default: one trial call, so the next one is the second
+  ASSERT_TRUE(tried.ok()) << tried.status();
+  EXPECT_EQ(tried->description.at("output"), "tensor [2, 2] float32");
+  EXPECT_THROW(tried->call(), std::exception);
 }
 
 // ---------------------------------------------------------------- errors
@@ -330,7 +427,7 @@ TEST(BuildWorkloadErrors, ShapeOverTheMemoryLimitIsRefusedBeforeAllocating) {
   EXPECT_TRUE(Contains(w.status(), "inputs[0].generated.shape: [1048576, 1048576] float32 needs 4398046511104 bytes")) << w.status();
   EXPECT_TRUE(Contains(w.status(), "max_input_bytes"));
 
-  WorkloadLimits small;
+  WorkloadOptions small;
   small.max_input_bytes = 1000;
   w = BuildWorkload(Builtin(ModelSpec::linear), small);  // the default 32x128 needs 16384
   EXPECT_EQ(w.status().code(), absl::StatusCode::kResourceExhausted);
