@@ -34,8 +34,19 @@ absl::Status ValidateOptions(const ExperimentOptions& o) {
   if (o.rss && o.rss_child_path.empty())
     return absl::InvalidArgumentError("rss_child_path: required with rss (the torchscan_rss_child binary)");
   if (o.rss && o.rss_calls < 1) return absl::InvalidArgumentError("rss_calls: must be at least 1");
+  return absl::OkStatus();
+}
+
+// Comparisons only: the declarative check needs the caller's tolerance.
+absl::Status ValidateCheck(const ExperimentOptions& o) {
+  if (o.skip_check || o.check_module.source_case() != v1::TorchScriptSpec::SOURCE_NOT_SET) return absl::OkStatus();
   if (!(o.check.rtol >= 0) || !(o.check.atol >= 0))
-    return absl::InvalidArgumentError("check: rtol and atol must be numbers >= 0");
+    return absl::InvalidArgumentError(
+        "check: rtol and atol must be given as numbers >= 0 (TorchScan does not choose a tolerance); or use a check "
+        "module, or skip_check");
+  if (!o.check.compare_dtype.empty() && !IsCompareDType(o.check.compare_dtype))
+    return absl::InvalidArgumentError("check.compare_dtype: \"" + o.check.compare_dtype +
+                                      "\" is not one of float32, float64, bfloat16, float16");
   return absl::OkStatus();
 }
 
@@ -98,7 +109,12 @@ absl::Status AddDiagnostics(const v1::WorkloadSpec& spec, const Workload& w, con
   }
   if (o.rss) {
     Phase(o, "rss " + report->name());
-    *report->add_totals() = workloads::MeasurePeakRss(spec, o.rss_child_path, o.rss_calls, o.rss_timeout_s);
+    workloads::RssTrialOptions trial;
+    trial.calls = o.rss_calls;
+    trial.timeout_s = o.rss_timeout_s;
+    trial.intra_op_threads = o.intra_op_threads;
+    trial.inter_op_threads = o.inter_op_threads;
+    *report->add_totals() = workloads::MeasurePeakRss(spec, o.rss_child_path, trial);
   }
   return absl::OkStatus();
 }
@@ -120,6 +136,7 @@ absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec,
 absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_spec,
                                              const v1::WorkloadSpec& candidate_spec, const ExperimentOptions& o) {
   if (absl::Status s = ValidateOptions(o); !s.ok()) return s;
+  if (absl::Status s = ValidateCheck(o); !s.ok()) return s;
   if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
   std::unique_ptr<ScriptCheck> script_check;
   if (!o.skip_check && o.check_module.source_case() != v1::TorchScriptSpec::SOURCE_NOT_SET) {
@@ -177,9 +194,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   if (!checked.ok()) return checked;
   if (check.status() == v1::OutputCheck::passed)
     check.set_message(script_check ? "the TorchScript check module passed"
-                                   : absl::StrCat("baseline and candidate outputs are close at rtol=", o.check.rtol,
-                                                  ", atol=", o.check.atol,
-                                                  o.check.require_finite ? ", all finite" : ""));
+                                   : "baseline and candidate outputs are close at " + DescribeCloseOptions(o.check));
   else if (script_check && check.message() == "check returned false")
     check.set_message("the TorchScript check module returned False");
   return CompareReports(before, after, check);

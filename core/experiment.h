@@ -39,7 +39,9 @@ struct ExperimentOptions {
   std::string rss_child_path;        // //core/workloads:torchscan_rss_child; required with rss
   int rss_calls = 100;               // completed calls inside the RSS child
   double rss_timeout_s = 300;        // the child is killed past this
-  CloseOptions check;                // rtol 1e-4, atol 1e-5, finite outputs required
+  // The declarative check: rtol and atol are required unless skip_check or check_module
+  // (TorchScan chooses no tolerance); finite outputs required by default.
+  CloseOptions check;
   bool skip_check = false;           // comparisons: no output check; recorded as not_provided
   // Comparisons: a TorchScript check module (core/script_check.h) instead of `check`, when
   // its source is set. Loaded before any timing, so a bad module fails the job early.

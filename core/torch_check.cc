@@ -1,6 +1,8 @@
 #include "core/torch_check.h"
 
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include <torch/torch.h>
 
@@ -15,14 +17,33 @@ std::string Shape(const at::Tensor& t) {
   return s.str();
 }
 
-void CloseTensors(const at::Tensor& actual, const at::Tensor& expected, const CloseOptions& o, const std::string& path) {
+std::optional<at::ScalarType> CompareType(const std::string& name) {
+  if (name == "float32") return at::kFloat;
+  if (name == "float64") return at::kDouble;
+  if (name == "bfloat16") return at::kBFloat16;
+  if (name == "float16") return at::kHalf;
+  return std::nullopt;
+}
+
+// Both sides cast to the compare dtype (floating-point tensors only), then checked in double.
+void CloseTensors(const at::Tensor& actual_in, const at::Tensor& expected_in, const CloseOptions& o,
+                  const std::string& path) {
+  at::Tensor actual = actual_in.detach(), expected = expected_in.detach();
+  if (const std::optional<at::ScalarType> type = CompareType(o.compare_dtype)) {
+    if (actual.is_floating_point()) actual = actual.to(*type);
+    if (expected.is_floating_point()) expected = expected.to(*type);
+  }
   if (actual.sizes() != expected.sizes())
     throw AssertionError(path + ": shapes differ: " + Shape(actual) + " vs " + Shape(expected));
   if (actual.scalar_type() != expected.scalar_type())
     throw AssertionError(path + ": dtypes differ: " + std::string(c10::toString(actual.scalar_type())) + " vs " +
-                         std::string(c10::toString(expected.scalar_type())));
-  const at::Tensor a = actual.detach().to(torch::kCPU, torch::kDouble);
-  const at::Tensor b = expected.detach().to(torch::kCPU, torch::kDouble);
+                         std::string(c10::toString(expected.scalar_type())) +
+                         (o.compare_dtype.empty() && actual.is_floating_point() && expected.is_floating_point()
+                              ? "; to check a precision change, cast both to one dtype: check.declarative."
+                                "compare_dtype (torchscan-client --check-dtype float32)"
+                              : ""));
+  const at::Tensor a = actual.to(torch::kCPU, torch::kDouble);
+  const at::Tensor b = expected.to(torch::kCPU, torch::kDouble);
   if (o.require_finite && (!torch::isfinite(a).all().item<bool>() || !torch::isfinite(b).all().item<bool>()))
     throw AssertionError(path + ": values are not all finite (NaN or Inf found)");
   const at::Tensor diff = (a - b).abs();
@@ -66,7 +87,22 @@ void Close(const c10::IValue& a, const c10::IValue& b, const CloseOptions& o, co
 
 }  // namespace
 
+bool IsCompareDType(const std::string& name) { return CompareType(name).has_value(); }
+
+std::string DescribeCloseOptions(const CloseOptions& o) {
+  std::ostringstream text;
+  text << "rtol=" << o.rtol << ", atol=" << o.atol;
+  if (!o.compare_dtype.empty()) text << ", compared as " << o.compare_dtype;
+  if (o.require_finite) text << ", all finite";
+  return text.str();
+}
+
 void AssertClose(const c10::IValue& actual, const c10::IValue& expected, const CloseOptions& options) {
+  if (!(options.rtol >= 0) || !(options.atol >= 0))
+    throw std::invalid_argument("AssertClose: rtol and atol must be numbers >= 0 (TorchScan chooses no tolerance)");
+  if (!options.compare_dtype.empty() && !IsCompareDType(options.compare_dtype))
+    throw std::invalid_argument("AssertClose: compare_dtype \"" + options.compare_dtype +
+                                "\" is not one of float32, float64, bfloat16, float16");
   Close(actual, expected, options, "output");
 }
 

@@ -8,7 +8,15 @@
 namespace torchscan {
 namespace {
 
-std::string FailureOf(const c10::IValue& a, const c10::IValue& b, const CloseOptions& o = {}) {
+// The guide's tolerance for its built-in examples.
+CloseOptions Guide() {
+  CloseOptions o;
+  o.rtol = 1e-4;
+  o.atol = 1e-5;
+  return o;
+}
+
+std::string FailureOf(const c10::IValue& a, const c10::IValue& b, const CloseOptions& o = Guide()) {
   try {
     AssertClose(a, b, o);
   } catch (const AssertionError& e) {
@@ -39,7 +47,7 @@ TEST(AssertClose, ShapeAndDtypeMismatchFail) {
 TEST(AssertClose, NonFiniteFailsUnlessAllowed) {
   const torch::Tensor nan = torch::full({2}, std::numeric_limits<float>::quiet_NaN());
   EXPECT_NE(FailureOf(nan, nan).find("not all finite"), std::string::npos);
-  CloseOptions lenient;
+  CloseOptions lenient = Guide();
   lenient.require_finite = false;
   EXPECT_NE(FailureOf(nan, nan, lenient).find("differ"), std::string::npos);  // NaN is never close
 }
@@ -59,16 +67,45 @@ TEST(AssertClose, NestedTuplesAndDictsNameThePath) {
 
 TEST(AssertClose, UsableAsAnOutputCheck) {
   const v1::OutputCheck passed = RunOutputCheck([] {
-    AssertClose(torch::ones({2}), torch::ones({2}));
+    AssertClose(torch::ones({2}), torch::ones({2}), Guide());
     return std::optional<bool>();
   });
   EXPECT_EQ(passed.status(), v1::OutputCheck::passed);
   const v1::OutputCheck failed = RunOutputCheck([] {
-    AssertClose(torch::ones({2}), torch::zeros({2}));
+    AssertClose(torch::ones({2}), torch::zeros({2}), Guide());
     return std::optional<bool>();
   });
   EXPECT_EQ(failed.status(), v1::OutputCheck::failed);
   EXPECT_NE(failed.message().find("2 of 2 elements differ"), std::string::npos);
+}
+
+TEST(AssertClose, RefusesToRunWithoutAToleranceTheCallerChose) {
+  const torch::Tensor a = torch::ones({2});
+  EXPECT_THROW(AssertClose(a, a, CloseOptions()), std::invalid_argument);  // rtol/atol not given
+  CloseOptions negative = Guide();
+  negative.atol = -1;
+  EXPECT_THROW(AssertClose(a, a, negative), std::invalid_argument);
+  CloseOptions unknown_dtype = Guide();
+  unknown_dtype.compare_dtype = "int8";
+  EXPECT_THROW(AssertClose(a, a, unknown_dtype), std::invalid_argument);
+}
+
+TEST(AssertClose, ComparesAPrecisionChangeInTheCompareDType) {
+  torch::manual_seed(0);
+  const torch::Tensor baseline = torch::randn({64, 64});
+  const torch::Tensor candidate = baseline.to(torch::kBFloat16);  // ~3 significant digits
+  CloseOptions loose = Guide();
+  loose.rtol = 1e-2;
+  loose.atol = 1e-2;
+  const std::string without = FailureOf(baseline, candidate, loose);
+  EXPECT_NE(without.find("dtypes differ: Float vs BFloat16"), std::string::npos) << without;
+  EXPECT_NE(without.find("compare_dtype (torchscan-client --check-dtype float32)"), std::string::npos) << without;
+  loose.compare_dtype = "float32";
+  EXPECT_EQ(FailureOf(baseline, candidate, loose), "");
+  CloseOptions tight = Guide();  // the cast does not hide bfloat16's rounding at rtol 1e-4
+  tight.compare_dtype = "float32";
+  EXPECT_NE(FailureOf(baseline, candidate, tight).find("elements differ beyond rtol=0.0001"), std::string::npos);
+  EXPECT_EQ(DescribeCloseOptions(loose), "rtol=0.01, atol=0.01, compared as float32, all finite");
 }
 
 }  // namespace

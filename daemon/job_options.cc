@@ -36,9 +36,11 @@ absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, 
   if (absl::Status s = ValidateOutputCheck(check); !s.ok()) return s;
   if (check.has_declarative()) {
     const v1::DeclarativeCheck& d = check.declarative();
-    if (d.has_rtol()) o.check.rtol = d.rtol();
-    if (d.has_atol()) o.check.atol = d.atol();
+    o.check.rtol = d.rtol();
+    o.check.atol = d.atol();
     o.check.require_finite = !d.allow_non_finite();
+    if (d.compare_dtype() != v1::DeclarativeCheck::as_output)
+      o.check.compare_dtype = v1::DeclarativeCheck::CompareDType_Name(d.compare_dtype());
   }
   o.skip_check = check.kind_case() == v1::OutputCheckSpec::kSkip && check.skip();
   if (check.has_torchscript()) o.check_module = check.torchscript();

@@ -12,11 +12,11 @@ namespace torchscan::daemon {
 
 // Defaults: min_run_time_s 0.2, min_blocks 10, max_run_time_s none, threads 1 each (the
 // daemon normally fills its own defaults in first), profile_calls 10; a comparison's check
-// is declarative with rtol 1e-4, atol 1e-5 and finite outputs required unless set, or none
-// with `skip`. Errors:
+// is the job's own (declarative rtol/atol/compare_dtype, a TorchScript module, or none with
+// `skip`): there is no default tolerance. Errors:
 //   InvalidArgument naming "spec.options.<field>" for negative or non-finite values,
-//     "spec.options.rss" without `rss_child_path`, negative tolerances
-//   Unimplemented "spec.compare.check.torchscript" (TorchScript check modules)
+//     "spec.options.rss" without `rss_child_path`, "spec.compare.check" when no check is
+//     chosen, tolerances missing, negative or not finite (ValidateOutputCheck)
 absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, const std::string& rss_child_path);
 
 }  // namespace torchscan::daemon

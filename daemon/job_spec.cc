@@ -1,13 +1,16 @@
 #include "daemon/job_spec.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -25,6 +28,7 @@ absl::Status ValidatePath(const std::string& field, const std::string& path) {
 absl::Status ValidateTorchScript(const std::string& field, const v1::TorchScriptSpec& ts) {
   if (ts.source_case() == v1::TorchScriptSpec::SOURCE_NOT_SET) return Invalid(field, "set path or module_bytes");
   if (absl::Status s = ValidatePath(field + ".path", ts.path()); !s.ok()) return s;
+  if (absl::Status s = ValidatePath(field + ".source_name", ts.source_name()); !s.ok()) return s;
   if (ts.source_case() == v1::TorchScriptSpec::kModuleBytes && ts.module_bytes().empty())
     return Invalid(field + ".module_bytes", "is empty; send the bytes of a module saved with torch.jit.save");
   return absl::OkStatus();
@@ -71,6 +75,7 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
       if (absl::Status s = ValidateGenerated(input + ".generated", w.inputs(i).generated()); !s.ok()) return s;
     if (absl::Status s = ValidatePath(input + ".tensor_file", w.inputs(i).tensor_file()); !s.ok()) return s;
   }
+  if (absl::Status s = ValidateInputMetadata(field + ".input_metadata", w.input_metadata()); !s.ok()) return s;
   const std::string device = w.device().empty() ? "cpu" : w.device();
   if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {
     return Invalid(field + ".device", absl::StrCat(QuoteForMessage(device), " is not a device of this daemon (devices: ",
@@ -116,17 +121,53 @@ absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& o) {
 }
 
 absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
+  constexpr const char* kChoices =
+      "TorchScan does not choose a tolerance: set check.declarative with rtol and atol (torchscan-client "
+      "--rtol R --atol A), check.torchscript (--check-module FILE), or check.skip: true (--no-check)";
   switch (check.kind_case()) {
-    case v1::OutputCheckSpec::kDeclarative:
-      if (absl::Status s = NonNegative("spec.compare.check.declarative.rtol", check.declarative().rtol()); !s.ok())
-        return s;
-      return NonNegative("spec.compare.check.declarative.atol", check.declarative().atol());
+    case v1::OutputCheckSpec::kDeclarative: {
+      const v1::DeclarativeCheck& d = check.declarative();
+      for (const auto& [field, given, value] :
+           {std::tuple{"spec.compare.check.declarative.rtol", d.has_rtol(), d.rtol()},
+            std::tuple{"spec.compare.check.declarative.atol", d.has_atol(), d.atol()}}) {
+        if (!given) return Invalid(field, absl::StrCat("required; ", kChoices));
+        if (absl::Status s = NonNegative(field, value); !s.ok()) return s;
+      }
+      if (!v1::DeclarativeCheck::CompareDType_IsValid(d.compare_dtype()))
+        return Invalid("spec.compare.check.declarative.compare_dtype",
+                       absl::StrCat(d.compare_dtype(), " is not one of as_output, float32, float64, bfloat16, float16"));
+      return absl::OkStatus();
+    }
     case v1::OutputCheckSpec::kTorchscript:
       // The module itself is loaded by the worker (the daemon does not load LibTorch).
       return ValidateTorchScript("spec.compare.check.torchscript", check.torchscript());
-    default:
+    case v1::OutputCheckSpec::kSkip:
+      if (!check.skip()) return Invalid("spec.compare.check.skip", absl::StrCat("false chooses no check; ", kChoices));
       return absl::OkStatus();
+    default:
+      return Invalid("spec.compare.check", absl::StrCat("required; ", kChoices));
   }
+}
+
+absl::Status ValidateInputMetadata(const std::string& field,
+                                   const google::protobuf::Map<std::string, std::string>& metadata) {
+  const std::string& where = field;
+  if (metadata.size() > 64) return Invalid(where, absl::StrCat(metadata.size(), " entries; at most 64"));
+  for (const auto& [key, value] : metadata) {
+    const bool charset = std::all_of(key.begin(), key.end(), [](unsigned char c) {
+      return std::isalnum(c) || c == '_' || c == '.' || c == '-';
+    });
+    if (key.empty() || key.size() > 64 || !charset)
+      return Invalid(where, absl::StrCat("key ", QuoteForMessage(key),
+                                         ": use 1 to 64 characters of letters, digits, '_', '.' and '-'"));
+    if (key == "seed" || absl::StartsWith(key, "input."))
+      return Invalid(where, absl::StrCat("key ", QuoteForMessage(key),
+                                         " is TorchScan's own (seed, input.*); choose another name, e.g. "
+                                         "dataset_revision"));
+    if (value.size() > 1024)
+      return Invalid(absl::StrCat(where, ".", key), absl::StrCat(value.size(), " bytes; at most 1024"));
+  }
+  return absl::OkStatus();
 }
 
 std::string QuoteForMessage(const std::string& value) {

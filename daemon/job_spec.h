@@ -33,17 +33,28 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config);
 //                      daemon does not own, a negative tolerance, an unknown enum value, a
 //                      negative or int64-overflowing generated shape, empty module_bytes, a
 //                      TorchScript workload without inputs, thread counts above max_threads,
-//                      run times above max_run_time_s, paths over 4096 bytes
-//   Unimplemented      "spec.compare.check.torchscript: ..." (TorchScript check modules)
+//                      run times above max_run_time_s, paths over 4096 bytes, a compare
+//                      job without a check or with tolerances not given (ValidateOutputCheck),
+//                      input_metadata keys or values outside ValidateInputMetadata's rule
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);
 
 // The parts both the daemon and the worker check. InvalidArgument naming
 // "spec.options.<field>" for a negative or non-finite number.
 absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& options);
-// InvalidArgument naming "spec.compare.check.declarative.rtol"/"atol" for negative
-// tolerances; Unimplemented naming "spec.compare.check.torchscript".
+// TorchScan does not choose a tolerance, so a compare job must carry its check. InvalidArgument
+// naming "spec.compare.check" (none set) or "spec.compare.check.skip" (false), with the three
+// choices (declarative rtol+atol, a TorchScript module, skip); naming
+// "spec.compare.check.declarative.rtol"/"atol" when one is missing, negative or not finite,
+// ".compare_dtype" for an unknown value; "spec.compare.check.torchscript" without a source.
 absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check);
+
+// WorkloadSpec.input_metadata (caller-supplied input metadata), named `field` in errors
+// (e.g. "spec.measure.workload.input_metadata", or "--metadata" for the client's flags).
+// InvalidArgument naming `field` for more than 64 entries, a key that is empty, longer than
+// 64 bytes, not of [A-Za-z0-9_.-], "seed" or starting "input." (TorchScan's own fields); naming
+// "<field>.<key>" for a value over 1024 bytes.
+absl::Status ValidateInputMetadata(const std::string& field, const google::protobuf::Map<std::string, std::string>& metadata);
 
 // `value` in double quotes, C-escaped and cut to 64 bytes ("... (N bytes)"), for error
 // messages: they travel in gRPC metadata, where a long echo (a 10 KB id) would turn the

@@ -1,5 +1,8 @@
 #include "daemon/job_spec.h"
 
+#include <cmath>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace torchscan::daemon {
@@ -15,6 +18,8 @@ v1::JobSpec LinearCompare() {
   v1::JobSpec spec;
   spec.mutable_compare()->mutable_baseline()->mutable_model()->set_builtin(v1::ModelSpec::linear);
   spec.mutable_compare()->mutable_candidate()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->set_rtol(1e-4);
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->set_atol(1e-5);
   return spec;
 }
 
@@ -87,6 +92,52 @@ TEST(JobSpec, RoundsOutOfRangeAreNamed) {
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.rounds");
   spec.mutable_compare()->set_rounds(-1);
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.rounds");
+}
+
+TEST(JobSpec, ACompareJobCarriesTheCheckItsSubmitterChose) {
+  v1::JobSpec spec = LinearCompare();
+  spec.mutable_compare()->clear_check();
+  const absl::Status none = ValidateJobSpec(spec, {});
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.check");
+  for (const char* choice : {"rtol and atol", "--check-module", "--no-check", "does not choose a tolerance"})
+    EXPECT_NE(none.message().find(choice), std::string::npos) << none;
+
+  spec = LinearCompare();
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->clear_atol();
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.check.declarative.atol");
+  spec = LinearCompare();
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->clear_rtol();
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.check.declarative.rtol");
+  spec = LinearCompare();
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->set_rtol(std::nan(""));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.check.declarative.rtol");
+  spec = LinearCompare();
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->set_compare_dtype(
+      static_cast<v1::DeclarativeCheck::CompareDType>(99));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.check.declarative.compare_dtype");
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->set_compare_dtype(v1::DeclarativeCheck::float32);
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
+
+  spec.mutable_compare()->mutable_check()->set_skip(false);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.check.skip");
+  spec.mutable_compare()->mutable_check()->set_skip(true);
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
+}
+
+TEST(JobSpec, CallerInputMetadataKeysAreNamesTorchScanDoesNotUse) {
+  v1::JobSpec spec = LinearMeasure();
+  auto& metadata = *spec.mutable_measure()->mutable_workload()->mutable_input_metadata();
+  metadata["dataset_revision"] = "v3";
+  metadata["tokenizer.version-2_b"] = "x";
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
+  for (const std::string& key : std::vector<std::string>{"seed", "input.x.seed", "", "has space", std::string(65, 'k'), "naïve"}) {
+    v1::JobSpec bad = spec;
+    (*bad.mutable_measure()->mutable_workload()->mutable_input_metadata())[key] = "v";
+    ExpectError(bad, absl::StatusCode::kInvalidArgument, "spec.measure.workload.input_metadata");
+  }
+  v1::JobSpec long_value = spec;
+  (*long_value.mutable_measure()->mutable_workload()->mutable_input_metadata())["notes"] = std::string(1025, 'v');
+  ExpectError(long_value, absl::StatusCode::kInvalidArgument, "spec.measure.workload.input_metadata.notes");
 }
 
 TEST(JobSpec, TorchScriptChecksNeedASource) {

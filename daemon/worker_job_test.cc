@@ -43,6 +43,8 @@ v1::JobSpec Compare() {
   v1::JobSpec spec;
   spec.mutable_compare()->mutable_baseline()->mutable_model()->set_builtin(v1::ModelSpec::linear);
   spec.mutable_compare()->mutable_candidate()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->set_rtol(1e-3);
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->set_atol(1e-6);
   return spec;
 }
 
@@ -58,9 +60,24 @@ TEST(JobOptions, ZeroValuesTakeTheDefaults) {
   EXPECT_FALSE(o->rss);
   EXPECT_FALSE(o->reverse);
   EXPECT_FALSE(o->skip_check);
-  EXPECT_EQ(o->check.rtol, 1e-4);
-  EXPECT_EQ(o->check.atol, 1e-5);
+  EXPECT_EQ(o->check.rtol, 1e-3);  // the job's own: there is no default tolerance
+  EXPECT_EQ(o->check.atol, 1e-6);
   EXPECT_TRUE(o->check.require_finite);
+  EXPECT_EQ(o->check.compare_dtype, "");
+}
+
+TEST(JobOptions, ACompareJobWithoutItsCheckIsRefused) {
+  v1::JobSpec spec = Compare();
+  spec.mutable_compare()->clear_check();
+  const absl::Status s = ExperimentOptionsFor(spec, "").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message().find("spec.compare.check:"), 0u) << s;
+}
+
+TEST(JobOptions, CompareDTypeIsPassedOn) {
+  v1::JobSpec spec = Compare();
+  spec.mutable_compare()->mutable_check()->mutable_declarative()->set_compare_dtype(v1::DeclarativeCheck::float32);
+  EXPECT_EQ(ExperimentOptionsFor(spec, "")->check.compare_dtype, "float32");
 }
 
 TEST(JobOptions, GivenValuesAreKept) {
@@ -90,8 +107,8 @@ TEST(JobOptions, GivenValuesAreKept) {
   EXPECT_EQ(o->rss_child_path, "/rss/child");
   EXPECT_TRUE(o->skip_diagnostics);
   EXPECT_TRUE(o->reverse);
-  EXPECT_EQ(o->check.rtol, 0);  // explicitly zero, not the default
-  EXPECT_EQ(o->check.atol, 1e-5);
+  EXPECT_EQ(o->check.rtol, 0);  // explicitly zero
+  EXPECT_EQ(o->check.atol, 1e-6);
   EXPECT_FALSE(o->check.require_finite);
 }
 
