@@ -22,32 +22,78 @@ absl::StatusOr<Enum> ParseEnum(const std::string& flag, const std::string& value
   return e;
 }
 
-absl::StatusOr<v1::WorkloadSpec> Workload(const ModelFlags& f, const std::string& mode_flag, const std::string& mode,
-                                          const std::string& dtype_flag, const std::string& dtype) {
-  v1::WorkloadSpec spec;
-  if (!f.torchscript.empty()) {
-    absl::StatusOr<std::string> bytes = ReadFile(f.torchscript);
-    if (!bytes.ok()) return FlagError("--torchscript", std::string(bytes.status().message()));
-    spec.mutable_model()->mutable_torchscript()->set_module_bytes(*bytes);
-    spec.mutable_model()->mutable_torchscript()->set_method(f.method);
-  } else {
-    absl::StatusOr<v1::ModelSpec::Builtin> builtin =
-        ParseEnum<v1::ModelSpec::Builtin>("--model", f.model, &v1::ModelSpec::Builtin_Parse, "linear, resnet18, bert");
+// The flag names of one side's VariantFlags, for its errors.
+struct VariantNames {
+  const char* mode;
+  const char* dtype;
+  const char* method;
+  const char* freeze;
+  const char* optimize;
+  const char* channels_last;
+};
+constexpr VariantNames kMeasureNames = {"--execution-mode", "--dtype", "--method", "--freeze",
+                                        "--optimize-for-inference", "--channels-last"};
+constexpr VariantNames kBaselineNames = {"--baseline-mode", "--dtype", "--method", "--freeze",
+                                         "--optimize-for-inference", "--channels-last"};
+constexpr VariantNames kCandidateNames = {"--candidate-mode", "--candidate-dtype", "--candidate-method",
+                                          "--candidate-freeze", "--candidate-optimize-for-inference",
+                                          "--candidate-channels-last"};
+
+// The model source: a built-in, or module bytes read from `file` (named by `file_flag`).
+absl::Status SetModel(const ModelFlags& f, const std::string& file_flag, const std::string& file,
+                      v1::WorkloadSpec* spec) {
+  if (file.empty()) {
+    absl::StatusOr<v1::ModelSpec::Builtin> builtin = ParseEnum<v1::ModelSpec::Builtin>(
+        "--model", f.model.empty() ? "linear" : f.model, &v1::ModelSpec::Builtin_Parse, "linear, resnet18, bert");
     if (!builtin.ok()) return builtin.status();
     if (*builtin == v1::ModelSpec::builtin_unspecified) return FlagError("--model", "choose linear, resnet18 or bert");
-    spec.mutable_model()->set_builtin(*builtin);
-    if (!f.method.empty()) return FlagError("--method", "only applies with --torchscript");
+    spec->mutable_model()->set_builtin(*builtin);
+    return absl::OkStatus();
   }
+  if (!f.model.empty()) return FlagError("--model", "choose a built-in model or " + file_flag + " FILE, not both");
+  absl::StatusOr<std::string> bytes = ReadFile(file);
+  if (!bytes.ok()) return FlagError(file_flag, std::string(bytes.status().message()));
+  v1::TorchScriptSpec* ts = spec->mutable_model()->mutable_torchscript();
+  ts->set_module_bytes(*std::move(bytes));
+  ts->set_source_name(file);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::WorkloadSpec> Workload(const ModelFlags& f, const std::string& file_flag, const std::string& file,
+                                          const VariantFlags& v, const VariantNames& names) {
+  v1::WorkloadSpec spec;
+  if (absl::Status s = SetModel(f, file_flag, file, &spec); !s.ok()) return s;
+  const bool script = spec.model().has_torchscript();
+  const std::string method = v.method.empty() ? f.method : v.method;
+  if (!script) {
+    for (const auto& [given, flag] : {std::pair{!method.empty(), v.method.empty() ? "--method" : names.method},
+                                      std::pair{v.freeze, names.freeze}, std::pair{v.optimize_for_inference, names.optimize},
+                                      std::pair{f.work_units != 0, "--work-units"}, std::pair{!f.work_unit.empty(), "--work-unit"}})
+      if (given) return FlagError(flag, "applies to TorchScript models only (--torchscript, --baseline/--candidate FILE)");
+  } else if (f.inputs.empty()) {
+    return FlagError("--input", "a TorchScript model needs its inputs: one --input SHAPE[:DTYPE] (e.g. --input 64x256) "
+                                "or --input-file FILE per argument of its method, in order");
+  }
+  if (script) spec.mutable_model()->mutable_torchscript()->set_method(method);
+  if (!(f.work_units >= 0) || !std::isfinite(f.work_units))
+    return FlagError("--work-units", absl::StrFormat("must be a number > 0, got %g", f.work_units));
+  spec.set_work_units(f.work_units);
+  spec.set_work_unit(f.work_unit);
   absl::StatusOr<v1::WorkloadSpec::ExecutionMode> m = ParseEnum<v1::WorkloadSpec::ExecutionMode>(
-      mode_flag, mode, &v1::WorkloadSpec::ExecutionMode_Parse, "batch, per_sample");
+      names.mode, v.mode, &v1::WorkloadSpec::ExecutionMode_Parse, "batch, per_sample");
   if (!m.ok()) return m.status();
   absl::StatusOr<v1::WorkloadSpec::Precision> p = ParseEnum<v1::WorkloadSpec::Precision>(
-      dtype_flag, dtype, &v1::WorkloadSpec::Precision_Parse, "float32, bfloat16, float16");
+      names.dtype, v.dtype, &v1::WorkloadSpec::Precision_Parse, "float32, bfloat16, float16");
   if (!p.ok()) return p.status();
   spec.set_execution_mode(*m);
   spec.set_dtype(*p);
+  spec.set_freeze(v.freeze);
+  spec.set_optimize_for_inference(v.optimize_for_inference);
+  spec.set_channels_last(v.channels_last);
   spec.set_device(f.device);
   spec.set_seed(0);
+  if (absl::Status s = AddInputFlags(f.inputs, &spec); !s.ok()) return s;
+  if (absl::Status s = AddMetadataFlags(f.metadata, &spec); !s.ok()) return s;
   return spec;
 }
 
@@ -63,13 +109,67 @@ absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
   return absl::OkStatus();
 }
 
-}  // namespace
+constexpr const char* kCheckChoices =
+    "TorchScan does not choose a tolerance: give --rtol R --atol A (add --check-dtype float32 for a precision "
+    "change), --check-module FILE, or --no-check";
+
+absl::Status FillCheck(const CheckFlags& f, v1::OutputCheckSpec* check) {
+  const bool tolerance = !std::isnan(f.rtol) || !std::isnan(f.atol);
+  const int chosen = int{tolerance} + int{!f.check_module.empty()} + int{f.no_check};
+  if (chosen == 0) return FlagError("--rtol/--atol", std::string("the comparison needs its output check; ") + kCheckChoices);
+  if (chosen > 1)
+    return FlagError(f.no_check ? "--no-check" : "--check-module",
+                     "choose one output check: --rtol/--atol, --check-module or --no-check");
+  if (!tolerance && (!f.check_dtype.empty() || f.allow_non_finite))
+    return FlagError(f.check_dtype.empty() ? "--allow-non-finite" : "--check-dtype", "applies to --rtol/--atol checks");
+  if (f.no_check) {
+    check->set_skip(true);
+    return absl::OkStatus();
+  }
+  if (!f.check_module.empty()) {
+    absl::StatusOr<std::string> bytes = ReadFile(f.check_module);
+    if (!bytes.ok()) return FlagError("--check-module", std::string(bytes.status().message()));
+    check->mutable_torchscript()->set_module_bytes(*bytes);
+    check->mutable_torchscript()->set_source_name(f.check_module);
+    return absl::OkStatus();
+  }
+  for (const auto& [flag, value] : {std::pair{"--rtol", f.rtol}, std::pair{"--atol", f.atol}}) {
+    if (std::isnan(value)) return FlagError(flag, std::string("required with ") + (flag[2] == 'r' ? "--atol" : "--rtol") +
+                                                      " (TorchScan does not choose a tolerance)");
+    if (!(value >= 0) || !std::isfinite(value)) return FlagError(flag, absl::StrFormat("must be a number >= 0, got %g", value));
+  }
+  v1::DeclarativeCheck* d = check->mutable_declarative();
+  d->set_rtol(f.rtol);
+  d->set_atol(f.atol);
+  d->set_allow_non_finite(f.allow_non_finite);
+  if (!f.check_dtype.empty()) {
+    absl::StatusOr<v1::DeclarativeCheck::CompareDType> dtype = ParseEnum<v1::DeclarativeCheck::CompareDType>(
+        "--check-dtype", f.check_dtype, &v1::DeclarativeCheck::CompareDType_Parse, "float32, float64, bfloat16, float16");
+    if (!dtype.ok()) return dtype.status();
+    d->set_compare_dtype(*dtype);
+  }
+  return absl::OkStatus();
+}
 
 void AddModelFlags(CLI::App* app, ModelFlags* f) {
-  app->add_option("--model", f->model, "built-in model: linear | resnet18 | bert")->capture_default_str();
-  app->add_option("--torchscript", f->torchscript, "a saved TorchScript module instead of a built-in");
+  app->add_option("--model", f->model, "built-in model: linear (default) | resnet18 | bert");
+  app->add_option("--torchscript", f->torchscript, "a TorchScript module saved with torch.jit.save, instead of a built-in");
   app->add_option("--method", f->method, "the TorchScript method to call (default forward)");
   app->add_option("--device", f->device, "cpu | cuda:N")->capture_default_str();
+  app->add_option_function<std::string>(
+         "--input", [f](const std::string& v) { f->inputs.emplace_back("--input", v); },
+         "an input made here: [NAME=]SHAPE[:DTYPE][:LOW..HIGH], e.g. 64x256 or ids=4x8:int64:0..30522; repeat "
+         "once per argument, in order")
+      ->trigger_on_parse();
+  app->add_option_function<std::string>(
+         "--input-file", [f](const std::string& v) { f->inputs.emplace_back("--input-file", v); },
+         "an input from a tensor file ([NAME=]FILE, saved with Python's torch.save or C++ torch::save)")
+      ->trigger_on_parse();
+  app->add_option("--metadata", f->metadata,
+                  "KEY=VALUE input metadata of your own (e.g. dataset_revision=v3), repeatable; runs whose values "
+                  "differ are not comparable");
+  app->add_option("--work-units", f->work_units, "TorchScript: work per call for throughput (default: dim 0 of input 0)");
+  app->add_option("--work-unit", f->work_unit, "TorchScript: what a work unit is, e.g. images (default samples)");
 }
 
 void AddRunFlags(CLI::App* app, RunFlags* f) {
@@ -79,15 +179,46 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--label", f->label, "free text shown in job listings");
 }
 
+}  // namespace
+
+const char* const kMeasureExamples = R"(
+Your own model, saved from Python with torch.jit.script(model).save("mlp.pt"):
+  torchscan-client measure --torchscript mlp.pt --input 64x256 --output out/
+A model taking token ids and a mask, with inputs saved by torch.save:
+  torchscan-client measure --torchscript enc.pt --input-file ids=ids.pt --input-file mask.pt --work-unit sequences
+)";
+
+const char* const kCompareExamples = R"(
+Original versus optimized file (e.g. torch.jit.freeze + torch.jit.optimize_for_inference, saved as mlp_opt.pt):
+  torchscan-client compare --baseline mlp.pt --candidate mlp_opt.pt --input 64x256 --rtol 1e-4 --atol 1e-5 --output out/
+The same file, frozen and optimized by TorchScan:
+  torchscan-client compare --torchscript mlp.pt --candidate-optimize-for-inference --input 64x256 --rtol 1e-4 --atol 1e-5
+A bfloat16 candidate, checked in float32 at a tolerance you choose:
+  torchscan-client compare --torchscript mlp.pt --candidate-dtype bfloat16 --input 64x256 --rtol 0.02 --atol 0.02 --check-dtype float32
+)";
+
+CompareFlags GuideExampleFlags() {
+  CompareFlags f;
+  f.baseline.mode = "per_sample";
+  f.candidate.mode = "batch";
+  f.check.rtol = 1e-4;
+  f.check.atol = 1e-5;
+  return f;
+}
+
 void AddMeasureFlags(CLI::App* app, MeasureFlags* f) {
   AddModelFlags(app, &f->model);
   AddRunFlags(app, &f->run);
-  app->add_option("--execution-mode", f->execution_mode, "batch | per_sample")->capture_default_str();
-  app->add_option("--dtype", f->dtype, "float32 | bfloat16 | float16")->capture_default_str();
+  app->add_option("--execution-mode", f->variant.mode, "batch | per_sample")->capture_default_str();
+  app->add_option("--dtype", f->variant.dtype, "float32 | bfloat16 | float16")->capture_default_str();
+  app->add_flag("--freeze", f->variant.freeze, "TorchScript: torch::jit::freeze the module first");
+  app->add_flag("--optimize-for-inference", f->variant.optimize_for_inference,
+                "TorchScript: torch::jit::optimize_for_inference (freezes as well)");
+  app->add_flag("--channels-last", f->variant.channels_last, "4-D weights and inputs in channels-last layout");
 }
 
 void AddExampleFlags(CLI::App* app, CompareFlags* f) {
-  app->add_option("--model", f->model.model, "linear | resnet18 | bert")->capture_default_str();
+  app->add_option("--model", f->model.model, "linear (default) | resnet18 | bert");
   app->add_option("--device", f->model.device, "cpu | cuda:N")->capture_default_str();
   AddRunFlags(app, &f->run);
   app->add_flag("--reverse", f->reverse, "time the candidate first, to check order effects");
@@ -96,15 +227,25 @@ void AddExampleFlags(CLI::App* app, CompareFlags* f) {
 void AddCompareFlags(CLI::App* app, CompareFlags* f) {
   AddModelFlags(app, &f->model);
   AddRunFlags(app, &f->run);
-  app->add_option("--baseline-mode", f->baseline_mode, "batch | per_sample")->capture_default_str();
-  app->add_option("--candidate-mode", f->candidate_mode, "batch | per_sample")->capture_default_str();
-  app->add_option("--candidate-dtype", f->candidate_dtype, "float32 | bfloat16 | float16")->capture_default_str();
-  app->add_option("--rtol", f->rtol, "output check relative tolerance")->capture_default_str();
-  app->add_option("--atol", f->atol, "output check absolute tolerance")->capture_default_str();
-  app->add_flag("--no-check", f->no_check, "run no output check (output_check: not_provided)");
-  app->add_option("--check-module", f->check_module,
+  app->add_option("--baseline", f->baseline_file, "the baseline's TorchScript module file (with --candidate)");
+  app->add_option("--candidate", f->candidate_file, "the candidate's TorchScript module file (with --baseline)");
+  app->add_option("--baseline-mode", f->baseline.mode, "batch | per_sample")->capture_default_str();
+  app->add_option("--candidate-mode", f->candidate.mode, "batch | per_sample")->capture_default_str();
+  app->add_option("--candidate-dtype", f->candidate.dtype, "float32 | bfloat16 | float16")->capture_default_str();
+  app->add_option("--candidate-method", f->candidate.method, "TorchScript: the candidate calls this method instead");
+  app->add_flag("--candidate-freeze", f->candidate.freeze, "TorchScript: freeze the candidate");
+  app->add_flag("--candidate-optimize-for-inference", f->candidate.optimize_for_inference,
+                "TorchScript: optimize_for_inference the candidate (freezes as well)");
+  app->add_flag("--candidate-channels-last", f->candidate.channels_last, "the candidate in channels-last layout");
+  app->add_option("--rtol", f->check.rtol, "output check: relative tolerance (with --atol; your choice, no default)");
+  app->add_option("--atol", f->check.atol, "output check: absolute tolerance (with --rtol)");
+  app->add_option("--check-dtype", f->check.check_dtype,
+                  "cast both outputs to this dtype before --rtol/--atol: float32 | float64 | bfloat16 | float16");
+  app->add_flag("--allow-non-finite", f->check.allow_non_finite, "NaN/Inf outputs do not fail the check by themselves");
+  app->add_option("--check-module", f->check.check_module,
                   "a saved TorchScript module called with (baseline output, candidate output): None/True "
                   "passes, False or an assert fails");
+  app->add_flag("--no-check", f->check.no_check, "run no output check (output_check: not_provided)");
   app->add_flag("--reverse", f->reverse, "time the candidate first, to check order effects");
   app->add_option("--rounds", f->rounds,
                   "timing rounds in alternating order (baseline, candidate, candidate, baseline ...)")
@@ -114,7 +255,7 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
 absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& f) {
   v1::JobSpec spec;
   if (absl::Status s = FillRun(f.run, &spec); !s.ok()) return s;
-  absl::StatusOr<v1::WorkloadSpec> w = Workload(f.model, "--execution-mode", f.execution_mode, "--dtype", f.dtype);
+  absl::StatusOr<v1::WorkloadSpec> w = Workload(f.model, "--torchscript", f.model.torchscript, f.variant, kMeasureNames);
   if (!w.ok()) return w.status();
   *spec.mutable_measure()->mutable_workload() = *std::move(w);
   return spec;
@@ -123,13 +264,20 @@ absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& f) {
 absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   v1::JobSpec spec;
   if (absl::Status s = FillRun(f.run, &spec); !s.ok()) return s;
-  absl::StatusOr<v1::WorkloadSpec> baseline = Workload(f.model, "--baseline-mode", f.baseline_mode, "--dtype", "float32");
+  if (f.baseline_file.empty() != f.candidate_file.empty())
+    return FlagError(f.baseline_file.empty() ? "--baseline" : "--candidate",
+                     "give both --baseline FILE and --candidate FILE (or --torchscript FILE for both sides)");
+  if (!f.baseline_file.empty() && !f.model.torchscript.empty())
+    return FlagError("--torchscript", "names one module for both sides; with --baseline and --candidate leave it out");
+  const bool two_files = !f.baseline_file.empty();
+  absl::StatusOr<v1::WorkloadSpec> baseline =
+      Workload(f.model, two_files ? "--baseline" : "--torchscript", two_files ? f.baseline_file : f.model.torchscript,
+               f.baseline, kBaselineNames);
   if (!baseline.ok()) return baseline.status();
   absl::StatusOr<v1::WorkloadSpec> candidate =
-      Workload(f.model, "--candidate-mode", f.candidate_mode, "--candidate-dtype", f.candidate_dtype);
+      Workload(f.model, two_files ? "--candidate" : "--torchscript", two_files ? f.candidate_file : f.model.torchscript,
+               f.candidate, kCandidateNames);
   if (!candidate.ok()) return candidate.status();
-  if (!(f.rtol >= 0) || !std::isfinite(f.rtol)) return FlagError("--rtol", absl::StrFormat("must be a number >= 0, got %g", f.rtol));
-  if (!(f.atol >= 0) || !std::isfinite(f.atol)) return FlagError("--atol", absl::StrFormat("must be a number >= 0, got %g", f.atol));
   v1::CompareJob* job = spec.mutable_compare();
   *job->mutable_baseline() = *std::move(baseline);
   *job->mutable_candidate() = *std::move(candidate);
@@ -137,18 +285,7 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   if (f.rounds < 1 || f.rounds > 100)
     return FlagError("--rounds", absl::StrFormat("must be 1..100, got %d", f.rounds));
   job->set_rounds(f.rounds);
-  if (f.no_check && !f.check_module.empty())
-    return FlagError("--check-module", "cannot be combined with --no-check");
-  if (f.no_check) {
-    job->mutable_check()->set_skip(true);
-  } else if (!f.check_module.empty()) {
-    absl::StatusOr<std::string> bytes = ReadFile(f.check_module);
-    if (!bytes.ok()) return FlagError("--check-module", std::string(bytes.status().message()));
-    job->mutable_check()->mutable_torchscript()->set_module_bytes(*bytes);
-  } else {
-    job->mutable_check()->mutable_declarative()->set_rtol(f.rtol);
-    job->mutable_check()->mutable_declarative()->set_atol(f.atol);
-  }
+  if (absl::Status s = FillCheck(f.check, job->mutable_check()); !s.ok()) return s;
   return spec;
 }
 

@@ -1,11 +1,15 @@
 // Command-line flags that describe a job, and their translation into a JobSpec. No gRPC,
 // no LibTorch. Every error is InvalidArgument naming the flag (or the job file's field)
-// and the accepted values.
+// and the accepted values. Inputs and metadata: client/input_flags.h.
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/input_flags.h"
 #include "proto/service.pb.h"
 
 namespace CLI {
@@ -22,43 +26,72 @@ struct RunFlags {
   std::string label;                // --label: free text shown in listings
 };
 
-// The workload(s): a built-in or a TorchScript file (sent to the daemon as bytes).
+// The model and what it is fed: shared by both sides of a comparison.
 struct ModelFlags {
-  std::string model = "linear";     // --model: linear | resnet18 | bert
-  std::string torchscript;          // --torchscript FILE: a saved TorchScript module instead
+  std::string model;                // --model: linear | resnet18 | bert ("" with no file: linear)
+  std::string torchscript;          // --torchscript FILE: a saved TorchScript module (sent as bytes)
   std::string method;               // --method: the module's method (default forward)
   std::string device = "cpu";       // --device: cpu | cuda:N
+  std::vector<InputFlag> inputs;    // --input / --input-file, in command-line order
+  std::vector<std::string> metadata;  // --metadata KEY=VALUE
+  double work_units = 0;            // --work-units: TorchScript work per call (default dim 0 of input 0)
+  std::string work_unit;            // --work-unit: e.g. images (default samples)
+};
+
+// How one side runs the model: the changes a comparison can make to its candidate.
+struct VariantFlags {
+  std::string mode = "batch";       // execution mode: batch | per_sample
+  std::string dtype = "float32";    // precision: float32 | bfloat16 | float16
+  std::string method;               // "": ModelFlags::method
+  bool freeze = false;              // TorchScript only: torch::jit::freeze
+  bool optimize_for_inference = false;  // TorchScript only (freezes as well)
+  bool channels_last = false;       // 4-D weights and inputs in channels-last layout
 };
 
 struct MeasureFlags {
   ModelFlags model;
   RunFlags run;
-  std::string execution_mode = "batch";  // --execution-mode: batch | per_sample
-  std::string dtype = "float32";         // --dtype: float32 | bfloat16 | float16
+  VariantFlags variant;             // --execution-mode, --dtype, --freeze, --optimize-for-inference, --channels-last
+};
+
+// The output check of a comparison: exactly one of rtol+atol, a check module, or none.
+// TorchScan does not choose a tolerance, so nothing here has a default one.
+struct CheckFlags {
+  double rtol = std::numeric_limits<double>::quiet_NaN();  // --rtol (NaN: not given)
+  double atol = std::numeric_limits<double>::quiet_NaN();  // --atol (NaN: not given)
+  std::string check_dtype;          // --check-dtype: cast both outputs first (float32 ...)
+  bool allow_non_finite = false;    // --allow-non-finite: NaN/Inf outputs do not fail by themselves
+  std::string check_module;         // --check-module FILE: a TorchScript check module instead
+  bool no_check = false;            // --no-check: output_check not_provided
 };
 
 struct CompareFlags {
   ModelFlags model;
   RunFlags run;
-  std::string baseline_mode = "per_sample";  // --baseline-mode
-  std::string candidate_mode = "batch";      // --candidate-mode
-  std::string candidate_dtype = "float32";   // --candidate-dtype
-  double rtol = 1e-4;               // --rtol
-  double atol = 1e-5;               // --atol
-  bool no_check = false;            // --no-check: output_check not_provided
-  std::string check_module;         // --check-module FILE: a TorchScript check module instead of rtol/atol
+  std::string baseline_file;        // --baseline FILE: the baseline's TorchScript module
+  std::string candidate_file;       // --candidate FILE: the candidate's (with --baseline)
+  VariantFlags baseline;            // --baseline-mode
+  VariantFlags candidate;           // --candidate-mode, -dtype, -method, -freeze, -optimize-for-inference, -channels-last
+  CheckFlags check;
   bool reverse = false;             // --reverse: time the candidate first
   int rounds = 1;                   // --rounds: alternating timing rounds (1..100)
 };
 
+// The guide's benchmark_comparison: per-sample baseline, batched candidate, and the guide's
+// own tolerance (rtol 1e-4, atol 1e-5) stated explicitly in the job.
+CompareFlags GuideExampleFlags();
+
 // Registers the flags on `app` (the guide's example uses AddExampleFlags: a subset).
-void AddModelFlags(CLI::App* app, ModelFlags* flags);
-void AddRunFlags(CLI::App* app, RunFlags* flags);
 void AddMeasureFlags(CLI::App* app, MeasureFlags* flags);
 void AddCompareFlags(CLI::App* app, CompareFlags* flags);
 void AddExampleFlags(CLI::App* app, CompareFlags* flags);
 
+// `--help` text of measure and compare: a worked example for a user's own model.
+extern const char* const kMeasureExamples;
+extern const char* const kCompareExamples;
+
 absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& flags);
+// Also refuses a comparison without its check, naming "--rtol/--atol", and the three choices.
 absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& flags);
 
 // A JobSpec from a JSON job file (the schema's JSON mapping, strict): InvalidArgument

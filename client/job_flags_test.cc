@@ -2,14 +2,29 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <limits>
 
 #include <gtest/gtest.h>
 
 namespace torchscan {
 namespace {
 
+// A comparison that states its tolerance, as every comparison must.
+CompareFlags WithTolerance(CompareFlags f = {}) {
+  f.check.rtol = 1e-3;
+  f.check.atol = 1e-6;
+  return f;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
 TEST(JobFlags, ExampleDefaultsArePerSampleVersusBatchWithTheGuideTolerances) {
-  absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(CompareFlags{});
+  absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(GuideExampleFlags());
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->compare().baseline().model().builtin(), v1::ModelSpec::linear);
   EXPECT_EQ(spec->compare().baseline().execution_mode(), v1::WorkloadSpec::per_sample);
@@ -21,6 +36,75 @@ TEST(JobFlags, ExampleDefaultsArePerSampleVersusBatchWithTheGuideTolerances) {
   EXPECT_FALSE(spec->options().rss());
 }
 
+TEST(JobFlags, ACompareWithoutItsCheckIsRefusedWithTheThreeChoices) {
+  absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(CompareFlags{});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  for (const char* text : {"--rtol/--atol:", "does not choose a tolerance", "--check-module FILE", "--no-check"})
+    EXPECT_NE(spec.status().message().find(text), std::string::npos) << spec.status();
+  CompareFlags rtol_only;
+  rtol_only.check.rtol = 0.01;
+  EXPECT_EQ(CompareSpecFromFlags(rtol_only).status().message().rfind("--atol: required with --rtol", 0), 0u);
+}
+
+TEST(JobFlags, CompareDefaultsToTheSameModeOnBothSides) {
+  absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(WithTolerance());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->compare().baseline().execution_mode(), v1::WorkloadSpec::batch);
+  EXPECT_EQ(spec->compare().candidate().execution_mode(), v1::WorkloadSpec::batch);
+  EXPECT_DOUBLE_EQ(spec->compare().check().declarative().rtol(), 1e-3);
+  EXPECT_DOUBLE_EQ(spec->compare().check().declarative().atol(), 1e-6);
+}
+
+TEST(JobFlags, TwoModuleFilesWithInputsMetadataAndCandidateChanges) {
+  const std::string a = WriteTemp("a.pt", "module a"), b = WriteTemp("b.pt", "module b");
+  CompareFlags f = WithTolerance();
+  f.baseline_file = a;
+  f.candidate_file = b;
+  f.model.inputs = {{"--input", "64x256"}};
+  f.model.metadata = {"dataset_revision=v3"};
+  f.model.work_unit = "rows";
+  f.candidate.method = "forward_fast";
+  f.candidate.optimize_for_inference = true;
+  f.candidate.dtype = "bfloat16";
+  f.check.check_dtype = "float32";
+  absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(f);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const v1::WorkloadSpec& base = spec->compare().baseline();
+  const v1::WorkloadSpec& cand = spec->compare().candidate();
+  EXPECT_EQ(base.model().torchscript().module_bytes(), "module a");
+  EXPECT_EQ(base.model().torchscript().source_name(), a);
+  EXPECT_EQ(cand.model().torchscript().module_bytes(), "module b");
+  EXPECT_EQ(base.model().torchscript().method(), "");
+  EXPECT_EQ(cand.model().torchscript().method(), "forward_fast");
+  EXPECT_FALSE(base.optimize_for_inference());
+  EXPECT_TRUE(cand.optimize_for_inference());
+  EXPECT_EQ(base.dtype(), v1::WorkloadSpec::float32);
+  EXPECT_EQ(cand.dtype(), v1::WorkloadSpec::bfloat16);
+  for (const v1::WorkloadSpec* w : {&base, &cand}) {
+    ASSERT_EQ(w->inputs_size(), 1);
+    EXPECT_EQ(w->inputs(0).generated().shape(1), 256);
+    EXPECT_EQ(w->input_metadata().at("dataset_revision"), "v3");
+    EXPECT_EQ(w->work_unit(), "rows");
+  }
+  EXPECT_EQ(spec->compare().check().declarative().compare_dtype(), v1::DeclarativeCheck::float32);
+}
+
+TEST(JobFlags, OneModuleFileServesBothSides) {
+  CompareFlags f = WithTolerance();
+  f.model.torchscript = WriteTemp("m.pt", "module m");
+  f.model.inputs = {{"--input", "8x4"}};
+  f.candidate.freeze = true;
+  f.candidate.channels_last = true;
+  absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(f);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->compare().baseline().model().torchscript().module_bytes(), "module m");
+  EXPECT_EQ(spec->compare().candidate().model().torchscript().module_bytes(), "module m");
+  EXPECT_TRUE(spec->compare().candidate().freeze());
+  EXPECT_TRUE(spec->compare().candidate().channels_last());
+  EXPECT_FALSE(spec->compare().baseline().freeze());
+}
+
 TEST(JobFlags, CompareFlagsReachTheSpec) {
   CompareFlags f;
   f.model.model = "bert";
@@ -28,7 +112,7 @@ TEST(JobFlags, CompareFlagsReachTheSpec) {
   f.run.min_run_time = 1;
   f.run.rss = true;
   f.reverse = true;
-  f.no_check = true;
+  f.check.no_check = true;
   absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(f);
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->compare().candidate().model().builtin(), v1::ModelSpec::bert);
@@ -39,24 +123,40 @@ TEST(JobFlags, CompareFlagsReachTheSpec) {
 }
 
 TEST(JobFlags, EachBadFlagIsNamed) {
+  const std::string module = WriteTemp("module.pt", "module");
   const std::vector<std::pair<std::function<void(CompareFlags&)>, std::string>> cases = {
       {[](CompareFlags& f) { f.model.model = "gpt2"; }, "--model"},
       {[](CompareFlags& f) { f.model.model = "builtin_unspecified"; }, "--model"},
       {[](CompareFlags& f) { f.run.threads = 0; }, "--threads"},
       {[](CompareFlags& f) { f.run.min_run_time = -1; }, "--min-run-time"},
       {[](CompareFlags& f) { f.run.min_run_time = std::nan(""); }, "--min-run-time"},
-      {[](CompareFlags& f) { f.candidate_mode = "turbo"; }, "--candidate-mode"},
-      {[](CompareFlags& f) { f.candidate_dtype = "int8"; }, "--candidate-dtype"},
-      {[](CompareFlags& f) { f.rtol = -1; }, "--rtol"},
-      {[](CompareFlags& f) { f.atol = std::nan(""); }, "--atol"},
+      {[](CompareFlags& f) { f.candidate.mode = "turbo"; }, "--candidate-mode"},
+      {[](CompareFlags& f) { f.candidate.dtype = "int8"; }, "--candidate-dtype"},
+      {[](CompareFlags& f) { f.check.rtol = -1; }, "--rtol"},
+      {[](CompareFlags& f) { f.check.atol = std::numeric_limits<double>::infinity(); }, "--atol"},
+      {[](CompareFlags& f) { f.check.check_dtype = "int8"; }, "--check-dtype"},
       {[](CompareFlags& f) { f.model.method = "forward"; }, "--method"},
+      {[](CompareFlags& f) { f.candidate.method = "fast"; }, "--candidate-method"},
+      {[](CompareFlags& f) { f.candidate.freeze = true; }, "--candidate-freeze"},
+      {[](CompareFlags& f) { f.candidate.optimize_for_inference = true; }, "--candidate-optimize-for-inference"},
+      {[](CompareFlags& f) { f.model.work_unit = "rows"; }, "--work-unit"},
       {[](CompareFlags& f) { f.model.torchscript = "/no/such/module.pt"; }, "--torchscript"},
-      {[](CompareFlags& f) { f.check_module = "/no/such/check.pt"; }, "--check-module"},
+      {[&](CompareFlags& f) { f.model.torchscript = module; }, "--input"},  // a module needs its inputs
+      {[&](CompareFlags& f) { f.model.torchscript = module; f.model.model = "linear"; }, "--model"},
+      {[&](CompareFlags& f) { f.baseline_file = module; }, "--candidate"},
+      {[&](CompareFlags& f) { f.candidate_file = module; }, "--baseline"},
+      {[&](CompareFlags& f) { f.baseline_file = f.candidate_file = f.model.torchscript = module; }, "--torchscript"},
+      {[](CompareFlags& f) { f.model.inputs = {{"--input", "4y4"}}; }, "--input"},
+      {[](CompareFlags& f) { f.model.inputs = {{"--input-file", "/no/such/x.pt"}}; }, "--input-file"},
+      {[](CompareFlags& f) { f.model.metadata = {"seed=3"}; }, "--metadata"},
+      {[](CompareFlags& f) { f.check.check_module = "/no/such/check.pt"; f.check.rtol = f.check.atol = std::nan(""); },
+       "--check-module"},
       {[](CompareFlags& f) { f.rounds = 0; }, "--rounds"},
-      {[](CompareFlags& f) { f.check_module = "/x.pt"; f.no_check = true; }, "--check-module"},
+      {[](CompareFlags& f) { f.check.check_module = "/x.pt"; }, "--check-module"},  // and --rtol/--atol
+      {[](CompareFlags& f) { f.check.no_check = true; }, "--no-check"},             // and --rtol/--atol
   };
   for (const auto& [mutate, flag] : cases) {
-    CompareFlags f;
+    CompareFlags f = WithTolerance();
     mutate(f);
     absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(f);
     ASSERT_FALSE(spec.ok()) << flag;
@@ -67,17 +167,11 @@ TEST(JobFlags, EachBadFlagIsNamed) {
 TEST(JobFlags, MeasureFlagsReachTheSpec) {
   MeasureFlags f;
   f.model.model = "resnet18";
-  f.execution_mode = "per_sample";
+  f.variant.mode = "per_sample";
   absl::StatusOr<v1::JobSpec> spec = MeasureSpecFromFlags(f);
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->measure().workload().model().builtin(), v1::ModelSpec::resnet18);
   EXPECT_EQ(spec->measure().workload().execution_mode(), v1::WorkloadSpec::per_sample);
-}
-
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
-  std::ofstream(path) << text;
-  return path;
 }
 
 TEST(LoadJobFile, ReadsTheJsonMapping) {

@@ -50,16 +50,18 @@ int main(int argc, char** argv) {
   MeasureFlags measure_flags;
   CLI::App* measure = app.add_subcommand("measure", "measure one workload");
   AddMeasureFlags(measure, &measure_flags);
+  measure->footer(kMeasureExamples);
   measure->add_option("--job", job_file, "a JSON job file (JobSpec) instead of the flags");
   measure->add_option("--output", output, "folder for report.json and report.html");
 
   CompareFlags compare_flags;
   CLI::App* compare = app.add_subcommand("compare", "compare a baseline and a candidate workload, with an output check");
   AddCompareFlags(compare, &compare_flags);
+  compare->footer(kCompareExamples);
   compare->add_option("--job", job_file, "a JSON job file (JobSpec) instead of the flags");
   compare->add_option("--output", output, "folder for comparison.json and comparison.html");
 
-  CompareFlags example_flags;
+  CompareFlags example_flags = GuideExampleFlags();
   CLI::App* example = app.add_subcommand(
       "example", "the guide's benchmark_comparison: one sample at a time versus one batch");
   AddExampleFlags(example, &example_flags);
