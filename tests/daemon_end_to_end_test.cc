@@ -17,6 +17,7 @@
 #include "report/json_io.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
+#include "tests/label_rule.h"
 
 namespace torchscan::e2e {
 namespace {
@@ -43,27 +44,34 @@ TEST(DaemonEndToEnd, MeasureWritesReportAndPage) {
   EXPECT_NE(r.out.find("samples/s"), std::string::npos) << r.out;  // the terminal summary
 }
 
-TEST(DaemonEndToEnd, CompareWithPassingCheckLabelsTheBatch) {
+const std::vector<std::string> kGuideCompare = {"compare", "--baseline-mode", "per_sample", "--rtol", "1e-4",
+                                                "--atol", "1e-5"};
+
+TEST(DaemonEndToEnd, CompareWithPassingCheckLabelsByTheGuideRule) {
   TestDaemon d(TempDir("compare_pass"));
   const std::string out = TempDir("compare_pass_out");
-  const CommandResult r = d.Client({"compare", "--min-run-time", "0.05", "--output", out});
+  const CommandResult r = d.Client(With(kGuideCompare, {"--min-run-time", "0.05", "--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);
-  EXPECT_EQ(c->latency_change(), v1::Comparison::faster) << c->latency_change_reason();
+  EXPECT_TRUE(LabelFollowsTheGuideRule(*c));
   EXPECT_TRUE(Exists(out + "/comparison.html"));
 }
 
 TEST(DaemonEndToEnd, CompareWithFailingCheckWithholdsDeltasAndLabel) {
   TestDaemon d(TempDir("compare_fail"));
   const std::string out = TempDir("compare_fail_out");
-  const CommandResult r = d.Client({"compare", "--min-run-time", "0.02", "--candidate-dtype", "bfloat16", "--rtol",
-                                    "0", "--atol", "0", "--output", out});
+  const CommandResult r = d.Client({"compare", "--baseline-mode", "per_sample", "--min-run-time", "0.02",
+                                    "--candidate-dtype", "bfloat16", "--rtol", "0", "--atol", "0", "--check-dtype",
+                                    "float32", "--output", out});
   ASSERT_EQ(r.exit_code, 1) << r.err;  // the documented exit code of a failed check
   absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::failed);
+  // Failed by the tolerance (0) on values cast to float32, not by the dtype difference.
+  EXPECT_NE(c->output_check().message().find("elements differ beyond rtol=0, atol=0"), std::string::npos)
+      << c->output_check().message();
   EXPECT_EQ(c->latency_change(), v1::Comparison::unavailable);
   for (const v1::MetricDelta& delta : c->deltas()) EXPECT_FALSE(delta.known() || delta.has_delta()) << delta.name();
   // A precision change is a candidate change, listed, not an incompatibility.
@@ -101,7 +109,7 @@ TEST(DaemonEndToEnd, TorchScriptCheckModulesPassAndFail) {
 TEST(DaemonEndToEnd, AlternatingRoundsPoolBlocksAndKeepEachRound) {
   TestDaemon d(TempDir("rounds"));
   const std::string out = TempDir("rounds_out");
-  const CommandResult r = d.Client({"compare", "--rounds", "2", "--min-run-time", "0.02", "--output", out});
+  const CommandResult r = d.Client(With(kGuideCompare, {"--rounds", "2", "--min-run-time", "0.02", "--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -114,7 +122,7 @@ TEST(DaemonEndToEnd, AlternatingRoundsPoolBlocksAndKeepEachRound) {
   }
   EXPECT_EQ(c->before().timing().rounds(0).position(), "first");
   EXPECT_EQ(c->before().timing().rounds(1).position(), "second");
-  EXPECT_EQ(c->latency_change(), v1::Comparison::faster);
+  EXPECT_TRUE(LabelFollowsTheGuideRule(*c));
 }
 
 TEST(DaemonEndToEnd, CancelStopsARunningJobAndTheNextRuns) {

@@ -266,7 +266,7 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
             "spec.options.min_blocks");
   t.JobFile("rtol NaN", file("rtol_nan", CompareJob(R"("declarative": {"rtol": "NaN"})")), kBadInput,
             "spec.compare.check.declarative.rtol");
-  t.JobFile("atol negative", file("atol_negative", CompareJob(R"("declarative": {"atol": -1e-5})")), kBadInput,
+  t.JobFile("atol negative", file("atol_negative", CompareJob(R"("declarative": {"rtol": 1e-4, "atol": -1e-5})")), kBadInput,
             "spec.compare.check.declarative.atol");
   t.JobFile("rtol -Infinity", file("rtol_inf", CompareJob(R"("declarative": {"rtol": "-Infinity"})")), kBadInput,
             "spec.compare.check.declarative.rtol");
@@ -285,6 +285,20 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
   t.JobFile("empty workload", file("workload_empty", MeasureJob("")), kBadInput, "spec.measure.workload.model");
   t.JobFile("measure without a workload", file("no_workload", R"({"measure": {}})"), kBadInput,
             "spec.measure.workload");
+  t.JobFile("compare without a check", file("no_check", R"({"compare": {"baseline": {"model": {"builtin": "linear"}},
+             "candidate": {"model": {"builtin": "linear"}}}})"), kBadInput, "spec.compare.check");
+  t.JobFile("compare with check.skip false", file("skip_false", CompareJob(R"("skip": false)")), kBadInput,
+            "spec.compare.check.skip");
+  t.JobFile("rtol without atol", file("rtol_only", CompareJob(R"("declarative": {"rtol": 0.01})")), kBadInput,
+            "spec.compare.check.declarative.atol");
+  t.JobFile("unknown compare_dtype", file("compare_dtype", CompareJob(R"("declarative": {"rtol": 0, "atol": 0, "compare_dtype": "int8"})")),
+            kBadInput, "compare_dtype");
+  t.JobFile("input_metadata key seed",
+            file("metadata_seed", MeasureJob(std::string(kLinear) + R"(, "input_metadata": {"seed": "1"})")), kBadInput,
+            "spec.measure.workload.input_metadata");
+  t.JobFile("input_metadata key with a NUL byte",
+            file("metadata_nul", MeasureJob(std::string(kLinear) + R"(, "input_metadata": {"a\u0000b": "1"})")), kBadInput,
+            "spec.measure.workload.input_metadata");
   t.JobFile("compare without a candidate",
             file("no_candidate", R"({"compare": {"baseline": {"model": {"builtin": "linear"}}}})"), kBadInput,
             "spec.compare.candidate");
@@ -351,6 +365,11 @@ void AddWorkerCases(Table& t, const std::string& dir, const std::string& truncat
   t.JobFile("tensor_file /dev/zero",
             file("tensor_dev_zero", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"tensor_file": "/dev/zero"}])")),
             kJobFailed, "tensor_file");
+  // torch.save(..., _use_new_zipfile_serialization=False): a pickle, which LibTorch cannot read.
+  const std::string legacy = Write(dir + "/legacy.pt", std::string("\x80\x02\x8a\x0alp", 6));
+  t.JobFile("tensor_file in torch.save's legacy format",
+            file("tensor_legacy", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"tensor_file": ")" + legacy + R"("}])")),
+            kJobFailed, "legacy format");
   t.JobFile("module path escaping to /etc/passwd",
             file("ts_passwd", MeasureJob(R"("model": {"torchscript": {"path": "../../../../../../../../etc/passwd"}})" + inputs)),
             kJobFailed, "model.torchscript.path");
@@ -369,14 +388,28 @@ void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
   t.Client("--threads 99999", {"measure", "--threads", "99999"}, kBadInput, "--threads");
   t.Client("--min-run-time nan", {"measure", "--min-run-time", "nan"}, kBadInput, "--min-run-time");
   t.Client("--min-run-time inf", {"measure", "--min-run-time", "inf"}, kBadInput, "--min-run-time");
-  t.Client("--rtol nan", {"compare", "--rtol", "nan"}, kBadInput, "--rtol");
-  t.Client("--atol -1", {"compare", "--atol", "-1"}, kBadInput, "--atol");
+  t.Client("compare without a check", {"compare"}, kBadInput, "--rtol/--atol");
+  t.Client("--rtol without --atol", {"compare", "--rtol", "0.01"}, kBadInput, "--atol");
+  t.Client("--rtol nan", {"compare", "--rtol", "nan", "--atol", "0"}, kBadInput, "--rtol");
+  t.Client("--atol -1", {"compare", "--rtol", "0", "--atol", "-1"}, kBadInput, "--atol");
+  t.Client("--check-dtype int8", {"compare", "--rtol", "0", "--atol", "0", "--check-dtype", "int8"}, kBadInput,
+           "--check-dtype");
+  t.Client("--input 64y256", {"measure", "--input", "64y256"}, kBadInput, "--input");
+  t.Client("--input-file missing", {"measure", "--input-file", dir + "/missing.pt"}, kBadInput, "--input-file");
+  t.Client("--metadata without =", {"measure", "--metadata", "dataset"}, kBadInput, "--metadata");
+  t.Client("--metadata seed", {"measure", "--metadata", "seed=2"}, kBadInput, "--metadata");
+  t.Client("--baseline without --candidate", {"compare", "--baseline", empty, "--no-check"}, kBadInput, "--candidate");
+  t.Client("--candidate-freeze on a built-in", {"compare", "--candidate-freeze", "--no-check"}, kBadInput,
+           "--candidate-freeze");
+  t.Client("--torchscript without --input", {"measure", "--torchscript", empty}, kBadInput, "--input");
   t.Client("--rounds 0", {"compare", "--rounds", "0"}, kBadInput, "--rounds");
   t.Client("--model gpt5", {"measure", "--model", "gpt5"}, kBadInput, "--model");
   t.Client("--execution-mode sideways", {"measure", "--execution-mode", "sideways"}, kBadInput, "--execution-mode");
   t.Client("--device tpu", {"measure", "--device", "tpu"}, kBadInput, "spec.measure.workload.device");
-  t.Client("--device cuda:99", {"compare", "--device", "cuda:99"}, kBadInput, "spec.compare.baseline.device");
-  t.Client("--torchscript empty file", {"measure", "--torchscript", empty}, kBadInput, "module_bytes");
+  t.Client("--device cuda:99", {"compare", "--device", "cuda:99", "--no-check"}, kBadInput,
+           "spec.compare.baseline.device");
+  t.Client("--torchscript empty file", {"measure", "--torchscript", empty, "--input", "2x128"}, kBadInput,
+           "module_bytes");
   t.Client("--torchscript missing file", {"measure", "--torchscript", empty + ".missing"}, kBadInput,
            "--torchscript");
   t.Client("--torchscript a folder", {"measure", "--torchscript", dir}, kBadInput, "--torchscript");
@@ -475,11 +508,19 @@ void AddGrpcCases(Table& t, const std::string& good_id) {
              g->set_dtype(static_cast<v1::GeneratedTensor::DType>(9));
            }),
            StatusCode::INVALID_ARGUMENT, "spec.measure.workload.inputs[0].generated.dtype");
-  t.Submit("Submit check oneof unset in a compare with rounds -1",
+  t.Submit("Submit check oneof unset in a compare",
            GoodSpecWith([](v1::JobSpec* s) {
              v1::CompareJob* c = s->mutable_compare();
              c->mutable_baseline()->mutable_model()->set_builtin(v1::ModelSpec::linear);
              c->mutable_candidate()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+           }),
+           StatusCode::INVALID_ARGUMENT, "spec.compare.check");
+  t.Submit("Submit compare with rounds -1",
+           GoodSpecWith([](v1::JobSpec* s) {
+             v1::CompareJob* c = s->mutable_compare();
+             c->mutable_baseline()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+             c->mutable_candidate()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+             c->mutable_check()->set_skip(true);
              c->set_rounds(-1);
            }),
            StatusCode::INVALID_ARGUMENT, "spec.compare.rounds");
