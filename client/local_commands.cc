@@ -2,22 +2,50 @@
 
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "client/exit_codes.h"
 #include "client/job_commands.h"
 #include "core/compare.h"
+#include "report/evidence_view.h"
+#include "report/format.h"
 #include "report/json_io.h"
 #include "report/render_by_format.h"
 
 namespace torchscan {
+namespace {
+
+// `text` as one shell word: unchanged when it holds only safe characters, else single-quoted.
+std::string ShellWord(const std::string& text) {
+  const bool safe = !text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                            "0123456789_-+=.,/:@%") == std::string::npos;
+  return safe ? text : "'" + absl::StrReplaceAll(text, {{"'", "'\\''"}}) + "'";
+}
+
+}  // namespace
 
 int RenderCommand(const ClientContext& ctx, const std::string& input, const std::string& output,
-                  const std::string& format) {
+                  const std::string& format, const std::string& run) {
   RenderOptions options;
   options.color = ctx.color;
   absl::StatusOr<std::unique_ptr<Renderer>> renderer = RenderByFormat(format, options);
   if (!renderer.ok()) return ReportError(absl::InvalidArgumentError("--format: " + std::string(renderer.status().message())));
   absl::StatusOr<Evidence> evidence = LoadEvidence(input);
   if (!evidence.ok()) return ReportError(evidence.status());
+  // The two messages below quote the evidence (run names, the check's message): made terminal-safe.
+  if (!run.empty()) {
+    absl::StatusOr<v1::BenchmarkReport> one = SelectRun(*evidence, run);
+    if (!one.ok())
+      return ReportError(absl::InvalidArgumentError(
+          TerminalSafe(absl::StrCat("--run ", run, ": ", input, ": ", one.status().message()))));
+    *evidence = *std::move(one);
+  }
+  if (absl::Status accepts = (*renderer)->Accepts(*evidence); !accepts.ok()) {
+    const std::string one_run = absl::StrCat("torchscan-client render ", ShellWord(input), " --run before --format ",
+                                             format, " (then --run after)");
+    return ReportError(absl::Status(
+        accepts.code(), TerminalSafe(absl::StrCat("--format ", format, ": ", accepts.message(), ": ", one_run))));
+  }
   const std::string text = (*renderer)->Render(*evidence);
   if (output.empty() || output == "-") {
     std::fputs(text.c_str(), stdout);

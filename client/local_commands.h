@@ -7,11 +7,16 @@
 
 namespace torchscan {
 
-// `render IN.json [-o OUT] [--format html|terminal|markdown|csv|gbench]`: IN is a report or
-// a comparison (strictly loaded); without -o the output goes to stdout. A comparison's saved
-// check status is rendered as saved; nothing is rerun.
+// `render IN.json [-o OUT] [--format html|terminal|markdown|csv|gbench] [--run RUN]`: IN is a
+// report or a comparison (strictly loaded); without -o the output goes to stdout. A
+// comparison's saved check status is rendered as saved; nothing is rerun. `run` (empty: the
+// whole file) selects one run of a comparison, "before", "after" or a run's name, rendered as
+// a plain report (SelectRun of report/evidence_view.h). A format that refuses the evidence
+// (Renderer::Accepts: gbench of a comparison whose numbers are withheld) exits 2 with its
+// reason and the exact `render IN --run before --format F` command that exports one run;
+// nothing is written. Bad --format, --run or -o: exit 2 naming the flag.
 int RenderCommand(const ClientContext& ctx, const std::string& input, const std::string& output,
-                  const std::string& format);
+                  const std::string& format, const std::string& run);
 
 // `compare-reports BEFORE.json AFTER.json [--output DIR]`: the comparison rules over two saved
 // reports, with no output check (output_check: not_provided).

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", ctx.json, "machine-readable JSON on stdout");
   app.add_flag("--color", ctx.color, "ANSI colours in summaries");
 
-  std::string output, job_file, id, state, format = "html", input, before, after;
+  std::string output, job_file, id, state, format = "html", input, before, after, run;
   int limit = 0;
 
   CLI::App* info = app.add_subcommand("info", "the daemon's hardware, software, devices and configuration");
@@ -82,7 +82,11 @@ int main(int argc, char** argv) {
   CLI::App* render = app.add_subcommand("render", "render a saved report or comparison (no daemon)");
   render->add_option("input", input, "report or comparison JSON")->required();
   render->add_option("-o,--output", output, "output file (default stdout)");
-  render->add_option("--format", format, "html | terminal | markdown | csv | gbench")->capture_default_str();
+  render->add_option("--format", format,
+                     "html | terminal | markdown | csv | gbench (gbench refuses a comparison whose check failed or "
+                     "whose runs are not comparable: export its runs one by one with --run)")
+      ->capture_default_str();
+  render->add_option("--run", run, "one run of a comparison, rendered as a plain report: before, after or its name");
 
   CLI::App* compare_reports = app.add_subcommand("compare-reports", "compare two saved reports, no output check");
   compare_reports->add_option("before", before, "before report JSON")->required();
@@ -112,7 +116,7 @@ int main(int argc, char** argv) {
   if (*cancel) return CancelJobCommand(ctx, id);
   if (*watch) return WatchJobCommand(ctx, id);
   if (*fetch) return FetchJobCommand(ctx, id, output);
-  if (*render) return RenderCommand(ctx, input, output, format);
+  if (*render) return RenderCommand(ctx, input, output, format, run);
   if (*compare_reports) return CompareReportsCommand(ctx, before, after, output);
   return 2;
 }

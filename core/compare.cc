@@ -6,11 +6,12 @@
 #include <ctime>
 #include <string>
 
-#include "absl/strings/str_format.h"
+#include "absl/strings/str_cat.h"
 #include "core/compatibility.h"
 #include "core/deltas.h"
 #include "core/latency_runner.h"
 #include "core/statistics.h"
+#include "report/format.h"
 
 namespace torchscan {
 namespace {
@@ -48,8 +49,8 @@ void Label(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, 
   } else {
     c->set_latency_change(change < 0 ? v1::Comparison::faster : v1::Comparison::slower);
   }
-  c->set_latency_change_reason(absl::StrFormat(
-      "median change %+.6g s vs larger IQR %.6g s: %s", change, spread,
+  c->set_latency_change_reason(absl::StrCat(
+      "median change ", FormatSignedMetric(change, "s"), " vs larger IQR ", FormatSeconds(spread), ": ",
       std::fabs(change) <= spread ? "no larger than the spread" : "larger than the spread"));
 
   v1::LatencyEvidence* e = c->mutable_evidence();

@@ -85,6 +85,21 @@ TEST(CompareBenchmarks, ChangeNoLargerThanLargerIqrIsWithinVariability) {
   EXPECT_EQ(CompareBenchmarks(Report(kSlow), Report(shifted)).latency_change(), v1::Comparison::within_variability);
 }
 
+std::vector<double> Microseconds(const std::vector<double>& values) {
+  std::vector<double> scaled;
+  for (double v : values) scaled.push_back(v * 1e-6);
+  return scaled;
+}
+
+TEST(CompareBenchmarks, ReasonStatesTheRuleInHumanUnits) {
+  EXPECT_EQ(CompareBenchmarks(Report(Microseconds(kSlow)), Report(Microseconds(kFast))).latency_change_reason(),
+            "median change -5.000 µs vs larger IQR 2.000 µs: larger than the spread");
+  EXPECT_EQ(CompareBenchmarks(Report(Microseconds(kSlow)), Report(Microseconds(kNear))).latency_change_reason(),
+            "median change +1.000 µs vs larger IQR 2.000 µs: no larger than the spread");
+  EXPECT_EQ(CompareBenchmarks(Report(kFast), Report(kSlow)).latency_change_reason(),
+            "median change +5.000 s vs larger IQR 2.000 s: larger than the spread");
+}
+
 TEST(CompareBenchmarks, CheckReturningTrueOrNothingPasses) {
   EXPECT_EQ(CompareBenchmarks(Report(kSlow), Report(kFast), [] { return true; }).output_check().status(),
             v1::OutputCheck::passed);

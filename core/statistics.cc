@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace torchscan {
@@ -76,9 +77,12 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<d
   const double nb = static_cast<double>(b.size());
   const double min_exact_p = 2.0 * std::exp(-LogChoose(na + nb, na));
   if (min_exact_p > alpha) {
-    result.note = "not computed: " + std::to_string(a.size()) + " and " + std::to_string(b.size()) +
-                  " blocks cannot reach two-sided significance at " + std::to_string(alpha) +
-                  " (smallest possible p = " + std::to_string(min_exact_p) + ")";
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "not computed: %zu and %zu blocks cannot reach two-sided significance at %.2g (smallest "
+                  "possible p = %.2g)",
+                  a.size(), b.size(), alpha, min_exact_p);
+    result.note = text;
     return result;
   }
   std::vector<double> pooled(a);

@@ -16,11 +16,13 @@ v1::BenchmarkReport TwoBlocks(const std::string& name) {
   return r;
 }
 
+constexpr char kHeader[] = "run,block,calls,duration_s,per_call_s,output_check,compatibility,mismatches\n";
+
 TEST(CsvExporter, OneExactRowPerBlock) {
   EXPECT_EQ(CsvExporter().Render(TwoBlocks("baseline")),
-            "run,block,calls,duration_s,per_call_s\n"
-            "baseline,1,4,0.5,0.125\n"
-            "baseline,2,2,0.0012,6e-04\n");  // the shortest form that reads back
+            std::string(kHeader) +
+                "baseline,1,4,0.5,0.125,n/a,n/a,n/a\n"  // a plain report has no check or comparability
+                "baseline,2,2,0.0012,6e-04,n/a,n/a,n/a\n");  // the shortest form that reads back
 }
 
 TEST(CsvExporter, ComparisonListsBeforeThenAfterWithUniqueQuotedNames) {
@@ -29,11 +31,34 @@ TEST(CsvExporter, ComparisonListsBeforeThenAfterWithUniqueQuotedNames) {
   *c.mutable_after() = TwoBlocks("base,line");
   c.mutable_after()->mutable_timing()->mutable_blocks(1)->set_calls(0);
   EXPECT_EQ(CsvExporter().Render(c),
-            "run,block,calls,duration_s,per_call_s\n"
-            "\"base,line/before\",1,4,0.5,0.125\n"
-            "\"base,line/before\",2,2,0.0012,6e-04\n"
-            "\"base,line/after\",1,4,0.5,0.125\n"
-            "\"base,line/after\",2,0,0.0012,\n");
+            std::string(kHeader) +
+                "\"base,line/before\",1,4,0.5,0.125,passed,compatible,\n"
+                "\"base,line/before\",2,2,0.0012,6e-04,passed,compatible,\n"
+                "\"base,line/after\",1,4,0.5,0.125,passed,compatible,\n"
+                "\"base,line/after\",2,0,0.0012,,passed,compatible,\n");
+}
+
+// Every row of a withheld comparison says why; the raw blocks stay, no delta is added.
+TEST(CsvExporter, EveryRowCarriesTheCheckStatusAndComparability) {
+  v1::Comparison failed = fixtures::FailedCheckComparison();
+  *failed.mutable_before() = TwoBlocks("baseline");
+  *failed.mutable_after() = TwoBlocks("candidate");
+  EXPECT_EQ(CsvExporter().Render(failed), std::string(kHeader) +
+                                              "baseline,1,4,0.5,0.125,failed,compatible,\n"
+                                              "baseline,2,2,0.0012,6e-04,failed,compatible,\n"
+                                              "candidate,1,4,0.5,0.125,failed,compatible,\n"
+                                              "candidate,2,2,0.0012,6e-04,failed,compatible,\n");
+  v1::Comparison incompatible = fixtures::IncompatibleComparison();
+  *incompatible.mutable_before() = TwoBlocks("baseline");
+  *incompatible.mutable_after() = TwoBlocks("candidate");
+  const std::string tail =
+      ",passed,not comparable,environment.cpu_model; environment.libtorch_version; environment.device_name\n";
+  EXPECT_EQ(CsvExporter().Render(incompatible), std::string(kHeader) + "baseline,1,4,0.5,0.125" + tail +
+                                                    "baseline,2,2,0.0012,6e-04" + tail + "candidate,1,4,0.5,0.125" +
+                                                    tail + "candidate,2,2,0.0012,6e-04" + tail);
+  v1::Comparison unchecked = fixtures::PassedComparison();
+  unchecked.mutable_output_check()->set_status(v1::OutputCheck::not_provided);
+  EXPECT_NE(CsvExporter().Render(unchecked).find(",not provided,compatible,\n"), std::string::npos);
 }
 
 TEST(CsvExporter, KeepsEveryBlockOfALargeRun) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "report/format.h"
 
@@ -67,6 +68,25 @@ std::vector<RunView> Runs(const Evidence& evidence) {
 
 const v1::Comparison* ComparisonOf(const Evidence& evidence) { return std::get_if<v1::Comparison>(&evidence); }
 
+absl::StatusOr<v1::BenchmarkReport> SelectRun(const Evidence& evidence, std::string_view run) {
+  const v1::Comparison* c = ComparisonOf(evidence);
+  if (c == nullptr)
+    return absl::InvalidArgumentError(
+        "the file holds a single report, not a comparison: render it without choosing a run");
+  const std::vector<RunView> runs = Runs(evidence);
+  for (const RunView& view : runs)
+    if (view.role == run) return *view.report;
+  std::vector<const RunView*> named;
+  for (const RunView& view : runs)
+    if (view.name == run) named.push_back(&view);
+  if (named.size() == 1) return *named[0]->report;
+  const std::string quoted = absl::StrCat("\"", std::string(run), "\"");
+  if (named.size() > 1)
+    return absl::InvalidArgumentError(absl::StrCat("both runs are named ", quoted, ": choose before or after"));
+  return absl::InvalidArgumentError(absl::StrCat("no run named ", quoted, "; choose before (\"", runs[0].name,
+                                                 "\") or after (\"", runs[1].name, "\")"));
+}
+
 Withheld WithheldBecause(const v1::Comparison& comparison) {
   if (comparison.output_check().status() == v1::OutputCheck::failed) return Withheld::kCheckFailed;
   if (!comparison.compatibility().compatible()) return Withheld::kIncompatible;
@@ -83,6 +103,27 @@ const char* WithheldText(Withheld withheld) {
       break;
   }
   return "";
+}
+
+std::string MismatchesText(const v1::Compatibility& compatibility) {
+  std::vector<std::string> parts;
+  for (const v1::Mismatch& m : compatibility.mismatches())
+    parts.push_back(absl::StrCat(m.field(), " (", m.before(), " vs ", m.after(), ")"));
+  return absl::StrJoin(parts, ", ");
+}
+
+std::string WithheldDetail(const v1::Comparison& comparison) {
+  std::vector<std::string> reasons;
+  const v1::OutputCheck& check = comparison.output_check();
+  if (check.status() == v1::OutputCheck::failed)
+    reasons.push_back(absl::StrCat(WithheldText(Withheld::kCheckFailed),
+                                   check.message().empty() ? "" : " (" + check.message() + ")"));
+  if (!comparison.compatibility().compatible()) {
+    const std::string mismatches = MismatchesText(comparison.compatibility());
+    reasons.push_back(absl::StrCat(WithheldText(Withheld::kIncompatible),
+                                   " (", mismatches.empty() ? "mismatches not named" : mismatches, ")"));
+  }
+  return absl::StrJoin(reasons, "; ");
 }
 
 const char* LatencyLabelName(v1::Comparison::LatencyChange change) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
 #include "proto/report.pb.h"
 #include "report/json_io.h"
@@ -26,12 +27,25 @@ std::vector<RunView> Runs(const Evidence& evidence);
 // The comparison, or nullptr for a report.
 const v1::Comparison* ComparisonOf(const Evidence& evidence);
 
+// One run of a comparison as a plain report, exactly as saved: `run` is a role ("before",
+// "after"; roles win over names) or a run's name. InvalidArgument when `evidence` is a single
+// report, when no run has that name (naming both runs), or when both runs have it.
+absl::StatusOr<v1::BenchmarkReport> SelectRun(const Evidence& evidence, std::string_view run);
+
 // Why a comparison's numbers are withheld. A failed output check comes first. When not kNone,
 // renderers show no delta, ratio, relative change, p-value or speed label, even if a
 // (hand-edited) file holds some.
 enum class Withheld { kNone, kCheckFailed, kIncompatible };
 Withheld WithheldBecause(const v1::Comparison& comparison);
 const char* WithheldText(Withheld withheld);  // "the output check failed", ...
+
+// Each mismatch as "field (before vs after)", joined by ", "; empty when there is none.
+std::string MismatchesText(const v1::Compatibility& compatibility);
+
+// Every reason the numbers are withheld, with its detail, joined by "; ": "the output check
+// failed (max abs diff 0.5 exceeds atol 1e-05)", "the runs are not comparable
+// (environment.cpu_model (A vs B))". Empty when nothing is withheld.
+std::string WithheldDetail(const v1::Comparison& comparison);
 
 const char* LatencyLabelName(v1::Comparison::LatencyChange change);  // "faster", ...
 const char* CheckStatusName(v1::OutputCheck::Status status);         // "passed", "not provided"

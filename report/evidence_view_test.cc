@@ -5,10 +5,13 @@
 #include <cmath>
 #include <map>
 
+#include "google/protobuf/util/message_differencer.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
 namespace torchscan {
 namespace {
+
+using google::protobuf::util::MessageDifferencer;
 
 TEST(Runs, AReportIsOneRunAComparisonIsBeforeThenAfter) {
   const Evidence report = fixtures::ReportAlone();
@@ -36,6 +39,51 @@ TEST(WithheldBecause, AFailedCheckComesFirstThenIncompatibility) {
   both.mutable_output_check()->set_status(v1::OutputCheck::failed);
   EXPECT_EQ(WithheldBecause(both), Withheld::kCheckFailed);
   EXPECT_STREQ(WithheldText(Withheld::kCheckFailed), "the output check failed");
+}
+
+TEST(WithheldDetail, NamesTheFailedCheckAndEachMismatch) {
+  EXPECT_EQ(WithheldDetail(fixtures::PassedComparison()), "");
+  EXPECT_EQ(WithheldDetail(fixtures::FailedCheckComparison()),
+            "the output check failed (max abs diff 0.5 exceeds atol 1e-05 (rtol 1e-04))");
+  EXPECT_EQ(WithheldDetail(fixtures::IncompatibleComparison()),
+            "the runs are not comparable (environment.cpu_model (AMD EPYC 7B13 vs Intel(R) Xeon(R) Gold 6338), "
+            "environment.libtorch_version (1.13.1 vs 2.1.0), environment.device_name (AMD EPYC 7B13 vs Intel(R) "
+            "Xeon(R) Gold 6338))");
+  v1::Comparison both = fixtures::IncompatibleComparison();
+  both.mutable_output_check()->set_status(v1::OutputCheck::failed);
+  both.mutable_output_check()->set_message("");
+  both.mutable_compatibility()->clear_mismatches();
+  EXPECT_EQ(WithheldDetail(both), "the output check failed; the runs are not comparable (mismatches not named)");
+}
+
+TEST(SelectRun, ByRoleOrNameAsAPlainReport) {
+  const Evidence c = fixtures::FailedCheckComparison();
+  for (const char* run : {"before", "baseline"}) {
+    const absl::StatusOr<v1::BenchmarkReport> r = SelectRun(c, run);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(MessageDifferencer::Equals(*r, std::get<v1::Comparison>(c).before())) << run;
+  }
+  for (const char* run : {"after", "candidate"}) {
+    const absl::StatusOr<v1::BenchmarkReport> r = SelectRun(c, run);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->name(), "candidate") << run;
+  }
+  v1::Comparison odd = fixtures::PassedComparison();
+  odd.mutable_before()->set_name("after");  // a role wins over a name
+  EXPECT_EQ(SelectRun(odd, "after")->name(), "candidate");
+}
+
+TEST(SelectRun, UnknownAmbiguousOrAReportIsAnErrorSayingWhatToChoose) {
+  const absl::StatusOr<v1::BenchmarkReport> unknown = SelectRun(fixtures::PassedComparison(), "middle");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.status().message(),
+            "no run named \"middle\"; choose before (\"baseline\") or after (\"candidate\")");
+  v1::Comparison same = fixtures::PassedComparison();
+  same.mutable_after()->set_name("baseline");
+  EXPECT_EQ(SelectRun(same, "baseline").status().message(), "both runs are named \"baseline\": choose before or after");
+  const absl::StatusOr<v1::BenchmarkReport> report = SelectRun(fixtures::ReportAlone(), "before");
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(report.status().message().find("single report"), std::string::npos);
 }
 
 TEST(NotesToShow, LeavesOutNotesNamingAWithheldLabel) {

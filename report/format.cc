@@ -130,6 +130,12 @@ std::string FormatCount(int64_t count) {
   return out;
 }
 
+std::string FormatAmount(double value, std::string_view unit) {
+  if (!std::isfinite(value) || value != std::floor(value) || std::fabs(value) >= 1e15) return FormatSi(value, unit);
+  const std::string count = FormatCount(static_cast<int64_t>(value));
+  return unit.empty() ? count : absl::StrCat(count, " ", std::string(unit));
+}
+
 std::string ShortestDouble(double value) {
   if (!std::isfinite(value)) return NonFinite(value);
   char buffer[64];

@@ -45,6 +45,11 @@ std::string FormatNumber(double value);
 // Thousands separators: 10000 -> "10,000".
 std::string FormatCount(int64_t count);
 
+// An amount of work and its unit: whole numbers below 1e15 with thousands separators
+// ((1e6, "tokens") -> "1,000,000 tokens"), others by FormatSi ((0.5, "samples") ->
+// "0.5 samples"); an empty unit gives just the number.
+std::string FormatAmount(double value, std::string_view unit);
+
 // Shortest round-trip decimal of a double ("0.0012", "1e-07"), or the non-finite spellings.
 std::string ShortestDouble(double value);
 

@@ -79,6 +79,16 @@ TEST(FormatCount, GroupsThousands) {
   EXPECT_EQ(FormatCount(std::numeric_limits<int64_t>::min()), "-9,223,372,036,854,775,808");
 }
 
+TEST(FormatAmount, WholeAmountsAreCountedOthersUseSiPrefixes) {
+  EXPECT_EQ(FormatAmount(32, "samples"), "32 samples");
+  EXPECT_EQ(FormatAmount(1e6, "tokens"), "1,000,000 tokens");
+  EXPECT_EQ(FormatAmount(0.5, "samples"), "0.5 samples");
+  EXPECT_EQ(FormatAmount(2500000.5, "samples"), "2.500 M samples");
+  EXPECT_EQ(FormatAmount(1e15, "samples"), "1.000 P samples");
+  EXPECT_EQ(FormatAmount(7, ""), "7");
+  EXPECT_EQ(FormatAmount(kNaN, "samples"), "NaN");
+}
+
 TEST(ShortestDouble, RoundTripsWithTheFewestDigits) {
   EXPECT_EQ(ShortestDouble(0.0012), "0.0012");
   EXPECT_EQ(ShortestDouble(1e-7), "1e-07");

@@ -30,6 +30,15 @@ std::string Context(const v1::BenchmarkReport& r, const std::string& created_at)
 
 }  // namespace
 
+absl::Status GbenchExporter::Accepts(const Evidence& evidence) const {
+  const v1::Comparison* c = ComparisonOf(evidence);
+  if (c == nullptr || WithheldBecause(*c) == Withheld::kNone) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Google Benchmark JSON of this comparison is refused because ", WithheldDetail(*c),
+      ": TorchScan withholds its deltas and speed label, and compare.py would compute them from the two runs' "
+      "blocks. The per-run reports can be exported one by one, each as a plain report"));
+}
+
 std::string GbenchExporter::Render(const Evidence& evidence) const {
   const std::vector<RunView> runs = Runs(evidence);
   const std::vector<std::string> names = ExportNames(evidence);
@@ -38,7 +47,8 @@ std::string GbenchExporter::Render(const Evidence& evidence) const {
   out += Context(*runs[0].report, c ? c->created_at() : runs[0].report->created_at());
   out += "  \"benchmarks\": [";
   bool first = true;
-  for (size_t r = 0; r < runs.size(); ++r) {
+  const size_t exported = Accepts(evidence).ok() ? runs.size() : 0;  // nothing of a refused comparison
+  for (size_t r = 0; r < exported; ++r) {
     const auto& blocks = runs[r].report->timing().blocks();
     const std::string name = JsonString(names[r]);
     for (int i = 0; i < blocks.size(); ++i) {

@@ -22,6 +22,13 @@
 // U test runs over them. Comparing two runs:
 //   compare.py filters comparison.json baseline candidate        (one exported comparison)
 //   compare.py benchmarksfiltered before.json baseline after.json candidate   (two reports)
+//
+// A comparison whose numbers are withheld (WithheldBecause of report/evidence_view.h: the
+// output check failed or the runs are not comparable) is refused: compare.py would print the
+// deltas and U test TorchScan withholds. Accepts returns FailedPrecondition naming why (the
+// check's message, each mismatched field) and saying that the runs can be exported one by
+// one as plain reports; Render of such a comparison lists no benchmarks (the context only).
+// Reports and comparisons whose numbers stand are always accepted.
 #pragma once
 
 #include "report/renderer.h"
@@ -31,6 +38,7 @@ namespace torchscan {
 class GbenchExporter : public Renderer {
  public:
   std::string Render(const Evidence& evidence) const override;
+  absl::Status Accepts(const Evidence& evidence) const override;
   std::string_view format() const override { return "gbench"; }
   std::string_view file_extension() const override { return "json"; }
 };

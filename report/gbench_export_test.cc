@@ -74,7 +74,10 @@ TEST(GbenchExporter, LeavesOutBlocksJsonCannotHold) {
 }
 
 TEST(GbenchExporter, HostileNamesAreJsonEscaped) {
-  const std::string text = GbenchExporter().Render(fixtures::HostileComparison());
+  v1::Comparison hostile = fixtures::HostileComparison();
+  hostile.mutable_output_check()->set_status(v1::OutputCheck::passed);  // a failed check is refused
+  ASSERT_TRUE(GbenchExporter().Accepts(hostile).ok());
+  const std::string text = GbenchExporter().Render(hostile);
   const Struct json = Parse(text);
   const auto& benchmarks = Field(json, "benchmarks").list_value().values();
   ASSERT_EQ(benchmarks.size(), 6);
@@ -89,6 +92,27 @@ TEST(GbenchExporter, EqualNamesBecomeFilterableBeforeAndAfter) {
   const auto& benchmarks = Field(json, "benchmarks").list_value().values();
   EXPECT_EQ(Field(benchmarks[0].struct_value(), "name").string_value(), "baseline/before");
   EXPECT_EQ(Field(benchmarks[23].struct_value(), "name").string_value(), "baseline/after");
+}
+
+TEST(GbenchExporter, AcceptsReportsAndComparisonsWhoseNumbersStand) {
+  EXPECT_TRUE(GbenchExporter().Accepts(fixtures::ReportAlone()).ok());
+  EXPECT_TRUE(GbenchExporter().Accepts(fixtures::PassedComparison()).ok());
+  EXPECT_TRUE(GbenchExporter().Accepts(fixtures::UnknownDeltasComparison()).ok());
+  v1::Comparison unchecked = fixtures::PassedComparison();
+  unchecked.mutable_output_check()->set_status(v1::OutputCheck::not_provided);
+  EXPECT_TRUE(GbenchExporter().Accepts(unchecked).ok());
+}
+
+// Refused (see render_by_format_test.cc for the message), and even an unchecked Render hands
+// compare.py no blocks to compute the withheld deltas from.
+TEST(GbenchExporter, AWithheldComparisonExportsNoBenchmarks) {
+  for (const v1::Comparison& c : {fixtures::FailedCheckComparison(), fixtures::TamperedFailedComparison(),
+                                  fixtures::IncompatibleComparison()}) {
+    EXPECT_EQ(GbenchExporter().Accepts(c).code(), absl::StatusCode::kFailedPrecondition);
+    const Struct json = Parse(GbenchExporter().Render(c));
+    EXPECT_EQ(Field(json, "benchmarks").list_value().values_size(), 0);
+    EXPECT_EQ(Field(Field(json, "context").struct_value(), "host_name").string_value(), "lab-01");
+  }
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ void Header(const std::vector<RunView>& runs, const v1::Comparison* c, std::stri
   const std::string& created = c ? c->created_at() : first.created_at();
   if (!created.empty()) meta.push_back("created " + created);
   if (!first.settings().device().empty()) meta.push_back("device " + first.settings().device());
-  meta.push_back(absl::StrCat(FormatNumber(first.work_units()), " ", first.work_unit(), " per call"));
+  meta.push_back(FormatAmount(first.work_units(), first.work_unit()) + " per call");
   absl::StrAppend(out, "<p class=\"meta\">", E(absl::StrJoin(meta, " \u00b7 ")), "</p></header>");
 }
 
@@ -134,7 +134,7 @@ void ReportCards(const v1::BenchmarkReport& r, std::string* out) {
   Card(out, "", "Median per call", timed ? FormatSeconds(t.summary().median_s()) : "no blocks",
        timed ? absl::StrCat("IQR ", FormatSeconds(t.summary().iqr_s())) : "");
   Card(out, "", "Throughput", timed ? FormatSi(t.throughput(), t.throughput_unit()) : "unknown",
-       absl::StrCat(FormatNumber(r.work_units()), " ", r.work_unit(), " per call"));
+       FormatAmount(r.work_units(), r.work_unit()) + " per call");
   Card(out, "", "Blocks", FormatCount(t.blocks_size()),
        absl::StrCat(FormatCount(t.calls_per_block()), " calls per block"));
   std::vector<std::string> codes;

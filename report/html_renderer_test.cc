@@ -109,7 +109,8 @@ TEST(HtmlRenderer, PassedComparisonShowsLabelEvidenceAndDeltas) {
   EXPECT_TRUE(Has(page, "<h1>baseline \u2192 candidate</h1>"));
   EXPECT_TRUE(Has(page, "<div class=\"k\">Output check</div><div class=\"v\">passed</div>"));
   EXPECT_TRUE(Has(page, "<div class=\"k\">Latency change</div><div class=\"v\">faster</div>"));
-  EXPECT_TRUE(Has(page, "larger than the spread"));  // the label's reason
+  EXPECT_TRUE(  // the label's reason, in human units
+      Has(page, "<div class=\"s\">median change -194.9 µs vs larger IQR 11.00 µs: larger than the spread</div>"));
   EXPECT_TRUE(Has(page, ">-92.4%<"));                // relative change
   EXPECT_TRUE(Has(page, "Mann-Whitney p = 3.7e-05"));
   EXPECT_TRUE(Has(page, ">-194.9 µs<"));                                 // median delta

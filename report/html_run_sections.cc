@@ -161,7 +161,7 @@ void TimingSection(const std::vector<RunView>& runs, std::string* out) {
   add("warm-up calls", [](const v1::Timing& t) { return FormatCount(t.warmup_calls()); });
   Row work{"work per call", {}, true};
   for (const RunView& run : runs)
-    work.values.push_back(absl::StrCat(FormatNumber(run.report->work_units()), " ", run.report->work_unit()));
+    work.values.push_back(FormatAmount(run.report->work_units(), run.report->work_unit()));
   rows.push_back(std::move(work));
 
   out->append("<section id=\"timing\"><h2>Timing</h2>");

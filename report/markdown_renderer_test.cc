@@ -23,7 +23,9 @@ TEST(MarkdownRenderer, ComparisonForAPullRequest) {
   const std::string md = MarkdownRenderer().Render(fixtures::PassedComparison());
   EXPECT_EQ(md.rfind("### TorchScan: baseline \u2192 candidate\n", 0), 0u);
   EXPECT_TRUE(Has(md, "- **Output check:** passed \u2014 assert\\_close(rtol=1e-4, atol=1e-5)\n"));
-  EXPECT_TRUE(Has(md, "- **Latency change:** **faster** \u2014 median change -0.0001949 s"));
+  EXPECT_TRUE(Has(md,
+                  "- **Latency change:** **faster** \u2014 median change -194.9 µs vs larger IQR 11.00 µs: larger "
+                  "than the spread\n"));
   EXPECT_TRUE(Has(md, "- **Evidence:** median change -92.4%, Mann-Whitney p = 3.7e-05"));
   EXPECT_TRUE(Has(md, "| before: baseline | 211.0 µs | 11.00 µs | 151.7 k samples/s | 12 |\n"));
   EXPECT_TRUE(Has(md, "| latency\\_median | 211.0 µs | 16.10 µs | -194.9 µs | 0.0763× |  |\n"));

@@ -19,6 +19,10 @@ int main(int argc, char** argv) {
   std::printf("comparison: %d blocks and %d operators per run\n", blocks, operators);
   for (const std::string& format : torchscan::RenderFormats()) {
     const auto renderer = torchscan::RenderByFormat(format);
+    if (const absl::Status accepts = (*renderer)->Accepts(evidence); !accepts.ok()) {
+      std::printf("%-9s refused: %s\n", format.c_str(), std::string(accepts.message()).c_str());
+      continue;
+    }
     double best_ms = 1e300;
     size_t bytes = 0;
     for (int i = 0; i < 5; ++i) {

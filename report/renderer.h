@@ -10,11 +10,19 @@
 //    delta, ratio, relative change or speed label is shown, whatever the file holds, and the
 //    renderer never computes one itself (see report/evidence_view.h).
 //  - Every string from the evidence is escaped for the output format.
+//  - Accepts says whether the format can represent the evidence honestly. Formats that can
+//    always render keep the default (OK). A format that would let another tool compute what
+//    the comparison withholds (Google Benchmark JSON hands both runs' blocks to compare.py,
+//    which prints deltas and a U test) returns FailedPrecondition saying why, and callers
+//    that render by format (torchscan-client render, ...) check it first and show the
+//    message instead of the output. Render of refused evidence still returns, and leaves out
+//    what it cannot represent honestly.
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "report/json_io.h"
 
 namespace torchscan {
@@ -25,6 +33,9 @@ class Renderer {
 
   // The whole output (a file's contents, or lines for a terminal).
   virtual std::string Render(const Evidence& evidence) const = 0;
+
+  // OK, or FailedPrecondition naming why this format cannot show `evidence` honestly.
+  virtual absl::Status Accepts(const Evidence&) const { return absl::OkStatus(); }
 
   // The name RenderByFormat accepts ("html") and the usual file extension ("html").
   virtual std::string_view format() const = 0;

@@ -86,10 +86,7 @@ void ComparisonLines(const v1::Comparison& c, Lines* lines) {
     lines->Field("compat", "compatible",
                  absl::StrCat(changes, changes == 1 ? " changed setting" : " changed settings"));
   } else {
-    std::string fields;
-    for (const v1::Mismatch& m : c.compatibility().mismatches())
-      absl::StrAppend(&fields, fields.empty() ? "" : ", ", m.field(), " (", m.before(), " vs ", m.after(), ")");
-    lines->Field("compat", lines->Paint("NOT COMPARABLE", kRed), fields);
+    lines->Field("compat", lines->Paint("NOT COMPARABLE", kRed), MismatchesText(c.compatibility()));
   }
 }
 

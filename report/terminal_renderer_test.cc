@@ -17,7 +17,7 @@ TEST(TerminalRenderer, ComparisonIsCompactWithCheckLabelEvidenceAndRuns) {
   EXPECT_EQ(out.rfind("TorchScan comparison: baseline \u2192 candidate\n", 0), 0u);
   EXPECT_TRUE(Has(out, "\n  check     passed  assert_close(rtol=1e-4, atol=1e-5)\n"));
   EXPECT_TRUE(
-      Has(out, "\n  latency   faster  median change -0.0001949 s vs larger IQR 1.1e-05 s: larger than the spread\n"));
+      Has(out, "\n  latency   faster  median change -194.9 µs vs larger IQR 11.00 µs: larger than the spread\n"));
   EXPECT_TRUE(Has(out, "\n  evidence  -92.4% median  Mann-Whitney p = 3.7e-05\n"));
   EXPECT_TRUE(Has(out, "\n  compat    compatible  1 changed setting\n"));
   EXPECT_TRUE(Has(out, "\n  before    baseline     211.0 µs ± 11.00 µs       151.7 k samples/s  12 blocks\n"));

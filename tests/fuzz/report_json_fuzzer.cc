@@ -7,7 +7,9 @@
 //  - LoadEvidence on the same bytes as a file agrees with them: it loads the one that is
 //    valid, or fails with InvalidArgument naming the path.
 //  - A valid report or comparison renders in every format of report/render_by_format.h
-//    (terminal with and without colour) to a non-empty output.
+//    (terminal with and without colour) to a non-empty output. Renderer::Accepts refuses
+//    only a comparison whose numbers are withheld (FailedPrecondition with a message), and
+//    the gbench format refuses every such comparison.
 //  - Saving it (ToJson, as SaveJson writes) and loading that again gives the same message.
 // Verdict: kAccepted when the input is a valid report or comparison.
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "report/evidence_view.h"
 #include "report/json_io.h"
 #include "report/render_by_format.h"
 #include "tests/fuzz/fuzz_target.h"
@@ -26,11 +29,20 @@ namespace {
 constexpr char kSource[] = "fuzz.json";
 
 void ExpectRendersEverywhere(const Evidence& evidence) {
+  const v1::Comparison* comparison = ComparisonOf(evidence);
+  const bool withheld = comparison != nullptr && WithheldBecause(*comparison) != Withheld::kNone;
   for (const std::string& format : RenderFormats()) {
     for (const bool color : {false, true}) {
       if (color && format != "terminal") continue;  // only the terminal format has colours
       absl::StatusOr<std::unique_ptr<Renderer>> renderer = RenderByFormat(format, RenderOptions{color});
       if (!renderer.ok()) FuzzFail("RenderByFormat refused one of RenderFormats()", renderer.status().ToString());
+      const absl::Status accepts = (*renderer)->Accepts(evidence);
+      if (!accepts.ok() && (!withheld || accepts.code() != absl::StatusCode::kFailedPrecondition ||
+                            accepts.message().empty()))
+        FuzzFail(absl::StrCat("the ", format, " format refused evidence whose numbers stand, or without saying why"),
+                 accepts.ToString());
+      if (accepts.ok() && withheld && format == "gbench")
+        FuzzFail("the gbench format accepted a comparison whose numbers are withheld");
       if ((*renderer)->Render(evidence).empty())
         FuzzFail(absl::StrCat("the ", format, color ? " (colour)" : "", " rendering is empty"));
     }
