@@ -33,7 +33,9 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config);
 //                      daemon does not own, a negative tolerance, an unknown enum value, a
 //                      negative or int64-overflowing generated shape, empty module_bytes, a
 //                      TorchScript workload without inputs, thread counts above max_threads,
-//                      run times above max_run_time_s, paths over 4096 bytes
+//                      run times above max_run_time_s, paths over 4096 bytes, a control
+//                      character in any text field ("spec.label: holds control character
+//                      U+0000 at byte 1; ...", the rule of report/printable_text.h)
 //   Unimplemented      "spec.compare.check.torchscript: ..." (TorchScript check modules)
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);
