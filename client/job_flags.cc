@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "report/json_io.h"
+#include "report/printable_text.h"
 
 namespace torchscan {
 namespace {
@@ -296,6 +297,8 @@ absl::StatusOr<v1::JobSpec> LoadJobFile(const std::string& path) {
   if (absl::Status s = ParseJsonStrict(*json, path, &spec); !s.ok()) return s;
   if (spec.kind_case() == v1::JobSpec::KIND_NOT_SET)
     return absl::InvalidArgumentError(path + ": measure or compare: a job file needs exactly one of them");
+  if (absl::Status s = RequirePrintableText(spec, "spec"); !s.ok())
+    return absl::InvalidArgumentError(path + ": " + std::string(s.message()));
   return spec;
 }
 

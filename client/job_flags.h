@@ -95,7 +95,10 @@ absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& flags);
 absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& flags);
 
 // A JobSpec from a JSON job file (the schema's JSON mapping, strict): InvalidArgument
-// naming the file and the field; NotFound for a missing file.
+// naming the file and the field; NotFound for a missing file. Zeros are read as +0
+// (report/json_io.h); a control character in any text field is refused naming the field
+// ("job.json: spec.label: holds control character U+0000 ...", the field named as the
+// daemon names it; report/printable_text.h).
 absl::StatusOr<v1::JobSpec> LoadJobFile(const std::string& path);
 
 }  // namespace torchscan

@@ -1,5 +1,6 @@
 #include "client/job_flags.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -198,6 +199,29 @@ TEST(LoadJobFile, BadFilesNameTheFileAndField) {
     EXPECT_NE(spec.status().message().find("bad.json"), std::string::npos) << spec.status();
   }
   EXPECT_EQ(LoadJobFile("/no/such/job.json").status().code(), absl::StatusCode::kNotFound);
+}
+
+// The job file the fuzzer found (issue 10): a negative-zero tolerance and a label of NULs.
+// The zero is read as +0; the NULs are refused naming the file and the field.
+TEST(LoadJobFile, NegativeZeroIsZeroAndControlCharactersAreRefused) {
+  const std::string check = R"("check": {"declarative": {"rtol": 0.0001, "atol": -0e15}})";
+  const std::string compare = R"("compare": {"baseline": {"model": {"builtin": "linear"}},
+                                             "candidate": {"model": {"builtin": "linear"}}, )" + check + "}";
+  absl::StatusOr<v1::JobSpec> spec = LoadJobFile(WriteTemp("zero.json", "{" + compare + "}"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->compare().check().declarative().atol(), 0.0);
+  EXPECT_FALSE(std::signbit(spec->compare().check().declarative().atol()));
+
+  spec = LoadJobFile(WriteTemp("nul.json", R"({"label": "\u0000\u0000", )" + compare + "}"));
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(spec.status().message().find("nul.json: spec.label: holds control character U+0000 at byte 0"),
+            std::string::npos)
+      << spec.status();
+  spec = LoadJobFile(WriteTemp(
+      "method.json", R"({"measure": {"workload": {"model": {"torchscript": {"path": "m.pt", "method": "f\u001b"}}}}})"));
+  EXPECT_NE(spec.status().message().find("method.json: spec.measure.workload.model.torchscript.method: holds control"),
+            std::string::npos)
+      << spec.status();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
+#include "report/printable_text.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -190,6 +191,7 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
     return absl::ResourceExhaustedError(
         absl::StrCat("spec: ", size, " bytes exceed this daemon's max_upload_bytes ", limits.max_upload_bytes));
   }
+  if (absl::Status s = RequirePrintableText(spec, "spec"); !s.ok()) return s;
   switch (spec.kind_case()) {
     case v1::JobSpec::kMeasure:
       if (!spec.measure().has_workload()) return Invalid("spec.measure.workload", "required");

@@ -35,7 +35,9 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config);
 //                      TorchScript workload without inputs, thread counts above max_threads,
 //                      run times above max_run_time_s, paths over 4096 bytes, a compare
 //                      job without a check or with tolerances not given (ValidateOutputCheck),
-//                      input_metadata keys or values outside ValidateInputMetadata's rule
+//                      input_metadata keys or values outside ValidateInputMetadata's rule, a
+//                      control character in any text field ("spec.label: holds control
+//                      character U+0000 at byte 1; ...", the rule of report/printable_text.h)
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);
 

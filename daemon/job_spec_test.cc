@@ -213,6 +213,22 @@ TEST(JobSpec, HostileWorkloadsNameTheirField) {
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.model.torchscript.path");
 }
 
+// A job submitted over gRPC meets the job-file rule (report/printable_text.h).
+TEST(JobSpec, ControlCharactersInTextFieldsAreRefusedNamingTheField) {
+  v1::JobSpec label = LinearMeasure();
+  label.set_label(std::string("a\0b", 3));
+  ExpectError(label, absl::StatusCode::kInvalidArgument, "spec.label");
+  v1::JobSpec name = LinearCompare();
+  name.mutable_compare()->mutable_candidate()->add_inputs()->set_name("x\x1b[2J");
+  ExpectError(name, absl::StatusCode::kInvalidArgument, "spec.compare.candidate.inputs[0].name");
+  v1::JobSpec unit = LinearMeasure();
+  unit.mutable_measure()->mutable_workload()->set_work_unit("images\n");
+  ExpectError(unit, absl::StatusCode::kInvalidArgument, "spec.measure.workload.work_unit");
+  v1::JobSpec fine = LinearMeasure();
+  fine.set_label("Résumé 日本");
+  EXPECT_TRUE(ValidateJobSpec(fine, {}).ok());
+}
+
 TEST(JobSpec, LimitsNameTheFieldOverThem) {
   JobSpecLimits limits;
   limits.max_run_time_s = 3600;

@@ -6,9 +6,11 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include <google/protobuf/util/json_util.h>
 
@@ -57,6 +59,38 @@ bool HasTopLevelKey(std::string_view json, std::string_view key) {
   return false;
 }
 
+// Replaces every -0.0 in the double and float fields of `message` (nested messages, repeated
+// fields and map values included) with +0.0. See ParseJsonStrict in the header for why.
+void ClearNegativeZeros(google::protobuf::Message* message) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* r = message->GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  r->ListFields(*message, &fields);
+  const auto negative_zero = [](double v) { return v == 0 && std::signbit(v); };
+  for (const FieldDescriptor* f : fields) {
+    // A map of strings (most of them) holds no number: leave its entries alone.
+    if (f->is_map() && f->message_type()->map_value()->cpp_type() == FieldDescriptor::CPPTYPE_STRING) continue;
+    const bool repeated = f->is_repeated();
+    for (int i = 0; i < (repeated ? r->FieldSize(*message, f) : 1); ++i) {
+      switch (f->cpp_type()) {
+        case FieldDescriptor::CPPTYPE_DOUBLE:
+          if (negative_zero(repeated ? r->GetRepeatedDouble(*message, f, i) : r->GetDouble(*message, f)))
+            repeated ? r->SetRepeatedDouble(message, f, i, 0.0) : r->SetDouble(message, f, 0.0);
+          break;
+        case FieldDescriptor::CPPTYPE_FLOAT:
+          if (negative_zero(repeated ? r->GetRepeatedFloat(*message, f, i) : r->GetFloat(*message, f)))
+            repeated ? r->SetRepeatedFloat(message, f, i, 0.0f) : r->SetFloat(message, f, 0.0f);
+          break;
+        case FieldDescriptor::CPPTYPE_MESSAGE:
+          ClearNegativeZeros(repeated ? r->MutableRepeatedMessage(message, f, i) : r->MutableMessage(message, f));
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
 absl::Status ErrnoStatus(const std::string& what, const std::string& path) {
   const int e = errno;
   const std::string message = what + " " + path + ": " + std::strerror(e);
@@ -76,6 +110,7 @@ absl::Status ParseJsonStrict(std::string_view json, const std::string& source, g
   if (!status.ok())
     return absl::InvalidArgumentError(source + ": not a valid " + out->GetDescriptor()->name() + " JSON file: " +
                                       std::string(status.message()));
+  ClearNegativeZeros(parsed.get());
   out->GetReflection()->Swap(out, parsed.get());
   return absl::OkStatus();
 }
@@ -92,8 +127,12 @@ std::string ToJson(const google::protobuf::Message& message) {
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
   options.always_print_enums_as_ints = false;
+  // The printer writes -0.0 as "-0", which the parser reads as 0: print zeros as 0.
+  std::unique_ptr<google::protobuf::Message> copy(message.New());
+  copy->CopyFrom(message);
+  ClearNegativeZeros(copy.get());
   std::string out;
-  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  (void)google::protobuf::util::MessageToJsonString(*copy, &out, options);
   return out;
 }
 

@@ -22,7 +22,9 @@ namespace torchscan {
 
 inline constexpr int kReportSchemaVersion = 1;
 
-// Pretty JSON (2-space indent) of a report or comparison.
+// Pretty JSON (2-space indent) of a report or comparison. A negative zero is written as 0
+// (see ParseJsonStrict), so ParseJsonStrict(ToJson(m)) gives back every message m that
+// ParseJsonStrict produced, bit for bit.
 std::string ToJson(const google::protobuf::Message& message);
 
 // Writes `text` to `path` atomically (temporary file beside it, fsync, rename): readers see
@@ -37,6 +39,10 @@ absl::Status SaveJson(const google::protobuf::Message& message, const std::strin
 // unknown fields, wrong types and malformed JSON give InvalidArgument "<source>: not a valid
 // <Type> JSON file: <the parser's words, which name the field>". All or nothing: `out` is
 // left untouched on error.
+// Every zero is read as +0 in double and float fields: -0, -0.0 and -0e15 are the number
+// zero (a tolerance, a time), and the protobuf parser alone keeps the sign of some of these
+// spellings and not of others. Strings are kept byte for byte (JSON escapes such as \u0000
+// included); which text a job may hold is report/printable_text.h's rule, not the loader's.
 absl::Status ParseJsonStrict(std::string_view json, const std::string& source, google::protobuf::Message* out);
 
 // ReadFile + ParseJsonStrict with the path as the source.

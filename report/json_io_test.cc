@@ -97,6 +97,31 @@ TEST(JsonIo, EvidenceDetectsAReport) {
   EXPECT_TRUE(std::holds_alternative<v1::BenchmarkReport>(*evidence));
 }
 
+// The protobuf parser keeps the sign of "-0.0" and "-0e15" but reads "-0" as the integer 0,
+// and the printer writes -0.0 as "-0": without a rule, a negative zero changed on a save and
+// a load. Every spelling of zero is read as +0, and a negative zero is written as 0.
+TEST(JsonIo, EveryZeroIsReadAndWrittenAsPositiveZero) {
+  for (const std::string zero : {"-0", "-0.0", "-0e15", "-0E-3", "0"}) {
+    v1::BenchmarkReport r;
+    const std::string json = "{\"work_units\": " + zero + ", \"timing\": {\"blocks\": [{\"duration_s\": " + zero +
+                             "}], \"summary\": {\"median_s\": " + zero + "}}}";
+    ASSERT_TRUE(ParseJsonStrict(json, "zero.json", &r).ok()) << json;
+    EXPECT_FALSE(std::signbit(r.work_units())) << zero;
+    EXPECT_FALSE(std::signbit(r.timing().blocks(0).duration_s())) << zero;
+    EXPECT_FALSE(std::signbit(r.timing().summary().median_s())) << zero;
+    v1::BenchmarkReport reloaded;
+    ASSERT_TRUE(ParseJsonStrict(ToJson(r), "zero.json", &reloaded).ok());
+    EXPECT_EQ(reloaded.SerializeAsString(), r.SerializeAsString()) << zero;
+  }
+  v1::BenchmarkReport negative = ValidReport();
+  negative.set_work_units(-0.0);
+  negative.mutable_timing()->mutable_blocks(1)->set_duration_s(-0.0);
+  const std::string json = ToJson(negative);
+  EXPECT_EQ(json.find("-0"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"work_units\": 0"), std::string::npos) << json;
+  EXPECT_TRUE(std::signbit(negative.work_units()));  // ToJson leaves its argument alone
+}
+
 struct BadReport {
   std::string name;
   std::string json;

@@ -6,6 +6,9 @@
 //
 // Properties checked for every input (FuzzFail aborts when one breaks):
 //  - LoadJobFile returns; an error is InvalidArgument naming the file.
+//  - What LoadJobFile refuses but the strict JSON mapping parses (no kind, a control
+//    character in a text field) a daemon refuses too: a job file and a gRPC submission
+//    meet the same rules.
 //  - ValidateJobSpec returns OK or one of the codes its header lists, with a message that
 //    names the field ("spec..."); a daemon with more devices and an RSS child accepts
 //    everything a default daemon accepts.
@@ -47,22 +50,33 @@ void ExpectSavedSpecLoads(const v1::JobSpec& spec, const std::string& what) {
   ExpectSameMessage(spec, reloaded, what);
 }
 
+// `input` was refused by LoadJobFile: if it parses as a JobSpec all the same, ValidateJobSpec
+// must refuse it too, even on a daemon that owns more.
+void ExpectDaemonRefusesToo(std::string_view input, const daemon::JobSpecLimits& limits) {
+  v1::JobSpec parsed;
+  if (!ParseJsonStrict(input, "job.json", &parsed).ok()) return;
+  const absl::Status status = daemon::ValidateJobSpec(parsed, limits);
+  if (status.ok()) FuzzFail("a daemon accepts a job that LoadJobFile refuses", parsed.DebugString());
+  ExpectValidationStatus(status, "ValidateJobSpec of a job LoadJobFile refuses");
+}
+
 }  // namespace
 
 Verdict FuzzOne(std::string_view input) {
   InputFile& file = InputFile::Get();
   file.Write(input);
+  daemon::JobSpecLimits generous;
+  generous.devices = {"cpu", "cuda:0"};
+  generous.rss_available = true;
   const absl::StatusOr<v1::JobSpec> spec = LoadJobFile(file.path());
   if (!spec.ok()) {
     ExpectError(spec.status(), absl::StatusCode::kInvalidArgument, absl::StrCat(file.path(), ": "), "LoadJobFile");
+    ExpectDaemonRefusesToo(input, generous);
     return Verdict::kRejected;
   }
 
   const absl::Status by_default = daemon::ValidateJobSpec(*spec, daemon::JobSpecLimits{});
   ExpectValidationStatus(by_default, "ValidateJobSpec, default limits");
-  daemon::JobSpecLimits generous;
-  generous.devices = {"cpu", "cuda:0"};
-  generous.rss_available = true;
   const absl::Status by_generous = daemon::ValidateJobSpec(*spec, generous);
   ExpectValidationStatus(by_generous, "ValidateJobSpec, more devices and an RSS child");
   if (by_default.ok() && !by_generous.ok())

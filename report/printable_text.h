@@ -1,0 +1,32 @@
+// The rule for the text fields of a job: every string field (label, workload and input
+// names, paths, methods, devices, work units, metadata keys and values, and any string
+// field added later) is printable text. Unicode control characters (category Cc:
+// U+0000-U+001F, U+007F and U+0080-U+009F, tab and newline included) are refused, naming
+// the field. Bytes fields (module_bytes) are binary and not looked at.
+//
+// Why refuse rather than keep: these fields are shown on one line in listings, reports and
+// error messages, and pass to C APIs. A NUL cuts a C string (a label "a\0b" lists as "a", a
+// path "a\0b" opens "a"), and an escape sequence in a label would drive the terminal of
+// everyone who lists a shared daemon's jobs. No job needs them, so a clear error is kinder
+// than text that silently changes on the way.
+//
+// Both the client's job-file loader and the daemon's ValidateJobSpec apply it, so a job file
+// and a job submitted over gRPC meet the same rule.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include <google/protobuf/message.h>
+
+namespace torchscan {
+
+// OK, or InvalidArgument "<prefix>.<field path>: holds control character U+XXXX at byte N;
+// ..." for the first control character found (in field-number order; map entries in the
+// map's order). The field path uses the JSON names: "spec.label",
+// "spec.measure.workload.inputs[1].name", "spec.x.input_metadata[\"key\"]" for a map value,
+// "spec.x.input_metadata" (saying "a key") for a map key. An empty prefix gives paths
+// without it ("label: ..."). The value itself is not echoed (it may be long or hostile).
+absl::Status RequirePrintableText(const google::protobuf::Message& message, const std::string& prefix);
+
+}  // namespace torchscan

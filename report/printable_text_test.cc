@@ -1,0 +1,75 @@
+#include "report/printable_text.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "proto/report.pb.h"
+#include "proto/service.pb.h"
+
+namespace torchscan {
+namespace {
+
+using namespace std::string_literals;
+
+v1::JobSpec Measure() {
+  v1::JobSpec spec;
+  spec.mutable_measure()->mutable_workload()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  return spec;
+}
+
+void ExpectRefused(const google::protobuf::Message& message, const std::string& prefix, const std::string& expected) {
+  const absl::Status s = RequirePrintableText(message, prefix);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_EQ(s.message().rfind(expected, 0), 0u) << "expected a message starting with " << expected << "\ngot " << s;
+}
+
+TEST(PrintableText, PrintableUnicodeAndBinaryBytesPass) {
+  v1::JobSpec spec = Measure();
+  spec.set_label("résumé 日本 🚀 \"quotes\" \\ 100% <b>");
+  spec.mutable_measure()->mutable_workload()->mutable_model()->mutable_torchscript()->set_module_bytes("\0\x1b\x7f"s);
+  EXPECT_TRUE(RequirePrintableText(spec, "spec").ok());
+  EXPECT_TRUE(RequirePrintableText(v1::JobSpec(), "spec").ok());
+}
+
+TEST(PrintableText, EachControlCharacterIsRefusedWithItsCodePointAndByte) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a\0b"s, "U+0000 at byte 1"},   {"\x1b[31mred", "U+001B at byte 0"}, {"tab\there", "U+0009 at byte 3"},
+      {"two\nlines", "U+000A at byte 3"}, {"del\x7f", "U+007F at byte 3"},   {"é\xC2\x9B" "2J", "U+009B at byte 2"},
+  };
+  for (const auto& [label, where] : cases) {
+    v1::JobSpec spec = Measure();
+    spec.set_label(label);
+    ExpectRefused(spec, "spec", "spec.label: holds control character " + where);
+  }
+}
+
+TEST(PrintableText, NestedRepeatedAndOneofFieldsAreNamed) {
+  v1::JobSpec spec;
+  v1::WorkloadSpec* candidate = spec.mutable_compare()->mutable_candidate();
+  candidate->add_inputs()->set_name("ok");
+  candidate->add_inputs()->set_name("bad\r");
+  ExpectRefused(spec, "spec", "spec.compare.candidate.inputs[1].name: holds control character U+000D");
+
+  v1::JobSpec path = Measure();
+  path.mutable_measure()->mutable_workload()->mutable_model()->mutable_torchscript()->set_path("m\0.pt"s);
+  ExpectRefused(path, "spec", "spec.measure.workload.model.torchscript.path: holds control character U+0000");
+
+  v1::JobSpec check;
+  check.mutable_compare()->mutable_check()->mutable_torchscript()->set_method("check\x01");
+  ExpectRefused(check, "", "compare.check.torchscript.method: holds control character U+0001");
+}
+
+TEST(PrintableText, MapKeysAndValuesAreNamedByTheirKey) {
+  v1::BenchmarkReport report;
+  (*report.mutable_workload())["model"] = "linear\x1b";
+  ExpectRefused(report, "report", "report.workload[\"model\"]: holds control character U+001B at byte 6");
+
+  v1::BenchmarkReport bad_key;
+  (*bad_key.mutable_workload())["mo\0del"s] = "linear";
+  ExpectRefused(bad_key, "report", "report.workload: a key holds control character U+0000 at byte 2");
+}
+
+}  // namespace
+}  // namespace torchscan
