@@ -99,7 +99,8 @@ absl::Status AddDiagnostics(const v1::WorkloadSpec& spec, const Workload& w, con
                             v1::BenchmarkReport* report) {
   if (!o.skip_diagnostics) {
     Phase(o, "profile " + report->name());
-    absl::StatusOr<v1::OperatorProfile> profile = workloads::ProfileWorkload(w.call, o.profile_calls);
+    absl::StatusOr<v1::OperatorProfile> profile = workloads::ProfileWorkload(
+        w.call, o.profile_calls, w.graph_compute ? &*w.graph_compute : nullptr);
     if (!profile.ok()) return Prefixed(report->name() + ": profile: ", profile.status());
     *report->mutable_profile() = *std::move(profile);
   *report->add_totals() = AchievedFlops(*report);

@@ -147,71 +147,125 @@ std::optional<int64_t> Linear(const Shape* input, const Shape* weight) {
 struct ConvArgs {
   const Shape* input = nullptr;
   const Shape* weight = nullptr;
-  std::optional<Shape> stride, padding, dilation;
+  std::optional<Shape> stride, padding, dilation, output_padding;
   std::string padding_mode;  // "same" / "valid" when padding was given as a string
   bool transposed = false;
   std::optional<int64_t> groups;
 };
 
-std::optional<int64_t> Convolution(const ConvArgs& c) {
-  if (c.input == nullptr || c.weight == nullptr || c.weight->size() < 3) return std::nullopt;
-  const size_t spatial = c.weight->size() - 2;
-  const Shape& in = *c.input;
+// The checked layout of a convolution's input: [N, C_in, spatial...] or unbatched [C_in, spatial...].
+struct ConvInput {
+  size_t spatial = 0;        // number of spatial dimensions (from the weight)
   int64_t batch = 1;
-  size_t first_spatial = 1;
-  if (in.size() == spatial + 2) {
-    batch = in[0];
-    first_spatial = 2;
-  } else if (in.size() != spatial + 1) {  // unbatched input: [C, spatial...]
+  bool batched = false;
+  size_t first_spatial = 1;  // index of the first spatial dimension in the input
+  int64_t in_channels = 0;
+  int64_t groups = 1;
+};
+
+std::optional<ConvInput> CheckConvInput(const ConvArgs& c) {
+  if (c.input == nullptr || c.weight == nullptr || c.weight->size() < 3) return std::nullopt;
+  ConvInput in;
+  in.spatial = c.weight->size() - 2;
+  const Shape& shape = *c.input;
+  if (shape.size() == in.spatial + 2) {
+    in.batch = shape[0];
+    in.batched = true;
+    in.first_spatial = 2;
+  } else if (shape.size() != in.spatial + 1) {
     return std::nullopt;
   }
-  const int64_t in_channels = in[first_spatial - 1];
-  const int64_t groups = c.groups.value_or(1);
-  if (groups <= 0 || !c.stride || !c.dilation || c.stride->size() != spatial ||
-      c.dilation->size() != spatial) {
+  in.in_channels = shape[in.first_spatial - 1];
+  in.groups = c.groups.value_or(1);
+  if (in.groups <= 0 || !c.stride || !c.dilation || c.stride->size() != in.spatial ||
+      c.dilation->size() != in.spatial) {
     return std::nullopt;
   }
   const Shape& w = *c.weight;
+  if (c.transposed ? w[0] != in.in_channels : w[1] * in.groups != in.in_channels) return std::nullopt;
+  return in;
+}
+
+// Output positions per spatial dimension of a (not transposed) convolution.
+std::optional<Shape> ForwardOutputSpatial(const ConvArgs& c, const ConvInput& in) {
+  Shape padding(in.spatial, 0);
+  if (c.padding_mode.empty()) {
+    if (!c.padding || c.padding->size() != in.spatial) return std::nullopt;
+    padding = *c.padding;
+  } else if (c.padding_mode != "valid" && c.padding_mode != "same") {
+    return std::nullopt;
+  }
+  Shape out(in.spatial);
+  for (size_t i = 0; i < in.spatial; ++i) {
+    const int64_t size = (*c.input)[in.first_spatial + i];
+    const int64_t s = (*c.stride)[i];
+    const int64_t d = (*c.dilation)[i];
+    if (s <= 0 || d <= 0) return std::nullopt;
+    if (c.padding_mode == "same") {
+      if (s != 1) return std::nullopt;  // LibTorch refuses "same" with strides
+      out[i] = size;
+    } else {
+      const int64_t span = size + 2 * padding[i] - d * ((*c.weight)[2 + i] - 1) - 1;
+      out[i] = span < 0 ? 0 : span / s + 1;
+    }
+    if (out[i] <= 0) return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<int64_t> Convolution(const ConvArgs& c) {
+  const std::optional<ConvInput> in = CheckConvInput(c);
+  if (!in) return std::nullopt;
+  const Shape& w = *c.weight;
   Product p;
   p *= 2;
-  p *= batch;
+  p *= in->batch;
   if (c.transposed) {
     // weight [C_in, C_out/groups, k...]: every input position feeds C_out/groups * kernel.
-    if (w[0] != in_channels) return std::nullopt;
-    p *= in_channels;
-    for (size_t i = 0; i < spatial; ++i) p *= in[first_spatial + i];
+    p *= in->in_channels;
+    for (size_t i = 0; i < in->spatial; ++i) p *= (*c.input)[in->first_spatial + i];
     p *= w[1];
   } else {
     // weight [C_out, C_in/groups, k...]: every output position reads C_in/groups * kernel.
-    if (w[1] * groups != in_channels) return std::nullopt;
+    const std::optional<Shape> out = ForwardOutputSpatial(c, *in);
+    if (!out) return std::nullopt;
     p *= w[0];
-    Shape padding(spatial, 0);
-    if (c.padding_mode.empty()) {
-      if (!c.padding || c.padding->size() != spatial) return std::nullopt;
-      padding = *c.padding;
-    } else if (c.padding_mode != "valid" && c.padding_mode != "same") {
-      return std::nullopt;
-    }
-    for (size_t i = 0; i < spatial; ++i) {
-      const int64_t size = in[first_spatial + i];
-      const int64_t s = (*c.stride)[i];
-      const int64_t d = (*c.dilation)[i];
-      if (s <= 0 || d <= 0) return std::nullopt;
-      int64_t out;
-      if (c.padding_mode == "same") {
-        if (s != 1) return std::nullopt;  // LibTorch refuses "same" with strides
-        out = size;
-      } else {
-        const int64_t span = size + 2 * padding[i] - d * (w[2 + i] - 1) - 1;
-        out = span < 0 ? 0 : span / s + 1;
-      }
-      if (out <= 0) return std::nullopt;
-      p *= out;
-    }
+    for (int64_t o : *out) p *= o;
     p *= w[1];
   }
-  for (size_t i = 0; i < spatial; ++i) p *= w[2 + i];
+  for (size_t i = 0; i < in->spatial; ++i) p *= w[2 + i];
   return p.get();
+}
+
+// [N, C_out, out...] (or [C_out, out...] unbatched). Transposed: out = (in - 1) * stride -
+// 2 * padding + dilation * (kernel - 1) + output_padding + 1, C_out = weight[1] * groups.
+std::optional<Shape> ConvolutionOutput(const ConvArgs& c) {
+  const std::optional<ConvInput> in = CheckConvInput(c);
+  if (!in) return std::nullopt;
+  const Shape& w = *c.weight;
+  Shape out;
+  if (in->batched) out.push_back(in->batch);
+  if (!c.transposed) {
+    const std::optional<Shape> spatial = ForwardOutputSpatial(c, *in);
+    if (!spatial) return std::nullopt;
+    out.push_back(w[0]);
+    out.insert(out.end(), spatial->begin(), spatial->end());
+    return out;
+  }
+  const Shape zeros(in->spatial, 0);
+  const Shape& output_padding = c.output_padding.value_or(zeros);
+  if (!c.padding_mode.empty() || !c.padding || c.padding->size() != in->spatial ||
+      output_padding.size() != in->spatial) {
+    return std::nullopt;
+  }
+  out.push_back(w[1] * in->groups);
+  for (size_t i = 0; i < in->spatial; ++i) {
+    const int64_t size = ((*c.input)[in->first_spatial + i] - 1) * (*c.stride)[i] - 2 * (*c.padding)[i] +
+                         (*c.dilation)[i] * (w[2 + i] - 1) + output_padding[i] + 1;
+    if (size <= 0) return std::nullopt;
+    out.push_back(size);
+  }
+  return out;
 }
 
 size_t SpatialDims(const std::vector<OpArg>& args) {
@@ -229,20 +283,21 @@ void ReadPadding(const std::vector<OpArg>& args, size_t i, size_t spatial, ConvA
   }
 }
 
-// conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups), also _convolution_mode.
-std::optional<int64_t> ConvNd(const std::vector<OpArg>& args) {
+// conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups), also _convolution_mode
+// and prim::mkldnn_convolution (the frozen graph's operator keeps this order).
+ConvArgs ConvNd(const std::vector<OpArg>& args) {
   const size_t n = SpatialDims(args);
   ConvArgs c{TensorArg(args, 0), TensorArg(args, 1)};
   c.stride = IntListArg(args, 3, n);
   ReadPadding(args, 4, n, &c);
   c.dilation = IntListArg(args, 5, n);
   c.groups = IntArg(args, 6);
-  return Convolution(c);
+  return c;
 }
 
 // convolution / _convolution(input, weight, bias, stride, padding, dilation, transposed,
-// output_padding, groups, ...).
-std::optional<int64_t> GenericConvolution(const std::vector<OpArg>& args) {
+// output_padding, groups, ...). nullopt without the transposed flag.
+std::optional<ConvArgs> GenericConvolution(const std::vector<OpArg>& args) {
   const size_t n = SpatialDims(args);
   ConvArgs c{TensorArg(args, 0), TensorArg(args, 1)};
   c.stride = IntListArg(args, 3, n);
@@ -251,31 +306,52 @@ std::optional<int64_t> GenericConvolution(const std::vector<OpArg>& args) {
   const auto transposed = IntArg(args, 6);
   if (!transposed) return std::nullopt;
   c.transposed = *transposed != 0;
+  c.output_padding = IntListArg(args, 7, n);
   c.groups = IntArg(args, 8);
-  return Convolution(c);
+  return c;
 }
 
 // conv_transpose1d/2d/3d(input, weight, bias, stride, padding, output_padding, groups, dilation).
-std::optional<int64_t> ConvTranspose(const std::vector<OpArg>& args) {
+ConvArgs ConvTranspose(const std::vector<OpArg>& args) {
   const size_t n = SpatialDims(args);
   ConvArgs c{TensorArg(args, 0), TensorArg(args, 1)};
   c.stride = IntListArg(args, 3, n);
   c.padding = IntListArg(args, 4, n);
+  c.output_padding = IntListArg(args, 5, n);
   c.groups = IntArg(args, 6);
   c.dilation = IntListArg(args, 7, n);
   c.transposed = true;
-  return Convolution(c);
+  return c;
 }
 
-// mkldnn_convolution(input, weight, bias, padding, stride, dilation, groups).
-std::optional<int64_t> MkldnnConvolution(const std::vector<OpArg>& args) {
+// aten::mkldnn_convolution(input, weight, bias, padding, stride, dilation, groups).
+ConvArgs MkldnnConvolution(const std::vector<OpArg>& args) {
   const size_t n = SpatialDims(args);
   ConvArgs c{TensorArg(args, 0), TensorArg(args, 1)};
   c.padding = IntListArg(args, 3, n);
   c.stride = IntListArg(args, 4, n);
   c.dilation = IntListArg(args, 5, n);
   c.groups = IntArg(args, 6);
-  return Convolution(c);
+  return c;
+}
+
+// The convolution arguments of `name`'s call; nullopt for other operators.
+std::optional<ConvArgs> ConvolutionCall(std::string_view name, const std::vector<OpArg>& args) {
+  if (name == "aten::conv1d" || name == "aten::conv2d" || name == "aten::conv3d" ||
+      name == "aten::_convolution_mode" || name == "prim::mkldnn_convolution") {
+    return ConvNd(args);
+  }
+  if (name == "aten::convolution" || name == "aten::_convolution") {
+    std::optional<ConvArgs> c = GenericConvolution(args);
+    if (!c) return ConvArgs{};  // a convolution whose arguments do not fit
+    return c;
+  }
+  if (name == "aten::conv_transpose1d" || name == "aten::conv_transpose2d" ||
+      name == "aten::conv_transpose3d") {
+    return ConvTranspose(args);
+  }
+  if (name == "aten::mkldnn_convolution") return MkldnnConvolution(args);
+  return std::nullopt;
 }
 
 const std::unordered_set<std::string_view>& NotCountedOperators() {
@@ -342,10 +418,10 @@ const std::unordered_set<std::string_view>& NotCountedOperators() {
 FlopClass ClassifyOperator(std::string_view name) {
   static const auto* formulas = new std::unordered_set<std::string_view>{
       "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::matmul",
-      "aten::linear", "aten::dot", "aten::vdot", "aten::mv", "aten::addmv", "aten::conv1d",
-      "aten::conv2d", "aten::conv3d", "aten::conv_transpose1d", "aten::conv_transpose2d",
-      "aten::conv_transpose3d", "aten::convolution", "aten::_convolution",
-      "aten::_convolution_mode", "aten::mkldnn_convolution",
+      "aten::linear", "aten::mkldnn_linear", "aten::dot", "aten::vdot", "aten::mv", "aten::addmv",
+      "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_transpose1d", "aten::conv_transpose2d",
+      "aten::conv_transpose3d", "aten::convolution", "aten::_convolution", "aten::_convolution_mode",
+      "aten::mkldnn_convolution", "prim::mkldnn_convolution",
   };
   if (formulas->count(name) != 0) return FlopClass::kFormula;
   if (NotCountedOperators().count(name) != 0) return FlopClass::kNotCounted;
@@ -360,20 +436,49 @@ std::optional<int64_t> OperatorFlops(std::string_view name, const std::vector<Op
     return BatchedProduct(TensorArg(args, 1), TensorArg(args, 2));
   }
   if (name == "aten::matmul") return Matmul(TensorArg(args, 0), TensorArg(args, 1));
-  if (name == "aten::linear") return Linear(TensorArg(args, 0), TensorArg(args, 1));
+  if (name == "aten::linear" || name == "aten::mkldnn_linear") return Linear(TensorArg(args, 0), TensorArg(args, 1));
   if (name == "aten::dot" || name == "aten::vdot") return Dot(TensorArg(args, 0), TensorArg(args, 1));
   if (name == "aten::mv") return MatrixVector(TensorArg(args, 0), TensorArg(args, 1));
   if (name == "aten::addmv") return MatrixVector(TensorArg(args, 1), TensorArg(args, 2));
-  if (name == "aten::conv1d" || name == "aten::conv2d" || name == "aten::conv3d" ||
-      name == "aten::_convolution_mode") {
-    return ConvNd(args);
+  if (const std::optional<ConvArgs> conv = ConvolutionCall(name, args)) return Convolution(*conv);
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> FormulaOutputShape(std::string_view name, const std::vector<OpArg>& args) {
+  if (OperatorFlops(name, args) == std::nullopt) return std::nullopt;  // also checks the arguments
+  const Shape* a = TensorArg(args, 0);
+  const Shape* b = TensorArg(args, 1);
+  if (name == "aten::mm") return Shape{(*a)[0], (*b)[1]};
+  const Shape* c = TensorArg(args, 2);
+  if (name == "aten::addmm") return Shape{(*b)[0], (*c)[1]};
+  if (name == "aten::bmm") return Shape{(*a)[0], (*a)[1], (*b)[2]};
+  if (name == "aten::baddbmm") return Shape{(*b)[0], (*b)[1], (*c)[2]};
+  if (name == "aten::addbmm") return Shape{(*b)[1], (*c)[2]};
+  if (name == "aten::dot" || name == "aten::vdot") return Shape{};
+  if (name == "aten::mv") return Shape{(*a)[0]};
+  if (name == "aten::addmv") return Shape{(*b)[0]};
+  if (name == "aten::linear" || name == "aten::mkldnn_linear") {
+    Shape out(a->begin(), a->end() - 1);
+    if (b->size() == 2) out.push_back((*b)[0]);
+    return out;
   }
-  if (name == "aten::convolution" || name == "aten::_convolution") return GenericConvolution(args);
-  if (name == "aten::conv_transpose1d" || name == "aten::conv_transpose2d" ||
-      name == "aten::conv_transpose3d") {
-    return ConvTranspose(args);
+  if (name == "aten::matmul") {
+    if (a->size() == 1 && b->size() == 1) return Shape{};
+    const Shape lhs = a->size() == 1 ? Shape{1, (*a)[0]} : *a;
+    const Shape rhs = b->size() == 1 ? Shape{(*b)[0], 1} : *b;
+    const size_t batch = std::max(lhs.size(), rhs.size()) - 2;
+    Shape out;
+    for (size_t i = 0; i < batch; ++i) {  // broadcast, aligned on the right (checked by Matmul)
+      const size_t from_end = batch - i;  // position counted from the matrix dimensions
+      const int64_t da = from_end <= lhs.size() - 2 ? lhs[lhs.size() - 2 - from_end] : 1;
+      const int64_t db = from_end <= rhs.size() - 2 ? rhs[rhs.size() - 2 - from_end] : 1;
+      out.push_back(da == 1 ? db : da);
+    }
+    if (a->size() != 1) out.push_back(lhs[lhs.size() - 2]);
+    if (b->size() != 1) out.push_back(rhs.back());
+    return out;
   }
-  if (name == "aten::mkldnn_convolution") return MkldnnConvolution(args);
+  if (const std::optional<ConvArgs> conv = ConvolutionCall(name, args)) return ConvolutionOutput(*conv);
   return std::nullopt;
 }
 

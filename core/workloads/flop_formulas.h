@@ -3,9 +3,11 @@
 // inputs into OpArgs and asks here.
 //
 // Convention (stated in every profile, kFlopConvention): a multiply-add counts as 2 FLOPs.
-// Counted: matrix products (mm, addmm, bmm, baddbmm, addbmm, matmul, linear, dot, vdot, mv,
-// addmv) = 2·M·N·K over the broadcast batch, and convolutions of any dimension (conv1d/2d/3d,
-// conv_transpose1d/2d/3d, convolution, _convolution, _convolution_mode, mkldnn_convolution) =
+// Counted: matrix products (mm, addmm, bmm, baddbmm, addbmm, matmul, linear, mkldnn_linear, dot,
+// vdot, mv, addmv) = 2·M·N·K over the broadcast batch, and convolutions of any dimension
+// (conv1d/2d/3d, conv_transpose1d/2d/3d, convolution, _convolution, _convolution_mode,
+// aten::mkldnn_convolution, and prim::mkldnn_convolution, the JIT-only operator of frozen graphs
+// after optimize_for_inference, whose arguments keep conv2d's order) =
 // 2·N·C_out·prod(output spatial)·(C_in/groups)·prod(kernel), with stride, padding ("same",
 // "valid" or explicit), dilation, groups and transposition taken from the arguments.
 // Not counted: bias and accumulator additions (addmm's input, beta/alpha scaling, conv bias),
@@ -58,5 +60,12 @@ FlopClass ClassifyOperator(std::string_view name);
 // or undefined tensors, mismatched inner dimensions, non-positive output sizes, overflow of
 // int64): the caller then treats the call as one without formula.
 std::optional<int64_t> OperatorFlops(std::string_view name, const std::vector<OpArg>& args);
+
+// The output shape of one call of an operator with a formula (for following shapes through a
+// graph, graph_scan.h): e.g. [N, C_out, H_out, W_out] for conv2d (transposed: (in - 1) * stride
+// - 2 * padding + dilation * (kernel - 1) + output_padding + 1), [..., out] for linear, the
+// broadcast batch and [n, m] for matmul (1-D operands' dimensions dropped). nullopt when
+// OperatorFlops has no count for the call, or a transposed convolution lacks its padding.
+std::optional<std::vector<int64_t>> FormulaOutputShape(std::string_view name, const std::vector<OpArg>& args);
 
 }  // namespace torchscan::workloads

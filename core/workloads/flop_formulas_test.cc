@@ -95,6 +95,65 @@ TEST(FlopFormulas, ConvolutionOfAnyDimensionAndTransposed) {
             2LL * 4 * 64 * 16 * 16 * 3 * 7 * 7);
 }
 
+TEST(FlopFormulas, FrozenGraphOperatorsUseTheirOwnArgumentOrder) {
+  // prim::mkldnn_convolution(input, weight, bias, stride, padding, dilation, groups): conv2d's
+  // order, unlike aten::mkldnn_convolution. Stride 2, padding 3 on 32x32 -> 16x16.
+  EXPECT_EQ(OperatorFlops("prim::mkldnn_convolution", {A::Tensor({4, 3, 32, 32}), A::Tensor({64, 3, 7, 7}),
+                                                       A::None(), A::IntList({2, 2}), A::IntList({3, 3}),
+                                                       A::IntList({1, 1}), A::Int(1)}),
+            2LL * 4 * 64 * 16 * 16 * 3 * 7 * 7);
+  EXPECT_EQ(ClassifyOperator("prim::mkldnn_convolution"), FlopClass::kFormula);
+  EXPECT_EQ(OperatorFlops("aten::mkldnn_linear", {A::Tensor({2, 8, 14}), A::Tensor({5, 14}), A::Tensor({5})}),
+            2 * 16 * 14 * 5);
+}
+
+TEST(FlopFormulas, OutputShapesOfFormulaOperators) {
+  const auto shape = [](std::string_view name, const std::vector<OpArg>& args) {
+    return FormulaOutputShape(name, args).value_or(std::vector<int64_t>{-1});
+  };
+  using S = std::vector<int64_t>;
+  EXPECT_EQ(shape("aten::mm", {A::Tensor({32, 128}), A::Tensor({128, 64})}), (S{32, 64}));
+  EXPECT_EQ(shape("aten::addmm", {A::Tensor({64}), A::Tensor({32, 128}), A::Tensor({128, 64})}), (S{32, 64}));
+  EXPECT_EQ(shape("aten::bmm", {A::Tensor({8, 4, 64}), A::Tensor({8, 64, 2})}), (S{8, 4, 2}));
+  EXPECT_EQ(shape("aten::baddbmm", {A::Tensor({1}), A::Tensor({8, 4, 64}), A::Tensor({8, 64, 2})}), (S{8, 4, 2}));
+  EXPECT_EQ(shape("aten::addbmm", {A::Tensor({1}), A::Tensor({8, 4, 64}), A::Tensor({8, 64, 2})}), (S{4, 2}));
+  EXPECT_EQ(shape("aten::mv", {A::Tensor({10, 20}), A::Tensor({20})}), (S{10}));
+  EXPECT_EQ(shape("aten::dot", {A::Tensor({20}), A::Tensor({20})}), (S{}));
+  EXPECT_EQ(shape("aten::linear", {A::Tensor({4, 8, 128}), A::Tensor({512, 128}), A::None()}), (S{4, 8, 512}));
+  EXPECT_EQ(shape("aten::linear", {A::Tensor({4, 128}), A::Tensor({128}), A::None()}), (S{4}));
+  EXPECT_EQ(shape("aten::matmul", {A::Tensor({3, 1, 5, 6}), A::Tensor({7, 6, 2})}), (S{3, 7, 5, 2}));
+  EXPECT_EQ(shape("aten::matmul", {A::Tensor({128}), A::Tensor({128, 64})}), (S{64}));
+  EXPECT_EQ(shape("aten::matmul", {A::Tensor({4, 8, 128}), A::Tensor({128})}), (S{4, 8}));
+  EXPECT_EQ(shape("aten::matmul", {A::Tensor({128}), A::Tensor({128})}), (S{}));
+  // conv2d stride 2 padding 3 on 32x32 with 7x7 -> 16x16; unbatched input keeps no batch dim.
+  EXPECT_EQ(shape("aten::conv2d", {A::Tensor({4, 3, 32, 32}), A::Tensor({64, 3, 7, 7}), A::None(),
+                                   A::IntList({2, 2}), A::IntList({3, 3}), A::IntList({1, 1}), A::Int(1)}),
+            (S{4, 64, 16, 16}));
+  EXPECT_EQ(shape("aten::conv2d", {A::Tensor({3, 8, 8}), A::Tensor({8, 3, 3, 3}), A::None(), A::IntList({2, 2}),
+                                   A::IntList({1, 1}), A::IntList({1, 1}), A::Int(1)}),
+            (S{8, 4, 4}));
+  EXPECT_EQ(shape("aten::conv2d", {A::Tensor({2, 4, 9, 9}), A::Tensor({6, 4, 3, 3}), A::None(), A::IntList({1, 1}),
+                                   A::String("same"), A::IntList({1, 1}), A::Int(1)}),
+            (S{2, 6, 9, 9}));
+  // conv_transpose2d [1, 4, 5, 5] * [4, 3, 2, 2], groups 2, stride 2, padding 1, output_padding 1:
+  // (5 - 1) * 2 - 2 + 1 * (2 - 1) + 1 + 1 = 9, C_out = 3 * 2.
+  EXPECT_EQ(shape("aten::conv_transpose2d", {A::Tensor({1, 4, 5, 5}), A::Tensor({4, 3, 2, 2}), A::None(),
+                                             A::IntList({2, 2}), A::IntList({1, 1}), A::IntList({1, 1}), A::Int(2),
+                                             A::IntList({1, 1})}),
+            (S{1, 6, 9, 9}));
+  EXPECT_EQ(shape("aten::_convolution",
+                  {A::Tensor({1, 4, 5, 5}), A::Tensor({4, 3, 2, 2}), A::None(), A::IntList({2, 2}),
+                   A::IntList({0, 0}), A::IntList({1, 1}), A::Bool(true), A::IntList({0, 0}), A::Int(1),
+                   A::Bool(false), A::Bool(false), A::Bool(true), A::Bool(true)}),
+            (S{1, 3, 10, 10}));
+  EXPECT_EQ(shape("prim::mkldnn_convolution", {A::Tensor({1, 16, 8, 8}), A::Tensor({32, 16, 3, 3}), A::None(),
+                                               A::IntList({1, 1}), A::IntList({1, 1}), A::IntList({1, 1}),
+                                               A::Int(1)}),
+            (S{1, 32, 8, 8}));
+  EXPECT_EQ(FormulaOutputShape("aten::mm", {A::Tensor({4, 5}), A::Tensor({6, 7})}), std::nullopt);
+  EXPECT_EQ(FormulaOutputShape("aten::relu", {A::Tensor({4, 5})}), std::nullopt);
+}
+
 TEST(FlopFormulas, MissingOrMalformedArgumentsGiveNoCount) {
   EXPECT_EQ(OperatorFlops("aten::mm", {A::Tensor({2, 3})}), std::nullopt);
   EXPECT_EQ(OperatorFlops("aten::mm", {A::None(), A::Tensor({2, 3})}), std::nullopt);

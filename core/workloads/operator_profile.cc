@@ -176,9 +176,19 @@ class ObserverScope {
 
 std::string CallsText(int64_t n) { return absl::StrCat(n, n == 1 ? " call" : " calls"); }
 
+// What the observers saw, in the form ReconcileGraphCompute reads.
+ObservedOperators Observed(const Session& session, int calls) {
+  ObservedOperators observed;
+  observed.profiled_calls = calls;
+  for (const auto& [name, totals] : session.operators) observed.calls[name] = totals.calls;
+  observed.without_formula = session.without_formula;
+  return observed;
+}
+
 }  // namespace
 
-absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::function<c10::IValue()>& call, int calls) {
+absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::function<c10::IValue()>& call, int calls,
+                                                               const GraphCompute* graph) {
   if (!call) return absl::InvalidArgumentError("ProfileWorkload: call is empty");
   if (calls < 1) {
     return absl::InvalidArgumentError(absl::StrCat("ProfileWorkload: calls is ", calls, "; profile at least 1 call"));
@@ -194,6 +204,11 @@ absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::functi
     for (int i = 0; i < calls; ++i) call();
   });
   if (!observed.ok()) return observed;
+  FlopReconciliation from_graph;
+  if (graph != nullptr) {
+    from_graph = ReconcileGraphCompute(*graph, Observed(session, calls));
+    for (const std::string& kind : from_graph.resolved) session.without_formula.erase(kind);
+  }
 
   torchscan::v1::OperatorProfile profile;
   profile.set_profiled_calls(calls);
@@ -217,18 +232,23 @@ absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::functi
     const FlopClass kind = ClassifyOperator(name);
     if (kind == FlopClass::kFormula) stat->set_flops(static_cast<double>(totals->flops));
     if (kind == FlopClass::kNotCounted) stat->set_flops(0);
+    if (const auto counted = from_graph.added_by_kind.find(name); counted != from_graph.added_by_kind.end()) {
+      stat->set_flops(stat->flops() + static_cast<double>(counted->second));
+    }
   }
 
   torchscan::v1::MetricResult* flops = profile.mutable_flops_per_call();
   flops->set_name("flops_per_call");
   flops->set_unit("FLOP");
-  flops->set_value(static_cast<double>(session.total_flops) / calls);
+  flops->set_value(static_cast<double>(session.total_flops + from_graph.added_flops) / calls);
   flops->set_method(absl::StrCat(
       "formulas over the argument shapes seen by RecordFunction observers, counted at the outermost operator "
-      "with a formula; ", kFlopConvention));
+      "with a formula; TorchScript graph compute nodes the observers cannot see (JIT-only operators such as "
+      "prim::mkldnn_convolution after optimize_for_inference) or see without formula (prepacked operators) are "
+      "counted by the same formulas from the graph's static shapes, as the diagnostics list; ", kFlopConvention));
   flops->set_scope(absl::StrCat("one workload call (the FLOPs of ", CallsText(calls),
                                 " divided by ", calls, "); operators run on the calling thread"));
-  flops->set_complete(session.without_formula.empty());
+  flops->set_complete(session.without_formula.empty() && !from_graph.incomplete);
   for (const auto& [name, n] : session.without_formula) {
     flops->add_diagnostics(absl::StrCat(name, ": no FLOP formula (", CallsText(n), " in ", CallsText(calls),
                                         "), its FLOPs are not counted: flops_per_call is a lower bound"));
@@ -237,6 +257,7 @@ absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::functi
     flops->add_diagnostics(absl::StrCat(name, ": arguments ", shapes.empty() ? "(none)" : shapes,
                                         " do not fit its FLOP formula; such calls are treated as without formula"));
   }
+  for (const std::string& d : from_graph.diagnostics) flops->add_diagnostics(d);
   profile.set_note(absl::StrCat(
       "profiler times include instrumentation and are not clean workload timing; operator calls, times and FLOPs "
       "are totals over profiled_calls workload calls after one unprofiled warm-up call; FLOPs: ", kFlopConvention,

@@ -8,6 +8,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
+#include "core/workloads/graph_compute.h"
 #include "proto/report.pb.h"
 
 namespace torchscan::workloads {
@@ -27,11 +28,18 @@ namespace torchscan::workloads {
 // aten::cudnn_batch_norm inside aten::batch_norm is not flagged), and have no counted operator
 // inside them (aten::einsum is covered by its aten::bmm), are listed in its diagnostics and
 // make it incomplete (the value is then a lower bound).
+// `graph` (a TorchScript workload's Workload::graph_compute; nullptr for the built-ins): the
+// method graph's compute nodes are reconciled with what the observers saw (ReconcileGraphCompute,
+// graph_compute.h): nodes the observers cannot see (prim::mkldnn_convolution after
+// optimize_for_inference) or see without formula (XNNPACK prepacked operators) are counted from
+// the graph's static shapes and listed in flops_per_call's diagnostics (the operator's
+// OperatorStat.flops then holds the graph's count when it has one); nodes that cannot be counted
+// make it incomplete, with a diagnostic naming the operator.
 // `note` says that profiler times include instrumentation and are not clean workload timing.
 // Errors: kInvalidArgument when `call` is empty or calls < 1; kFailedPrecondition when a
 // profile is already running on this thread; the status RunTorch (torch_status.h) maps from
 // what `call` throws (the observer is removed in every case).
 absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::function<c10::IValue()>& call,
-                                                               int calls);
+                                                               int calls, const GraphCompute* graph = nullptr);
 
 }  // namespace torchscan::workloads

@@ -20,6 +20,7 @@
 #include "core/workloads/bert.h"
 #include "core/workloads/device.h"
 #include "core/workloads/fingerprint.h"
+#include "core/workloads/graph_scan.h"
 #include "core/workloads/inputs.h"
 #include "core/workloads/resnet18.h"
 #include "core/workloads/torch_status.h"
@@ -44,6 +45,8 @@ struct Model {
   std::string name;                           // "linear", "resnet18", "bert", "torchscript"
   std::string revision;                       // the description's model_revision
   bool needs_batch_dim = false;               // per_sample must keep dim 0 (built-in CNN/BERT)
+  // TorchScript: scans the method's graph given one forward's input shapes (graph_scan.h).
+  std::function<GraphCompute(const std::vector<std::vector<int64_t>>&, int64_t forwards_per_call)> scan_graph;
 };
 
 std::string DTypeName(at::ScalarType type) {
@@ -277,6 +280,9 @@ absl::StatusOr<Model> BuildTorchScript(const TorchScriptSpec& ts, const Workload
     return method(std::vector<c10::IValue>(in.begin(), in.end()));
   };
   model.description["method"] = method_name;
+  model.scan_graph = [module, method_name](const std::vector<std::vector<int64_t>>& shapes, int64_t forwards) {
+    return ScanGraphCompute(module, method_name, shapes, forwards);
+  };
   return model;
 }
 
@@ -403,6 +409,20 @@ std::string InputsText(const std::vector<PreparedInput>& inputs, const std::vect
   std::vector<std::string> parts;
   for (size_t i = 0; i < inputs.size(); ++i) parts.push_back(absl::StrCat(inputs[i].name, " ", TensorText(tensors[i])));
   return absl::StrCat(absl::StrJoin(parts, ", "), " on ", device);
+}
+
+// The input shapes one forward sees: per_sample runs each sample, dim 0 selected (or narrowed
+// to 1 with keep_batch_dim).
+std::vector<std::vector<int64_t>> ForwardInputShapes(const std::vector<at::Tensor>& inputs, bool per_sample,
+                                                     bool keep_batch_dim) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const at::Tensor& t : inputs) {
+    std::vector<int64_t> shape = t.sizes().vec();
+    if (per_sample && keep_batch_dim) shape[0] = 1;
+    if (per_sample && !keep_batch_dim) shape.erase(shape.begin());
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
 }
 
 }  // namespace
@@ -551,6 +571,10 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadO
 
   workload.resident_tensors = model->weights;
   workload.resident_tensors.insert(workload.resident_tensors.end(), inputs.begin(), inputs.end());
+  if (model->scan_graph) {
+    workload.graph_compute = model->scan_graph(ForwardInputShapes(inputs, per_sample, keep_batch_dim),
+                                               per_sample ? inputs.front().size(0) : 1);
+  }
   return workload;
 }
 

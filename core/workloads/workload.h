@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
+#include "core/workloads/graph_compute.h"
 #include "proto/report.pb.h"
 #include "proto/workload.pb.h"
 
@@ -59,6 +61,11 @@ struct Workload {
   // resident baseline for MeasurePeakMemory (peak_memory.h).
   std::vector<at::Tensor> resident_tensors;
   std::string device;  // normalised, e.g. "cpu", "cuda:0"
+  // TorchScript only: the compute nodes of the method's graph as it runs (after freeze /
+  // optimize_for_inference), with static FLOPs for the shapes one forward sees and
+  // forwards_per_call (per_sample: the samples), for ProfileWorkload to count what its observers
+  // cannot see (graph_compute.h, graph_scan.h). nullopt for the built-ins (C++ frontend, no graph).
+  std::optional<GraphCompute> graph_compute;
 };
 
 // Builds the workload: validates the spec, runs torch::manual_seed(spec.seed), constructs or
