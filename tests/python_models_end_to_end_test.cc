@@ -27,7 +27,7 @@ class PythonModels : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(TempDir("python_models"));
-    const CommandResult made = Run(kPython, {Runfile("tests/python/make_models.py"), *dir_}, 120);
+    const CommandResult made = e2e::Run(kPython, {Runfile("tests/python/make_models.py"), *dir_}, 120);
     ASSERT_EQ(made.exit_code, 0) << "tests/python/make_models.py needs Debian's python3-torch "
                                  << "(scripts/setup.sh installs it): " << made.err;
   }

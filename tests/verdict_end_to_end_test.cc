@@ -29,7 +29,7 @@ v1::Comparison CompareMethods(const TestDaemon& d, const std::string& module, co
 
 TEST(VerdictEndToEnd, FortyTimesTheWorkIsSlowerAndItsRemovalFaster) {
   const std::string dir = TempDir("work_module");
-  ASSERT_EQ(Run(Runfile("tests/make_work_module"), {dir}).exit_code, 0);
+  ASSERT_EQ(e2e::Run(Runfile("tests/make_work_module"), {dir}).exit_code, 0);
   TestDaemon d(TempDir("verdict"));
   const v1::Comparison faster = CompareMethods(d, dir + "/work.pt", "heavy", "forward", "faster");
   EXPECT_EQ(faster.output_check().status(), v1::OutputCheck::passed) << faster.output_check().message();
