@@ -1,5 +1,6 @@
 #include "client/job_flags.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <CLI/CLI.hpp>
@@ -102,6 +103,8 @@ absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
   if (f.threads < 1 || f.threads > 4096) return FlagError("--threads", absl::StrFormat("must be 1..4096, got %d", f.threads));
   if (!(f.min_run_time > 0) || !std::isfinite(f.min_run_time) || f.min_run_time > 3600)
     return FlagError("--min-run-time", absl::StrFormat("must be seconds in (0, 3600], got %g", f.min_run_time));
+  if (std::any_of(f.label.begin(), f.label.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+    return FlagError("--label", "holds a control character (a tab, newline, escape...); use printable text on one line");
   spec->set_label(f.label);
   v1::MeasurementOptions* o = spec->mutable_options();
   o->set_intra_op_threads(f.threads);

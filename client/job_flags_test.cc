@@ -153,6 +153,7 @@ TEST(JobFlags, EachBadFlagIsNamed) {
       {[](CompareFlags& f) { f.check.check_module = "/no/such/check.pt"; f.check.rtol = f.check.atol = std::nan(""); },
        "--check-module"},
       {[](CompareFlags& f) { f.rounds = 0; }, "--rounds"},
+      {[](CompareFlags& f) { f.run.label = "x\x1b[2Jy"; }, "--label"},
       {[](CompareFlags& f) { f.check.check_module = "/x.pt"; }, "--check-module"},  // and --rtol/--atol
       {[](CompareFlags& f) { f.check.no_check = true; }, "--no-check"},             // and --rtol/--atol
   };

@@ -1,7 +1,9 @@
 // Test data for verdict tests: writes DIR/work.pt, a TorchScript module made with
 // torch::jit::Module::define whose two methods return the same tensor, bit for bit:
 //   forward(x) = tanh(x @ w)
-//   heavy(x)   = the same, computed 40 times in a loop (about 40x the work)
+//   heavy(x)   = the same plus 0 * z, where z is a chain of 40 more tanh(z @ w) (about 40x
+//                the work; each step needs the one before, so the JIT cannot fold them, and
+//                adding 0 * a finite z leaves the result bit for bit)
 // so a comparison of the two methods has a known, large effect and passes an exact check.
 //   make_work_module DIR
 #include <cstdio>
@@ -24,9 +26,10 @@ def forward(self, x):
 
 def heavy(self, x):
     y = torch.tanh(torch.mm(x, self.w))
-    for _ in range(39):
-        y = torch.tanh(torch.mm(x, self.w))
-    return y
+    z = y
+    for _ in range(40):
+        z = torch.tanh(torch.mm(z, self.w))
+    return y + 0.0 * z
 )");
   m.save(std::string(argv[1]) + "/work.pt");
   return 0;
