@@ -128,6 +128,10 @@ absl::Status ValidateAccounts(const v1::DaemonConfig& config, const MachineFacts
   if (!config.socket_group().empty() && ::getgrnam(config.socket_group().c_str()) == nullptr)
     return Invalid("socket_group", "no group named \"" + config.socket_group() +
                                        "\"; create it (groupadd " + config.socket_group() + ") or choose another");
+  if (!config.admin_group().empty() && ::getgrnam(config.admin_group().c_str()) == nullptr)
+    return Invalid("admin_group", "no group named \"" + config.admin_group() + "\"; create it (groupadd " +
+                                      config.admin_group() + ") and add the admins (usermod -aG " +
+                                      config.admin_group() + " NAME), or choose another");
   if (!machine.is_root && !config.worker_user().empty())
     return Invalid("worker_user", "torchscand is not running as root, so workers run as its own user; remove "
                                   "worker_user or start torchscand as root");
@@ -230,6 +234,7 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config) {
   if (flags.tls_client_ca_file) config->mutable_tls()->set_client_ca_file(*flags.tls_client_ca_file);
   if (flags.token_file) config->set_token_file(*flags.token_file);
   if (flags.worker_user) config->set_worker_user(*flags.worker_user);
+  if (flags.admin_group) config->set_admin_group(*flags.admin_group);
   if (flags.worker_cpu_time_s) limits->set_worker_cpu_time_s(*flags.worker_cpu_time_s);
   if (flags.worker_open_files) limits->set_worker_open_files(*flags.worker_open_files);
 }

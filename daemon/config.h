@@ -43,6 +43,7 @@ struct ConfigFlags {
   std::optional<std::string> tls_client_ca_file;  // --tls-client-ca
   std::optional<std::string> token_file;        // --token-file
   std::optional<std::string> worker_user;       // --worker-user
+  std::optional<std::string> admin_group;       // --admin-group
   std::optional<double> worker_cpu_time_s;      // --worker-cpu-time (seconds; 0 = no limit)
   std::optional<int> worker_open_files;         // --worker-open-files
 };
@@ -86,12 +87,13 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config);
 
 // Checks a configuration after ApplyDefaults: state_dir set; each listen address a unix:
 // socket (path at most 107 bytes) or HOST:PORT TCP, which requires tls.cert_file,
-// tls.key_file and token_file; socket_mode octal; socket_group an existing group; tls files
-// readable PEM (key with cert; client_ca_file only with a certificate); token_file loadable
-// (token_file.h); worker_user an existing user when machine.is_root (root itself only for a
-// daemon without TCP addresses, e.g. a private one), empty otherwise; devices
-// "cpu", "cuda" or "cuda:N"; thread counts 0..4096; cpu_set within machine.available_cpus;
-// limits >= 0 and finite; worker_path executable; rss_child_path, when set, executable.
+// tls.key_file and token_file; socket_mode octal; socket_group and admin_group existing
+// groups; tls files readable PEM (key with cert; client_ca_file only with a certificate);
+// token_file loadable (token_file.h); worker_user an existing user when machine.is_root
+// (root itself only for a daemon without TCP addresses, e.g. a private one), empty
+// otherwise; devices "cpu", "cuda" or "cuda:N"; thread counts 0..4096; cpu_set within
+// machine.available_cpus; limits >= 0 and finite; worker_path executable; rss_child_path,
+// when set, executable.
 absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& machine);
 
 // File (when flags.config_path is set), then flags, then defaults, then validation.

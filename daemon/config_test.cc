@@ -246,6 +246,18 @@ TEST(Config, SocketGroupAndWorkerLimits) {
   EXPECT_EQ(config->limits().worker_cpu_time_s(), 600);
 }
 
+TEST(Config, AdminGroupMustExist) {
+  ExpectFieldError("admin_group", [](ConfigFlags& f) { f.admin_group = "no-such-group-torchscan"; });
+  ConfigFlags flags = Minimal();
+  flags.admin_group = "no-such-group-torchscan";
+  const absl::Status missing = EffectiveConfig(flags, Machine()).status();
+  EXPECT_NE(missing.message().find("groupadd no-such-group-torchscan"), std::string::npos) << missing;
+  flags.admin_group = "root";
+  absl::StatusOr<v1::DaemonConfig> config = EffectiveConfig(flags, Machine());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->admin_group(), "root");
+}
+
 TEST(Config, RssChildIsFoundInTheBazelLayout) {
   const std::string root = TempDir() + "/layout";
   ::mkdir(root.c_str(), 0755);

@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   app.add_option("--tls-client-ca", flags.tls_client_ca_file, "PEM CA: clients must present a certificate it signed");
   app.add_option("--token-file", flags.token_file, "bearer tokens, lines \"USER TOKEN [admin]\" (mode 0600)");
   app.add_option("--worker-user", flags.worker_user, "user workers run as when torchscand is root (nobody)");
+  app.add_option("--admin-group", flags.admin_group,
+                 "group whose members (and root) may cancel anyone's jobs on the unix socket (default: only root)");
   app.add_option("--worker-cpu-time", flags.worker_cpu_time_s, "RLIMIT_CPU of workers in seconds (0: none)");
   app.add_option("--worker-open-files", flags.worker_open_files, "RLIMIT_NOFILE of workers (1024)");
   app.add_option("--worker", flags.worker_path, "torchscan-worker path (default: beside torchscand)");
