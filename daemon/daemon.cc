@@ -9,6 +9,7 @@
 #include "core/environment.h"
 #include "core/timestamp.h"
 #include "core/version.h"
+#include "daemon/access_rules.h"
 #include "daemon/job_spec.h"
 
 namespace torchscan::daemon {
@@ -170,11 +171,9 @@ absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const Call
   absl::StatusOr<v1::Job*> found = Find(request.id());
   if (!found.ok()) return found.status();
   v1::Job& job = **found;
-  if (job.submitter() != caller.user && !caller.admin) {
+  if (absl::Status allowed = MayCancel(job.id(), job.submitter(), caller, config_.admin_group()); !allowed.ok()) {
     spdlog::info("job {}: cancel by {} refused (submitted by {})", job.id(), caller.user, job.submitter());
-    return absl::PermissionDeniedError(absl::StrCat("id: job ", job.id(), " was submitted by ", job.submitter(),
-                                                    "; only its submitter or an admin (token_file \"admin\") may "
-                                                    "cancel it"));
+    return allowed;
   }
   const std::string& by = caller.user;
   if (job.state() == v1::Job::queued) {

@@ -25,10 +25,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "daemon/caller.h"
 #include "daemon/job_queue.h"
 #include "daemon/job_runner.h"
 #include "daemon/job_store.h"
-#include "daemon/token_file.h"
 #include "daemon/worker_launcher.h"
 #include "proto/service.pb.h"
 
@@ -59,7 +59,8 @@ class Daemon {
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request) const;
   // A queued job is cancelled at once; a running job's worker is killed and Cancel returns
   // once the job is recorded cancelled (or after 10 s, with the job as it then is).
-  // PermissionDenied unless `by` submitted the job or is an admin.
+  // PermissionDenied unless `by` submitted the job or is an admin (access_rules.h: MayCancel,
+  // with the configuration's admin_group).
   absl::StatusOr<v1::Job> Cancel(const v1::JobRequest& request, const Caller& by);
   absl::StatusOr<v1::JobResult> FetchResult(const v1::JobRequest& request) const;
   absl::StatusOr<v1::DaemonInfo> Info(const v1::InfoRequest& request) const;

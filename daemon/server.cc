@@ -1,15 +1,9 @@
 #include "daemon/server.h"
 
 #include <grp.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <climits>
-#include <cstring>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -22,31 +16,6 @@
 
 namespace torchscan::daemon {
 namespace {
-
-// True when a process accepts connections on the unix socket at `path`.
-bool SocketAnswers(const std::string& path) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
-  const bool answers = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-  ::close(fd);
-  return answers;
-}
-
-absl::Status PrepareUnixSocket(const std::string& field, const std::string& path) {
-  struct stat info;
-  if (::lstat(path.c_str(), &info) != 0) return absl::OkStatus();
-  if (!S_ISSOCK(info.st_mode))
-    return absl::FailedPreconditionError(absl::StrCat(field, ": ", path, " exists and is not a socket; choose another path"));
-  if (SocketAnswers(path)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(field, ": another process is listening on ", path, " (a running torchscand?); stop it first"));
-  }
-  ::unlink(path.c_str());  // stale: left by a daemon that was killed
-  return absl::OkStatus();
-}
 
 // TLS server credentials from the PEM files of `tls` (which validation checked exist).
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TlsCredentials(const v1::TlsConfig& tls) {
@@ -63,20 +32,6 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TlsCredentials(const v1
     options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
   }
   return grpc::SslServerCredentials(options);
-}
-
-absl::Status SetSocketPermissions(const std::string& path, mode_t mode, const v1::DaemonConfig& config) {
-  if (::chmod(path.c_str(), mode) != 0) {
-    return absl::InternalError(
-        absl::StrCat("socket_mode: cannot chmod ", path, " to ", config.socket_mode(), ": ", std::strerror(errno)));
-  }
-  if (config.socket_group().empty()) return absl::OkStatus();
-  const group* found = ::getgrnam(config.socket_group().c_str());
-  if (found == nullptr || ::chown(path.c_str(), static_cast<uid_t>(-1), found->gr_gid) != 0) {
-    return absl::InternalError(absl::StrCat("socket_group: cannot give ", path, " to group ", config.socket_group(),
-                                            ": ", found == nullptr ? "no such group" : std::strerror(errno)));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -96,10 +51,19 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
     if (!credentials.ok()) return credentials.status();
     tls = *credentials;
   }
+  std::optional<gid_t> admin_gid;
+  if (!config.admin_group().empty()) {
+    const group* found = ::getgrnam(config.admin_group().c_str());
+    if (found == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat("admin_group: no group named \"", config.admin_group(),
+                                                     "\"; create it (groupadd ", config.admin_group(), ")"));
+    admin_gid = found->gr_gid;
+  }
   absl::StatusOr<std::unique_ptr<Daemon>> daemon = Daemon::Open(config);
   if (!daemon.ok()) return daemon.status();
   server->daemon_ = *std::move(daemon);
-  server->service_ = std::make_unique<TorchScanService>(server->daemon_.get(), server->tokens_.get());
+  server->service_ =
+      std::make_unique<TorchScanService>(server->daemon_.get(), server->tokens_.get(), &server->peers_, admin_gid);
 
   absl::StatusOr<mode_t> mode = ParseSocketMode(config.socket_mode());
   if (!mode.ok()) return mode.status();
@@ -108,27 +72,34 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
   grpc::ServerBuilder builder;
   std::vector<int> ports(config.listen_size(), 0);
   for (int i = 0; i < config.listen_size(); ++i) {
-    std::optional<std::string> path = UnixSocketPath(config.listen(i));
-    if (path) {
-      if (absl::Status s = PrepareUnixSocket(absl::StrCat("listen[", i, "]"), *path); !s.ok()) return s;
+    if (std::optional<std::string> path = UnixSocketPath(config.listen(i))) {
+      // torchscand accepts here itself, to learn each caller's uid (unix_socket_listener.h).
+      absl::StatusOr<std::unique_ptr<UnixSocketListener>> listener = UnixSocketListener::Open(
+          absl::StrCat("listen[", i, "]"), *path, *mode, config.socket_group(), &server->peers_);
+      if (!listener.ok()) return listener.status();
+      server->listeners_.push_back(*std::move(listener));
+      continue;
     }
     // Validation guarantees TLS (and tokens) for every TCP address.
-    builder.AddListeningPort(config.listen(i), path ? grpc::InsecureServerCredentials() : tls, &ports[i]);
+    builder.AddListeningPort(config.listen(i), tls, &ports[i]);
   }
   const int64_t max_message = config.limits().max_upload_bytes() + (int64_t{1} << 20);
   builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(max_message, INT_MAX)));
   builder.RegisterService(server->service_.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr) {
-    return absl::UnavailableError(absl::StrCat("listen: gRPC could not listen on every address (",
-                                               absl::StrJoin(config.listen(), ", "),
-                                               "); is an address in use, its folder missing, or the TLS "
-                                               "certificate and key not a pair?"));
+    std::vector<std::string> tcp;
+    for (const std::string& address : config.listen())
+      if (!UnixSocketPath(address)) tcp.push_back(address);
+    return absl::UnavailableError(absl::StrCat("listen: gRPC could not listen on every TCP address (",
+                                               absl::StrJoin(tcp, ", "),
+                                               "); is an address in use, or the TLS certificate and key not a "
+                                               "pair?"));
   }
+  for (const std::unique_ptr<UnixSocketListener>& listener : server->listeners_) listener->Start(server->server_.get());
   for (int i = 0; i < config.listen_size(); ++i) {
     const std::string& address = config.listen(i);
-    if (std::optional<std::string> path = UnixSocketPath(address)) {
-      if (absl::Status s = SetSocketPermissions(*path, *mode, config); !s.ok()) return s;
+    if (UnixSocketPath(address)) {
       server->addresses_.push_back(address);
     } else {
       const std::string host = address.substr(0, address.rfind(':'));
@@ -136,7 +107,9 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
     }
     const bool is_tcp = !UnixSocketPath(address).has_value();
     spdlog::info("listening on {}{}", server->addresses_.back(),
-                 !is_tcp ? "" : config.tls().client_ca_file().empty() ? " (TLS, bearer tokens)" : " (mutual TLS, bearer tokens)");
+                 !is_tcp                                ? " (callers known by their uid)"
+                 : config.tls().client_ca_file().empty() ? " (TLS, bearer tokens)"
+                                                         : " (mutual TLS, bearer tokens)");
   }
   server->daemon_->Start();
   return server;
@@ -147,6 +120,7 @@ DaemonServer::~DaemonServer() { Shutdown("torchscand stopped"); }
 void DaemonServer::Shutdown(const std::string& reason) {
   if (shut_down_) return;
   shut_down_ = true;
+  for (const std::unique_ptr<UnixSocketListener>& listener : listeners_) listener->Stop();
   if (daemon_) daemon_->Shutdown(reason);
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
 }

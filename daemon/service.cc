@@ -1,8 +1,7 @@
 #include "daemon/service.h"
 
-#include <algorithm>
-
-#include "absl/strings/match.h"
+#include "daemon/access_rules.h"
+#include "daemon/local_caller.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -14,22 +13,10 @@ grpc::Status Reply(absl::StatusOr<T> result, T* response) {
   return grpc::Status::OK;
 }
 
-bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-         c == '-';
-}
-
 std::string Metadata(const grpc::ServerContext& context, const char* key) {
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(key);
   return it == metadata.end() ? "" : std::string(it->second.data(), it->second.size());
-}
-
-// "local" or "NAME@local" for a unix-socket caller without a token.
-std::string LocalName(const grpc::ServerContext& context) {
-  const std::string name = Metadata(context, "torchscan-user");
-  if (name.empty() || name.size() > 64 || !std::all_of(name.begin(), name.end(), IsNameChar)) return "local";
-  return name + "@local";
 }
 
 }  // namespace
@@ -39,31 +26,23 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-absl::StatusOr<Caller> Authenticate(const grpc::ServerContext& context, const TokenTable* tokens) {
+absl::StatusOr<Caller> TorchScanService::Authenticate(const grpc::ServerContext& context) const {
   const std::string peer = context.peer();
-  const bool unix_socket = peer.empty() || absl::StartsWith(peer, "unix:");
-  const std::string header = Metadata(context, "authorization");
-  if (header.empty()) {
-    if (unix_socket) return Caller{LocalName(context), false};
-    return absl::UnauthenticatedError(
-        "authorization: this daemon needs a bearer token on TCP; pass --token-file FILE or set TORCHSCAN_TOKEN "
-        "(ask the daemon's admin for a token)");
+  std::optional<Caller> local;
+  if (DescriptorOfPeer(peer)) {  // a connection the unix-socket listener handed over
+    const std::optional<PeerCredentials> credentials = peers_ ? peers_->Find(peer) : std::nullopt;
+    if (!credentials) {
+      return absl::UnauthenticatedError(
+          "unix socket: torchscand cannot tell who this connection comes from (it has gone); connect again");
+    }
+    local = LocalCaller(*credentials, admin_gid_);
   }
-  const std::string_view token = BearerToken(header);
-  if (token.empty())
-    return absl::UnauthenticatedError("authorization: expected \"Bearer TOKEN\"; pass the token with --token-file");
-  const Caller* caller = tokens == nullptr ? nullptr : tokens->Find(token);
-  if (caller == nullptr) {
-    return absl::UnauthenticatedError(
-        "authorization: the token is not in the daemon's token_file; check --token-file or ask the admin for a "
-        "token");
-  }
-  return *caller;
+  const std::shared_ptr<const TokenTable> tokens = tokens_ ? tokens_->Current() : nullptr;
+  return IdentifyCaller(local, Metadata(context, "authorization"), tokens.get());
 }
 
-#define TORCHSCAN_AUTHENTICATE(context, caller)                                              \
-  const std::shared_ptr<const TokenTable> caller##_tokens = tokens_ ? tokens_->Current() : nullptr; \
-  absl::StatusOr<Caller> caller = Authenticate(*(context), caller##_tokens.get());            \
+#define TORCHSCAN_AUTHENTICATE(context, caller)          \
+  absl::StatusOr<Caller> caller = Authenticate(*(context)); \
   if (!caller.ok()) return ToGrpcStatus(caller.status())
 
 grpc::Status TorchScanService::Submit(grpc::ServerContext* context, const v1::SubmitRequest* request,

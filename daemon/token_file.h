@@ -3,7 +3,8 @@
 // Format: one token per line, "USER TOKEN" or "USER TOKEN admin", fields separated by spaces
 // or tabs; blank lines and lines starting with '#' are ignored. USER: letters, digits and
 // "._-", at most 64. TOKEN: at least 16 printable non-space ASCII characters, unique in the
-// file. A user may have several tokens (rotation). "admin" users may cancel anyone's jobs.
+// file. A user may have several tokens (rotation). "admin" users may cancel anyone's jobs. USER
+// is the person's login name: on a unix socket a token counts only for that login (access_rules.h).
 //
 // Tokens are secrets: no error message, log line or Debug string ever contains one; errors
 // name the file and the line number only. gRPC-free.
@@ -19,17 +20,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "daemon/caller.h"
 
 namespace torchscan::daemon {
 
 inline constexpr size_t kMinTokenLength = 16;
 inline constexpr size_t kMaxTokenFileBytes = 1 << 20;
-
-// Who a caller is once authenticated.
-struct Caller {
-  std::string user;    // token owner, or "local" / "NAME@local" on a unix socket without token
-  bool admin = false;  // may cancel any job
-};
 
 class TokenTable {
  public:

@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   app.add_option("--tls-cert", flags.tls_cert_file, "PEM server certificate for TCP addresses");
   app.add_option("--tls-key", flags.tls_key_file, "PEM private key of --tls-cert");
   app.add_option("--tls-client-ca", flags.tls_client_ca_file, "PEM CA: clients must present a certificate it signed");
-  app.add_option("--token-file", flags.token_file, "bearer tokens, lines \"USER TOKEN [admin]\" (mode 0600)");
+  app.add_option("--token-file", flags.token_file,
+                 "bearer tokens, lines \"USER TOKEN [admin]\", USER a login name (mode 0600)");
   app.add_option("--worker-user", flags.worker_user, "user workers run as when torchscand is root (nobody)");
   app.add_option("--admin-group", flags.admin_group,
                  "group whose members (and root) may cancel anyone's jobs on the unix socket (default: only root)");

@@ -1,7 +1,9 @@
 // End-to-end access control with real processes: a torchscand listening on a unix socket and
 // on loopback TCP with TLS and bearer tokens (throw-away certificates made with openssl per
-// run), the real torchscan-client, and workers switched to an unprivileged user.
+// run), the real torchscan-client, workers switched to an unprivileged user, and (as root)
+// throw-away local users calling over the unix socket as themselves.
 #include <netinet/in.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -107,6 +109,90 @@ Placement OpenPlacement(const std::string& name) {
   return {dir + "/state",
           {"--worker-user", "nobody", "--worker", dir + "/torchscan-worker", "--rss-child",
            dir + "/torchscan_rss_child"}};
+}
+
+// Throw-away local accounts (root only): groups made with groupadd, users with useradd, each
+// user with a group of its own and a working folder <dir>/<name> it owns; all removed again
+// by the destructor.
+class LocalAccounts {
+ public:
+  explicit LocalAccounts(std::string dir) : dir_(std::move(dir)) {
+    fs::create_directories(dir_);
+    ::chmod(dir_.c_str(), 0755);
+  }
+  ~LocalAccounts() {
+    for (const std::string& user : users_) e2e::Run("/usr/sbin/userdel", {user}, 60);
+    for (const std::string& group : groups_) e2e::Run("/usr/sbin/groupdel", {group}, 60);
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  void AddGroup(const std::string& name) {
+    const CommandResult r = e2e::Run("/usr/sbin/groupadd", {name}, 60);
+    ASSERT_EQ(r.exit_code, 0) << "groupadd " << name << ": " << r.err;
+    groups_.push_back(name);
+  }
+
+  // A user in `groups` (comma-separated) whose folder is home(name).
+  void AddUser(const std::string& name, const std::string& groups) {
+    const CommandResult r =
+        e2e::Run("/usr/sbin/useradd", {"--no-create-home", "--user-group", "--shell", "/usr/sbin/nologin", "--groups",
+                                       groups, "--home-dir", home(name), name},
+                 60);
+    ASSERT_EQ(r.exit_code, 0) << "useradd " << name << ": " << r.err;
+    users_.push_back(name);
+    fs::create_directories(home(name));
+    const passwd* account = ::getpwnam(name.c_str());
+    ASSERT_NE(account, nullptr) << name;
+    ASSERT_EQ(::chown(home(name).c_str(), account->pw_uid, account->pw_gid), 0);
+    ::chmod(home(name).c_str(), 0700);
+  }
+
+  // A copy of `path` in `user`'s folder, owned by them, with `mode`; its new path.
+  std::string GiveFile(const std::string& user, const std::string& path, mode_t mode) const {
+    const std::string copy = home(user) + "/" + fs::path(path).filename().string();
+    fs::copy_file(path, copy, fs::copy_options::overwrite_existing);
+    const passwd* account = ::getpwnam(user.c_str());
+    EXPECT_EQ(::chown(copy.c_str(), account->pw_uid, account->pw_gid), 0);
+    ::chmod(copy.c_str(), mode);
+    return copy;
+  }
+
+  // `program args...` as `user` (its uid, group and supplementary groups; setpriv from
+  // util-linux), in its folder with HOME set to it.
+  CommandResult RunAs(const std::string& user, const std::string& program,
+                      const std::vector<std::string>& args) const {
+    std::vector<std::string> all = {"--reuid", user, "--regid", user, "--init-groups", "--", "/usr/bin/env",
+                                    "-C", home(user), "HOME=" + home(user), program};
+    all.insert(all.end(), args.begin(), args.end());
+    return e2e::Run("/usr/bin/setpriv", all, 120);
+  }
+
+  std::string home(const std::string& user) const { return dir_ + "/" + user; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  std::vector<std::string> users_, groups_;
+};
+
+// The id of a queued job submitted by `submitter` (waits at most 30 s); "" when none came.
+std::string WaitForQueuedJobOf(const TestDaemon& d, const std::string& submitter) {
+  for (int i = 0; i < 300; ++i) {
+    for (const v1::Job& job : ListJobs(d, {"--state", "queued"}))
+      if (job.submitter() == submitter) return job.id();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ADD_FAILURE() << "no queued job of " << submitter << " appeared within 30 s";
+  return "";
+}
+
+// The line of a `jobs list` table that shows job `id`.
+std::string LineOf(const std::string& table, const std::string& id) {
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);)
+    if (absl::StartsWith(line, id + " ")) return line;
+  return "";
 }
 
 class AccessTest : public ::testing::Test {
@@ -218,8 +304,13 @@ TEST_F(AccessTest, JobsRecordTheirSubmitterAndOnlyOwnersOrAdminsCancel) {
   CommandResult r = Tcp(tcp, kCarolToken, {"jobs", "cancel", first.id()});
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "was submitted by alice")) << r.err;
-  r = d.Client({"jobs", "cancel", second});  // an unauthenticated local caller is not alice either
+  // On the unix socket a caller is its login name: alice's token does not make it alice.
+  const std::string alice_token = TempDir("token-alice-socket") + "/token";
+  WriteFile(alice_token, std::string(kAliceToken) + "\n", 0600);
+  r = d.Client({"--token-file", alice_token, "jobs", "cancel", second});
   EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "the token was issued to alice, but this unix-socket connection comes from"))
+      << r.err;
   EXPECT_EQ(ShowJob(d, second).state(), v1::Job::queued);
 
   r = Tcp(tcp, kAliceToken, {"jobs", "cancel", second});  // the owner
@@ -237,6 +328,103 @@ TEST_F(AccessTest, JobsRecordTheirSubmitterAndOnlyOwnersOrAdminsCancel) {
   for (const char* token : {kAliceToken, kBobToken, kCarolToken})
     EXPECT_FALSE(absl::StrContains(stored, token)) << "token found in the daemon's log or state";
   EXPECT_TRUE(absl::StrContains(stored, "alice"));  // while the user names are recorded
+}
+
+// Real local users on one daemon's unix socket (socket group `users`, admin_group `admins`):
+// each is known by their login name, and is the same person over TCP with a token issued to
+// that name; only a job's submitter, root or a member of admin_group may cancel it.
+TEST_F(AccessTest, LocalUsersAreTheirLoginNamesOnTheSocket) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root: it creates throw-away local users and groups (useradd, groupadd) to connect as "
+                    "(CI runs the tests as root)";
+  const std::string suffix = std::to_string(::getpid() % 100000);
+  const std::string users = "tsu" + suffix, admins = "tsadm" + suffix;
+  const std::string alice = "tsa" + suffix, bob = "tsb" + suffix, carol = "tsc" + suffix;  // carol: an admin
+  LocalAccounts accounts("/tmp/torchscan-identity-" + suffix);
+  accounts.AddGroup(users);
+  accounts.AddGroup(admins);
+  accounts.AddUser(alice, users);
+  accounts.AddUser(bob, users);
+  accounts.AddUser(carol, users + "," + admins);
+  if (HasFatalFailure()) return;
+  const std::string client = accounts.dir() + "/torchscan-client";  // runfiles under /root are closed to them
+  fs::copy_file(Runfile("client/torchscan-client"), client);
+  ::chmod(client.c_str(), 0755);
+
+  // alice has a token issued to her login name, for TCP.
+  const std::string alice_token = "identity-alice-5e1f0c2b9d7a";
+  const std::string tokens = TempDir("identity-tokens") + "/tokens";
+  WriteFile(tokens, alice + " " + alice_token + "\n", 0600);
+  const std::string token_copy = TempDir("identity-token") + "/token";
+  WriteFile(token_copy, alice_token + "\n", 0600);
+  const std::string alice_token_file = accounts.GiveFile(alice, token_copy, 0600);
+  const std::string alice_ca = accounts.GiveFile(alice, pki_->ca, 0644);
+  const std::string tcp = "127.0.0.1:" + std::to_string(FreePort());
+  std::unique_ptr<TestDaemon> daemon =
+      TcpDaemon("identities", tcp, {"--socket-group", users, "--admin-group", admins}, tokens);
+  TestDaemon& d = *daemon;
+  const std::string socket = d.address().substr(std::string("unix:").size());
+  ::chmod(fs::path(socket).parent_path().c_str(), 0755);  // the socket itself stays 0660, group `users`
+  auto over_socket = [&](const std::string& user, const std::vector<std::string>& args) {
+    return accounts.RunAs(user, client, With({"--daemon", d.address()}, args));
+  };
+  const std::vector<std::string> long_job = {"measure", "--model", "linear", "--min-run-time", "120"};
+  const std::vector<std::string> short_job = {"measure", "--model", "linear", "--min-run-time", "0.02"};
+
+  // alice: a long job over TCP with her token, then one over the socket that waits behind it.
+  std::future<CommandResult> tcp_job = std::async(std::launch::async, [&] {
+    return accounts.RunAs(alice, client,
+                          With({"--daemon", tcp, "--tls-ca", alice_ca, "--token-file", alice_token_file}, long_job));
+  });
+  const v1::Job running = WaitForRunningJob(d);
+  ASSERT_FALSE(running.id().empty());
+  EXPECT_EQ(running.submitter(), alice);
+  std::future<CommandResult> alice_job = std::async(std::launch::async, [&] { return over_socket(alice, short_job); });
+  const std::string alice_queued = WaitForQueuedJobOf(d, alice);
+  std::future<CommandResult> bob_job = std::async(std::launch::async, [&] { return over_socket(bob, short_job); });
+  const std::string bob_queued = WaitForQueuedJobOf(d, bob);
+  ASSERT_FALSE(alice_queued.empty() || bob_queued.empty());
+
+  // Everyone sees each job under its submitter's login name.
+  for (const std::string& user : {alice, bob}) {
+    const CommandResult list = over_socket(user, {"jobs", "list"});
+    ASSERT_EQ(list.exit_code, 0) << user << ": " << list.err;
+    EXPECT_TRUE(absl::StrContains(LineOf(list.out, running.id()), " " + alice + " ")) << list.out;
+    EXPECT_TRUE(absl::StrContains(LineOf(list.out, alice_queued), " " + alice + " ")) << list.out;
+    EXPECT_TRUE(absl::StrContains(LineOf(list.out, bob_queued), " " + bob + " ")) << list.out;
+    EXPECT_FALSE(absl::StrContains(list.out, " local ")) << list.out;
+  }
+
+  // bob may not cancel alice's job; the message names her and how to get the right.
+  CommandResult r = over_socket(bob, {"jobs", "cancel", alice_queued});
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "was submitted by " + alice + ", and " + bob + " may not cancel it")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "usermod -aG " + admins + " " + bob)) << r.err;
+  EXPECT_EQ(ShowJob(d, alice_queued).state(), v1::Job::queued);
+  // Nor does alice's token make him alice on the socket.
+  const std::string stolen = accounts.GiveFile(bob, token_copy, 0600);
+  r = over_socket(bob, {"--token-file", stolen, "jobs", "cancel", alice_queued});
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "issued to " + alice + ", but this unix-socket connection comes from " + bob))
+      << r.err;
+  EXPECT_EQ(ShowJob(d, alice_queued).state(), v1::Job::queued);
+
+  // A member of admin_group (a supplementary group) and root may.
+  r = over_socket(carol, {"jobs", "cancel", bob_queued});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ShowJob(d, bob_queued).error(), "cancelled by " + carol + " while queued");
+  r = d.Client({"jobs", "cancel", alice_queued});  // this test runs as root
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ShowJob(d, alice_queued).error(), "cancelled by root while queued");
+
+  // alice cancels her TCP job over the socket without a token: the same person.
+  r = over_socket(alice, {"jobs", "cancel", running.id()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StartsWith(ShowJob(d, running.id()).error(), "cancelled by " + alice + " while running"))
+      << ShowJob(d, running.id()).error();
+  EXPECT_EQ(tcp_job.get().exit_code, 3);
+  EXPECT_EQ(alice_job.get().exit_code, 3);
+  EXPECT_EQ(bob_job.get().exit_code, 3);
 }
 
 TEST_F(AccessTest, MutualTlsRefusesClientsWithoutACertificate) {

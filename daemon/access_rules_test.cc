@@ -1,0 +1,102 @@
+#include "daemon/access_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+
+namespace torchscan::daemon {
+namespace {
+
+const char* kAlice = "alice-token-0123456789";
+const char* kBob = "bob-admin-token-98765432";
+
+TokenTable Tokens() {
+  absl::StatusOr<TokenTable> table =
+      TokenTable::Parse(std::string("alice ") + kAlice + "\nbob " + kBob + " admin\n", "test tokens");
+  EXPECT_TRUE(table.ok()) << table.status();
+  return *table;
+}
+
+std::string Bearer(const char* token) { return std::string("Bearer ") + token; }
+
+TEST(IdentifyCaller, TcpNeedsAKnownToken) {
+  const TokenTable tokens = Tokens();
+  absl::StatusOr<Caller> caller = IdentifyCaller(std::nullopt, Bearer(kBob), &tokens);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_EQ(caller->user, "bob");
+  EXPECT_TRUE(caller->admin);
+  EXPECT_FALSE(caller->on_socket);
+
+  caller = IdentifyCaller(std::nullopt, "", &tokens);
+  EXPECT_EQ(caller.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_TRUE(absl::StrContains(caller.status().message(), "--token-file")) << caller.status();
+  caller = IdentifyCaller(std::nullopt, "Basic abc", &tokens);
+  EXPECT_EQ(caller.status().code(), absl::StatusCode::kUnauthenticated);
+  const std::string forged = "mallory-000000000000000";
+  caller = IdentifyCaller(std::nullopt, "Bearer " + forged, &tokens);
+  EXPECT_EQ(caller.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_FALSE(absl::StrContains(caller.status().message(), forged));
+  EXPECT_EQ(IdentifyCaller(std::nullopt, Bearer(kAlice), nullptr).status().code(),
+            absl::StatusCode::kUnauthenticated);  // no token_file at all
+}
+
+TEST(IdentifyCaller, OnTheSocketTheLoginNameDecides) {
+  const TokenTable tokens = Tokens();
+  const Caller alice{"alice", false, true};
+  absl::StatusOr<Caller> caller = IdentifyCaller(alice, "", &tokens);
+  ASSERT_TRUE(caller.ok());
+  EXPECT_EQ(caller->user, "alice");
+  EXPECT_TRUE(caller->on_socket);
+  EXPECT_EQ(IdentifyCaller(alice, "", nullptr)->user, "alice");
+
+  // Her own token is welcome (and changes nothing but a token's admin flag).
+  caller = IdentifyCaller(alice, Bearer(kAlice), &tokens);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_EQ(caller->user, "alice");
+  EXPECT_FALSE(caller->admin);
+  caller = IdentifyCaller(Caller{"bob", false, true}, Bearer(kBob), &tokens);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_TRUE(caller->admin);
+  EXPECT_TRUE(caller->on_socket);
+  caller = IdentifyCaller(Caller{"alice", true, true}, Bearer(kAlice), &tokens);  // root or admin_group
+  EXPECT_TRUE(caller->admin);
+
+  // Someone else's token does not make alice bob: refused, naming both and the fix.
+  caller = IdentifyCaller(alice, Bearer(kBob), &tokens);
+  EXPECT_EQ(caller.status().code(), absl::StatusCode::kPermissionDenied);
+  const std::string message(caller.status().message());
+  EXPECT_TRUE(absl::StrContains(message, "issued to bob")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "comes from alice")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "run without --token-file and TORCHSCAN_TOKEN")) << message;
+  EXPECT_FALSE(absl::StrContains(message, kBob));
+
+  caller = IdentifyCaller(alice, "Bearer alice-forged-00000000000", &tokens);  // unknown: refused too
+  EXPECT_EQ(caller.status().code(), absl::StatusCode::kUnauthenticated);
+}
+
+TEST(MayCancel, TheSubmitterAndAdminsMay) {
+  EXPECT_TRUE(MayCancel("job-1", "alice", Caller{"alice", false, true}, "").ok());
+  EXPECT_TRUE(MayCancel("job-1", "alice", Caller{"alice", false, false}, "").ok());  // same person over TCP
+  EXPECT_TRUE(MayCancel("job-1", "alice", Caller{"root", true, true}, "").ok());
+  EXPECT_TRUE(MayCancel("job-1", "alice", Caller{"bob", true, false}, "").ok());
+}
+
+TEST(MayCancel, RefusalsNameTheOwnerAndHowToGetTheRight) {
+  absl::Status refused = MayCancel("job-1", "alice", Caller{"carol", false, true}, "benchadmins");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(refused.message(), "job job-1 was submitted by alice, and carol may not")) << refused;
+  EXPECT_TRUE(absl::StrContains(refused.message(), "usermod -aG benchadmins carol")) << refused;
+
+  refused = MayCancel("job-1", "alice", Caller{"carol", false, true}, "");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(refused.message(), "only alice or root may")) << refused;
+  EXPECT_TRUE(absl::StrContains(refused.message(), "set admin_group (torchscand --admin-group GROUP)")) << refused;
+
+  refused = MayCancel("job-1", "alice", Caller{"carol", false, false}, "benchadmins");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(refused.message(), "token_file line marked \"admin\"")) << refused;
+  EXPECT_FALSE(absl::StrContains(refused.message(), "benchadmins")) << "TCP admins come from the token file";
+}
+
+}  // namespace
+}  // namespace torchscan::daemon
