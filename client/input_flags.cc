@@ -91,8 +91,7 @@ absl::StatusOr<v1::InputSpec> ParseInputFileFlag(const std::string& text, FileTr
   const std::string path = SplitName(text, &name);
   if (!name.empty()) input.set_name(name);
   if (absl::Status s = SetTensorFile(path, transport, &input); !s.ok())
-    return absl::InvalidArgumentError(
-        absl::StrCat("--input-file \"", text, "\": ", s.message(), " (a tensor file saved with torch.save)"));
+    return absl::InvalidArgumentError(absl::StrCat("--input-file \"", text, "\": ", s.message()));
   return input;
 }
 

@@ -188,6 +188,9 @@ Your own model, saved from Python with torch.jit.script(model).save("mlp.pt"):
   torchscan-client measure --torchscript mlp.pt --input 64x256 --output out/
 A model taking token ids and a mask, with inputs saved by torch.save:
   torchscan-client measure --torchscript enc.pt --input-file ids=ids.pt --input-file mask.pt --work-unit sequences
+Files travel with the job (relative paths from here; the report names each with its sha256sum).
+Files already on the daemon's machine, e.g. shared storage, sent as paths for it to read there:
+  torchscan-client --daemon unix:/run/torchscand/torchscand.sock measure --torchscript /data/enc.pt --daemon-path ...
 )";
 
 const char* const kCompareExamples = R"(
@@ -197,6 +200,8 @@ The same file, frozen and optimized by TorchScan:
   torchscan-client compare --torchscript mlp.pt --candidate-optimize-for-inference --input 64x256 --rtol 1e-4 --atol 1e-5
 A bfloat16 candidate, checked in float32 at a tolerance you choose:
   torchscan-client compare --torchscript mlp.pt --candidate-dtype bfloat16 --input 64x256 --rtol 0.02 --atol 0.02 --check-dtype float32
+Files (modules, --check-module, --input-file) travel with the job, relative paths from here, and
+the comparison names each with its sha256sum; --daemon-path sends paths for the daemon's machine.
 )";
 
 CompareFlags GuideExampleFlags() {

@@ -19,8 +19,8 @@ absl::Status Unreadable(const std::string& path, absl::string_view field, int er
   return absl::NotFoundError(absl::StrCat(
       field, ": the daemon's worker, running as user ", ProcessUser(), ", cannot read '", path,
       "' on the daemon's machine: ", std::strerror(error),
-      "; send the file with the job instead (torchscan-client uploads the files it is given unless --daemon-path is "
-      "set), or give a path that this user can read there"));
+      "; to send the file with the job instead, leave out --daemon-path (torchscan-client uploads the files it is "
+      "given by default), or give a path this user can read there"));
 }
 
 // An open descriptor of the regular file at `path`, opened as this process's effective user
