@@ -267,4 +267,22 @@ v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config)
   return spec;
 }
 
+v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec) {
+  const auto strip = [](v1::WorkloadSpec* w) {
+    if (w->model().has_torchscript() && w->model().torchscript().source_case() == v1::TorchScriptSpec::kModuleBytes)
+      w->mutable_model()->mutable_torchscript()->set_module_bytes("");
+    for (v1::InputSpec& input : *w->mutable_inputs())
+      if (input.source_case() == v1::InputSpec::kTensorBytes) input.set_tensor_bytes("");
+  };
+  if (spec.has_measure() && spec.measure().has_workload()) strip(spec.mutable_measure()->mutable_workload());
+  if (spec.has_compare()) {
+    v1::CompareJob* c = spec.mutable_compare();
+    if (c->has_baseline()) strip(c->mutable_baseline());
+    if (c->has_candidate()) strip(c->mutable_candidate());
+    if (c->check().has_torchscript() && c->check().torchscript().source_case() == v1::TorchScriptSpec::kModuleBytes)
+      c->mutable_check()->mutable_torchscript()->set_module_bytes("");
+  }
+  return spec;
+}
+
 }  // namespace torchscan::daemon

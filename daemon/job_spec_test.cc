@@ -159,6 +159,28 @@ TEST(JobSpec, LargeSpecsAreRefusedNamingTheLimit) {
   EXPECT_NE(s.message().find("max_upload_bytes 1000"), std::string::npos) << s;
 }
 
+TEST(JobSpec, WithoutUploadedBytesEmptiesTheBytesAndKeepsEverythingElse) {
+  v1::JobSpec spec = LinearCompare();
+  spec.mutable_compare()->mutable_baseline()->add_inputs()->set_tensor_file("/data/x.pt");
+  v1::TorchScriptSpec* ts = spec.mutable_compare()->mutable_candidate()->mutable_model()->mutable_torchscript();
+  ts->set_module_bytes("module");
+  ts->set_source_name("/home/ann/mlp.pt");
+  ts->set_method("fast");
+  spec.mutable_compare()->mutable_candidate()->add_inputs()->set_tensor_bytes("tensor");
+  spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_module_bytes("check");
+  const v1::JobSpec kept = WithoutUploadedBytes(spec);
+  EXPECT_EQ(kept.compare().baseline().model().builtin(), v1::ModelSpec::linear);  // not turned into a module
+  EXPECT_EQ(kept.compare().baseline().inputs(0).tensor_file(), "/data/x.pt");
+  const v1::TorchScriptSpec& module = kept.compare().candidate().model().torchscript();
+  EXPECT_TRUE(module.has_module_bytes());
+  EXPECT_EQ(module.module_bytes(), "");
+  EXPECT_EQ(module.source_name(), "/home/ann/mlp.pt");
+  EXPECT_EQ(module.method(), "fast");
+  EXPECT_TRUE(kept.compare().candidate().inputs(0).has_tensor_bytes());
+  EXPECT_EQ(kept.compare().candidate().inputs(0).tensor_bytes(), "");
+  EXPECT_EQ(kept.compare().check().torchscript().module_bytes(), "");
+}
+
 TEST(JobSpec, AnUploadOverTheLimitNamesEachFileLargestFirstAndTheWaysOut) {
   v1::JobSpec spec = LinearCompare();
   for (v1::WorkloadSpec* side : {spec.mutable_compare()->mutable_baseline(), spec.mutable_compare()->mutable_candidate()}) {
