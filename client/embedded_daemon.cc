@@ -77,6 +77,8 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
   // A private daemon runs the user's own jobs as the user: as root it keeps root rather than
   // switching to "nobody", who could not reach binaries under /root.
   if (::geteuid() == 0) args.insert(args.end(), {"--worker-user", "root"});
+  // Files travel with the job (client/job_files.h): the user's own daemon takes larger ones.
+  args.insert(args.end(), {"--max-upload", std::to_string(kPrivateMaxUploadBytes)});
   std::error_code ec;
   daemon->process_->child =
       bp::child(*binary, bp::args(args), bp::std_in < bp::null, bp::std_out > bp::null,

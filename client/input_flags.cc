@@ -1,11 +1,6 @@
 #include "client/input_flags.h"
 
-#include <sys/stat.h>
-
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -90,29 +85,21 @@ absl::StatusOr<v1::InputSpec> ParseInputFlag(const std::string& text, int index)
   return input;
 }
 
-absl::StatusOr<v1::InputSpec> ParseInputFileFlag(const std::string& text) {
+absl::StatusOr<v1::InputSpec> ParseInputFileFlag(const std::string& text, FileTransport transport) {
   v1::InputSpec input;
   std::string name;
   const std::string path = SplitName(text, &name);
   if (!name.empty()) input.set_name(name);
-  struct stat info;
-  if (path.empty() || ::stat(path.c_str(), &info) != 0)
-    return absl::InvalidArgumentError(absl::StrCat("--input-file \"", text, "\": cannot read it: ",
-                                                   path.empty() ? "no path" : std::strerror(errno),
-                                                   "; give a tensor file saved with torch.save"));
-  if (!S_ISREG(info.st_mode))
-    return absl::InvalidArgumentError(absl::StrCat("--input-file \"", text, "\": not a regular file; give a tensor file "
-                                                   "saved with torch.save"));
-  std::error_code error;
-  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
-  input.set_tensor_file(error ? path : absolute.lexically_normal().string());
+  if (absl::Status s = SetTensorFile(path, transport, &input); !s.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--input-file \"", text, "\": ", s.message()));
   return input;
 }
 
-absl::Status AddInputFlags(const std::vector<InputFlag>& flags, v1::WorkloadSpec* workload) {
+absl::Status AddInputFlags(const std::vector<InputFlag>& flags, FileTransport transport, v1::WorkloadSpec* workload) {
   int index = 0;
   for (const auto& [flag, text] : flags) {
-    absl::StatusOr<v1::InputSpec> input = flag == "--input-file" ? ParseInputFileFlag(text) : ParseInputFlag(text, index);
+    absl::StatusOr<v1::InputSpec> input =
+        flag == "--input-file" ? ParseInputFileFlag(text, transport) : ParseInputFlag(text, index);
     if (!input.ok()) return input.status();
     *workload->add_inputs() = *std::move(input);
     ++index;

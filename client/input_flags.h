@@ -14,8 +14,10 @@
 //     so they do not depend on the model (two model files get the same inputs) and the
 //     seed is recorded as input metadata.
 //   --input-file [NAME=]FILE
-//       a tensor saved by Python's torch.save or C++ torch::save; sent as an absolute path
-//       (the daemon reads it). The file must be a readable regular file here.
+//       a tensor saved by Python's torch.save or C++ torch::save, relative to the working
+//       directory. Uploaded: its bytes go with the job (it must be a readable regular file
+//       here); with --daemon-path its absolute path goes instead, for the daemon's machine to
+//       read (client/job_files.h).
 //   --metadata KEY=VALUE
 //       caller-supplied input metadata (e.g. dataset_revision=v3): runs whose values differ
 //       are not comparable. Keys follow daemon/job_spec.h ValidateInputMetadata.
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/job_files.h"
 #include "proto/workload.pb.h"
 
 namespace torchscan {
@@ -36,11 +39,11 @@ using InputFlag = std::pair<std::string, std::string>;
 // The InputSpec of `--input TEXT` at position `index`.
 absl::StatusOr<v1::InputSpec> ParseInputFlag(const std::string& text, int index);
 
-// The InputSpec of `--input-file TEXT`.
-absl::StatusOr<v1::InputSpec> ParseInputFileFlag(const std::string& text);
+// The InputSpec of `--input-file TEXT`: tensor_bytes + source_name, or tensor_file.
+absl::StatusOr<v1::InputSpec> ParseInputFileFlag(const std::string& text, FileTransport transport);
 
 // Every --input / --input-file in order, appended to `workload`'s inputs.
-absl::Status AddInputFlags(const std::vector<InputFlag>& flags, v1::WorkloadSpec* workload);
+absl::Status AddInputFlags(const std::vector<InputFlag>& flags, FileTransport transport, v1::WorkloadSpec* workload);
 
 // Every --metadata KEY=VALUE into `workload`'s input_metadata; a key given twice is an error.
 absl::Status AddMetadataFlags(const std::vector<std::string>& flags, v1::WorkloadSpec* workload);

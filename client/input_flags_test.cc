@@ -55,25 +55,36 @@ TEST(ParseInputFlag, BadTextIsNamedWithTheAcceptedForm) {
   }
 }
 
-TEST(ParseInputFileFlag, AReadableFileBecomesAnAbsolutePath) {
+TEST(ParseInputFileFlag, AReadableFileIsUploadedNamedByItsAbsolutePath) {
   const std::string dir = std::getenv("TEST_TMPDIR");
   std::ofstream(dir + "/x.pt") << "bytes";
-  absl::StatusOr<v1::InputSpec> input = ParseInputFileFlag("mask=" + dir + "/x.pt");
+  absl::StatusOr<v1::InputSpec> input = ParseInputFileFlag("mask=" + dir + "/x.pt", FileTransport::kUpload);
   ASSERT_TRUE(input.ok()) << input.status();
   EXPECT_EQ(input->name(), "mask");
-  EXPECT_EQ(input->tensor_file(), dir + "/x.pt");
-  EXPECT_EQ(ParseInputFileFlag("/no/such/x.pt").status().message().rfind("--input-file \"/no/such/x.pt\"", 0), 0u);
-  EXPECT_NE(ParseInputFileFlag(dir).status().message().find("not a regular file"), std::string::npos);
+  EXPECT_EQ(input->tensor_bytes(), "bytes");
+  EXPECT_EQ(input->source_name(), dir + "/x.pt");
+  const absl::Status missing = ParseInputFileFlag("/no/such/x.pt", FileTransport::kUpload).status();
+  EXPECT_EQ(missing.message().rfind("--input-file \"/no/such/x.pt\": cannot read '/no/such/x.pt'", 0), 0u) << missing;
+  EXPECT_NE(ParseInputFileFlag(dir, FileTransport::kUpload).status().message().find("not a regular file"),
+            std::string::npos);
+}
+
+TEST(ParseInputFileFlag, WithDaemonPathTheAbsolutePathGoesUnread) {
+  absl::StatusOr<v1::InputSpec> input = ParseInputFileFlag("x=/data/on/the/daemon/x.pt", FileTransport::kDaemonPath);
+  ASSERT_TRUE(input.ok()) << input.status();
+  EXPECT_EQ(input->tensor_file(), "/data/on/the/daemon/x.pt");
 }
 
 TEST(AddInputFlags, KeepsCommandLineOrderAcrossBothFlags) {
   const std::string dir = std::getenv("TEST_TMPDIR");
   std::ofstream(dir + "/mask.pt") << "bytes";
   v1::WorkloadSpec w;
-  ASSERT_TRUE(AddInputFlags({{"--input", "4x8:int64:0..9"}, {"--input-file", dir + "/mask.pt"}, {"--input", "4x8"}}, &w).ok());
+  ASSERT_TRUE(AddInputFlags({{"--input", "4x8:int64:0..9"}, {"--input-file", dir + "/mask.pt"}, {"--input", "4x8"}},
+                            FileTransport::kUpload, &w)
+                  .ok());
   ASSERT_EQ(w.inputs_size(), 3);
   EXPECT_TRUE(w.inputs(0).has_generated());
-  EXPECT_EQ(w.inputs(1).tensor_file(), dir + "/mask.pt");
+  EXPECT_EQ(w.inputs(1).source_name(), dir + "/mask.pt");
   EXPECT_EQ(w.inputs(2).generated().seed(), 2);  // its position, not its count among --input
 }
 

@@ -5,6 +5,7 @@
 
 #include "client/exit_codes.h"
 #include "client/progress.h"
+#include "daemon/job_spec.h"
 #include "report/html_renderer.h"
 #include "report/json_io.h"
 #include "report/terminal_renderer.h"
@@ -72,6 +73,9 @@ std::string Summarize(const ClientContext& ctx, const v1::JobResult& result) {
 absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec,
                                        const std::function<void(const v1::Job&)>& on_submitted,
                                        const std::function<void(const v1::JobEvent&)>& on_event, v1::Job* finished_job) {
+  // Refused here, naming the uploaded files, rather than by gRPC's size limit in words that name none.
+  if (absl::StatusOr<v1::DaemonInfo> info = client.Info(); info.ok())
+    if (absl::Status s = daemon::CheckUploadSize(spec, info->config().limits().max_upload_bytes()); !s.ok()) return s;
   absl::StatusOr<v1::Job> job = client.Submit(spec);
   if (!job.ok()) return ExplainSubmitRefusal(client, spec, job.status());
   if (on_submitted) on_submitted(*job);

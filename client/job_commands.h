@@ -17,8 +17,10 @@ int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const std::
 
 // Submits `spec` to `client`, calls `on_submitted` with the queued job, forwards watch events
 // and returns the fetched result of the succeeded job; `finished_job` (may be null) gets the
-// job as it ended. Errors: the daemon's refusal (a refusal by gRPC's size limit is explained
-// in terms of max_upload_bytes), Aborted "job ID STATE: reason" when it did not succeed.
+// job as it ended. Errors: a spec over the daemon's max_upload_bytes, refused before it is
+// sent, naming the uploaded files (daemon/job_spec.h CheckUploadSize); the daemon's refusal
+// (a refusal by gRPC's size limit is explained in terms of max_upload_bytes); Aborted
+// "job ID STATE: reason" when it did not succeed.
 absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec,
                                        const std::function<void(const v1::Job&)>& on_submitted,
                                        const std::function<void(const v1::JobEvent&)>& on_event, v1::Job* finished_job);

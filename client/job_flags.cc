@@ -53,11 +53,8 @@ absl::Status SetModel(const ModelFlags& f, const std::string& file_flag, const s
     return absl::OkStatus();
   }
   if (!f.model.empty()) return FlagError("--model", "choose a built-in model or " + file_flag + " FILE, not both");
-  absl::StatusOr<std::string> bytes = ReadFile(file);
-  if (!bytes.ok()) return FlagError(file_flag, std::string(bytes.status().message()));
-  v1::TorchScriptSpec* ts = spec->mutable_model()->mutable_torchscript();
-  ts->set_module_bytes(*std::move(bytes));
-  ts->set_source_name(file);
+  if (absl::Status s = SetModuleFile(file, f.transport(), spec->mutable_model()->mutable_torchscript()); !s.ok())
+    return FlagError(file_flag, std::string(s.message()));
   return absl::OkStatus();
 }
 
@@ -94,7 +91,7 @@ absl::StatusOr<v1::WorkloadSpec> Workload(const ModelFlags& f, const std::string
   spec.set_channels_last(v.channels_last);
   spec.set_device(f.device);
   spec.set_seed(0);
-  if (absl::Status s = AddInputFlags(f.inputs, &spec); !s.ok()) return s;
+  if (absl::Status s = AddInputFlags(f.inputs, f.transport(), &spec); !s.ok()) return s;
   if (absl::Status s = AddMetadataFlags(f.metadata, &spec); !s.ok()) return s;
   return spec;
 }
@@ -117,7 +114,7 @@ constexpr const char* kCheckChoices =
     "TorchScan does not choose a tolerance: give --rtol R --atol A (add --check-dtype float32 for a precision "
     "change), --check-module FILE, or --no-check";
 
-absl::Status FillCheck(const CheckFlags& f, v1::OutputCheckSpec* check) {
+absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputCheckSpec* check) {
   const bool tolerance = !std::isnan(f.rtol) || !std::isnan(f.atol);
   const int chosen = int{tolerance} + int{!f.check_module.empty()} + int{f.no_check};
   if (chosen == 0) return FlagError("--rtol/--atol", std::string("the comparison needs its output check; ") + kCheckChoices);
@@ -131,10 +128,8 @@ absl::Status FillCheck(const CheckFlags& f, v1::OutputCheckSpec* check) {
     return absl::OkStatus();
   }
   if (!f.check_module.empty()) {
-    absl::StatusOr<std::string> bytes = ReadFile(f.check_module);
-    if (!bytes.ok()) return FlagError("--check-module", std::string(bytes.status().message()));
-    check->mutable_torchscript()->set_module_bytes(*bytes);
-    check->mutable_torchscript()->set_source_name(f.check_module);
+    if (absl::Status s = SetModuleFile(f.check_module, transport, check->mutable_torchscript()); !s.ok())
+      return FlagError("--check-module", std::string(s.message()));
     return absl::OkStatus();
   }
   for (const auto& [flag, value] : {std::pair{"--rtol", f.rtol}, std::pair{"--atol", f.atol}}) {
@@ -174,6 +169,9 @@ void AddModelFlags(CLI::App* app, ModelFlags* f) {
                   "differ are not comparable");
   app->add_option("--work-units", f->work_units, "TorchScript: work per call for throughput (default: dim 0 of input 0)");
   app->add_option("--work-unit", f->work_unit, "TorchScript: what a work unit is, e.g. images (default samples)");
+  app->add_flag("--daemon-path", f->daemon_path,
+                "send the paths of the files (modules, --check-module, --input-file, a --job file's paths) for the "
+                "daemon's machine to read there, instead of uploading them (default: uploaded with the job)");
 }
 
 void AddRunFlags(CLI::App* app, RunFlags* f) {
@@ -190,6 +188,9 @@ Your own model, saved from Python with torch.jit.script(model).save("mlp.pt"):
   torchscan-client measure --torchscript mlp.pt --input 64x256 --output out/
 A model taking token ids and a mask, with inputs saved by torch.save:
   torchscan-client measure --torchscript enc.pt --input-file ids=ids.pt --input-file mask.pt --work-unit sequences
+Files travel with the job (relative paths from here; the report names each with its sha256sum).
+Files already on the daemon's machine, e.g. shared storage, sent as paths for it to read there:
+  torchscan-client --daemon unix:/run/torchscand/torchscand.sock measure --torchscript /data/enc.pt --daemon-path ...
 )";
 
 const char* const kCompareExamples = R"(
@@ -199,6 +200,8 @@ The same file, frozen and optimized by TorchScan:
   torchscan-client compare --torchscript mlp.pt --candidate-optimize-for-inference --input 64x256 --rtol 1e-4 --atol 1e-5
 A bfloat16 candidate, checked in float32 at a tolerance you choose:
   torchscan-client compare --torchscript mlp.pt --candidate-dtype bfloat16 --input 64x256 --rtol 0.02 --atol 0.02 --check-dtype float32
+Files (modules, --check-module, --input-file) travel with the job, relative paths from here, and
+the comparison names each with its sha256sum; --daemon-path sends paths for the daemon's machine.
 )";
 
 CompareFlags GuideExampleFlags() {
@@ -289,7 +292,7 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   if (f.rounds < 1 || f.rounds > 100)
     return FlagError("--rounds", absl::StrFormat("must be 1..100, got %d", f.rounds));
   job->set_rounds(f.rounds);
-  if (absl::Status s = FillCheck(f.check, job->mutable_check()); !s.ok()) return s;
+  if (absl::Status s = FillCheck(f.check, f.model.transport(), job->mutable_check()); !s.ok()) return s;
   return spec;
 }
 
@@ -302,6 +305,13 @@ absl::StatusOr<v1::JobSpec> LoadJobFile(const std::string& path) {
     return absl::InvalidArgumentError(path + ": measure or compare: a job file needs exactly one of them");
   if (absl::Status s = RequirePrintableText(spec, "spec"); !s.ok())
     return absl::InvalidArgumentError(path + ": " + std::string(s.message()));
+  return spec;
+}
+
+absl::StatusOr<v1::JobSpec> LoadJobFileWithFiles(const std::string& path, FileTransport transport) {
+  absl::StatusOr<v1::JobSpec> spec = LoadJobFile(path);
+  if (!spec.ok()) return spec.status();
+  if (absl::Status s = ResolveJobFiles(path, transport, &*spec); !s.ok()) return s;
   return spec;
 }
 

@@ -29,13 +29,19 @@ struct RunFlags {
 // The model and what it is fed: shared by both sides of a comparison.
 struct ModelFlags {
   std::string model;                // --model: linear | resnet18 | bert ("" with no file: linear)
-  std::string torchscript;          // --torchscript FILE: a saved TorchScript module (sent as bytes)
+  std::string torchscript;          // --torchscript FILE: a saved TorchScript module
   std::string method;               // --method: the module's method (default forward)
   std::string device = "cpu";       // --device: cpu | cuda:N
   std::vector<InputFlag> inputs;    // --input / --input-file, in command-line order
   std::vector<std::string> metadata;  // --metadata KEY=VALUE
   double work_units = 0;            // --work-units: TorchScript work per call (default dim 0 of input 0)
   std::string work_unit;            // --work-unit: e.g. images (default samples)
+  // --daemon-path: every file of the command (modules, check module, tensor files, a job
+  // file's paths) goes as its absolute path, for the daemon's machine to read, instead of
+  // its bytes (default false: uploaded; client/job_files.h).
+  bool daemon_path = false;
+
+  FileTransport transport() const { return daemon_path ? FileTransport::kDaemonPath : FileTransport::kUpload; }
 };
 
 // How one side runs the model: the changes a comparison can make to its candidate.
@@ -98,7 +104,12 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& flags);
 // naming the file and the field; NotFound for a missing file. Zeros are read as +0
 // (report/json_io.h); a control character in any text field is refused naming the field
 // ("job.json: spec.label: holds control character U+0000 ...", the field named as the
-// daemon names it; report/printable_text.h).
+// daemon names it; report/printable_text.h). The files it names are left as written.
 absl::StatusOr<v1::JobSpec> LoadJobFile(const std::string& path);
+
+// LoadJobFile, then the files the job names as `transport` wants them: read and sent with
+// the job, or sent as absolute paths for the daemon's machine, relative paths taken from the
+// job file's folder (ResolveJobFiles, client/job_files.h). What `measure/compare --job` runs.
+absl::StatusOr<v1::JobSpec> LoadJobFileWithFiles(const std::string& path, FileTransport transport);
 
 }  // namespace torchscan

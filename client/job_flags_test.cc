@@ -106,6 +106,37 @@ TEST(JobFlags, OneModuleFileServesBothSides) {
   EXPECT_FALSE(spec->compare().baseline().freeze());
 }
 
+TEST(JobFlags, DaemonPathSendsEveryFileAsAnAbsolutePathUnread) {
+  CompareFlags f;
+  f.baseline_file = "/srv/models/a.pt";
+  f.candidate_file = "/srv/models/../models/b.pt";
+  f.model.inputs = {{"--input-file", "x=/srv/data/x.pt"}};
+  f.check.check_module = "/srv/models/check.pt";
+  f.model.daemon_path = true;
+  absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(f);
+  ASSERT_TRUE(spec.ok()) << spec.status();  // nothing here exists: the daemon's machine reads them
+  EXPECT_EQ(spec->compare().baseline().model().torchscript().path(), "/srv/models/a.pt");
+  EXPECT_EQ(spec->compare().candidate().model().torchscript().path(), "/srv/models/b.pt");
+  EXPECT_EQ(spec->compare().candidate().inputs(0).tensor_file(), "/srv/data/x.pt");
+  EXPECT_EQ(spec->compare().check().torchscript().path(), "/srv/models/check.pt");
+  f.model.daemon_path = false;  // uploaded: each must be readable here, the first missing one named
+  spec = CompareSpecFromFlags(f);
+  EXPECT_EQ(spec.status().message().rfind("--baseline: cannot read '/srv/models/a.pt'", 0), 0u) << spec.status();
+}
+
+TEST(LoadJobFileWithFiles, UploadsTheFilesAJobFileNamesUnlessDaemonPath) {
+  const std::string module = WriteTemp("job_module.pt", "job module");
+  const std::string job = WriteTemp("upload_job.json", R"({"measure": {"workload": {
+      "model": {"torchscript": {"path": "job_module.pt"}}, "inputs": [{"generated": {"shape": [2]}}]}}})");
+  absl::StatusOr<v1::JobSpec> spec = LoadJobFileWithFiles(job, FileTransport::kUpload);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->measure().workload().model().torchscript().module_bytes(), "job module");
+  EXPECT_EQ(spec->measure().workload().model().torchscript().source_name(), module);
+  spec = LoadJobFileWithFiles(job, FileTransport::kDaemonPath);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->measure().workload().model().torchscript().path(), module);
+}
+
 TEST(JobFlags, CompareFlagsReachTheSpec) {
   CompareFlags f;
   f.model.model = "bert";

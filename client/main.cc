@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
   if (absl::Status s = ResolveClientContext(&ctx); !s.ok()) return ReportError(s);
   if (*info) return InfoCommand(ctx);
   if (*measure || *compare || *example) {
-    absl::StatusOr<v1::JobSpec> spec = !job_file.empty() ? LoadJobFile(job_file)
+    const FileTransport files = (*measure ? measure_flags.model : compare_flags.model).transport();
+    absl::StatusOr<v1::JobSpec> spec = !job_file.empty() ? LoadJobFileWithFiles(job_file, files)
                                        : *measure       ? MeasureSpecFromFlags(measure_flags)
                                        : *compare       ? CompareSpecFromFlags(compare_flags)
                                                         : CompareSpecFromFlags(example_flags);

@@ -199,8 +199,8 @@ TEST(CompareBenchmarks, UnknownHardwareOnBothSidesIsNotAMatch) {
 // Two model files (or a built-in and a module) are the change under test: listed, never blocking.
 TEST(CompareBenchmarks, ModelRevisionAndOtherCandidateChangesAreListedNotBlocking) {
   v1::BenchmarkReport before = Report(kSlow), after = Report(kFast);
-  (*before.mutable_workload())["model_revision"] = "fnv1a64:0000000000000001";
-  (*after.mutable_workload())["model_revision"] = "fnv1a64:0000000000000002";
+  (*before.mutable_workload())["model_revision"] = "sha256:0000000000000000000000000000000000000000000000000000000000000001";
+  (*after.mutable_workload())["model_revision"] = "sha256:0000000000000000000000000000000000000000000000000000000000000002";
   (*before.mutable_workload())["method"] = "forward";
   (*after.mutable_workload())["method"] = "forward_fused";
   (*after.mutable_workload())["optimize_for_inference"] = "true";

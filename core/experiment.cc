@@ -193,6 +193,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
     });
   });
   if (!checked.ok()) return checked;
+  if (script_check) check.set_module(script_check->file());
   if (check.status() == v1::OutputCheck::passed)
     check.set_message(script_check ? "the TorchScript check module passed"
                                    : "baseline and candidate outputs are close at " + DescribeCloseOptions(o.check));

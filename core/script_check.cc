@@ -1,7 +1,6 @@
 #include "core/script_check.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -9,6 +8,7 @@
 #include <torch/script.h>
 
 #include "core/output_check.h"
+#include "core/workloads/workload_file.h"
 
 namespace torchscan {
 namespace {
@@ -33,6 +33,7 @@ absl::Status NotAModule(const std::string& field, const std::string& what) {
 struct ScriptCheck::Module {
   torch::jit::Module module;
   std::string method;
+  std::string file;
 };
 
 ScriptCheck::ScriptCheck(std::unique_ptr<Module> module) : module_(std::move(module)) {}
@@ -42,33 +43,34 @@ absl::StatusOr<std::unique_ptr<ScriptCheck>> ScriptCheck::Load(const v1::TorchSc
                                                                const std::string& field) {
   auto m = std::make_unique<Module>();
   m->method = spec.method().empty() ? "forward" : spec.method();
+  const bool uploaded = spec.source_case() == v1::TorchScriptSpec::kModuleBytes;
+  if (!uploaded && spec.source_case() != v1::TorchScriptSpec::kPath)
+    return absl::InvalidArgumentError(field + ": set path or module_bytes");
+  std::string read;  // the bytes of a path on this machine, read as this process's user
+  if (!uploaded) {
+    absl::StatusOr<std::string> contents = workloads::ReadWorkerFile(spec.path(), field + ".path");
+    if (!contents.ok()) return contents.status();
+    read = *std::move(contents);
+  }
+  const std::string& bytes = uploaded ? spec.module_bytes() : read;
   try {
-    switch (spec.source_case()) {
-      case v1::TorchScriptSpec::kPath: {
-        std::ifstream probe(spec.path(), std::ios::binary);
-        if (!probe) return absl::NotFoundError(field + ".path: cannot read " + spec.path());
-        m->module = torch::jit::load(spec.path());
-        break;
-      }
-      case v1::TorchScriptSpec::kModuleBytes: {
-        std::istringstream bytes(spec.module_bytes());
-        m->module = torch::jit::load(bytes);
-        break;
-      }
-      default:
-        return absl::InvalidArgumentError(field + ": set path or module_bytes");
-    }
+    std::istringstream in(bytes);
+    m->module = torch::jit::load(in);
   } catch (const c10::Error& e) {
     // what() carries a multi-line C++ backtrace; the job's error keeps one line, so the reason goes first.
     return NotAModule(field, e.what_without_backtrace());
   } catch (const std::exception& e) {
     return NotAModule(field, e.what());
   }
+  const workloads::FileRecord file = workloads::RecordFile(bytes, uploaded ? spec.source_name() : spec.path(), uploaded);
+  m->file = file.Description() + " " + file.sha256;
   if (!m->module.find_method(m->method))
     return absl::InvalidArgumentError(field + ".method: the module has no method \"" + m->method + "\"");
   m->module.eval();
   return std::unique_ptr<ScriptCheck>(new ScriptCheck(std::move(m)));
 }
+
+const std::string& ScriptCheck::file() const { return module_->file; }
 
 std::optional<bool> ScriptCheck::operator()(const c10::IValue& baseline, const c10::IValue& candidate) const {
   c10::IValue result;

@@ -24,12 +24,17 @@ namespace torchscan {
 
 class ScriptCheck {
  public:
-  // Loads the module from spec.path or spec.module_bytes and finds the method.
+  // Loads the module from spec.module_bytes (sent with the job) or spec.path (read by this
+  // process, core/workloads/workload_file.h) and finds the method.
   // InvalidArgument naming `field` (e.g. "spec.compare.check.torchscript") when the bytes or
-  // file are not a TorchScript module, no source is set, or the method is missing;
-  // NotFound for an unreadable path.
+  // file are not a TorchScript module, the path is not a regular file, no source is set, or
+  // the method is missing; NotFound for a path this process cannot read (naming its user).
   static absl::StatusOr<std::unique_ptr<ScriptCheck>> Load(const v1::TorchScriptSpec& spec, const std::string& field);
   ~ScriptCheck();
+
+  // The module's file as a report names it: "<name> (uploaded, N bytes) sha256:<hex>" or
+  // "<path> (read on the daemon's machine, N bytes) sha256:<hex>".
+  const std::string& file() const;
 
   // Calls the method; see the table above. Throws AssertionError (core/output_check.h) on a
   // TorchScript assert, std::runtime_error for a wrong return type, and what LibTorch throws.

@@ -1,5 +1,7 @@
 #include "core/script_check.h"
 
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -7,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "core/output_check.h"
+#include "core/workloads/sha256.h"
 
 namespace torchscan {
 namespace {
@@ -65,6 +68,27 @@ def forward(self, a: Tensor, b: Tensor) -> Tensor:
   EXPECT_THROW(Outcome(**tensor, torch::ones({2}), torch::ones({2})), std::runtime_error);
 }
 
+TEST(ScriptCheck, NamesItsFileAndSha256WhetherUploadedOrRead) {
+  v1::TorchScriptSpec uploaded = CheckModule(R"(
+def forward(self, a: Tensor, b: Tensor) -> None:
+    pass)");
+  uploaded.set_source_name("/home/ann/check.pt");
+  const std::string sha256 = "sha256:" + workloads::Sha256Hex(uploaded.module_bytes());
+  auto from_bytes = ScriptCheck::Load(uploaded, "check");
+  ASSERT_TRUE(from_bytes.ok()) << from_bytes.status();
+  EXPECT_EQ((*from_bytes)->file(), "/home/ann/check.pt (uploaded, " + std::to_string(uploaded.module_bytes().size()) +
+                                       " bytes) " + sha256);
+
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/check.pt";
+  std::ofstream(path, std::ios::binary) << uploaded.module_bytes();
+  v1::TorchScriptSpec on_disk;
+  on_disk.set_path(path);
+  auto from_path = ScriptCheck::Load(on_disk, "check");
+  ASSERT_TRUE(from_path.ok()) << from_path.status();
+  EXPECT_EQ((*from_path)->file(), path + " (read on the daemon's machine, " +
+                                      std::to_string(uploaded.module_bytes().size()) + " bytes) " + sha256);
+}
+
 TEST(ScriptCheck, BadModulesNameTheField) {
   v1::TorchScriptSpec garbage;
   garbage.set_module_bytes("not a module");
@@ -74,6 +98,8 @@ TEST(ScriptCheck, BadModulesNameTheField) {
   v1::TorchScriptSpec missing;
   missing.set_path("/no/such/check.pt");
   EXPECT_EQ(ScriptCheck::Load(missing, "check").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(ScriptCheck::Load(missing, "check").status().message().find("check.path: the daemon's worker, running as"),
+            std::string::npos);
   EXPECT_EQ(ScriptCheck::Load(v1::TorchScriptSpec(), "check").status().code(), absl::StatusCode::kInvalidArgument);
   const auto no_method = ScriptCheck::Load(CheckModule(R"(
 def forward(self, a: Tensor, b: Tensor) -> None:

@@ -114,8 +114,11 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
     spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
     return s;
   }
+  // The whole spec goes to the job folder for the worker; the record keeps it without the
+  // uploaded files' bytes, so listings, events and job.json stay small.
+  const v1::JobSpec spec = WithDaemonDefaults(request.spec(), config_);
   v1::Job job;
-  *job.mutable_spec() = WithDaemonDefaults(request.spec(), config_);
+  *job.mutable_spec() = WithoutUploadedBytes(spec);
   job.set_state(v1::Job::queued);
   job.set_submitter(submitter);
   std::lock_guard<std::mutex> lock(mu_);
@@ -127,7 +130,9 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
     return s;
   }
   ++last_number_;
-  if (absl::Status s = store_.SaveJob(job); !s.ok()) {
+  absl::Status stored = store_.WriteSpec(job.id(), spec);
+  if (stored.ok()) stored = store_.SaveJob(job);
+  if (absl::Status s = stored; !s.ok()) {
     queue_.Remove(job.id());
     spdlog::error("job {}: could not be stored: {}", job.id(), std::string(s.message()));
     // Usually a full or read-only state folder: the job is refused, nothing stored is touched.

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "report/json_io.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -84,6 +85,37 @@ TEST(Daemon, RunsAJobAndFetchesItsReport) {
   absl::StatusOr<v1::JobResult> result = daemon->FetchResult(Id(id));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->report().name(), "measurement");
+}
+
+TEST(Daemon, UploadedFilesGoToTheWorkerOnceNotWithEveryListingOrEvent) {
+  const v1::DaemonConfig config = Config("uploads");
+  auto daemon = Start(config);
+  v1::SubmitRequest request = Fake("ok");
+  v1::WorkloadSpec* w = request.mutable_spec()->mutable_measure()->mutable_workload();
+  w->mutable_model()->mutable_torchscript()->set_module_bytes(std::string(200000, 'm'));
+  w->mutable_model()->mutable_torchscript()->set_source_name("/home/ann/mlp.pt");
+  w->add_inputs()->set_tensor_bytes(std::string(50000, 't'));
+  w->mutable_inputs(0)->set_source_name("/home/ann/x.pt");
+  absl::StatusOr<v1::Job> submitted = daemon->Submit(request, "tester");
+  ASSERT_TRUE(submitted.ok()) << submitted.status();
+  const std::string id = submitted->id();
+  WaitFor(*daemon, id, v1::Job::succeeded);
+  v1::ListJobsRequest all;
+  for (const v1::Job& job : {*submitted, *daemon->GetJob(Id(id)), daemon->ListJobs(all)->jobs(0)}) {
+    const v1::WorkloadSpec& listed = job.spec().measure().workload();
+    EXPECT_TRUE(listed.model().torchscript().has_module_bytes());
+    EXPECT_EQ(listed.model().torchscript().module_bytes(), "");
+    EXPECT_EQ(listed.model().torchscript().source_name(), "/home/ann/mlp.pt");
+    EXPECT_EQ(listed.inputs(0).tensor_bytes(), "");
+    EXPECT_EQ(listed.inputs(0).source_name(), "/home/ann/x.pt");
+  }
+  const std::string folder = config.state_dir() + "/jobs/" + id;
+  EXPECT_LT(fs::file_size(folder + "/job.json"), 10000u);
+  v1::JobSpec given;  // what the worker read
+  ASSERT_TRUE(LoadJsonStrict(folder + "/spec.json", &given).ok());
+  EXPECT_EQ(given.measure().workload().model().torchscript().module_bytes(), std::string(200000, 'm'));
+  EXPECT_EQ(given.measure().workload().inputs(0).tensor_bytes(), std::string(50000, 't'));
+  EXPECT_EQ(given.options().intra_op_threads(), 1);  // with the daemon's defaults
 }
 
 TEST(Daemon, ComparisonsCarryTheirLabelAndCheck) {

@@ -36,7 +36,9 @@ JobRunOptions RunOptionsOf(const v1::DaemonConfig& config) {
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
                      WorkerControl* control, const JobRunCallbacks& callbacks) {
   JobRunOutcome outcome;
-  if (absl::Status s = store.WriteSpec(id, spec); !s.ok()) {
+  // The daemon writes spec.json, uploaded files included, at submission; a job queued by an
+  // older daemon has only its record, whose spec is then whole.
+  if (absl::Status s = store.HasSpec(id) ? absl::OkStatus() : store.WriteSpec(id, spec); !s.ok()) {
     outcome.error = absl::StrCat("could not write the job's spec.json: ", s.message());
     return outcome;
   }

@@ -47,8 +47,11 @@ struct JobRunOutcome {
   v1::JobResult result;        // on success
 };
 
-// Never throws. Failures (spec not writable, worker failure of any kind, exit 0 without a
-// valid result.json) come back as state failed with the reason in `error`.
+// Runs job `id` in a worker on the job folder's spec.json, which the daemon wrote at
+// submission (uploaded files included); when it is missing (a job queued by an older daemon)
+// `spec` is written there first. Never throws. Failures (spec not writable, worker failure
+// of any kind, exit 0 without a valid result.json) come back as state failed with the reason
+// in `error`.
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
                      WorkerControl* control, const JobRunCallbacks& callbacks);
 

@@ -4,11 +4,13 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <tuple>
 #include <utility>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
 #include "report/printable_text.h"
@@ -71,10 +73,15 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
     return Invalid(field + ".dtype", absl::StrCat(w.dtype(), " is not one of float32, bfloat16, float16"));
   for (int i = 0; i < w.inputs_size(); ++i) {
     const std::string input = absl::StrCat(field, ".inputs[", i, "]");
-    if (w.inputs(i).source_case() == v1::InputSpec::SOURCE_NOT_SET) return Invalid(input, "set generated or tensor_file");
-    if (w.inputs(i).has_generated())
-      if (absl::Status s = ValidateGenerated(input + ".generated", w.inputs(i).generated()); !s.ok()) return s;
-    if (absl::Status s = ValidatePath(input + ".tensor_file", w.inputs(i).tensor_file()); !s.ok()) return s;
+    const v1::InputSpec& in = w.inputs(i);
+    if (in.source_case() == v1::InputSpec::SOURCE_NOT_SET)
+      return Invalid(input, "set generated, tensor_file or tensor_bytes");
+    if (in.has_generated())
+      if (absl::Status s = ValidateGenerated(input + ".generated", in.generated()); !s.ok()) return s;
+    if (absl::Status s = ValidatePath(input + ".tensor_file", in.tensor_file()); !s.ok()) return s;
+    if (absl::Status s = ValidatePath(input + ".source_name", in.source_name()); !s.ok()) return s;
+    if (in.source_case() == v1::InputSpec::kTensorBytes && in.tensor_bytes().empty())
+      return Invalid(input + ".tensor_bytes", "is empty; send the bytes of a tensor file saved with torch.save");
   }
   if (absl::Status s = ValidateInputMetadata(field + ".input_metadata", w.input_metadata()); !s.ok()) return s;
   const std::string device = w.device().empty() ? "cpu" : w.device();
@@ -107,6 +114,12 @@ absl::Status ValidateOptions(const v1::MeasurementOptions& o, const JobSpecLimit
         "start torchscand with --rss-child");
   }
   return absl::OkStatus();
+}
+
+// "66.9 MiB"-style sizes for messages about uploads.
+std::string Bytes(int64_t bytes) {
+  if (bytes < (int64_t{1} << 20)) return absl::StrCat(bytes, " bytes");
+  return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / (1 << 20));
 }
 
 }  // namespace
@@ -185,12 +198,44 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config) {
   return limits;
 }
 
-absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits) {
-  const size_t size = spec.ByteSizeLong();
-  if (static_cast<int64_t>(size) > limits.max_upload_bytes) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("spec: ", size, " bytes exceed this daemon's max_upload_bytes ", limits.max_upload_bytes));
+absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes) {
+  const int64_t size = static_cast<int64_t>(spec.ByteSizeLong());
+  if (max_upload_bytes <= 0 || size <= max_upload_bytes) return absl::OkStatus();
+  // The files sent with the job, by name (the same file on both sides of a comparison once).
+  std::map<std::string, std::pair<int64_t, int>> files;  // name -> (bytes of one copy, copies)
+  const auto add = [&files](const std::string& name, const std::string& bytes) {
+    if (bytes.empty()) return;
+    auto& [one, copies] = files[name.empty() ? "unnamed bytes" : name];
+    one = static_cast<int64_t>(bytes.size());
+    ++copies;
+  };
+  std::vector<const v1::WorkloadSpec*> workloads;
+  if (spec.has_measure()) workloads.push_back(&spec.measure().workload());
+  if (spec.has_compare()) workloads.insert(workloads.end(), {&spec.compare().baseline(), &spec.compare().candidate()});
+  for (const v1::WorkloadSpec* w : workloads) {
+    add(w->model().torchscript().source_name(), w->model().torchscript().module_bytes());
+    for (const v1::InputSpec& input : w->inputs()) add(input.source_name(), input.tensor_bytes());
   }
+  if (spec.has_compare()) add(spec.compare().check().torchscript().source_name(), spec.compare().check().torchscript().module_bytes());
+  std::vector<std::pair<int64_t, std::string>> listed;
+  for (const auto& [name, copies] : files)
+    listed.emplace_back(copies.first * copies.second,
+                        absl::StrCat(name, " ", Bytes(copies.first), copies.second > 1 ? absl::StrCat(" x", copies.second) : ""));
+  std::sort(listed.rbegin(), listed.rend());
+  std::vector<std::string> names;
+  for (const auto& entry : listed) names.push_back(entry.second);
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "spec: ", size, " bytes exceed this daemon's max_upload_bytes ", max_upload_bytes, " (", Bytes(size), " > ",
+      Bytes(max_upload_bytes), ")",
+      names.empty() ? "; send a smaller job"
+                    : absl::StrCat("; the files sent with it: ", absl::StrJoin(names, ", "),
+                                   "; put them where the daemon's machine can read them and send their paths instead "
+                                   "(torchscan-client --daemon-path), or ask the daemon's administrator to raise "
+                                   "max_upload_bytes (torchscand --max-upload)")));
+}
+
+absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits) {
+  if (absl::Status s = CheckUploadSize(spec, limits.max_upload_bytes); !s.ok()) return s;
   if (absl::Status s = RequirePrintableText(spec, "spec"); !s.ok()) return s;
   switch (spec.kind_case()) {
     case v1::JobSpec::kMeasure:
@@ -219,6 +264,24 @@ v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config)
   v1::MeasurementOptions* o = spec.mutable_options();
   if (o->intra_op_threads() == 0) o->set_intra_op_threads(config.default_intra_op_threads());
   if (o->inter_op_threads() == 0) o->set_inter_op_threads(config.default_inter_op_threads());
+  return spec;
+}
+
+v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec) {
+  const auto strip = [](v1::WorkloadSpec* w) {
+    if (w->model().has_torchscript() && w->model().torchscript().source_case() == v1::TorchScriptSpec::kModuleBytes)
+      w->mutable_model()->mutable_torchscript()->set_module_bytes("");
+    for (v1::InputSpec& input : *w->mutable_inputs())
+      if (input.source_case() == v1::InputSpec::kTensorBytes) input.set_tensor_bytes("");
+  };
+  if (spec.has_measure() && spec.measure().has_workload()) strip(spec.mutable_measure()->mutable_workload());
+  if (spec.has_compare()) {
+    v1::CompareJob* c = spec.mutable_compare();
+    if (c->has_baseline()) strip(c->mutable_baseline());
+    if (c->has_candidate()) strip(c->mutable_candidate());
+    if (c->check().has_torchscript() && c->check().torchscript().source_case() == v1::TorchScriptSpec::kModuleBytes)
+      c->mutable_check()->mutable_torchscript()->set_module_bytes("");
+  }
   return spec;
 }
 

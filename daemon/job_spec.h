@@ -24,16 +24,25 @@ struct JobSpecLimits {
 // The limits of a (validated, defaulted) daemon configuration.
 JobSpecLimits LimitsOf(const v1::DaemonConfig& config);
 
+// OK when `spec` (its serialized size, uploaded files included) is at most
+// `max_upload_bytes` (0 or less: no limit). Otherwise ResourceExhausted "spec: N bytes exceed
+// this daemon's max_upload_bytes M (...)" listing the files sent with it (module_bytes and
+// tensor_bytes by source_name, largest first, with their sizes) and the ways out: paths on
+// the daemon's machine instead (torchscan-client --daemon-path), or a larger max_upload_bytes.
+// The client checks this before it submits; the daemon again in ValidateJobSpec.
+absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes);
+
 // OK, or:
-//   ResourceExhausted  "spec: N bytes exceed this daemon's max_upload_bytes M"
+//   ResourceExhausted  CheckUploadSize's refusal
 //   InvalidArgument    naming the field under "spec.", e.g. "spec: set exactly one of measure
 //                      or compare", "spec.compare.baseline: required",
 //                      "spec.measure.workload.model: set builtin or torchscript",
 //                      "spec.options.min_run_time_s: -1 is negative", a workload device the
 //                      daemon does not own, a negative tolerance, an unknown enum value, a
-//                      negative or int64-overflowing generated shape, empty module_bytes, a
-//                      TorchScript workload without inputs, thread counts above max_threads,
-//                      run times above max_run_time_s, paths over 4096 bytes, a compare
+//                      negative or int64-overflowing generated shape, empty module_bytes or
+//                      tensor_bytes, a TorchScript workload without inputs, thread counts
+//                      above max_threads, run times above max_run_time_s, paths (and
+//                      source names) over 4096 bytes, a compare
 //                      job without a check or with tolerances not given (ValidateOutputCheck),
 //                      input_metadata keys or values outside ValidateInputMetadata's rule, a
 //                      control character in any text field ("spec.label: holds control
@@ -66,5 +75,11 @@ std::string QuoteForMessage(const std::string& value);
 // `spec` with thread counts of 0 replaced by the daemon's default_{intra,inter}_op_threads,
 // so that the stored job records the threads it ran with.
 v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config);
+
+// `spec` with the bytes of uploaded files (every module_bytes and tensor_bytes) emptied; the
+// oneof stays set and source_name names each file. What a job's record holds and what
+// GetJob, ListJobs and Watch return: the uploaded files (up to max_upload_bytes) go to the
+// worker once, in the job folder's spec.json, rather than with every listing and event.
+v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec);
 
 }  // namespace torchscan::daemon

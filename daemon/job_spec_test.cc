@@ -159,6 +159,57 @@ TEST(JobSpec, LargeSpecsAreRefusedNamingTheLimit) {
   EXPECT_NE(s.message().find("max_upload_bytes 1000"), std::string::npos) << s;
 }
 
+TEST(JobSpec, WithoutUploadedBytesEmptiesTheBytesAndKeepsEverythingElse) {
+  v1::JobSpec spec = LinearCompare();
+  spec.mutable_compare()->mutable_baseline()->add_inputs()->set_tensor_file("/data/x.pt");
+  v1::TorchScriptSpec* ts = spec.mutable_compare()->mutable_candidate()->mutable_model()->mutable_torchscript();
+  ts->set_module_bytes("module");
+  ts->set_source_name("/home/ann/mlp.pt");
+  ts->set_method("fast");
+  spec.mutable_compare()->mutable_candidate()->add_inputs()->set_tensor_bytes("tensor");
+  spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_module_bytes("check");
+  const v1::JobSpec kept = WithoutUploadedBytes(spec);
+  EXPECT_EQ(kept.compare().baseline().model().builtin(), v1::ModelSpec::linear);  // not turned into a module
+  EXPECT_EQ(kept.compare().baseline().inputs(0).tensor_file(), "/data/x.pt");
+  const v1::TorchScriptSpec& module = kept.compare().candidate().model().torchscript();
+  EXPECT_TRUE(module.has_module_bytes());
+  EXPECT_EQ(module.module_bytes(), "");
+  EXPECT_EQ(module.source_name(), "/home/ann/mlp.pt");
+  EXPECT_EQ(module.method(), "fast");
+  EXPECT_TRUE(kept.compare().candidate().inputs(0).has_tensor_bytes());
+  EXPECT_EQ(kept.compare().candidate().inputs(0).tensor_bytes(), "");
+  EXPECT_EQ(kept.compare().check().torchscript().module_bytes(), "");
+}
+
+TEST(JobSpec, AnUploadOverTheLimitNamesEachFileLargestFirstAndTheWaysOut) {
+  v1::JobSpec spec = LinearCompare();
+  for (v1::WorkloadSpec* side : {spec.mutable_compare()->mutable_baseline(), spec.mutable_compare()->mutable_candidate()}) {
+    v1::TorchScriptSpec* ts = side->mutable_model()->mutable_torchscript();
+    ts->set_module_bytes(std::string(3 << 20, 'm'));
+    ts->set_source_name("/home/ann/mlp.pt");
+    v1::InputSpec* input = side->add_inputs();
+    input->set_tensor_bytes(std::string(1500, 't'));
+    input->set_source_name("/home/ann/x.pt");
+  }
+  spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_module_bytes(std::string(4 << 20, 'c'));
+  spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_source_name("/home/ann/check.pt");
+  const absl::Status s = CheckUploadSize(spec, 1 << 20);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  const std::string message(s.message());
+  for (const char* part : {"spec: ", "exceed this daemon's max_upload_bytes 1048576 (", " > 1.0 MiB)",
+                           "the files sent with it: /home/ann/mlp.pt 3.0 MiB x2, /home/ann/check.pt 4.0 MiB, "
+                           "/home/ann/x.pt 1500 bytes x2;",
+                           "torchscan-client --daemon-path", "torchscand --max-upload"})
+    EXPECT_NE(message.find(part), std::string::npos) << part << " in " << message;
+  EXPECT_TRUE(CheckUploadSize(spec, spec.ByteSizeLong()).ok());
+  EXPECT_TRUE(CheckUploadSize(spec, 0).ok());  // no limit known
+  EXPECT_EQ(ValidateJobSpec(spec, JobSpecLimits{1 << 20}).message(), s.message());
+  // A spec over the limit without files: nothing to send another way.
+  v1::JobSpec label = LinearMeasure();
+  label.set_label(std::string(2000, 'x'));
+  EXPECT_NE(CheckUploadSize(label, 1000).message().find("send a smaller job"), std::string::npos);
+}
+
 TEST(JobSpec, DaemonDefaultsFillThreads) {
   v1::DaemonConfig config;
   config.set_default_intra_op_threads(2);
@@ -208,6 +259,13 @@ TEST(JobSpec, HostileWorkloadsNameTheirField) {
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs");
   w->add_inputs()->set_tensor_file(std::string(5000, 't'));
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs[0].tensor_file");
+  w->mutable_inputs(0)->set_tensor_bytes("");
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs[0].tensor_bytes");
+  w->mutable_inputs(0)->set_tensor_bytes("PK");
+  w->mutable_inputs(0)->set_source_name(std::string(5000, 'n'));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.inputs[0].source_name");
+  w->mutable_inputs(0)->set_source_name("/home/ann/x.pt");
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
   w->mutable_inputs(0)->set_tensor_file("/x.pt");
   w->mutable_model()->mutable_torchscript()->set_path(std::string(5000, 'p'));
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.model.torchscript.path");

@@ -133,6 +133,11 @@ absl::Status JobStore::WriteSpec(const std::string& id, const v1::JobSpec& spec)
   return SaveJson(spec, JobDir(id) + "/spec.json");
 }
 
+bool JobStore::HasSpec(const std::string& id) const {
+  std::error_code error;
+  return fs::exists(JobDir(id) + "/spec.json", error);
+}
+
 absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const {
   const std::string path = ResultPath(id);
   std::error_code error;

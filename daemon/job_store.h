@@ -1,6 +1,8 @@
 // The daemon's persistent state: one folder per job under <state_dir>/jobs/<id>/ holding
-//   job.json        the Job record (JSON mapping), rewritten at each state change
-//   spec.json       the JobSpec given to the worker
+//   job.json        the Job record (JSON mapping), rewritten at each state change; its spec
+//                   without the bytes of uploaded files
+//   spec.json       the JobSpec given to the worker, uploaded files included (written at
+//                   submission)
 //   result.json     the JobResult, written by the worker
 //   worker.stderr   what the worker wrote to stderr
 // Every JSON file is written atomically (temporary file, fsync, rename), so a reader or a
@@ -52,6 +54,9 @@ class JobStore {
   absl::Status SaveJob(const v1::Job& job);
   // Writes jobs/<id>/spec.json atomically.
   absl::Status WriteSpec(const std::string& id, const v1::JobSpec& spec);
+  // Whether jobs/<id>/spec.json exists (written at submission; a job queued by an older
+  // daemon has only its record, which then holds the whole spec).
+  bool HasSpec(const std::string& id) const;
   // Strictly parses jobs/<id>/result.json and checks the report or comparison it holds
   // (report/validate.h). NotFound when absent; DataLoss naming the file when unreadable,
   // corrupt or empty.

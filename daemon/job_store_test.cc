@@ -144,7 +144,9 @@ TEST(JobStore, ResultsAreValidatedOnLoad) {
   JobStore store(FreshDir("results"));
   ASSERT_TRUE(store.Open().ok());
   EXPECT_EQ(store.LoadResult("job-000001").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(store.HasSpec("job-000001"));
   ASSERT_TRUE(store.WriteSpec("job-000001", MakeJob(1, v1::Job::queued).spec()).ok());
+  EXPECT_TRUE(store.HasSpec("job-000001"));
   v1::JobResult result;
   *result.mutable_report() = FakeReport("measurement");
   ASSERT_TRUE(SaveJson(result, store.ResultPath("job-000001")).ok());

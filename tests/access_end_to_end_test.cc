@@ -1,7 +1,8 @@
 // End-to-end access control with real processes: a torchscand listening on a unix socket and
 // on loopback TCP with TLS and bearer tokens (throw-away certificates made with openssl per
-// run), the real torchscan-client, workers switched to an unprivileged user, and (as root)
-// throw-away local users calling over the unix socket as themselves.
+// run), the real torchscan-client, workers switched to an unprivileged user (who cannot
+// read the submitter's files: they travel with the job), and (as root) throw-away local
+// users calling over the unix socket as themselves.
 #include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
@@ -480,6 +481,82 @@ TEST_F(AccessTest, WorkersRunAsTheUnprivilegedUser) {
   EXPECT_EQ(SoftLimit(limits, "Max core file size"), "0") << limits;
   const CommandResult r = job.get();
   EXPECT_EQ(r.exit_code, 0) << r.err;  // and the job, RSS child included, still works
+}
+
+// The hash `sha256sum FILE` prints: what a user matches a report against.
+std::string Sha256sum(const std::string& file) {
+  const CommandResult r = e2e::Run("/usr/bin/sha256sum", {file}, 30);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out.substr(0, 64);
+}
+
+// Files travel with the job: a module, a tensor and a check module saved from Python into a
+// folder only root may enter, measured and compared on a daemon whose workers run as
+// nobody. Uploaded (the default) it works, and the reports name each file with the hash
+// sha256sum prints; sent as paths (--daemon-path) it fails naming the file and nobody.
+TEST_F(AccessTest, FilesInAFolderTheWorkersCannotReadAreUploadedWithTheJob) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (workers as nobody)";
+  const std::string closed = TempDir("closed_models");
+  ASSERT_EQ(::chmod(closed.c_str(), 0700), 0);
+  const CommandResult made = e2e::Run("/usr/bin/python3", {Runfile("tests/python/make_models.py"), closed}, 120);
+  ASSERT_EQ(made.exit_code, 0) << "tests/python/make_models.py needs Debian's python3-torch: " << made.err;
+  ASSERT_EQ(e2e::Run(Runfile("tests/make_check_modules"), {closed}).exit_code, 0);
+  Placement placement = OpenPlacement("files");
+  TestDaemon d(placement.state_dir, placement.flags);
+  // The client runs in the closed folder and names its files relative to it, as a user would.
+  const auto client_in = [&](const std::string& dir, const std::vector<std::string>& args) {
+    std::string command = "cd '" + dir + "' && exec '" + Runfile("client/torchscan-client") + "' --daemon " + d.address();
+    for (const std::string& arg : args) command += " '" + arg + "'";
+    return e2e::Run("/bin/sh", {"-c", command}, 180);
+  };
+
+  const std::string out = TempDir("uploaded_measure");
+  CommandResult r = client_in(closed, {"measure", "--torchscript", "mlp.pt", "--input-file", "x=x.pt",
+                                       "--min-run-time", "0.02", "--output", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  ASSERT_TRUE(report.ok()) << report.status();
+  const auto& described = report->workload();
+  EXPECT_EQ(described.at("model_revision"), "sha256:" + Sha256sum(closed + "/mlp.pt"));
+  EXPECT_TRUE(absl::StartsWith(described.at("model_source"), closed + "/mlp.pt (uploaded, ")) << described.at("model_source");
+  EXPECT_EQ(described.at("input.x.sha256"), "sha256:" + Sha256sum(closed + "/x.pt"));
+  EXPECT_TRUE(absl::StartsWith(described.at("input.x.file"), closed + "/x.pt (uploaded, ")) << described.at("input.x.file");
+  EXPECT_EQ(report->input_metadata().fields().at("input.x.source"), "tensor file");
+
+  // A job file in the closed folder, run from elsewhere: its paths are taken from its folder.
+  std::ofstream(closed + "/job.json") << R"({"compare": {
+      "baseline": {"model": {"torchscript": {"path": "mlp.pt"}}, "inputs": [{"name": "x", "tensor_file": "x.pt"}]},
+      "candidate": {"model": {"torchscript": {"path": "mlp_optimized.pt"}}, "inputs": [{"name": "x", "tensor_file": "x.pt"}]},
+      "check": {"torchscript": {"path": "pass.pt"}}}, "options": {"min_run_time_s": 0.02, "skip_diagnostics": true}})";
+  const std::string compared = TempDir("uploaded_compare");
+  r = client_in(TempDir("elsewhere"), {"compare", "--job", closed + "/job.json", "--output", compared});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::Comparison> c = LoadComparison(compared + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->compatibility().compatible()) << c->compatibility().DebugString();  // the same x.pt on both sides
+  EXPECT_EQ(c->after().workload().at("model_revision"), "sha256:" + Sha256sum(closed + "/mlp_optimized.pt"));
+  EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed) << c->output_check().message();
+  EXPECT_TRUE(absl::StartsWith(c->output_check().module(), closed + "/pass.pt (uploaded, ")) << c->output_check().module();
+  EXPECT_TRUE(absl::EndsWith(c->output_check().module(), " sha256:" + Sha256sum(closed + "/pass.pt")))
+      << c->output_check().module();
+
+  // The same files as paths for the daemon's machine: its workers (nobody) cannot enter the folder.
+  r = client_in(closed, {"measure", "--torchscript", "mlp.pt", "--input-file", "x=x.pt", "--min-run-time", "0.02",
+                         "--daemon-path"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  for (const std::string& part : {std::string("model.torchscript.path"), "'" + closed + "/mlp.pt'",
+                                  std::string("running as user nobody (uid 65534)"), std::string("Permission denied"),
+                                  std::string("leave out --daemon-path")})
+    EXPECT_TRUE(absl::StrContains(r.err, part)) << part << " in " << r.err;
+  // A module nobody can read, and the tensor file still closed: the tensor file is named.
+  const std::string open_module = fs::path(placement.state_dir).parent_path().string() + "/mlp.pt";
+  fs::copy_file(closed + "/mlp.pt", open_module, fs::copy_options::overwrite_existing);
+  ::chmod(open_module.c_str(), 0644);
+  r = client_in(closed, {"measure", "--torchscript", open_module, "--input-file", "x=x.pt", "--min-run-time", "0.02",
+                         "--daemon-path"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  for (const std::string& part : {std::string("inputs[0].tensor_file"), "'" + closed + "/x.pt'", std::string("nobody (uid 65534)")})
+    EXPECT_TRUE(absl::StrContains(r.err, part)) << part << " in " << r.err;
 }
 
 }  // namespace

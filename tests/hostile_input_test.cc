@@ -174,6 +174,7 @@ struct Case {
   std::function<Outcome()> send;
   int expected;              // exit code (client) or grpc::StatusCode (raw)
   std::string must_contain;  // the field (or flag) the message must name
+  std::vector<std::string> also_contains;  // more it must name: the file, the fix
   // Non-empty: a known bug in a file this test may not fix (who must fix it). The case is
   // expected to miss its expectation and is reported; once it meets it the test fails, so
   // that the note is removed.
@@ -193,10 +194,13 @@ class Table {
                       },
                       exit_code, std::move(field)});
   }
-  // A job file given to `measure --job` (or `compare --job` when it holds "compare").
-  void JobFile(std::string name, const std::string& path, int exit_code, std::string field) {
+  // A job file given to `measure --job` (or `compare --job` when it holds "compare"); with
+  // `daemon_path` its paths go to the daemon's worker as paths (--daemon-path), unread here.
+  void JobFile(std::string name, const std::string& path, int exit_code, std::string field, bool daemon_path = false) {
     const std::string command = Slurp(path).find("\"compare\"") != std::string::npos ? "compare" : "measure";
-    Client(std::move(name), {command, "--job", path}, exit_code, std::move(field));
+    std::vector<std::string> args = {command, "--job", path};
+    if (daemon_path) args.push_back("--daemon-path");
+    Client(std::move(name), std::move(args), exit_code, std::move(field));
   }
   // A raw gRPC call the client would not make.
   void Grpc(std::string name, std::function<grpc::Status(RawClient&)> call, grpc::StatusCode code, std::string field) {
@@ -212,6 +216,8 @@ class Table {
   }
   // Marks the last case as a known bug of someone else's file.
   void KnownBug(std::string where) { cases_.back().known_bug = std::move(where); }
+  // The last case's message must also name these (the file, the fix).
+  void AlsoNaming(std::vector<std::string> parts) { cases_.back().also_contains = std::move(parts); }
 
   const std::vector<Case>& cases() const { return cases_; }
 
@@ -336,6 +342,18 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
   t.JobFile("job file is a folder", dir, kBadInput, dir);
   t.Client("job file is /dev/zero", {"measure", "--job", "/dev/zero"}, kBadInput, "/dev/zero");
   t.Client("job file missing", {"measure", "--job", dir + "/missing.json"}, kBadInput, "missing.json");
+  // Files travel with the job: the client reads a job file's paths, relative to its folder.
+  t.JobFile("job file module path missing", file("ts_missing", MeasureJob(R"("model": {"torchscript": {"path": "nowhere.pt"}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
+            kBadInput, "spec.measure.workload.model.torchscript.path");
+  t.AlsoNaming({"cannot read '" + dir + "/nowhere.pt' (\"nowhere.pt\" relative to " + dir + ")", "--daemon-path"});
+  t.JobFile("job file module path /dev/zero", file("ts_dev_zero_upload", MeasureJob(R"("model": {"torchscript": {"path": "/dev/zero"}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
+            kBadInput, "spec.measure.workload.model.torchscript.path");
+  t.AlsoNaming({"is not a regular file"});
+  const std::string big_tensor = Write(dir + "/big_tensor.pt", std::string(kOverUpload, 't'));
+  t.JobFile("job file tensor_file over max_upload_bytes",
+            file("tensor_big", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"tensor_file": "big_tensor.pt"}])")),
+            kRefused, "max_upload_bytes");
+  t.AlsoNaming({big_tensor + " 8.5 MiB", "--daemon-path", "torchscand --max-upload"});
   // Over this daemon's max_upload_bytes (8 MiB): refused by the daemon with the limit's name.
   t.JobFile("8.5 MiB label", file("label_big", R"({"label": ")" + std::string(kOverUpload, 'x') + "\", " +
                                                  MeasureJob(kLinear).substr(1)),
@@ -359,24 +377,24 @@ void AddWorkerCases(Table& t, const std::string& dir, const std::string& truncat
   t.Client("--check-module random bytes", {"compare", "--check-module", random, "--min-run-time", "0.02"},
            kJobFailed, "check.torchscript");
   t.JobFile("module path /dev/zero", file("ts_dev_zero", MeasureJob(R"("model": {"torchscript": {"path": "/dev/zero"}})" + inputs)),
-            kJobFailed, "model.torchscript.path");
+            kJobFailed, "model.torchscript.path", true);
   t.JobFile("check module path /dev/zero", file("check_dev_zero", CompareJob(R"("torchscript": {"path": "/dev/zero"})")),
-            kJobFailed, "check.torchscript");
+            kJobFailed, "check.torchscript", true);
   t.JobFile("tensor_file /dev/zero",
             file("tensor_dev_zero", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"tensor_file": "/dev/zero"}])")),
-            kJobFailed, "tensor_file");
+            kJobFailed, "tensor_file", true);
   // torch.save(..., _use_new_zipfile_serialization=False): a pickle, which LibTorch cannot read.
   const std::string legacy = Write(dir + "/legacy.pt", std::string("\x80\x02\x8a\x0alp", 6));
   t.JobFile("tensor_file in torch.save's legacy format",
             file("tensor_legacy", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"tensor_file": ")" + legacy + R"("}])")),
-            kJobFailed, "legacy format");
+            kJobFailed, "legacy format", true);
   t.JobFile("module path escaping to /etc/passwd",
             file("ts_passwd", MeasureJob(R"("model": {"torchscript": {"path": "../../../../../../../../etc/passwd"}})" + inputs)),
-            kJobFailed, "model.torchscript.path");
+            kJobFailed, "model.torchscript.path", true);
   t.JobFile("module path is a stored result",
             file("ts_result", MeasureJob(R"("model": {"torchscript": {"path": ")" + state_dir + "/jobs/" + good_id +
                                          R"(/result.json"}})" + inputs)),
-            kJobFailed, "model.torchscript.path");
+            kJobFailed, "model.torchscript.path", true);
   t.JobFile("shape over the input memory limit",
             file("shape_huge", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"generated": {"shape": [100000, 100000, 128]}}])")),
             kJobFailed, "inputs[0].generated.shape");
@@ -417,6 +435,22 @@ void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
   t.Client("--check-module /dev/zero", {"compare", "--check-module", "/dev/zero"}, kBadInput, "--check-module");
   t.Client("--check-module with --no-check", {"compare", "--check-module", empty, "--no-check"}, kBadInput,
            "--check-module");
+  // Files travel with the job: refused here, before anything is sent, naming the file and the fix.
+  t.Client("--torchscript relative and missing", {"measure", "--torchscript", "nowhere.pt", "--input", "2x128"},
+           kBadInput, "--torchscript");
+  t.AlsoNaming({"/nowhere.pt' (\"nowhere.pt\" relative to the working directory ", "No such file or directory",
+                "--daemon-path"});
+  t.Client("--input-file relative and missing", {"measure", "--input-file", "x=nowhere.pt"}, kBadInput, "--input-file");
+  t.AlsoNaming({"relative to the working directory", "--daemon-path"});
+  const std::string big = Write(dir + "/big_module.pt", std::string(kOverUpload, 'm'));
+  t.Client("--torchscript over max_upload_bytes", {"measure", "--torchscript", big, "--input", "2x128"}, kRefused,
+           "max_upload_bytes");
+  t.AlsoNaming({big + " 8.5 MiB", "--daemon-path", "torchscand --max-upload"});
+  // A path for the daemon's machine is read there by its worker, whose user is named.
+  t.Client("--daemon-path module missing on the daemon's machine",
+           {"measure", "--torchscript", "/nonexistent/model.pt", "--input", "2x128", "--daemon-path"}, kJobFailed,
+           "model.torchscript.path");
+  t.AlsoNaming({"'/nonexistent/model.pt'", "running as user ", "No such file or directory", "leave out --daemon-path"});
 }
 
 // Saved report and comparison files for compare-reports and render (no daemon involved).
@@ -599,15 +633,19 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("case %-55s got %d (want %d) in %.2f s: %s\n", c.name.c_str(), got.code, c.expected, seconds,
                 FirstLine(got.message).c_str());
-    const bool met = got.code == c.expected && got.message.find(c.must_contain) != std::string::npos;
+    bool met = got.code == c.expected && got.message.find(c.must_contain) != std::string::npos;
+    for (const std::string& part : c.also_contains) met = met && got.message.find(part) != std::string::npos;
     if (!c.known_bug.empty()) {
       ++known_bugs;
       std::printf("  KNOWN BUG, not fixed here (%s)\n", c.known_bug.c_str());
       EXPECT_FALSE(met) << c.name << " now meets its expectation: remove its KnownBug note";
     } else {
       EXPECT_EQ(got.code, c.expected) << c.name << ": " << got.message.substr(0, 2000);
-      EXPECT_NE(got.message.find(c.must_contain), std::string::npos)
-          << c.name << ": the message does not name \"" << c.must_contain << "\": " << got.message.substr(0, 2000);
+      std::vector<std::string> parts = {c.must_contain};
+      parts.insert(parts.end(), c.also_contains.begin(), c.also_contains.end());
+      for (const std::string& part : parts)
+        EXPECT_NE(got.message.find(part), std::string::npos)
+            << c.name << ": the message does not name \"" << part << "\": " << got.message.substr(0, 2000);
     }
     EXPECT_LT(seconds, kCaseSeconds) << c.name << " took too long (a hang, not a refusal)";
 

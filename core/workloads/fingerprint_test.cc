@@ -5,19 +5,15 @@
 namespace torchscan::workloads {
 namespace {
 
-TEST(Fingerprint, MatchesFnv1a64ReferenceValues) {
-  // Reference values of 64-bit FNV-1a.
-  EXPECT_EQ(Fingerprint(""), "fnv1a64:cbf29ce484222325");
-  EXPECT_EQ(Fingerprint("a"), "fnv1a64:af63dc4c8601ec8c");
+TEST(Fingerprint, IsTheSha256ThatSha256sumPrints) {
+  EXPECT_EQ(Fingerprint(""), "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Fingerprint("abc"), "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_NE(Fingerprint("module v1"), Fingerprint("module v2"));
 }
 
-TEST(Fingerprint, UnreadableFileIsNotFoundNamingTheField) {
-  const auto result = FingerprintFile("/nonexistent/model.pt", "model.torchscript.path");
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(result.status().message().find("model.torchscript.path"), absl::string_view::npos);
-  EXPECT_NE(result.status().message().find("/nonexistent/model.pt"), absl::string_view::npos);
+TEST(Fingerprint, PartsHashAsTheirConcatenation) {
+  EXPECT_EQ(Fingerprint({"float32 [2]", "", "\x01\x02"}), Fingerprint("float32 [2]\x01\x02"));
+  EXPECT_NE(Fingerprint({"ab", "c"}), Fingerprint({"ab", "d"}));
 }
 
 }  // namespace

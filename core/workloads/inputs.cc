@@ -1,12 +1,8 @@
 #include "core/workloads/inputs.h"
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <limits>
 #include <optional>
-#include <system_error>
 #include <vector>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -18,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "core/workloads/fingerprint.h"
 #include "core/workloads/torch_status.h"
+#include "core/workloads/workload_file.h"
 
 namespace torchscan::workloads {
 namespace {
@@ -128,12 +125,11 @@ constexpr const char* kTensorFileFormats =
     "LibTorch reads one tensor saved by Python's torch.save in its zip format (the default since PyTorch 1.6) "
     "or by C++ torch::save";
 
-// One tensor from a Python torch.save zip archive (torch::pickle_load) or a C++ torch::save
-// archive (torch::load); an error naming `file_field` and the formats that work otherwise.
-absl::StatusOr<at::Tensor> ReadTensorFile(const std::string& path, const std::string& file_field) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string where = absl::StrCat(file_field, ": '", path, "'");
+// One tensor from the bytes of a Python torch.save zip archive (torch::pickle_load) or a C++
+// torch::save archive (torch::load); an error naming `where` (the field and the file) and the
+// formats that work otherwise.
+absl::StatusOr<at::Tensor> ReadTensorFile(absl::string_view file, const std::string& where) {
+  std::vector<char> bytes(file.begin(), file.end());
   if (bytes.size() < 4 || std::string(bytes.data(), 4) != std::string("PK\x03\x04", 4)) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, " is not a zip archive (e.g. torch.save's legacy format, _use_new_zipfile_serialization=False); ",
@@ -169,29 +165,41 @@ std::string TensorFingerprint(const at::Tensor& tensor) {
   return Fingerprint({header, absl::string_view(static_cast<const char*>(values.data_ptr()), values.nbytes())});
 }
 
-absl::StatusOr<PreparedInput> Load(const std::string& path, const std::string& field, int64_t* remaining_bytes) {
-  const std::string file_field = field + ".tensor_file";
-  // Readable regular file (not /dev/zero, a FIFO or a folder), and its size within budget.
-  if (absl::StatusOr<std::string> readable = FingerprintFile(path, file_field); !readable.ok()) return readable.status();
-  std::error_code error;
-  const auto file_bytes = std::filesystem::file_size(path, error);
-  if (!error && static_cast<int64_t>(file_bytes) > *remaining_bytes) {
-    return OverBudget(file_field, absl::StrCat("'", path, "' (file size)"), static_cast<int64_t>(file_bytes),
-                      *remaining_bytes);
+// A tensor file: uploaded bytes (tensor_bytes) or a path the worker reads (tensor_file).
+absl::StatusOr<PreparedInput> Load(const torchscan::v1::InputSpec& spec, const std::string& field,
+                                   int64_t* remaining_bytes) {
+  const bool uploaded = spec.source_case() == torchscan::v1::InputSpec::kTensorBytes;
+  const std::string file_field = field + (uploaded ? ".tensor_bytes" : ".tensor_file");
+  const std::string name = uploaded ? spec.source_name() : spec.tensor_file();
+  const std::string quoted = name.empty() ? "the uploaded bytes" : absl::StrCat("'", name, "'");
+  // Its size within budget before it is read: a regular file (not /dev/zero, a FIFO or a
+  // folder) the worker can open, or the bytes that came with the job.
+  absl::StatusOr<int64_t> file_bytes = static_cast<int64_t>(spec.tensor_bytes().size());
+  if (!uploaded) file_bytes = WorkerFileSize(name, file_field);
+  if (!file_bytes.ok()) return file_bytes.status();
+  if (*file_bytes > *remaining_bytes) {
+    return OverBudget(file_field, absl::StrCat(quoted, " (file size)"), *file_bytes, *remaining_bytes);
   }
-  absl::StatusOr<at::Tensor> tensor = ReadTensorFile(path, file_field);
+  std::string read;
+  if (!uploaded) {
+    absl::StatusOr<std::string> contents = ReadWorkerFile(name, file_field);
+    if (!contents.ok()) return contents.status();
+    read = *std::move(contents);
+  }
+  const absl::string_view file = uploaded ? absl::string_view(spec.tensor_bytes()) : absl::string_view(read);
+  absl::StatusOr<at::Tensor> tensor = ReadTensorFile(file, absl::StrCat(file_field, ": ", quoted));
   if (!tensor.ok()) return tensor.status();
   PreparedInput input;
   input.tensor = *std::move(tensor);
   const int64_t bytes = static_cast<int64_t>(input.tensor.numel() * input.tensor.element_size());
   if (bytes > *remaining_bytes) {
-    return OverBudget(file_field, absl::StrCat("the tensor in '", path, "'"), bytes, *remaining_bytes);
+    return OverBudget(file_field, absl::StrCat("the tensor in ", quoted), bytes, *remaining_bytes);
   }
   *remaining_bytes -= bytes;
   input.tensor = input.tensor.cpu();
   input.fields["source"] = "tensor file";
   input.fields["fingerprint"] = absl::StrCat(TensorFingerprint(input.tensor), " (dtype, shape and values)");
-  input.path = path;
+  input.file = RecordFile(file, name, uploaded);
   return input;
 }
 
@@ -205,11 +213,12 @@ absl::StatusOr<PreparedInput> MakeInput(const torchscan::v1::InputSpec& spec, in
       input = Generate(spec.generated(), field, remaining_bytes);
       break;
     case torchscan::v1::InputSpec::kTensorFile:
-      input = Load(spec.tensor_file(), field, remaining_bytes);
+    case torchscan::v1::InputSpec::kTensorBytes:
+      input = Load(spec, field, remaining_bytes);
       break;
     case torchscan::v1::InputSpec::SOURCE_NOT_SET:
       return absl::InvalidArgumentError(
-          absl::StrCat(field, ": no source; set generated (shape, dtype, distribution) or tensor_file"));
+          absl::StrCat(field, ": no source; set generated (shape, dtype, distribution), tensor_file or tensor_bytes"));
   }
   if (!input.ok()) return input.status();
   input->name = spec.name().empty() ? absl::StrCat("input", index) : spec.name();

@@ -19,11 +19,11 @@
 #include "core/version.h"
 #include "core/workloads/bert.h"
 #include "core/workloads/device.h"
-#include "core/workloads/fingerprint.h"
 #include "core/workloads/graph_scan.h"
 #include "core/workloads/inputs.h"
 #include "core/workloads/resnet18.h"
 #include "core/workloads/torch_status.h"
+#include "core/workloads/workload_file.h"
 #include "libtorch_build_info.h"
 
 namespace torchscan::workloads {
@@ -221,35 +221,32 @@ absl::StatusOr<Model> BuildTorchScript(const TorchScriptSpec& ts, const Workload
   Model model;
   model.name = "torchscript";
   torch::jit::Module module;
-  if (ts.source_case() == TorchScriptSpec::kPath) {
-    absl::StatusOr<std::string> fingerprint = FingerprintFile(ts.path(), "model.torchscript.path");
-    if (!fingerprint.ok()) return fingerprint.status();
-    absl::Status loaded = RunTorch(
-        absl::StrCat("model.torchscript.path: '", ts.path(), "' is not a TorchScript module (save one with "
-                     "torch.jit.save or torch::jit::Module::save)"),
-        [&] { module = torch::jit::load(ts.path()); });
-    if (!loaded.ok()) return loaded;
-    model.revision = *fingerprint;
-    model.description["model_source"] = ts.path();
-  } else if (ts.source_case() == TorchScriptSpec::kModuleBytes) {
-    if (ts.module_bytes().empty()) {
-      return absl::InvalidArgumentError("model.torchscript.module_bytes is empty; send the bytes of a saved module");
-    }
-    absl::Status loaded = RunTorch(
-        "model.torchscript.module_bytes are not a TorchScript module (send the bytes written by torch.jit.save "
-        "or torch::jit::Module::save)",
-        [&] {
-          std::istringstream in(ts.module_bytes());
-          module = torch::jit::load(in);
-        });
-    if (!loaded.ok()) return loaded;
-    model.revision = Fingerprint(ts.module_bytes());
-    model.description["model_source"] =
-        absl::StrCat(ts.source_name().empty() ? "" : ts.source_name() + " ", "(module bytes, ",
-                     ts.module_bytes().size(), " bytes)");
-  } else {
+  // The module's bytes: sent with the job, or read here from a path on this machine.
+  const bool uploaded = ts.source_case() == TorchScriptSpec::kModuleBytes;
+  if (!uploaded && ts.source_case() != TorchScriptSpec::kPath)
     return absl::InvalidArgumentError("model.torchscript: no source; set path or module_bytes");
+  if (uploaded && ts.module_bytes().empty())
+    return absl::InvalidArgumentError("model.torchscript.module_bytes is empty; send the bytes of a saved module");
+  std::string read;
+  if (!uploaded) {
+    absl::StatusOr<std::string> contents = ReadWorkerFile(ts.path(), "model.torchscript.path");
+    if (!contents.ok()) return contents.status();
+    read = *std::move(contents);
   }
+  const std::string& bytes = uploaded ? ts.module_bytes() : read;
+  absl::Status loaded = RunTorch(
+      uploaded ? "model.torchscript.module_bytes are not a TorchScript module (send the bytes written by "
+                 "torch.jit.save or torch::jit::Module::save)"
+               : absl::StrCat("model.torchscript.path: '", ts.path(), "' is not a TorchScript module (save one with "
+                              "torch.jit.save or torch::jit::Module::save)"),
+      [&] {
+        std::istringstream in(bytes);
+        module = torch::jit::load(in);
+      });
+  if (!loaded.ok()) return loaded;
+  const FileRecord file = RecordFile(bytes, uploaded ? ts.source_name() : ts.path(), uploaded);
+  model.revision = file.sha256;
+  model.description["model_source"] = file.Description();
   const std::string method_name = ts.method().empty() ? "forward" : ts.method();
   if (!module.find_method(method_name)) {
     std::vector<std::string> names;
@@ -543,7 +540,10 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadO
     info->set_dtype(DTypeName(prepared[i].tensor.scalar_type()));
     info->set_device(resolved->name);
     for (const auto& [key, value] : prepared[i].fields) fields[absl::StrCat("input.", prepared[i].name, ".", key)] = value;
-    if (!prepared[i].path.empty()) workload.description[absl::StrCat("input.", prepared[i].name, ".path")] = prepared[i].path;
+    if (prepared[i].file) {
+      workload.description[absl::StrCat("input.", prepared[i].name, ".file")] = prepared[i].file->Description();
+      workload.description[absl::StrCat("input.", prepared[i].name, ".sha256")] = prepared[i].file->sha256;
+    }
   }
 
   // Description: what ran.

@@ -51,10 +51,12 @@ struct Workload {
   torchscan::v1::InputMetadata input_metadata;
   double work_units = 0;  // linear: 32 (samples); resnet18: 4 (images); bert: 32 (tokens)
   std::string work_unit;  // "samples", "images", "tokens" (or the TorchScript spec's)
-  // What ran: model, model_revision (built-in name and TorchScan version, or the module's
-  // fingerprint), model_source, execution_mode, dtype, device, channels_last, freeze,
-  // optimize_for_inference, method, seed, work_unit(s), output, weights, input.<name>.path
-  // of tensor files; for bert also config and throughput_note (input tokens/s, not
+  // What ran: model, model_revision (built-in name and TorchScan version, or the module
+  // file's "sha256:<hex>", as sha256sum prints it), model_source (the file's name, uploaded
+  // or read on the daemon's machine, and size), execution_mode, dtype, device,
+  // channels_last, freeze, optimize_for_inference, method, seed, work_unit(s), output,
+  // weights, and per tensor file input.<name>.file (name, how it came, size) and
+  // input.<name>.sha256; for bert also config and throughput_note (input tokens/s, not
   // generation throughput).
   std::map<std::string, std::string> description;
   // Model weights (parameters, buffers, frozen constants) and inputs held by `call`: the

@@ -3,11 +3,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <gtest/gtest.h>
 #include <torch/script.h>
 #include <torch/torch.h>
+
+#include "absl/strings/match.h"
+#include "core/workloads/sha256.h"
 
 namespace torchscan::workloads {
 namespace {
@@ -215,9 +219,10 @@ TEST(BuildWorkload, GeneratedInputsWithPrivateSeedAndDistributions) {
 
 TEST(BuildWorkload, TorchScriptFromFileWithMethodFreezeAndOptimize) {
   const std::string path = ::testing::TempDir() + "/tiny_module.pt";
+  const std::string module_bytes = ScriptBytes(kLinearScript);  // each save differs: one copy
   {
     std::ofstream out(path, std::ios::binary);
-    out << ScriptBytes(kLinearScript);
+    out << module_bytes;
   }
   WorkloadSpec spec;
   spec.mutable_model()->mutable_torchscript()->set_path(path);
@@ -227,8 +232,19 @@ TEST(BuildWorkload, TorchScriptFromFileWithMethodFreezeAndOptimize) {
   const auto plain = BuildWorkload(spec);
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->work_unit, "rows");
-  // The model revision is what a comparison of two modules changes: described, not input metadata.
-  EXPECT_EQ(plain->description.at("model_revision").rfind("fnv1a64:", 0), 0u);
+  // The model revision is what a comparison of two modules changes: described, not input
+  // metadata. It is the file's SHA-256 as sha256sum prints it, read here or uploaded.
+  const std::string sha256 = "sha256:" + Sha256Hex(module_bytes);
+  EXPECT_EQ(plain->description.at("model_revision"), sha256);
+  EXPECT_EQ(plain->description.at("model_source"),
+            path + " (read on the daemon's machine, " + std::to_string(module_bytes.size()) + " bytes)");
+  WorkloadSpec uploaded = Script(module_bytes, {4, 8});
+  uploaded.mutable_model()->mutable_torchscript()->set_source_name("/home/ann/tiny_module.pt");
+  const auto sent = BuildWorkload(uploaded);
+  ASSERT_TRUE(sent.ok()) << sent.status();
+  EXPECT_EQ(sent->description.at("model_revision"), sha256);
+  EXPECT_EQ(sent->description.at("model_source"),
+            "/home/ann/tiny_module.pt (uploaded, " + std::to_string(module_bytes.size()) + " bytes)");
   EXPECT_EQ(plain->input_metadata.fields().count("model_revision"), 0u);
   EXPECT_EQ(plain->input_metadata.fields().count("model"), 0u);
   spec.set_freeze(true);
@@ -261,8 +277,27 @@ TEST(BuildWorkload, TensorFileInput) {
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_TRUE(torch::equal(w->resident_tensors.back(), saved));
   EXPECT_EQ(w->input_metadata.fields().at("input.input0.source"), "tensor file");
-  EXPECT_EQ(w->input_metadata.fields().at("input.input0.fingerprint").rfind("fnv1a64:", 0), 0u);
-  EXPECT_EQ(w->description.at("input.input0.path"), path);  // where it was, not what it is
+  const std::string fingerprint = w->input_metadata.fields().at("input.input0.fingerprint");
+  EXPECT_EQ(fingerprint.rfind("sha256:", 0), 0u);
+  EXPECT_TRUE(absl::EndsWith(fingerprint, " (dtype, shape and values)")) << fingerprint;
+  // Where it was and the file's own SHA-256: described, not input metadata.
+  std::ifstream in(path, std::ios::binary);
+  const std::string file_bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(w->description.at("input.input0.file"),
+            path + " (read on the daemon's machine, " + std::to_string(file_bytes.size()) + " bytes)");
+  EXPECT_EQ(w->description.at("input.input0.sha256"), "sha256:" + Sha256Hex(file_bytes));
+  EXPECT_EQ(w->input_metadata.fields().count("input.input0.sha256"), 0u);
+
+  // The same file sent with the job: the same input, the same file, another way of coming.
+  spec.mutable_inputs(0)->set_tensor_bytes(file_bytes);
+  spec.mutable_inputs(0)->set_source_name("/home/ann/input.pt");
+  const auto sent = BuildWorkload(spec);
+  ASSERT_TRUE(sent.ok()) << sent.status();
+  EXPECT_TRUE(torch::equal(sent->resident_tensors.back(), saved));
+  EXPECT_EQ(sent->input_metadata.fields().at("input.input0.fingerprint"), fingerprint);
+  EXPECT_EQ(sent->description.at("input.input0.sha256"), w->description.at("input.input0.sha256"));
+  EXPECT_EQ(sent->description.at("input.input0.file"),
+            "/home/ann/input.pt (uploaded, " + std::to_string(file_bytes.size()) + " bytes)");
   std::filesystem::remove(path);
 }
 
@@ -317,6 +352,10 @@ TEST(BuildWorkloadErrors, TensorFilesLibTorchCannotReadSayWhichFormatsWork) {
   WriteBytes(path, torch::pickle_save(list));
   w = BuildWorkload(spec);
   EXPECT_TRUE(Contains(w.status(), "holds a GenericList, not one tensor")) << w.status();
+  spec.mutable_inputs(0)->set_tensor_bytes(std::string("\x80\x02\x8a\x0al", 5));
+  spec.mutable_inputs(0)->set_source_name("/home/ann/legacy.pt");
+  w = BuildWorkload(spec);
+  EXPECT_TRUE(Contains(w.status(), "inputs[0].tensor_bytes: '/home/ann/legacy.pt' is not a zip archive")) << w.status();
   std::filesystem::remove(path);
 }
 

@@ -1,0 +1,134 @@
+#include "client/job_files.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "report/json_io.h"
+
+namespace torchscan {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kDaemonPathFix =
+    "or, for a file on the daemon's machine, pass --daemon-path to send its path instead";
+
+// The absolute path, and how it came from what was given (for messages about relative paths).
+std::string Where(const std::string& given, const std::string& absolute, const std::string& base_dir) {
+  if (fs::path(given).is_absolute()) return absl::StrCat("'", absolute, "'");
+  std::error_code error;
+  const std::string base = base_dir.empty() ? "the working directory " + fs::current_path(error).string() : base_dir;
+  return absl::StrCat("'", absolute, "' (\"", given, "\" relative to ", base, ")");
+}
+
+// The bytes of the file the client uploads.
+absl::StatusOr<std::string> ReadUpload(const std::string& given, const std::string& base_dir) {
+  if (given.empty()) return absl::InvalidArgumentError("no file given; name a file");
+  const std::string absolute = ResolveClientPath(given, base_dir);
+  const std::string where = Where(given, absolute, base_dir);
+  struct stat info;
+  if (::stat(absolute.c_str(), &info) != 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read ", where, ": ", std::strerror(errno), "; give a file this client can read, ",
+                     kDaemonPathFix));
+  if (!S_ISREG(info.st_mode))
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, " is not a regular file (a folder, device or pipe); give a file"));
+  if (info.st_size > kMaxReadFileBytes)
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " is ", info.st_size, " bytes, more than the client uploads (", kMaxReadFileBytes,
+        "); put it where the daemon's machine can read it and pass --daemon-path to send its path instead"));
+  absl::StatusOr<std::string> bytes = ReadFile(absolute);
+  if (!bytes.ok())
+    return absl::InvalidArgumentError(absl::StrCat(bytes.status().message(), "; ", kDaemonPathFix));
+  return bytes;
+}
+
+// Resolves or uploads one file into `set_path` / `set_bytes` (+ its source name).
+absl::Status SetFile(const std::string& path, FileTransport transport, const std::string& base_dir,
+                     const std::function<void(const std::string&)>& set_path,
+                     const std::function<void(std::string, const std::string&)>& set_bytes) {
+  if (transport == FileTransport::kDaemonPath) {
+    if (path.empty()) return absl::InvalidArgumentError("no path given; name a file on the daemon's machine");
+    set_path(ResolveClientPath(path, base_dir));
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> bytes = ReadUpload(path, base_dir);
+  if (!bytes.ok()) return bytes.status();
+  set_bytes(*std::move(bytes), ResolveClientPath(path, base_dir));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ResolveClientPath(const std::string& path, const std::string& base_dir) {
+  if (path.empty()) return path;
+  const fs::path given(path);
+  if (given.is_absolute()) return given.lexically_normal().string();
+  std::error_code error;
+  const fs::path base = base_dir.empty() ? fs::current_path(error) : fs::path(base_dir);
+  return (base / given).lexically_normal().string();
+}
+
+absl::Status SetModuleFile(const std::string& path, FileTransport transport, v1::TorchScriptSpec* module,
+                           const std::string& base_dir) {
+  return SetFile(
+      path, transport, base_dir, [module](const std::string& p) { module->set_path(p); },
+      [module](std::string bytes, const std::string& name) {
+        module->set_module_bytes(std::move(bytes));
+        module->set_source_name(name);
+      });
+}
+
+absl::Status SetTensorFile(const std::string& path, FileTransport transport, v1::InputSpec* input,
+                           const std::string& base_dir) {
+  return SetFile(
+      path, transport, base_dir, [input](const std::string& p) { input->set_tensor_file(p); },
+      [input](std::string bytes, const std::string& name) {
+        input->set_tensor_bytes(std::move(bytes));
+        input->set_source_name(name);
+      });
+}
+
+absl::Status ResolveJobFiles(const std::string& job_file, FileTransport transport, v1::JobSpec* spec) {
+  const std::string folder = fs::path(ResolveClientPath(job_file)).parent_path().string();
+  const auto fail = [&job_file](const std::string& field, const absl::Status& s) {
+    return absl::InvalidArgumentError(absl::StrCat(job_file, ": ", field, ": ", s.message()));
+  };
+  const auto module = [&](const std::string& field, v1::TorchScriptSpec* ts) -> absl::Status {
+    if (ts->source_case() != v1::TorchScriptSpec::kPath) return absl::OkStatus();
+    const std::string path = ts->path();
+    if (absl::Status s = SetModuleFile(path, transport, ts, folder); !s.ok()) return fail(field + ".path", s);
+    return absl::OkStatus();
+  };
+  const auto workload = [&](const std::string& field, v1::WorkloadSpec* w) -> absl::Status {
+    if (w->model().has_torchscript())
+      if (absl::Status s = module(field + ".model.torchscript", w->mutable_model()->mutable_torchscript()); !s.ok())
+        return s;
+    for (int i = 0; i < w->inputs_size(); ++i) {
+      v1::InputSpec* input = w->mutable_inputs(i);
+      if (input->source_case() != v1::InputSpec::kTensorFile) continue;
+      const std::string path = input->tensor_file();
+      if (absl::Status s = SetTensorFile(path, transport, input, folder); !s.ok())
+        return fail(absl::StrCat(field, ".inputs[", i, "].tensor_file"), s);
+    }
+    return absl::OkStatus();
+  };
+  if (spec->has_measure() && spec->measure().has_workload())
+    return workload("spec.measure.workload", spec->mutable_measure()->mutable_workload());
+  if (!spec->has_compare()) return absl::OkStatus();
+  v1::CompareJob* c = spec->mutable_compare();
+  if (c->has_baseline())
+    if (absl::Status s = workload("spec.compare.baseline", c->mutable_baseline()); !s.ok()) return s;
+  if (c->has_candidate())
+    if (absl::Status s = workload("spec.compare.candidate", c->mutable_candidate()); !s.ok()) return s;
+  if (c->check().has_torchscript()) return module("spec.compare.check.torchscript", c->mutable_check()->mutable_torchscript());
+  return absl::OkStatus();
+}
+
+}  // namespace torchscan
