@@ -234,10 +234,11 @@ TEST_F(FaultInjection, DaemonKilledWhileTimingInterruptsThatJobAndRunsTheQueue) 
 }
 
 TEST_F(FaultInjection, FullDiskFailsTheResultWriteAndDamagesNothing) {
-  // Timing for 1.5 s makes blocks of >= 1.5 ms, hundreds of them: a result of tens of KiB,
-  // more than the room left.
+  // Timing for 4 s makes hundreds of blocks: a result of tens of KiB, more than the room left.
+  // The disk is filled once timing has started; 4 s leaves the loaded machine's client
+  // polls (each a process start) time to see that phase before the result is written.
   std::future<CommandResult> client =
-      InBackground(*daemon_, {"measure", "--job", JobFile("disk", R"({"min_run_time_s": 1.5, "skip_diagnostics": true})")});
+      InBackground(*daemon_, {"measure", "--job", JobFile("disk", R"({"min_run_time_s": 4, "skip_diagnostics": true})")});
   const v1::Job running = WaitForRunningJob(*daemon_);
   const v1::Job timing = WaitForPhase(*daemon_, running.id(), "timing");
   constexpr off_t kRoomLeft = 12 * 1024;  // the failed job's record and the worker's stderr line fit
