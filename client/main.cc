@@ -6,20 +6,12 @@
 #include <CLI/CLI.hpp>
 
 #include "client/client_context.h"
+#include "client/exit_codes.h"
 #include "client/job_commands.h"
 #include "client/job_flags.h"
 #include "client/jobs_commands.h"
 #include "client/local_commands.h"
 #include "client/multi_daemon.h"
-
-namespace {
-
-constexpr const char* kFooter =
-    "Exit codes: 0 success; 1 output check failed; 2 bad input (flags, files, unknown job id); "
-    "3 job failed (error, crash, timeout, cancelled, interrupted); 4 no daemon reachable; "
-    "5 refused by the daemon (a limit, permissions).";
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace torchscan;
@@ -27,7 +19,7 @@ int main(int argc, char** argv) {
   ctx.terminal = ::isatty(STDERR_FILENO) == 1;
 
   CLI::App app{"torchscan-client: check an optimization of a PyTorch workload on real hardware"};
-  app.footer(kFooter);
+  app.footer(ExitCodesFooter());
   app.require_subcommand(1);
   app.add_option("--daemon", ctx.daemons,
                  "torchscand address (unix:PATH or host:port), repeatable: measure/compare/example run on each; "
