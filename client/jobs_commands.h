@@ -1,5 +1,6 @@
-// `torchscan-client jobs list|show|cancel|watch|fetch`: the daemon's queue and history.
-// Each returns an exit code (exit_codes.h); unknown ids are bad input (2).
+// `torchscan-client jobs list|show|cancel|watch|fetch`: a resident daemon's queue and history.
+// Each returns an exit code (exit_codes.h); unknown ids are bad input (2), and so is no
+// resident daemon given (--daemon or TORCHSCAN_DAEMON): a private daemon has no history.
 #pragma once
 
 #include <string>
