@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "client/exit_codes.h"
 #include "client/job_commands.h"
+#include "client/output_folder.h"
 #include "client/progress.h"
 #include "report/json_io.h"
 
@@ -93,11 +94,13 @@ int WatchJobCommand(const ClientContext& ctx, const std::string& id) {
   });
 }
 
-int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::string& output_dir) {
+int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::string& output_dir, bool force) {
   return With(ConnectResident(ctx, "jobs fetch"), [&](DaemonClient& client) {
     absl::StatusOr<v1::JobResult> result = client.FetchResult(id);
     if (!result.ok()) return ReportError(result.status());
     if (!output_dir.empty()) {
+      if (absl::Status s = CheckOutputFolder(output_dir, EvidenceFiles(result->has_comparison()), force); !s.ok())
+        return ReportError(s);
       std::string json_path;
       if (absl::Status s = WriteEvidence(*result, output_dir, &json_path); !s.ok()) return ReportError(s);
       std::fprintf(stderr, "wrote %s and its .html\n", json_path.c_str());

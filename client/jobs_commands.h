@@ -13,8 +13,9 @@ int ListJobsCommand(const ClientContext& ctx, const std::string& state_filter, i
 int ShowJobCommand(const ClientContext& ctx, const std::string& id);
 int CancelJobCommand(const ClientContext& ctx, const std::string& id);
 int WatchJobCommand(const ClientContext& ctx, const std::string& id);
-// Fetches a succeeded job's evidence into `output_dir` (or prints it with --json).
-int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::string& output_dir);
+// Fetches a succeeded job's evidence into `output_dir` (or prints it with --json); evidence
+// already there is replaced only with `force` (--force), per output_folder.h.
+int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::string& output_dir, bool force);
 // The daemon's hardware, software, devices and configuration.
 int InfoCommand(const ClientContext& ctx);
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_replace.h"
 #include "client/exit_codes.h"
 #include "client/job_commands.h"
+#include "client/output_folder.h"
 #include "client/result_files.h"
 #include "core/compare.h"
 #include "report/evidence_view.h"
@@ -59,7 +60,9 @@ int RenderCommand(const ClientContext& ctx, const std::string& input, const std:
 }
 
 int CompareReportsCommand(const ClientContext& ctx, const std::string& before_path, const std::string& after_path,
-                          const std::string& output_dir) {
+                          const std::string& output_dir, bool force) {
+  if (!output_dir.empty())
+    if (absl::Status s = CheckOutputFolder(output_dir, EvidenceFiles(true), force); !s.ok()) return ReportError(s);
   absl::StatusOr<v1::BenchmarkReport> before = LoadReportForCompare(before_path);
   if (!before.ok()) return ReportError(before.status());
   absl::StatusOr<v1::BenchmarkReport> after = LoadReportForCompare(after_path);

@@ -64,11 +64,13 @@ std::string TempDir(const std::string& name) {
   return dir;
 }
 
+std::string WorkingDir() { return TempDir("cwd"); }
+
 CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s) {
   static std::atomic<int> counter{0};  // tests run clients from several threads
   const std::string base = TempDir("commands") + "/" + std::to_string(++counter);
   bp::child child = Spawn(program, bp::args(args), bp::std_in < bp::null, bp::std_out > base + ".out",
-                          bp::std_err > base + ".err");
+                          bp::std_err > base + ".err", bp::start_dir = WorkingDir());
   CommandResult result;
   if (!WaitForExit(child, timeout_s)) {
     child.terminate();

@@ -23,8 +23,13 @@ struct CommandResult {
   std::string err;      // stderr
 };
 
-// Runs `program` with `args` to completion (at most `timeout_s`, then SIGKILL).
+// Runs `program` with `args` to completion (at most `timeout_s`, then SIGKILL), in
+// WorkingDir(), so that what a client writes to ./torchscan-<job id>/ (no --output) stays in
+// the test's own folder.
 CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s = 300);
+
+// The working folder of every command Run starts: $TEST_TMPDIR/cwd.
+std::string WorkingDir();
 
 // A torchscand with the real worker, on a unix socket in a short folder under /tmp.
 class TestDaemon {
