@@ -189,9 +189,17 @@ absl::Status DiagnoseTls(const ConnectFailure& f) {
     return absl::UnavailableError(absl::StrCat("no daemon answers at ", f.address, From(f),
                                                ": nothing listens on that port (connection refused); ",
                                                StartOne(f.address)));
-  return absl::UnavailableError(absl::StrCat(lead, "no answer; check that the daemon runs there, that --tls-ca ",
-                                             f.tls_ca_file, " signed its certificate",
-                                             f.client_certificate ? " and that it accepts your --tls-cert" : ""));
+  // TLS 1.3 completes the client's side of the handshake before the server checks a client
+  // certificate, so a mutual-TLS refusal leaves no trace here but the closed connection.
+  if (!f.client_certificate)
+    return absl::UnavailableError(absl::StrCat(
+        lead, "the connection closed without an answer: a daemon with mutual TLS wants a client certificate (pass "
+              "--tls-cert and --tls-key); otherwise check that --tls-ca ",
+        f.tls_ca_file, " signed its certificate"));
+  return absl::UnavailableError(absl::StrCat(
+      lead, "the connection closed without an answer: the daemon may refuse your --tls-cert (it must be signed by a "
+            "CA the daemon trusts); also check that --tls-ca ",
+      f.tls_ca_file, " signed the daemon's certificate"));
 }
 
 absl::Status DiagnosePlainTcp(const ConnectFailure& f) {
@@ -213,6 +221,11 @@ absl::Status DiagnosePlainTcp(const ConnectFailure& f) {
 }
 
 }  // namespace
+
+absl::Status ProbeUnixSocket(const ConnectFailure& failure) {
+  if (!absl::StartsWith(failure.address, "unix:")) return absl::OkStatus();
+  return ConnectUnix(failure.address.substr(5)) == 0 ? absl::OkStatus() : DiagnoseUnix(failure);
+}
 
 absl::Status DiagnoseConnectFailure(const ConnectFailure& failure) {
   if (absl::StartsWith(failure.address, "unix:")) return DiagnoseUnix(failure);

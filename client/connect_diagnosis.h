@@ -28,8 +28,14 @@ struct ConnectFailure {
 //     socket at the path, a stale socket nobody listens on, a closed TCP port, a TLS daemon
 //     dialled without --tls-ca, a wrong CA ("certificate verify failed"), a wrong server
 //     name ("Peer name X is not in peer certificate"), plain TCP dialled with TLS, a daemon
-//     wanting a client certificate or refusing ours; else "no daemon answers at ADDR" with
-//     how to start one.
+//     wanting a client certificate or refusing ours (a TLS connection closed without an
+//     answer, the trace mutual TLS leaves); else "no daemon answers at ADDR" with how to
+//     start one.
 absl::Status DiagnoseConnectFailure(const ConnectFailure& failure);
+
+// Before dialling a unix socket ("unix:/path"): OK when a connect() to it succeeds, else
+// DiagnoseConnectFailure's answer at once (no socket, a stale one, permission denied),
+// instead of gRPC's retries until its deadline. OK for any other address.
+absl::Status ProbeUnixSocket(const ConnectFailure& failure);
 
 }  // namespace torchscan

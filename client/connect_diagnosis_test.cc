@@ -69,6 +69,8 @@ TEST(DiagnoseConnectFailure, AMissingOrStaleUnixSocketIsUnavailableSayingWhich) 
   EXPECT_TRUE(Has(s, "(from TORCHSCAN_DAEMON): there is no socket at " + dir + "/none.sock")) << s;
   EXPECT_TRUE(Has(s, "start torchscand there")) << s;
 
+  EXPECT_EQ(ProbeUnixSocket(f).code(), absl::StatusCode::kUnavailable);  // the same answer, before dialling
+
   ::close(BindUnix(dir + "/stale.sock", /*listen=*/false));
   f.address = "unix:" + dir + "/stale.sock";
   s = DiagnoseConnectFailure(f);
@@ -114,6 +116,9 @@ TEST(DiagnoseConnectFailure, ASocketTheCallerMayNotOpenIsPermissionDeniedNamingI
   const int fd = BindUnix(path, /*listen=*/true);
   ::chown(path.c_str(), 0, daemon_group->gr_gid);
   ::chmod(path.c_str(), 0660);
+  ConnectFailure open;
+  open.address = "unix:" + path;
+  EXPECT_TRUE(ProbeUnixSocket(open).ok());  // root may; a listening socket answers
   const std::string got = AsNobody("unix:" + path);
   EXPECT_EQ(got.rfind(std::to_string(static_cast<int>(absl::StatusCode::kPermissionDenied)) + " ", 0), 0u) << got;
   EXPECT_NE(got.find("permission denied on unix:" + path + ": the socket belongs to user root and group daemon "
@@ -176,6 +181,18 @@ TEST(DiagnoseConnectFailure, TlsFailuresLeadWithTheLikelyCause) {
                 "certificate required"};
   s = DiagnoseConnectFailure(f);
   EXPECT_TRUE(Has(s, "wants a client certificate (mutual TLS): pass --tls-cert and --tls-key")) << s;
+
+  // Closed without a word (TLS 1.3 and a mutual-TLS daemon): the client certificate first.
+  f.grpc_log.clear();
+  s = DiagnoseConnectFailure(f);
+  EXPECT_EQ(s.message().rfind(lead + "the connection closed without an answer: a daemon with mutual TLS wants a "
+                                     "client certificate (pass --tls-cert and --tls-key)",
+                              0),
+            0u)
+      << s;
+  f.client_certificate = true;
+  s = DiagnoseConnectFailure(f);
+  EXPECT_TRUE(Has(s, "the daemon may refuse your --tls-cert")) << s;
   ::close(fd);
 
   f.grpc_log.clear();

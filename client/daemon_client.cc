@@ -164,16 +164,17 @@ absl::StatusOr<std::unique_ptr<DaemonClient>> DaemonClient::Connect(const std::s
   if (!channel_credentials.ok()) return channel_credentials.status();
   auto stub = std::make_unique<Stub>();
   if (!credentials.token.empty()) stub->authorization = "Bearer " + credentials.token;
+  ConnectFailure failure;
+  failure.address = address;
+  failure.source = source;
+  failure.tls_ca_file = credentials.tls_ca_file;
+  failure.tls_server_name = credentials.tls_server_name;
+  failure.client_certificate = !credentials.tls_cert_file.empty();
+  if (absl::Status probed = ProbeUnixSocket(failure); !probed.ok()) return probed;
   const uint64_t mark = GrpcLog::Get().Mark();
   stub->channel = grpc::CreateCustomChannel(address, *channel_credentials, args);
   const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   if (!stub->channel->WaitForConnected(deadline)) {
-    ConnectFailure failure;
-    failure.address = address;
-    failure.source = source;
-    failure.tls_ca_file = credentials.tls_ca_file;
-    failure.tls_server_name = credentials.tls_server_name;
-    failure.client_certificate = !credentials.tls_cert_file.empty();
     failure.grpc_log = GrpcLog::Get().Since(mark);
     return DiagnoseConnectFailure(failure);
   }

@@ -100,6 +100,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
       return absl::UnavailableError("the private torchscand exited during start-up: " +
                                     Tail(daemon->process_->stderr_path));
     if (DaemonClient::Connect(daemon->address_, {}, 0.2).ok()) return daemon;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // no socket yet fails at once
   }
   return absl::UnavailableError("the private torchscand did not answer within " +
                                 std::to_string(options.start_timeout_s) + " s: " + Tail(daemon->process_->stderr_path));
