@@ -62,6 +62,11 @@ std::string WithFlagNames(const std::string& message) {
       if ((at > 0 && word(at - 1)) || word(at + fragment.size())) continue;
       const size_t end = FieldEnd(text, at);
       if (end < at + fragment.size()) continue;
+      // A field path has a dot or an index: "the inputs do not fit" names no field.
+      size_t start = at;
+      while (start > 0 && (word(start - 1) || text[start - 1] == '.' || text[start - 1] == '[' || text[start - 1] == ']'))
+        --start;
+      if (text.substr(start, end - start).find_first_of(".[") == std::string::npos) continue;
       bool done = false;
       for (size_t e : annotated) done |= e == end;
       if (done || text.compare(end, 4, " (--") == 0) break;

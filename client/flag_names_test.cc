@@ -25,6 +25,9 @@ TEST(WithFlagNames, LeavesOtherTextAlone) {
   // Once per field; a field that already names its flag stays as it is.
   EXPECT_EQ(WithFlagNames("spec.label (--label): x; spec.label again"), "spec.label (--label): x; spec.label again");
   EXPECT_EQ(WithFlagNames("devices: cpu"), "devices: cpu");
+  // Plain words are not fields.
+  EXPECT_EQ(WithFlagNames("measurement: the inputs do not fit the model on device cpu"),
+            "measurement: the inputs do not fit the model on device cpu");
 }
 
 TEST(WithFlagNames, SeveralFieldsEachGetTheirFlag) {

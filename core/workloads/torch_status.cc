@@ -56,19 +56,39 @@ std::string ExplainNewerPyTorch(const std::string& text) {
   return text;
 }
 
-// One line: a TorchScript interpreter error without its traceback (the code excerpts, indented,
-// under "Traceback of TorchScript ..." headings), keeping the error itself ("RuntimeError: mat1
-// and mat2 shapes cannot be multiplied ..."); the lines of any other message joined by " ".
-// Daemons show a worker's last stderr line, so a message must not spread over several.
+// Whether `line` opens a Python-style error: "RuntimeError: ...", "AssertionError: ...",
+// "torch.jit.Error: ..." (a name ending in Error or Exception, then a colon).
+bool OpensAnError(absl::string_view line) {
+  const size_t colon = line.find(':');
+  if (colon == absl::string_view::npos || colon == 0) return false;
+  const absl::string_view name = line.substr(0, colon);
+  for (char c : name)
+    if (!(absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
+  return absl::EndsWith(name, "Error") || absl::EndsWith(name, "Exception");
+}
+
+// One line: a TorchScript interpreter error without its traceback (code excerpts, indented or
+// not, under "Traceback of TorchScript ..." headings), keeping the error itself from its last
+// "SomethingError:" line on ("RuntimeError: mat1 and mat2 shapes cannot be multiplied ...");
+// the lines of any other message joined by " ". Daemons show a worker's last stderr line, so a
+// message must not spread over several.
 std::string OneLine(absl::string_view message) {
-  const bool interpreter = absl::StartsWith(message, kInterpreterHeader);
+  std::vector<absl::string_view> lines = absl::StrSplit(message, '\n');
+  size_t first = 0;
+  if (absl::StartsWith(message, kInterpreterHeader)) {
+    for (size_t i = lines.size(); i-- > 0;) {
+      if (OpensAnError(lines[i])) {
+        first = i;
+        break;
+      }
+    }
+  }
   std::vector<std::string> kept;
-  for (absl::string_view line : absl::StrSplit(message, '\n')) {
-    if (interpreter && (line.empty() || line == kInterpreterHeader || absl::ascii_isspace(line[0]) ||
-                        absl::StartsWith(line, "Traceback of TorchScript")))
-      continue;
-    line = absl::StripAsciiWhitespace(line);
-    if (!line.empty()) kept.emplace_back(line);
+  for (size_t i = first; i < lines.size(); ++i) {
+    const absl::string_view line = absl::StripAsciiWhitespace(lines[i]);
+    if (line.empty() || line == kInterpreterHeader || absl::StartsWith(line, "Traceback of TorchScript")) continue;
+    if (first == 0 && absl::StartsWith(message, kInterpreterHeader) && absl::ascii_isspace(lines[i][0])) continue;
+    kept.emplace_back(line);
   }
   return absl::StrJoin(kept, " ");
 }

@@ -55,6 +55,19 @@ TEST(RunTorch, AnInterpreterErrorKeepsItsErrorLineNotTheTraceback) {
       "RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x65 and 64x256)\n";
   const absl::Status s = RunTorch("the call", [&] { throw std::runtime_error(thrown); });
   EXPECT_EQ(s.message(), "the call: RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x65 and 64x256)");
+  // A module defined from C++ source shows its code unindented in the traceback.
+  const std::string defined =
+      "The following operation failed in the TorchScript interpreter.\n"
+      "Traceback of TorchScript (most recent call last):\n"
+      "  File \"<string>\", line 3, in forward\n"
+      "\n"
+      "def forward(self, x):\n"
+      "    return torch.tanh(torch.mm(x, self.w))\n"
+      "                      ~~~~~~~~ <--- HERE\n"
+      "def heavy(self, x):\n"
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x65 and 64x64)\n";
+  EXPECT_EQ(RunTorch("call", [&] { throw std::runtime_error(defined); }).message(),
+            "call: RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x65 and 64x64)");
   // Any other message stays whole, on one line.
   EXPECT_EQ(RunTorch("x", [] { throw std::runtime_error("first\nsecond\n"); }).message(), "x: first second");
 }
