@@ -17,9 +17,8 @@ const std::vector<ExitCodeMeaning>& AllExitCodes() {
 
 std::string ExitCodesFooter() {
   std::string text = "Exit codes:";
-  for (const ExitCodeMeaning& c : AllExitCodes())
-    text += (c.code == kExitOk ? " " : "; ") + std::to_string(c.code) + " " + c.meaning;
-  return text + ".";
+  for (const ExitCodeMeaning& c : AllExitCodes()) text += "\n  " + std::to_string(c.code) + " " + c.meaning;
+  return text;
 }
 
 ExitCode ExitCodeFor(const absl::Status& status) {

@@ -38,7 +38,7 @@ struct ExitCodeMeaning {
 // Every exit code with its meaning, in increasing order.
 const std::vector<ExitCodeMeaning>& AllExitCodes();
 
-// "Exit codes: 0 success (whatever the speed label); 1 ...; 130 ...": the --help footer.
+// "Exit codes:" then one "  N meaning" line per code: the --help footer.
 std::string ExitCodesFooter();
 
 // The exit code for a failed status: InvalidArgument, NotFound, FailedPrecondition,

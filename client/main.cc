@@ -17,6 +17,12 @@
 
 namespace {
 
+constexpr const char* kNotes =
+    "Daemon: --daemon wins over $TORCHSCAN_DAEMON, which wins over a private daemon started for the command.\n"
+    "Results: --output is checked before submitting (--force replaces earlier evidence); without it they go to\n"
+    "./torchscan-<job id>/. Ctrl-C cancels a private daemon's job; a resident daemon's job keeps running (the\n"
+    "message says how to cancel or fetch it) unless --cancel-on-interrupt.\n";
+
 // The long names of the options given on `app`'s command line, e.g. {"--min-run-time"}.
 std::vector<std::string> GivenFlags(const CLI::App* app) {
   std::vector<std::string> given;
@@ -33,7 +39,7 @@ int main(int argc, char** argv) {
   ctx.terminal = ::isatty(STDERR_FILENO) == 1;
 
   CLI::App app{"torchscan-client: check an optimization of a PyTorch workload on real hardware"};
-  app.footer(ExitCodesFooter());
+  app.footer(kNotes + ExitCodesFooter());
   app.require_subcommand(1);
   app.add_option("--daemon", ctx.daemons,
                  "torchscand address (unix:PATH or host:port), repeatable: measure/compare/example run on each; "
@@ -87,7 +93,7 @@ int main(int argc, char** argv) {
   AddExampleFlags(example, &example_flags);
   add_output(example, "comparison.json and comparison.html")->required();  // as the guide's example
 
-  CLI::App* jobs = app.add_subcommand("jobs", "the daemon's jobs");
+  CLI::App* jobs = app.add_subcommand("jobs", "a resident daemon's jobs (--daemon or TORCHSCAN_DAEMON)");
   jobs->require_subcommand(1);
   CLI::App* list = jobs->add_subcommand("list", "queued, running and finished jobs, newest first");
   list->add_option("--state", state, "only jobs in this state");
