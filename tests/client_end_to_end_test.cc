@@ -81,6 +81,20 @@ TEST(ClientEndToEnd, CtrlCCancelsAPrivateDaemonsJobAndLeavesNothingBehind) {
   EXPECT_FALSE(fs::exists(out));  // nothing written for a cancelled job
 }
 
+// Root writes anywhere, so --output passes the check and fails only when written: a private
+// daemon's result, gone once the command ends, is then saved in a fresh /tmp folder.
+TEST(ClientEndToEnd, APrivateDaemonsEvidenceThatCannotBeWrittenIsSavedElsewhere) {
+  if (::geteuid() != 0) GTEST_SKIP() << "as another user the check refuses /proc before submitting";
+  const CommandResult r = e2e::Run(Client(), With(kQuick, {"--output", "/proc/forbidden/x"}));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(so it was saved in (/tmp/torchscan-job-000001-\w+) instead)")))
+      << r.err;
+  EXPECT_TRUE(Has(r.err, "job job-000001 succeeded, but its evidence could not be written: --output")) << r.err;
+  EXPECT_TRUE(LoadReport(m[1].str() + "/report.json").ok());
+  fs::remove_all(m[1].str());
+}
+
 TEST(ClientEndToEnd, CtrlCLeavesAResidentDaemonsJobRunningAndSaysHowToCancelIt) {
   TestDaemon d(TempDir("resident_interrupt"));
   Background first(Client(), With({"--daemon", d.address()}, kLong));
