@@ -27,12 +27,23 @@ absl::StatusOr<std::string> ReadToken(const std::string& path) {
     return absl::InvalidArgumentError("--token-file: " + path + " is readable by everyone; chmod 0600 " + path);
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) return absl::InvalidArgumentError("--token-file: " + std::string(text.status().message()));
-  std::vector<std::string> lines = MeaningfulLines(*text);
-  if (lines.empty()) return absl::InvalidArgumentError("--token-file: " + path + " holds no token");
-  return lines.front();
+  return TokenFromText(*text, "--token-file " + path);
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> TokenFromText(const std::string& text, const std::string& source) {
+  const std::vector<std::string> lines = MeaningfulLines(text);
+  constexpr const char* kShapes = "write the bare token, or the `USER TOKEN` line your daemon's admin gave you";
+  if (lines.empty()) return absl::InvalidArgumentError(source + " holds no token; " + kShapes);
+  if (lines.size() > 1)
+    return absl::InvalidArgumentError(source + " holds " + std::to_string(lines.size()) +
+                                      " token lines; keep only yours (" + kShapes + ")");
+  const std::vector<std::string> words = absl::StrSplit(lines.front(), absl::ByAnyChar(" \t"), absl::SkipEmpty());
+  if (words.size() == 1) return words[0];
+  if (words.size() == 2 || (words.size() == 3 && words[2] == "admin")) return words[1];
+  return absl::InvalidArgumentError(source + ": its line has " + std::to_string(words.size()) + " words; " + kShapes);
+}
 
 absl::Status ResolveClientContext(ClientContext* ctx) {
   if (!ctx->token_file.empty()) {
@@ -40,8 +51,11 @@ absl::Status ResolveClientContext(ClientContext* ctx) {
     if (!token.ok()) return token.status();
     ctx->credentials.token = *token;
   } else if (const char* token = std::getenv("TORCHSCAN_TOKEN"); token != nullptr && *token != '\0') {
-    ctx->credentials.token = std::string(absl::StripAsciiWhitespace(token));
+    absl::StatusOr<std::string> parsed = TokenFromText(token, "TORCHSCAN_TOKEN");
+    if (!parsed.ok()) return parsed.status();
+    ctx->credentials.token = *parsed;
   }
+  if (!ctx->daemons.empty()) ctx->daemons_source = "--daemon";
   if (!ctx->daemons_file.empty()) {
     absl::StatusOr<std::string> text = ReadFile(ctx->daemons_file);
     if (!text.ok()) return absl::InvalidArgumentError("--daemons-file: " + std::string(text.status().message()));
@@ -50,13 +64,22 @@ absl::Status ResolveClientContext(ClientContext* ctx) {
       return absl::InvalidArgumentError("--daemons-file: " + ctx->daemons_file +
                                         " lists no address; write one unix:PATH or host:port per line");
     ctx->daemons.insert(ctx->daemons.end(), addresses.begin(), addresses.end());
+    if (ctx->daemons_source.empty()) ctx->daemons_source = "--daemons-file";
+  }
+  if (const char* env = std::getenv("TORCHSCAN_DAEMON"); ctx->daemons.empty() && env != nullptr) {
+    const std::string address(absl::StripAsciiWhitespace(env));
+    if (!address.empty()) {
+      ctx->daemons.push_back(address);
+      ctx->daemons_source = "TORCHSCAN_DAEMON";
+    }
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<Connection> ConnectTo(const ClientContext& ctx, const std::string& address) {
   Connection c;
-  absl::StatusOr<std::unique_ptr<DaemonClient>> client = DaemonClient::Connect(address, ctx.credentials);
+  absl::StatusOr<std::unique_ptr<DaemonClient>> client =
+      DaemonClient::Connect(address, ctx.credentials, 5, ctx.daemons_source);
   if (!client.ok()) return client.status();
   c.client = *std::move(client);
   return c;
@@ -78,6 +101,16 @@ absl::StatusOr<Connection> Connect(const ClientContext& ctx) {
   if (!client.ok()) return client.status();
   c.client = *std::move(client);
   return c;
+}
+
+absl::StatusOr<Connection> ConnectResident(const ClientContext& ctx, const std::string& command) {
+  if (ctx.daemons.empty())
+    return absl::InvalidArgumentError(
+        command + ": no resident daemon was given: jobs live on a resident torchscand; pass --daemon ADDR (e.g. "
+                  "--daemon unix:/run/torchscand/torchscand.sock, or HOST:PORT with --tls-ca) or set "
+                  "TORCHSCAN_DAEMON=ADDR. Without one, measure and compare run on a private daemon that stops "
+                  "when they finish, so its jobs cannot be listed or fetched later");
+  return Connect(ctx);
 }
 
 }  // namespace torchscan

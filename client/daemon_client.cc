@@ -1,14 +1,68 @@
 #include "client/daemon_client.h"
 
 #include <chrono>
+#include <deque>
+#include <mutex>
+#include <set>
 
+#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
 
+#include "client/connect_diagnosis.h"
 #include "proto/service.grpc.pb.h"
 #include "report/json_io.h"
 
 namespace torchscan {
 namespace {
+
+// gRPC's own log lines ("E1130 ... ssl_transport_security.cc:1501] Handshake failed ...") are
+// kept here instead of being printed before the client's own message; a failed connection
+// reads them to name the likely cause (connect_diagnosis.h). Only the last kKeptLines stay.
+class GrpcLog {
+ public:
+  static GrpcLog& Get() {
+    static GrpcLog* log = new GrpcLog();  // never destroyed: gRPC may log during exit
+    return *log;
+  }
+  // Routes gRPC's logging here, every severity (the handshake's reasons are debug lines).
+  void Install() {
+    std::call_once(installed_, [] {
+      gpr_set_log_function(&GrpcLog::Capture);
+      gpr_set_log_verbosity(GPR_LOG_SEVERITY_DEBUG);
+    });
+  }
+  // A mark to take the lines logged after it.
+  uint64_t Mark() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return total_;
+  }
+  std::vector<std::string> Since(uint64_t mark) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const uint64_t first = total_ - lines_.size();
+    std::vector<std::string> out;
+    for (uint64_t i = std::max(mark, first); i < total_; ++i) out.push_back(lines_[i - first]);
+    return out;
+  }
+
+ private:
+  static constexpr size_t kKeptLines = 200;
+  static void Capture(gpr_log_func_args* args) {
+    const std::string line = args->message == nullptr ? "" : args->message;
+    // Only what can explain a failed connection; the rest (registrations, experiments) is noise.
+    if (line.find("andshake") == std::string::npos && line.find("ertificate") == std::string::npos &&
+        line.find("SSL") == std::string::npos)
+      return;
+    GrpcLog& log = Get();
+    std::lock_guard<std::mutex> lock(log.mutex_);
+    log.lines_.push_back(line);
+    ++log.total_;
+    if (log.lines_.size() > kKeptLines) log.lines_.pop_front();
+  }
+  std::once_flag installed_;
+  std::mutex mutex_;
+  std::deque<std::string> lines_;
+  uint64_t total_ = 0;
+};
 
 absl::Status FromGrpc(const grpc::Status& s, const std::string& what, const std::string& address) {
   if (s.ok()) return absl::OkStatus();
@@ -25,6 +79,10 @@ struct DaemonClient::Stub {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::TorchScan::Stub> stub;
   std::string authorization;  // "Bearer TOKEN" or empty
+  // Watches in flight, cancelled by StopWatching (from another thread).
+  std::mutex watches_mutex;
+  std::set<grpc::ClientContext*> watches;
+  bool stopped = false;
 
   // A context for one call, carrying the token.
   std::unique_ptr<grpc::ClientContext> NewContext() const {
@@ -95,7 +153,8 @@ DaemonClient::~DaemonClient() = default;
 
 absl::StatusOr<std::unique_ptr<DaemonClient>> DaemonClient::Connect(const std::string& raw_address,
                                                                     const DaemonCredentials& credentials,
-                                                                    double timeout_s) {
+                                                                    double timeout_s, const std::string& source) {
+  GrpcLog::Get().Install();
   const std::string address = NormalizeDaemonAddress(raw_address);
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
@@ -105,18 +164,19 @@ absl::StatusOr<std::unique_ptr<DaemonClient>> DaemonClient::Connect(const std::s
   if (!channel_credentials.ok()) return channel_credentials.status();
   auto stub = std::make_unique<Stub>();
   if (!credentials.token.empty()) stub->authorization = "Bearer " + credentials.token;
+  ConnectFailure failure;
+  failure.address = address;
+  failure.source = source;
+  failure.tls_ca_file = credentials.tls_ca_file;
+  failure.tls_server_name = credentials.tls_server_name;
+  failure.client_certificate = !credentials.tls_cert_file.empty();
+  if (absl::Status probed = ProbeUnixSocket(failure); !probed.ok()) return probed;
+  const uint64_t mark = GrpcLog::Get().Mark();
   stub->channel = grpc::CreateCustomChannel(address, *channel_credentials, args);
   const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   if (!stub->channel->WaitForConnected(deadline)) {
-    const bool tcp = address.rfind("unix:", 0) != 0;
-    return absl::UnavailableError(
-        "no daemon answers at " + address + ": start torchscand there (torchscand --state-dir DIR --listen " +
-        address + "), or omit --daemon to run a private one" +
-        (!tcp ? ""
-         : credentials.tls_ca_file.empty()
-             ? "; a TCP daemon uses TLS: pass --tls-ca with its CA"
-             : "; if it runs, check that --tls-ca signed its certificate (and --tls-server-name), and that it "
-               "accepts your --tls-cert"));
+    failure.grpc_log = GrpcLog::Get().Since(mark);
+    return DiagnoseConnectFailure(failure);
   }
   stub->stub = v1::TorchScan::NewStub(stub->channel);
   return std::unique_ptr<DaemonClient>(new DaemonClient(address, std::move(stub)));
@@ -155,6 +215,11 @@ absl::StatusOr<v1::Job> DaemonClient::Watch(const std::string& id,
                                             const std::function<void(const v1::JobEvent&)>& on_event) {
   std::unique_ptr<grpc::ClientContext> context_owner = stub_->NewContext();
   grpc::ClientContext& context = *context_owner;
+  {
+    std::lock_guard<std::mutex> lock(stub_->watches_mutex);
+    if (stub_->stopped) return absl::CancelledError("stopped waiting for job " + id);
+    stub_->watches.insert(&context);
+  }
   auto reader = stub_->stub->Watch(&context, ById(id));
   v1::JobEvent event;
   v1::Job last;
@@ -169,9 +234,22 @@ absl::StatusOr<v1::Job> DaemonClient::Watch(const std::string& id,
     }
   }
   const grpc::Status status = reader->Finish();
+  bool stopped;
+  {
+    std::lock_guard<std::mutex> lock(stub_->watches_mutex);
+    stub_->watches.erase(&context);
+    stopped = stub_->stopped;
+  }
   if (any && IsFinished(last.state())) return last;
+  if (stopped) return absl::CancelledError("stopped waiting for job " + id);
   if (auto s = FromGrpc(status, "watch", address_); !s.ok()) return s;
   return GetJob(id);
+}
+
+void DaemonClient::StopWatching() {
+  std::lock_guard<std::mutex> lock(stub_->watches_mutex);
+  stub_->stopped = true;
+  for (grpc::ClientContext* context : stub_->watches) context->TryCancel();
 }
 
 absl::StatusOr<v1::Job> DaemonClient::GetJob(const std::string& id) {

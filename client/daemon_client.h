@@ -26,20 +26,28 @@ struct DaemonCredentials {
 
 class DaemonClient {
  public:
-  // Connects, waiting up to `timeout_s` for the daemon. Unavailable "no daemon answers at
-  // <address>: ..." with what to do when nothing is there (or the TLS handshake fails).
+  // Connects, waiting up to `timeout_s` for the daemon; `source` says where the address came
+  // from ("--daemon", "TORCHSCAN_DAEMON"), for messages. A failed connection is explained by
+  // DiagnoseConnectFailure (connect_diagnosis.h): PermissionDenied for a unix socket the
+  // caller may not open, naming its group; Unavailable leading with the likely cause (no
+  // socket, closed port, wrong CA, wrong server name, plain versus TLS) and the fix.
   // InvalidArgument naming the flag for unreadable TLS files, a client certificate without
   // its key, or a token that would travel over plain TCP (give --tls-ca).
+  // gRPC's own log lines are captured for that diagnosis and never printed.
   static absl::StatusOr<std::unique_ptr<DaemonClient>> Connect(const std::string& address,
                                                                const DaemonCredentials& credentials = {},
-                                                               double timeout_s = 5);
+                                                               double timeout_s = 5, const std::string& source = "");
   ~DaemonClient();
 
   const std::string& address() const { return address_; }
 
   absl::StatusOr<v1::Job> Submit(const v1::JobSpec& spec);
   // Streams events until the job finishes (or the stream ends); returns the last job seen.
+  // Cancelled "stopped waiting for job ID" once StopWatching was called.
   absl::StatusOr<v1::Job> Watch(const std::string& id, const std::function<void(const v1::JobEvent&)>& on_event);
+  // Ends every Watch in flight and any later one with Cancelled; the jobs themselves go on.
+  // Thread-safe: for a Ctrl-C handler on another thread.
+  void StopWatching();
   absl::StatusOr<v1::Job> GetJob(const std::string& id);
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request);
   absl::StatusOr<v1::Job> Cancel(const std::string& id);

@@ -1,6 +1,7 @@
 #include "client/embedded_daemon.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 
 #include "client/daemon_client.h"
 
@@ -79,10 +81,19 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
   if (::geteuid() == 0) args.insert(args.end(), {"--worker-user", "root"});
   // Files travel with the job (client/job_files.h): the user's own daemon takes larger ones.
   args.insert(args.end(), {"--max-upload", std::to_string(kPrivateMaxUploadBytes)});
+  // Its own process group, so that a terminal's Ctrl-C reaches only the client, which decides
+  // what becomes of the job (job_commands.h); and SIGTERM when the client dies without
+  // stopping it (kill -9, a second Ctrl-C), so that no private daemon outlives its command.
+  const pid_t client = ::getpid();
+  auto setup = [client](auto&) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != client) ::_exit(1);  // the client died before prctl took effect
+  };
   std::error_code ec;
   daemon->process_->child =
       bp::child(*binary, bp::args(args), bp::std_in < bp::null, bp::std_out > bp::null,
-                bp::std_err > daemon->process_->stderr_path, ec);
+                bp::std_err > daemon->process_->stderr_path, bp::extend::on_exec_setup = setup, ec);
   if (ec) return absl::UnavailableError("cannot start " + *binary + ": " + ec.message());
 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.start_timeout_s);
@@ -91,6 +102,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
       return absl::UnavailableError("the private torchscand exited during start-up: " +
                                     Tail(daemon->process_->stderr_path));
     if (DaemonClient::Connect(daemon->address_, {}, 0.2).ok()) return daemon;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // no socket yet fails at once
   }
   return absl::UnavailableError("the private torchscand did not answer within " +
                                 std::to_string(options.start_timeout_s) + " s: " + Tail(daemon->process_->stderr_path));

@@ -1,6 +1,8 @@
 // The client's embedded default: a private torchscand on a private unix socket and state
 // directory, started on demand and stopped (and its directory removed) when this object
-// goes away, so one command runs a job on a fresh machine with no set-up.
+// goes away, so one command runs a job on a fresh machine with no set-up. It runs in its own
+// process group (a terminal's Ctrl-C reaches the client alone) and gets SIGTERM if the
+// client dies without stopping it.
 #pragma once
 
 #include <cstdint>

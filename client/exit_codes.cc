@@ -2,6 +2,25 @@
 
 namespace torchscan {
 
+const std::vector<ExitCodeMeaning>& AllExitCodes() {
+  static const std::vector<ExitCodeMeaning> codes = {
+      {kExitOk, "success (whatever the speed label)"},
+      {kExitCheckFailed, "the output check failed (both measurements kept, deltas and label withheld)"},
+      {kExitBadInput, "bad input (flags, job or report files, --output, unknown job id)"},
+      {kExitJobFailed, "the job failed (workload error, worker crash, timeout, cancelled, interrupted)"},
+      {kExitUnreachable, "no daemon reachable (or the private one did not start)"},
+      {kExitRefused, "refused (a daemon limit, permissions, a token, or the unix socket's permissions)"},
+      {kExitInterrupted, "interrupted by Ctrl-C or SIGTERM"},
+  };
+  return codes;
+}
+
+std::string ExitCodesFooter() {
+  std::string text = "Exit codes:";
+  for (const ExitCodeMeaning& c : AllExitCodes()) text += "\n  " + std::to_string(c.code) + " " + c.meaning;
+  return text;
+}
+
 ExitCode ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kOk:

@@ -1,9 +1,18 @@
 #include "client/job_commands.h"
 
+#include <stdlib.h>
+
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "client/exit_codes.h"
+#include "client/flag_names.h"
+#include "client/interrupt.h"
+#include "client/output_folder.h"
 #include "client/progress.h"
 #include "daemon/job_spec.h"
 #include "report/html_renderer.h"
@@ -37,7 +46,79 @@ absl::Status ExplainSubmitRefusal(DaemonClient& client, const v1::JobSpec& spec,
                                       "; send a smaller job (" + std::string(status.message()) + ")");
 }
 
+absl::Status WithMessage(const absl::Status& status, const std::string& message) {
+  return absl::Status(status.code(), message);
+}
+
+// Cancels `job` after an interrupt and waits (at most 15 s) until the daemon says it ended.
+void CancelAfterInterrupt(DaemonClient& client, const v1::Job& job) {
+  absl::StatusOr<v1::Job> cancelled = client.Cancel(job.id());
+  if (!cancelled.ok()) {
+    std::fprintf(stderr, "torchscan-client: could not cancel job %s: %s\n", job.id().c_str(),
+                 std::string(cancelled.status().message()).c_str());
+    return;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  v1::Job now = *cancelled;
+  while (!IsFinished(now.state()) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    absl::StatusOr<v1::Job> seen = client.GetJob(job.id());
+    if (!seen.ok()) break;
+    now = *seen;
+  }
+  std::fprintf(stderr, "[%s] %s\n", job.id().c_str(), v1::Job::State_Name(now.state()).c_str());
+}
+
+// Writes the evidence of job `id` where it belongs; on failure with a private daemon (whose
+// result is gone once the command ends), into a fresh folder under /tmp instead.
+int WriteJobEvidence(const v1::JobResult& result, const std::string& id, const std::string& address,
+                     bool private_daemon, const JobRunOptions& options) {
+  const std::string dir = options.output_dir.empty() ? DefaultOutputFolder(id) : options.output_dir;
+  std::string json_path;
+  absl::Status written = WriteEvidence(result, dir, &json_path);
+  if (written.ok()) {
+    std::fprintf(stderr, "[%s] wrote %s and its .html\n", id.c_str(), json_path.c_str());
+    return kExitOk;
+  }
+  if (!private_daemon)
+    return ReportError(WithMessage(
+        written, absl::StrCat("job ", id, " succeeded, but its evidence could not be written: ", written.message(),
+                              "; fetch it again with `", JobsCommandLine(address, "fetch " + id + " --output DIR"),
+                              "`")));
+  std::string fallback = "/tmp/torchscan-" + id + "-XXXXXX";
+  if (::mkdtemp(fallback.data()) != nullptr && WriteEvidence(result, fallback, &json_path).ok()) {
+    std::fprintf(stderr,
+                 "torchscan-client: job %s succeeded, but its evidence could not be written: %s; the private daemon "
+                 "stops with this command, so it was saved in %s instead\n",
+                 id.c_str(), std::string(written.message()).c_str(), fallback.c_str());
+  } else {
+    std::fprintf(stderr, "torchscan-client: job %s succeeded, but its evidence could not be written: %s\n",
+                 id.c_str(), std::string(written.message()).c_str());
+  }
+  return ExitCodeFor(written);
+}
+
 }  // namespace
+
+void HandleInterruptedJob(DaemonClient& client, const v1::Job& job, bool cancel, bool private_daemon, int signal) {
+  const char* what = InterruptName(signal);
+  if (cancel || private_daemon) {
+    std::fprintf(stderr, "torchscan-client: %s: cancelling job %s\n", what, job.id().c_str());
+    CancelAfterInterrupt(client, job);
+    if (private_daemon) std::fprintf(stderr, "torchscan-client: the private daemon stops with this command\n");
+    return;
+  }
+  std::fprintf(stderr,
+               "torchscan-client: %s: job %s keeps running on %s; cancel it with `%s`, or collect its result later "
+               "with `%s`\n",
+               what, job.id().c_str(), client.address().c_str(),
+               JobsCommandLine(client.address(), "cancel " + job.id()).c_str(),
+               JobsCommandLine(client.address(), "fetch " + job.id() + " --output DIR").c_str());
+}
+
+std::string JobsCommandLine(const std::string& address, const std::string& what) {
+  return "torchscan-client --daemon " + address + " jobs " + what;
+}
 
 int ReportError(const absl::Status& status) {
   std::fprintf(stderr, "torchscan-client: %s\n", std::string(status.message()).c_str());
@@ -70,7 +151,7 @@ std::string Summarize(const ClientContext& ctx, const v1::JobResult& result) {
   return TerminalRenderer(options).Render(ToEvidence(result));
 }
 
-absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec,
+absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec, bool resident,
                                        const std::function<void(const v1::Job&)>& on_submitted,
                                        const std::function<void(const v1::JobEvent&)>& on_event, v1::Job* finished_job) {
   // Refused here, naming the uploaded files, rather than by gRPC's size limit in words that name none.
@@ -79,35 +160,79 @@ absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& 
   absl::StatusOr<v1::Job> job = client.Submit(spec);
   if (!job.ok()) return ExplainSubmitRefusal(client, spec, job.status());
   if (on_submitted) on_submitted(*job);
-  absl::StatusOr<v1::Job> finished = client.Watch(job->id(), on_event);
-  if (!finished.ok()) return finished.status();
+  const std::string& id = job->id();
+  absl::StatusOr<v1::Job> finished = client.Watch(id, on_event);
+  if (!finished.ok()) {
+    if (finished.status().code() == absl::StatusCode::kCancelled) return finished.status();  // interrupted
+    return WithMessage(finished.status(),
+                       absl::StrCat("lost contact with the daemon while waiting for job ", id, ": ",
+                                    finished.status().message(),
+                                    resident ? absl::StrCat("; the job may still run: follow it with `",
+                                                            JobsCommandLine(client.address(), "watch " + id),
+                                                            "` and collect it with `",
+                                                            JobsCommandLine(client.address(), "fetch " + id + " --output DIR"), "`")
+                                             : "; the private daemon's jobs end with it"));
+  }
   if (finished_job != nullptr) *finished_job = *finished;
   if (finished->state() != v1::Job::succeeded)
     return absl::AbortedError("job " + finished->id() + " " + v1::Job::State_Name(finished->state()) +
                               (finished->error().empty() ? "" : ": " + finished->error()));
-  return client.FetchResult(finished->id());
+  absl::StatusOr<v1::JobResult> result = client.FetchResult(id);
+  if (!result.ok())
+    return WithMessage(result.status(),
+                       absl::StrCat("job ", id, " succeeded, but fetching its result failed: ", result.status().message(),
+                                    resident ? absl::StrCat("; try again with `",
+                                                            JobsCommandLine(client.address(), "fetch " + id + " --output DIR"), "`")
+                                             : ""));
+  return result;
 }
 
-int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const std::string& output_dir) {
+int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options) {
+  const absl::Status output_ok = options.output_dir.empty()
+                                     ? CheckCurrentFolderWritable()
+                                     : CheckOutputFolder(options.output_dir, EvidenceFiles(spec.has_compare()), options.force);
+  if (!output_ok.ok()) return ReportError(output_ok);
+
+  std::mutex waiting_mutex;
+  DaemonClient* waiting = nullptr;  // the client whose waits an interrupt ends
+  InterruptWatch interrupts([&] {
+    std::lock_guard<std::mutex> lock(waiting_mutex);
+    if (waiting != nullptr) waiting->StopWatching();
+  });
   absl::StatusOr<Connection> connection = Connect(ctx);
   if (!connection.ok()) return ReportError(connection.status());
   DaemonClient& client = *connection->client;
+  {
+    std::lock_guard<std::mutex> lock(waiting_mutex);
+    waiting = &client;
+  }
+  if (interrupts.interrupted()) {
+    std::fprintf(stderr, "torchscan-client: %s before the job was submitted: nothing runs\n",
+                 InterruptName(interrupts.signal()));
+    return kExitInterrupted;
+  }
+  const bool private_daemon = connection->private_daemon();
   ProgressPrinter progress(stderr, ctx.terminal);
-  v1::Job finished;
+  v1::Job submitted, finished;
   absl::StatusOr<v1::JobResult> result = RunJobOn(
-      client, spec,
-      [&](const v1::Job& job) { std::fprintf(stderr, "[%s] submitted to %s\n", job.id().c_str(), client.address().c_str()); },
+      client, spec, !private_daemon,
+      [&](const v1::Job& job) {
+        submitted = job;
+        std::fprintf(stderr, "[%s] submitted to %s\n", job.id().c_str(), client.address().c_str());
+      },
       [&](const v1::JobEvent& e) { progress.OnEvent(e); }, &finished);
   progress.Finish();
-  if (!result.ok()) return ReportError(result.status());
-
-  if (!output_dir.empty()) {
-    std::string json_path;
-    if (absl::Status s = WriteEvidence(*result, output_dir, &json_path); !s.ok()) return ReportError(s);
-    std::fprintf(stderr, "[%s] wrote %s and its .html\n", finished.id().c_str(), json_path.c_str());
+  if (interrupts.interrupted() && !submitted.id().empty() && !IsFinished(finished.state())) {
+    HandleInterruptedJob(client, submitted, options.cancel_on_interrupt, private_daemon, interrupts.signal());
+    return kExitInterrupted;
   }
+  if (!result.ok()) {
+    const absl::Status& s = result.status();
+    return ReportError(options.spec_from_flags ? WithMessage(s, WithFlagNames(std::string(s.message()))) : s);
+  }
+  const int written = WriteJobEvidence(*result, finished.id(), client.address(), private_daemon, options);
   std::fputs(Summarize(ctx, *result).c_str(), stdout);
-  return ResultExitCode(*result);
+  return written != kExitOk ? written : ResultExitCode(*result);
 }
 
 }  // namespace torchscan

@@ -1,8 +1,16 @@
 // Commands that run a job on a daemon and collect its evidence: measure, compare, example.
-// Each submits the spec, shows live progress on stderr, waits, fetches the report or
-// comparison, writes <kind>.json and <kind>.html into the output folder (when given), and
-// prints the terminal summary (or the JSON with --json). Returns an exit code (exit_codes.h):
-// a failed output check is 1 even though the comparison was written.
+// Each checks where the evidence will go before submitting (output_folder.h), submits the
+// spec, shows live progress on stderr, waits, fetches the report or comparison, writes
+// <kind>.json and <kind>.html into --output (or ./torchscan-<job id>/, whose path is
+// printed), and prints the terminal summary (or the JSON with --json). Returns an exit code
+// (exit_codes.h): a failed output check is 1 even though the comparison was written.
+//
+// Once the daemon accepted the job, every failure names the job id, and, on a resident
+// daemon, the `jobs fetch` (or `jobs watch`) command that collects it later. Ctrl-C or
+// SIGTERM while waiting (exit 130): a private daemon's job is cancelled (the daemon stops
+// with the command); a resident daemon's job keeps running and the message says how to
+// cancel it (`jobs cancel ID`) or fetch it, unless --cancel-on-interrupt cancels it. Nothing
+// is asked.
 #pragma once
 
 #include <functional>
@@ -13,21 +21,39 @@
 
 namespace torchscan {
 
-int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const std::string& output_dir);
+struct JobRunOptions {
+  std::string output_dir;            // --output; "" (default): ./torchscan-<job id>/
+  bool force = false;                // --force: replace evidence an earlier run left in --output
+  bool cancel_on_interrupt = false;  // --cancel-on-interrupt: Ctrl-C cancels a resident daemon's job too
+  bool spec_from_flags = true;       // messages name the flags of JobSpec fields (false for --job FILE)
+};
+
+int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options);
 
 // Submits `spec` to `client`, calls `on_submitted` with the queued job, forwards watch events
 // and returns the fetched result of the succeeded job; `finished_job` (may be null) gets the
 // job as it ended. Errors: a spec over the daemon's max_upload_bytes, refused before it is
 // sent, naming the uploaded files (daemon/job_spec.h CheckUploadSize); the daemon's refusal
-// (a refusal by gRPC's size limit is explained in terms of max_upload_bytes); Aborted
-// "job ID STATE: reason" when it did not succeed.
-absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec,
+// (a refusal by gRPC's size limit is explained in terms of max_upload_bytes); Cancelled when
+// the client's watches were stopped (StopWatching: an interrupt); after acceptance, errors
+// naming the job id: Aborted "job ID STATE: reason" when it did not succeed, or the lost
+// connection / failed fetch with, when `resident`, the `torchscan-client --daemon ADDR jobs
+// watch|fetch ID` that picks it up.
+absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec, bool resident,
                                        const std::function<void(const v1::Job&)>& on_submitted,
                                        const std::function<void(const v1::JobEvent&)>& on_event, v1::Job* finished_job);
+
+// After Ctrl-C or SIGTERM (`signal`) while waiting for `job`: with `cancel` or on a private
+// daemon, cancels it and waits (at most 15 s) until the daemon says it ended; else says that
+// it keeps running and gives the `jobs cancel ID` and `jobs fetch ID` commands. Asks nothing.
+void HandleInterruptedJob(DaemonClient& client, const v1::Job& job, bool cancel, bool private_daemon, int signal);
 
 // Writes `result` as <kind>.json and <kind>.html into `dir` (created if missing); fills
 // `json_path` with the JSON file written.
 absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, std::string* json_path);
+
+// "torchscan-client --daemon ADDR jobs <what>": a command to give the user.
+std::string JobsCommandLine(const std::string& address, const std::string& what);
 
 // The terminal summary (or pretty JSON when ctx.json) of a result.
 std::string Summarize(const ClientContext& ctx, const v1::JobResult& result);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "client/exit_codes.h"
 #include "client/job_commands.h"
+#include "client/output_folder.h"
 #include "client/progress.h"
 #include "report/json_io.h"
 
@@ -32,10 +33,9 @@ void PrintJob(const ClientContext& ctx, const v1::Job& job) {
   if (!job.finished_at().empty()) std::printf("  finished: %s\n", job.finished_at().c_str());
 }
 
-// Runs `body` with a connection, mapping connection failures to exit codes.
+// Runs `body` with the connection, mapping a failure to connect to its exit code.
 template <typename Body>
-int WithClient(const ClientContext& ctx, Body body) {
-  absl::StatusOr<Connection> c = Connect(ctx);
+int With(absl::StatusOr<Connection> c, Body body) {
   if (!c.ok()) return ReportError(c.status());
   return body(*c->client);
 }
@@ -52,7 +52,7 @@ int ListJobsCommand(const ClientContext& ctx, const std::string& state_filter, i
           "--state: \"" + state_filter + "\" is not one of queued, running, succeeded, failed, cancelled, interrupted"));
     request.add_states(state);
   }
-  return WithClient(ctx, [&](DaemonClient& client) {
+  return With(ConnectResident(ctx, "jobs list"), [&](DaemonClient& client) {
     absl::StatusOr<v1::ListJobsResponse> jobs = client.ListJobs(request);
     if (!jobs.ok()) return ReportError(jobs.status());
     if (ctx.json) {
@@ -66,7 +66,7 @@ int ListJobsCommand(const ClientContext& ctx, const std::string& state_filter, i
 }
 
 int ShowJobCommand(const ClientContext& ctx, const std::string& id) {
-  return WithClient(ctx, [&](DaemonClient& client) {
+  return With(ConnectResident(ctx, "jobs show"), [&](DaemonClient& client) {
     absl::StatusOr<v1::Job> job = client.GetJob(id);
     if (!job.ok()) return ReportError(job.status());
     PrintJob(ctx, *job);
@@ -75,7 +75,7 @@ int ShowJobCommand(const ClientContext& ctx, const std::string& id) {
 }
 
 int CancelJobCommand(const ClientContext& ctx, const std::string& id) {
-  return WithClient(ctx, [&](DaemonClient& client) {
+  return With(ConnectResident(ctx, "jobs cancel"), [&](DaemonClient& client) {
     absl::StatusOr<v1::Job> job = client.Cancel(id);
     if (!job.ok()) return ReportError(job.status());
     PrintJob(ctx, *job);
@@ -84,7 +84,7 @@ int CancelJobCommand(const ClientContext& ctx, const std::string& id) {
 }
 
 int WatchJobCommand(const ClientContext& ctx, const std::string& id) {
-  return WithClient(ctx, [&](DaemonClient& client) {
+  return With(ConnectResident(ctx, "jobs watch"), [&](DaemonClient& client) {
     ProgressPrinter progress(stderr, ctx.terminal);
     absl::StatusOr<v1::Job> job = client.Watch(id, [&](const v1::JobEvent& e) { progress.OnEvent(e); });
     progress.Finish();
@@ -94,11 +94,13 @@ int WatchJobCommand(const ClientContext& ctx, const std::string& id) {
   });
 }
 
-int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::string& output_dir) {
-  return WithClient(ctx, [&](DaemonClient& client) {
+int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::string& output_dir, bool force) {
+  return With(ConnectResident(ctx, "jobs fetch"), [&](DaemonClient& client) {
     absl::StatusOr<v1::JobResult> result = client.FetchResult(id);
     if (!result.ok()) return ReportError(result.status());
     if (!output_dir.empty()) {
+      if (absl::Status s = CheckOutputFolder(output_dir, EvidenceFiles(result->has_comparison()), force); !s.ok())
+        return ReportError(s);
       std::string json_path;
       if (absl::Status s = WriteEvidence(*result, output_dir, &json_path); !s.ok()) return ReportError(s);
       std::fprintf(stderr, "wrote %s and its .html\n", json_path.c_str());
@@ -109,7 +111,8 @@ int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::
 }
 
 int InfoCommand(const ClientContext& ctx) {
-  return WithClient(ctx, [&](DaemonClient& client) {
+  // With no daemon given: a private one, which describes this machine.
+  return With(Connect(ctx), [&](DaemonClient& client) {
     absl::StatusOr<v1::DaemonInfo> info = client.Info();
     if (!info.ok()) return ReportError(info.status());
     if (ctx.json) {

@@ -6,6 +6,8 @@
 #include "absl/strings/str_replace.h"
 #include "client/exit_codes.h"
 #include "client/job_commands.h"
+#include "client/output_folder.h"
+#include "client/result_files.h"
 #include "core/compare.h"
 #include "report/evidence_view.h"
 #include "report/format.h"
@@ -30,7 +32,7 @@ int RenderCommand(const ClientContext& ctx, const std::string& input, const std:
   options.color = ctx.color;
   absl::StatusOr<std::unique_ptr<Renderer>> renderer = RenderByFormat(format, options);
   if (!renderer.ok()) return ReportError(absl::InvalidArgumentError("--format: " + std::string(renderer.status().message())));
-  absl::StatusOr<Evidence> evidence = LoadEvidence(input);
+  absl::StatusOr<Evidence> evidence = LoadEvidenceForRender(input);
   if (!evidence.ok()) return ReportError(evidence.status());
   // The two messages below quote the evidence (run names, the check's message): made terminal-safe.
   if (!run.empty()) {
@@ -58,10 +60,12 @@ int RenderCommand(const ClientContext& ctx, const std::string& input, const std:
 }
 
 int CompareReportsCommand(const ClientContext& ctx, const std::string& before_path, const std::string& after_path,
-                          const std::string& output_dir) {
-  absl::StatusOr<v1::BenchmarkReport> before = LoadReport(before_path);
+                          const std::string& output_dir, bool force) {
+  if (!output_dir.empty())
+    if (absl::Status s = CheckOutputFolder(output_dir, EvidenceFiles(true), force); !s.ok()) return ReportError(s);
+  absl::StatusOr<v1::BenchmarkReport> before = LoadReportForCompare(before_path);
   if (!before.ok()) return ReportError(before.status());
-  absl::StatusOr<v1::BenchmarkReport> after = LoadReport(after_path);
+  absl::StatusOr<v1::BenchmarkReport> after = LoadReportForCompare(after_path);
   if (!after.ok()) return ReportError(after.status());
   v1::OutputCheck not_provided;
   not_provided.set_status(v1::OutputCheck::not_provided);

@@ -18,9 +18,11 @@ namespace torchscan {
 int RenderCommand(const ClientContext& ctx, const std::string& input, const std::string& output,
                   const std::string& format, const std::string& run);
 
-// `compare-reports BEFORE.json AFTER.json [--output DIR]`: the comparison rules over two saved
-// reports, with no output check (output_check: not_provided).
+// `compare-reports BEFORE.json AFTER.json [--output DIR [--force]]`: the comparison rules over
+// two saved reports, with no output check (output_check: not_provided). Each file must be a
+// report (result_files.h says which command fits another kind); --output is checked first
+// (output_folder.h): an earlier comparison there is replaced only with `force`.
 int CompareReportsCommand(const ClientContext& ctx, const std::string& before, const std::string& after,
-                          const std::string& output_dir);
+                          const std::string& output_dir, bool force);
 
 }  // namespace torchscan

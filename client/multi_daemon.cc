@@ -7,7 +7,10 @@
 #include <thread>
 
 #include "client/exit_codes.h"
+#include "client/flag_names.h"
+#include "client/interrupt.h"
 #include "client/job_commands.h"
+#include "client/output_folder.h"
 
 namespace torchscan {
 namespace {
@@ -21,28 +24,53 @@ struct MachineRun {
   v1::JobResult result;
 };
 
-void RunOnMachine(const ClientContext& ctx, const v1::JobSpec& spec, MachineRun* run, std::mutex* print) {
+// The clients waiting on their machines, for an interrupt to stop.
+struct Waiting {
+  std::mutex mutex;
+  std::vector<DaemonClient*> clients;
+  void StopAll() {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (DaemonClient* c : clients) c->StopWatching();
+  }
+};
+
+void RunOnMachine(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options, MachineRun* run,
+                  std::mutex* print, Waiting* waiting, const InterruptWatch* interrupts) {
   absl::StatusOr<Connection> connection = ConnectTo(ctx, run->address);
   if (!connection.ok()) {
     run->status = connection.status();
     return;
   }
   DaemonClient& client = *connection->client;
+  {
+    std::lock_guard<std::mutex> lock(waiting->mutex);
+    waiting->clients.push_back(&client);
+  }
+  if (interrupts->interrupted()) client.StopWatching();
   if (absl::StatusOr<v1::DaemonInfo> info = client.Info(); info.ok()) run->hostname = info->environment().hostname();
-  v1::Job finished;
+  v1::Job submitted, finished;
   absl::StatusOr<v1::JobResult> result = RunJobOn(
-      client, spec,
+      client, spec, /*resident=*/true,
       [&](const v1::Job& job) {
+        submitted = job;
         run->job_id = job.id();
         std::lock_guard<std::mutex> lock(*print);
         std::fprintf(stderr, "[%s %s] submitted\n", run->address.c_str(), job.id().c_str());
       },
       {}, &finished);
-  if (!result.ok()) {
-    run->status = result.status();
-    return;
+  if (interrupts->interrupted() && !submitted.id().empty() && !IsFinished(finished.state())) {
+    std::lock_guard<std::mutex> lock(*print);
+    HandleInterruptedJob(client, submitted, options.cancel_on_interrupt, /*private_daemon=*/false,
+                         interrupts->signal());
+    run->status = absl::CancelledError("interrupted while waiting for job " + submitted.id());
+  } else if (!result.ok()) {
+    const absl::Status& s = result.status();
+    run->status = options.spec_from_flags ? absl::Status(s.code(), WithFlagNames(std::string(s.message()))) : s;
+  } else {
+    run->result = *std::move(result);
   }
-  run->result = *std::move(result);
+  std::lock_guard<std::mutex> lock(waiting->mutex);
+  waiting->clients.erase(std::find(waiting->clients.begin(), waiting->clients.end(), &client));
 }
 
 // Exit codes ranked: a machine that failed outranks a failed check, which outranks success.
@@ -66,15 +94,24 @@ std::string MachineFolderName(const std::string& hostname, const std::string& ad
   return name;
 }
 
-int RunJobOnDaemons(const ClientContext& ctx, const v1::JobSpec& spec, const std::string& output_dir) {
+int RunJobOnDaemons(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options) {
+  const absl::Status output_ok =
+      options.output_dir.empty()
+          ? CheckCurrentFolderWritable()
+          : CheckOutputFolder(options.output_dir, EvidenceFiles(spec.has_compare()), options.force, /*per_machine=*/true);
+  if (!output_ok.ok()) return ReportError(output_ok);
   std::vector<MachineRun> runs(ctx.daemons.size());
   std::mutex print;
+  Waiting waiting;
+  InterruptWatch interrupts([&] { waiting.StopAll(); });
   std::vector<std::thread> threads;
   for (size_t i = 0; i < runs.size(); ++i) {
     runs[i].address = NormalizeDaemonAddress(ctx.daemons[i]);
-    threads.emplace_back(RunOnMachine, std::cref(ctx), std::cref(spec), &runs[i], &print);
+    threads.emplace_back(RunOnMachine, std::cref(ctx), std::cref(spec), std::cref(options), &runs[i], &print, &waiting,
+                         &interrupts);
   }
   for (std::thread& t : threads) t.join();
+  if (interrupts.interrupted()) return kExitInterrupted;
 
   int exit_code = kExitOk;
   std::vector<std::string> taken;
@@ -86,15 +123,17 @@ int RunJobOnDaemons(const ClientContext& ctx, const v1::JobSpec& spec, const std
       exit_code = Worse(exit_code, ExitCodeFor(run.status));
       continue;
     }
-    if (!output_dir.empty()) {
-      std::string json_path;
-      if (absl::Status s = WriteEvidence(run.result, output_dir + "/" + machine, &json_path); !s.ok()) {
-        std::fprintf(stderr, "== %s: %s\n", heading.c_str(), std::string(s.message()).c_str());
-        exit_code = Worse(exit_code, ExitCodeFor(s));
-        continue;
-      }
-      std::fprintf(stderr, "== %s: wrote %s and its .html\n", heading.c_str(), json_path.c_str());
+    const std::string dir =
+        (options.output_dir.empty() ? DefaultOutputFolder(run.job_id) : options.output_dir) + "/" + machine;
+    std::string json_path;
+    if (absl::Status s = WriteEvidence(run.result, dir, &json_path); !s.ok()) {
+      std::fprintf(stderr, "== %s: job %s succeeded, but its evidence could not be written: %s; fetch it again with `%s`\n",
+                   heading.c_str(), run.job_id.c_str(), std::string(s.message()).c_str(),
+                   JobsCommandLine(run.address, "fetch " + run.job_id + " --output DIR").c_str());
+      exit_code = Worse(exit_code, ExitCodeFor(s));
+      continue;
     }
+    std::fprintf(stderr, "== %s: wrote %s and its .html\n", heading.c_str(), json_path.c_str());
     if (!ctx.json) std::printf("== %s\n", heading.c_str());
     std::fputs(Summarize(ctx, run.result).c_str(), stdout);
     exit_code = Worse(exit_code, ResultExitCode(run.result));

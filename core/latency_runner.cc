@@ -122,14 +122,15 @@ v1::Timing LatencyRunner::Finish(google::protobuf::RepeatedPtrField<v1::Warning>
     w->set_code("high_iqr");
     w->set_message(absl::StrFormat(
         "IQR is %.1f%% of the median (above %.0f%%): the machine was noisy; close other work, pin "
-        "threads or raise min_run_time_s",
+        "threads or raise --min-run-time (min_run_time_s in a job file)",
         median > 0 ? 100 * timing.summary().iqr_s() / median : 0.0, 100 * kHighIqrFraction));
   }
   if (static_cast<int>(blocks_.size()) < options_.min_blocks) {
     v1::Warning* w = warnings->Add();
     w->set_code("few_blocks");
     w->set_message(absl::StrFormat(
-        "only %d blocks (min_blocks %d): max_run_time_s %g s stopped the run; quartiles are unreliable",
+        "only %d blocks (min_blocks %d): max_run_time_s %g s stopped the run; quartiles are unreliable; raise "
+        "max_run_time_s (a job file's options) or use a shorter workload",
         blocks_.size(), options_.min_blocks, options_.max_run_time_s));
   }
   return timing;

@@ -16,7 +16,8 @@ namespace torchscan::daemon {
 namespace {
 
 absl::Status UnknownJob(const std::string& id) {
-  return absl::NotFoundError(absl::StrCat("id: no job ", QuoteForMessage(id), " on this daemon (list them with ListJobs)"));
+  return absl::NotFoundError(
+      absl::StrCat("id: no job ", QuoteForMessage(id), " on this daemon (list them with `torchscan-client jobs list`)"));
 }
 
 // At most 2000 bytes, marked when cut.

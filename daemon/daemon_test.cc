@@ -216,6 +216,8 @@ TEST(Daemon, RefusalsNameTheFieldOrLimit) {
   EXPECT_TRUE(absl::StrContains(s.message(), "max_queue_length 1")) << s;
 
   EXPECT_EQ(daemon->GetJob(Id("job-999999")).status().code(), absl::StatusCode::kNotFound);
+  // The fix is the client's command, not the RPC's name.
+  EXPECT_NE(daemon->GetJob(Id("job-999999")).status().message().find("`torchscan-client jobs list`"), std::string::npos);
   EXPECT_EQ(daemon->Cancel(Id("nope"), Caller{"x", true}).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(daemon->FetchResult(Id(queued)).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(daemon->FetchResult(Id(running)).status().code(), absl::StatusCode::kFailedPrecondition);

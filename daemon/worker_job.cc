@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/experiment.h"
 #include "daemon/job_options.h"
+#include "daemon/result_labels.h"
 #include "report/json_io.h"
 #include "daemon/worker_protocol.h"
 #include "proto/service.pb.h"
@@ -70,6 +71,7 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
   } else {
     return Fail(errors, kWorkerBadSpec, absl::InvalidArgumentError("spec: set exactly one of measure or compare"));
   }
+  LabelResult(spec, &result);
   progress.Phase("write result");
   if (absl::Status s = SaveJson(result, flags.job_dir + "/result.json"); !s.ok())
     return Fail(errors, kWorkerResultNotWritten, s);

@@ -14,9 +14,12 @@ namespace {
 
 using google::protobuf::FieldDescriptor;
 
-RunView MakeRun(std::string role, const v1::BenchmarkReport& report) {
+// `comparison_label`: the label of the comparison holding the run ("" for a lone report).
+RunView MakeRun(std::string role, const v1::BenchmarkReport& report, const std::string& comparison_label) {
   std::string name = report.name().empty() ? role : report.name();
-  return RunView{std::move(role), std::move(name), &report};
+  std::string title = !report.label().empty() && report.label() != comparison_label ? report.label() : name;
+  if (!report.model().empty() && report.model() != title) absl::StrAppend(&title, " (", report.model(), ")");
+  return RunView{std::move(role), std::move(name), std::move(title), &report};
 }
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
@@ -61,9 +64,17 @@ std::string ValueText(const google::protobuf::Message& message, const FieldDescr
 }  // namespace
 
 std::vector<RunView> Runs(const Evidence& evidence) {
-  if (const auto* report = std::get_if<v1::BenchmarkReport>(&evidence)) return {MakeRun("report", *report)};
+  if (const auto* report = std::get_if<v1::BenchmarkReport>(&evidence)) return {MakeRun("report", *report, "")};
   const auto& comparison = std::get<v1::Comparison>(evidence);
-  return {MakeRun("before", comparison.before()), MakeRun("after", comparison.after())};
+  return {MakeRun("before", comparison.before(), comparison.label()),
+          MakeRun("after", comparison.after(), comparison.label())};
+}
+
+std::string EvidenceTitle(const Evidence& evidence) {
+  const std::vector<RunView> runs = Runs(evidence);
+  const v1::Comparison* c = ComparisonOf(evidence);
+  if (c == nullptr) return runs[0].title;
+  return absl::StrCat(c->label().empty() ? "" : c->label() + ": ", runs[0].title, " \u2192 ", runs[1].title);
 }
 
 const v1::Comparison* ComparisonOf(const Evidence& evidence) { return std::get_if<v1::Comparison>(&evidence); }

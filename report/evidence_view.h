@@ -18,11 +18,19 @@ namespace torchscan {
 struct RunView {
   std::string role;                   // "report", "before" or "after"
   std::string name;                   // the report's name, or the role when it is empty
+  // For headings: the run's label when it tells this run apart (a report's own label, or a
+  // comparison run's label that differs from the comparison's), else `name`; then the model
+  // in parentheses when known: "mlp v2 (mlp_opt.pt)", "baseline (resnet18)", "measurement".
+  std::string title;
   const v1::BenchmarkReport* report;  // points into the evidence
 };
 
 // One run for a report; before then after for a comparison.
 std::vector<RunView> Runs(const Evidence& evidence);
+
+// The heading of the evidence: the run's title for a report; "<before> → <after>" titles for
+// a comparison, led by "<label>: " when the comparison has a label.
+std::string EvidenceTitle(const Evidence& evidence);
 
 // The comparison, or nullptr for a report.
 const v1::Comparison* ComparisonOf(const Evidence& evidence);

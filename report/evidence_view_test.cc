@@ -31,6 +31,33 @@ TEST(Runs, AReportIsOneRunAComparisonIsBeforeThenAfter) {
   EXPECT_EQ(runs[1].report, &std::get<v1::Comparison>(comparison).after());
 }
 
+TEST(EvidenceTitle, LabelAndModelTellRunsApart) {
+  v1::BenchmarkReport report = fixtures::ReportAlone();
+  EXPECT_EQ(EvidenceTitle(report), "baseline");  // no label, no model: the name as before
+  report.set_model("mlp.pt");
+  EXPECT_EQ(EvidenceTitle(report), "baseline (mlp.pt)");
+  report.set_label("mlp v1");
+  EXPECT_EQ(EvidenceTitle(report), "mlp v1 (mlp.pt)");
+
+  // Two saved measurements compared: their labels, not "measurement -> measurement".
+  v1::Comparison c = fixtures::PassedComparison();
+  c.mutable_before()->set_name("measurement");
+  c.mutable_after()->set_name("measurement");
+  c.mutable_before()->set_label("mlp v1");
+  c.mutable_after()->set_label("mlp v2");
+  c.mutable_after()->set_model("mlp_opt.pt");
+  EXPECT_EQ(EvidenceTitle(c), "mlp v1 \u2192 mlp v2 (mlp_opt.pt)");
+
+  // One job's comparison: the label leads once, the runs keep their roles' names.
+  c.set_label("freeze trial");
+  c.mutable_before()->set_label("freeze trial");
+  c.mutable_after()->set_label("freeze trial");
+  c.mutable_before()->set_name("baseline");
+  c.mutable_after()->set_name("candidate");
+  EXPECT_EQ(EvidenceTitle(c), "freeze trial: baseline \u2192 candidate (mlp_opt.pt)");
+  EXPECT_EQ(Runs(c)[1].name, "candidate");  // names (for --run and exports) are unchanged
+}
+
 TEST(WithheldBecause, AFailedCheckComesFirstThenIncompatibility) {
   EXPECT_EQ(WithheldBecause(fixtures::PassedComparison()), Withheld::kNone);
   EXPECT_EQ(WithheldBecause(fixtures::FailedCheckComparison()), Withheld::kCheckFailed);

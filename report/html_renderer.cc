@@ -66,10 +66,10 @@ void Card(std::string* out, const std::string& tone, std::string_view key, std::
                   "</div><div class=\"s\">", E(sub), "</div></div>");
 }
 
-void Header(const std::vector<RunView>& runs, const v1::Comparison* c, std::string* out) {
+void Header(const Evidence& evidence, const std::vector<RunView>& runs, const v1::Comparison* c, std::string* out) {
   const v1::BenchmarkReport& first = *runs[0].report;
   absl::StrAppend(out, "<header><p class=\"kicker\">", c ? "TorchScan comparison" : "TorchScan benchmark report",
-                  "</p><h1>", E(c ? absl::StrCat(runs[0].name, " \u2192 ", runs[1].name) : runs[0].name), "</h1>");
+                  "</p><h1>", E(EvidenceTitle(evidence)), "</h1>");
   std::vector<std::string> meta;
   const std::string& created = c ? c->created_at() : first.created_at();
   if (!created.empty()) meta.push_back("created " + created);
@@ -234,10 +234,9 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
       "img-src data:\">",
       "<title>",
-      E(c ? absl::StrCat("TorchScan: ", runs[0].name, " vs ", runs[1].name)
-          : absl::StrCat("TorchScan: ", runs[0].name)),
+      E(absl::StrCat("TorchScan: ", EvidenceTitle(evidence))),
       "</title><style>", kStyle, "</style></head><body><main>");
-  Header(runs, c, &out);
+  Header(evidence, runs, c, &out);
   if (c) {
     Banners(*c, &out);
     ComparisonCards(*c, &out);

@@ -55,6 +55,22 @@ void ExpectSelfContained(const std::string& page) {
   EXPECT_TRUE(Has(page, "default-src 'none'"));
 }
 
+// A comparison of one labelled job: its runs' model names and the label.
+v1::Comparison Labelled() {
+  v1::Comparison c = fixtures::PassedComparison();
+  c.set_label("freeze <trial>");
+  c.mutable_before()->set_model("mlp.pt");
+  c.mutable_after()->set_model("mlp_opt.pt");
+  return c;
+}
+
+TEST(HtmlRenderer, TitleAndHeadingCarryTheLabelAndModels) {
+  const std::string page = Render(Labelled());
+  EXPECT_TRUE(Has(page, "<title>TorchScan: freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)</title>"))
+      << page.substr(0, 600);
+  EXPECT_TRUE(Has(page, "<h1>freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)</h1>"));
+}
+
 TEST(HtmlRenderer, ReportAloneShowsEveryPart) {
   const std::string page = Render(fixtures::ReportAlone());
   ExpectSelfContained(page);

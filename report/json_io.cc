@@ -14,6 +14,9 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "report/nearest_name.h"
 #include "report/validate.h"
 
 namespace torchscan {
@@ -91,6 +94,57 @@ void ClearNegativeZeros(google::protobuf::Message* message) {
   }
 }
 
+// A field of `message` by its proto name or its JSON (camelCase) name; null when none.
+const google::protobuf::FieldDescriptor* FindField(const google::protobuf::Descriptor* message, const std::string& name) {
+  const google::protobuf::FieldDescriptor* field = message->FindFieldByName(name);
+  return field != nullptr ? field : message->FindFieldByCamelcaseName(name);
+}
+
+// The parser says "(options) minRunTime: Cannot find field." (the path in parentheses, absent
+// at the top level) and no more. This names the message that lacks the field, the nearest
+// valid name and every valid name: "options.minRunTime: MeasurementOptions has no field
+// \"minRunTime\"; did you mean min_run_time_s? Its fields: ...". "" when the parser's words
+// are not about an unknown field or the path cannot be followed.
+std::string UnknownFieldHelp(const google::protobuf::Descriptor* root, std::string_view parser_message) {
+  constexpr std::string_view kSuffix = ": Cannot find field.";
+  if (parser_message.size() <= kSuffix.size() ||
+      parser_message.substr(parser_message.size() - kSuffix.size()) != kSuffix)
+    return "";
+  std::string_view rest = parser_message.substr(0, parser_message.size() - kSuffix.size());
+  std::string_view path;
+  if (!rest.empty() && rest[0] == '(') {
+    const size_t close = rest.find(") ");
+    if (close == std::string_view::npos) return "";
+    path = rest.substr(1, close - 1);
+    rest = rest.substr(close + 2);
+  }
+  const std::string unknown(rest);
+  const google::protobuf::Descriptor* message = root;
+  std::string shown_path;
+  bool in_map_value = false;  // a map of messages shows as "field[0].value" on the way
+  for (absl::string_view segment : absl::StrSplit(absl::string_view(path.data(), path.size()), '.', absl::SkipEmpty())) {
+    const std::string name(segment.substr(0, segment.find('[')));
+    if (in_map_value && name == "value") {
+      in_map_value = false;
+      continue;
+    }
+    const google::protobuf::FieldDescriptor* field = FindField(message, name);
+    if (field == nullptr || field->message_type() == nullptr) return "";
+    message = field->message_type();
+    if (field->is_map()) {
+      message = message->map_value()->message_type();
+      if (message == nullptr) return "";
+      in_map_value = true;
+    }
+    shown_path += name + ".";
+  }
+  std::vector<std::string> names;
+  for (int i = 0; i < message->field_count(); ++i) names.push_back(message->field(i)->name());
+  const std::string nearest = NearestName(unknown, names);
+  return shown_path + unknown + ": " + message->name() + " has no field \"" + unknown + "\"" +
+         (nearest.empty() ? "" : "; did you mean " + nearest + "?") + " Its fields: " + absl::StrJoin(names, ", ");
+}
+
 absl::Status ErrnoStatus(const std::string& what, const std::string& path) {
   const int e = errno;
   const std::string message = what + " " + path + ": " + std::strerror(e);
@@ -107,9 +161,11 @@ absl::Status ParseJsonStrict(std::string_view json, const std::string& source, g
   options.ignore_unknown_fields = false;
   const auto status = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(json.data(), json.size()), parsed.get(), options);
-  if (!status.ok())
+  if (!status.ok()) {
+    const std::string help = UnknownFieldHelp(out->GetDescriptor(), {status.message().data(), status.message().size()});
     return absl::InvalidArgumentError(source + ": not a valid " + out->GetDescriptor()->name() + " JSON file: " +
-                                      std::string(status.message()));
+                                      (help.empty() ? std::string(status.message()) : help));
+  }
   ClearNegativeZeros(parsed.get());
   out->GetReflection()->Swap(out, parsed.get());
   return absl::OkStatus();
@@ -227,19 +283,31 @@ absl::StatusOr<v1::Comparison> LoadComparison(const std::string& path) {
   return ParseComparison(*json, path);
 }
 
-absl::StatusOr<Evidence> LoadEvidence(const std::string& path) {
-  absl::StatusOr<std::string> json = ReadFile(path);
-  if (!json.ok()) return json.status();
+absl::StatusOr<Evidence> ParseEvidence(std::string_view json, const std::string& source) {
   // Both messages reject each other's top-level keys, so a cheap look at the keys is
   // enough to pick one; the strict parse below still decides.
-  if (HasTopLevelKey(*json, "before")) {
-    absl::StatusOr<v1::Comparison> c = ParseComparison(*json, path);
+  if (HasTopLevelKey(json, "before")) {
+    absl::StatusOr<v1::Comparison> c = ParseComparison(json, source);
     if (!c.ok()) return c.status();
     return Evidence(std::move(*c));
   }
-  absl::StatusOr<v1::BenchmarkReport> r = ParseReport(*json, path);
+  absl::StatusOr<v1::BenchmarkReport> r = ParseReport(json, source);
   if (!r.ok()) return r.status();
   return Evidence(std::move(*r));
+}
+
+absl::StatusOr<Evidence> LoadEvidence(const std::string& path) {
+  absl::StatusOr<std::string> json = ReadFile(path);
+  if (!json.ok()) return json.status();
+  return ParseEvidence(*json, path);
+}
+
+JsonKind SniffJsonKind(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] != '{') return JsonKind::kNotJson;
+  if (HasTopLevelKey(text, "before") || HasTopLevelKey(text, "latency_change")) return JsonKind::kComparison;
+  if (HasTopLevelKey(text, "measure") || HasTopLevelKey(text, "compare")) return JsonKind::kJob;
+  return JsonKind::kReport;
 }
 
 }  // namespace torchscan

@@ -37,8 +37,11 @@ absl::Status SaveJson(const google::protobuf::Message& message, const std::strin
 
 // Strict JSON mapping parse of any message (job files, daemon configuration, job records):
 // unknown fields, wrong types and malformed JSON give InvalidArgument "<source>: not a valid
-// <Type> JSON file: <the parser's words, which name the field>". All or nothing: `out` is
-// left untouched on error.
+// <Type> JSON file: <the parser's words, which name the field>". An unknown field is named
+// with its path, the message that lacks it, the nearest valid name and all valid names:
+// "job.json: not a valid JobSpec JSON file: options.minRunTime: MeasurementOptions has no
+// field "minRunTime"; did you mean min_run_time_s? Its fields: intra_op_threads, ...".
+// All or nothing: `out` is left untouched on error.
 // Every zero is read as +0 in double and float fields: -0, -0.0 and -0e15 are the number
 // zero (a tolerance, a time), and the protobuf parser alone keeps the sign of some of these
 // spellings and not of others. Strings are kept byte for byte (JSON escapes such as \u0000
@@ -57,7 +60,16 @@ absl::StatusOr<v1::Comparison> LoadComparison(const std::string& path);
 
 // A file holding either kind: a top-level "before" key means a comparison.
 using Evidence = std::variant<v1::BenchmarkReport, v1::Comparison>;
+absl::StatusOr<Evidence> ParseEvidence(std::string_view json, const std::string& source);
 absl::StatusOr<Evidence> LoadEvidence(const std::string& path);
+
+// What a file seems to hold, from a cheap look (one linear pass; the strict parse still
+// decides), so that a command given the wrong kind of file can say which command fits:
+// kNotJson when the first non-blank byte is not '{' (a zip archive such as a saved module,
+// an HTML page ...), kComparison with a top-level "before" or "latency_change" key, kJob with a top-level
+// "measure" or "compare" key (a JobSpec), else kReport.
+enum class JsonKind { kNotJson, kReport, kComparison, kJob };
+JsonKind SniffJsonKind(std::string_view text);
 
 // Reads a whole file; NotFound / PermissionDenied / Internal naming the path; InvalidArgument
 // naming the path for a folder or for more than kMaxReadFileBytes (endless streams such as

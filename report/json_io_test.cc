@@ -155,6 +155,43 @@ TEST(JsonIo, EachStrictLoadingErrorNamesTheFieldAndSource) {
   }
 }
 
+TEST(JsonIo, AnUnknownFieldIsNamedWithItsMessageTheNearestAndEveryValidName) {
+  const std::string good = ToJson(ValidReport());
+  absl::StatusOr<v1::BenchmarkReport> r = ParseReport(Replace(good, "\"calls\":", "\"cals\":"), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "r.json: not a valid BenchmarkReport JSON file: timing.blocks.cals: TimingBlock has no field \"cals\"; "
+            "did you mean calls? Its fields: calls, duration_s");
+  r = ParseReport(Replace(good, "\"name\":", "\"nmae\":"), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("nmae: BenchmarkReport has no field \"nmae\"; did you mean name? Its fields: "
+                                      "schema_version, name, created_at,"),
+            std::string::npos)
+      << r.status();
+  // Nothing close: no guess, but still every valid name.
+  r = ParseReport(Replace(good, "{", "{\"turbo_mode\": true,"), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("turbo_mode: BenchmarkReport has no field \"turbo_mode\" Its fields: "),
+            std::string::npos)
+      << r.status();
+  // A camelCase JSON name on the way is followed too.
+  r = ParseReport(Replace(Replace(good, "\"duration_s\":", "\"durationS\":"), "\"calls\":", "\"callz\":"), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("did you mean calls?"), std::string::npos) << r.status();
+}
+
+TEST(JsonIo, SniffJsonKindTellsTheKindsApart) {
+  EXPECT_EQ(SniffJsonKind(ToJson(ValidReport())), JsonKind::kReport);
+  EXPECT_EQ(SniffJsonKind(ToJson(ValidComparison())), JsonKind::kComparison);
+  EXPECT_EQ(SniffJsonKind(R"( {"label": "x", "measure": {"workload": {}}})"), JsonKind::kJob);
+  EXPECT_EQ(SniffJsonKind(R"({"compare": {}})"), JsonKind::kJob);
+  EXPECT_EQ(SniffJsonKind(std::string("PK\x03\x04model/data.pkl", 18)), JsonKind::kNotJson);
+  EXPECT_EQ(SniffJsonKind("<html>"), JsonKind::kNotJson);
+  EXPECT_EQ(SniffJsonKind(""), JsonKind::kNotJson);
+  // Nested keys do not count: a report's workload map may hold anything.
+  EXPECT_EQ(SniffJsonKind(R"({"workload": {"measure": "x", "before": "y"}})"), JsonKind::kReport);
+}
+
 TEST(JsonIo, ComparisonErrorsNameTheNestedReport) {
   v1::Comparison c = ValidComparison();
   c.mutable_after()->mutable_timing()->clear_blocks();

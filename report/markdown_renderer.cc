@@ -118,10 +118,10 @@ std::string MarkdownRenderer::Render(const Evidence& evidence) const {
   const v1::Comparison* c = ComparisonOf(evidence);
   std::string out;
   if (c) {
-    absl::StrAppend(&out, "### TorchScan: ", M(runs[0].name), " \u2192 ", M(runs[1].name), "\n\n");
+    absl::StrAppend(&out, "### TorchScan: ", M(EvidenceTitle(evidence)), "\n\n");
     Verdict(*c, &out);
   } else {
-    absl::StrAppend(&out, "### TorchScan: ", M(runs[0].name), "\n\n");
+    absl::StrAppend(&out, "### TorchScan: ", M(EvidenceTitle(evidence)), "\n\n");
   }
   RunsTable(runs, &out);
   if (c) {

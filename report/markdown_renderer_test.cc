@@ -33,6 +33,15 @@ TEST(MarkdownRenderer, ComparisonForAPullRequest) {
   EXPECT_TRUE(Has(md, "<details><summary>Environment and inputs</summary>"));
 }
 
+TEST(MarkdownRenderer, HeadingCarriesTheLabelAndModels) {
+  v1::Comparison c = fixtures::PassedComparison();
+  c.mutable_before()->set_label("mlp v1");
+  c.mutable_after()->set_label("mlp v2");
+  c.mutable_after()->set_model("mlp_opt.pt");
+  const std::string md = MarkdownRenderer().Render(c);
+  EXPECT_EQ(md.rfind("### TorchScan: mlp v1 \u2192 mlp v2 (mlp\\_opt.pt)\n", 0), 0u) << md;
+}
+
 TEST(MarkdownRenderer, FailedCheckOpensWithAWarningAndShowsNoLabelOrDelta) {
   for (const v1::Comparison& c : {fixtures::FailedCheckComparison(), fixtures::TamperedFailedComparison()}) {
     const std::string md = MarkdownRenderer().Render(c);

@@ -96,11 +96,11 @@ std::string TerminalRenderer::Render(const Evidence& evidence) const {
   Lines lines{options_.color, ""};
   const std::vector<RunView> runs = Runs(evidence);
   if (const v1::Comparison* c = ComparisonOf(evidence)) {
-    absl::StrAppend(&lines.out, "TorchScan comparison: ", S(runs[0].name), " \u2192 ", S(runs[1].name), "\n");
+    absl::StrAppend(&lines.out, "TorchScan comparison: ", S(EvidenceTitle(evidence)), "\n");
     ComparisonLines(*c, &lines);
     RunLines(runs, true, &lines);
   } else {
-    absl::StrAppend(&lines.out, "TorchScan report: ", S(runs[0].name), "\n");
+    absl::StrAppend(&lines.out, "TorchScan report: ", S(EvidenceTitle(evidence)), "\n");
     RunLines(runs, false, &lines);
   }
   return lines.out;

@@ -26,6 +26,16 @@ TEST(TerminalRenderer, ComparisonIsCompactWithCheckLabelEvidenceAndRuns) {
   EXPECT_FALSE(Has(out, "\x1b"));  // no colour unless asked
 }
 
+TEST(TerminalRenderer, TitleCarriesTheLabelAndModels) {
+  v1::Comparison c = fixtures::PassedComparison();
+  c.set_label("freeze trial");
+  c.mutable_before()->set_model("mlp.pt");
+  c.mutable_after()->set_model("mlp_opt.pt");
+  const std::string out = TerminalRenderer().Render(c);
+  EXPECT_EQ(out.rfind("TorchScan comparison: freeze trial: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)\n", 0), 0u)
+      << out;
+}
+
 TEST(TerminalRenderer, ColourOnlyWhenAsked) {
   const std::string out = TerminalRenderer({.color = true}).Render(fixtures::PassedComparison());
   EXPECT_TRUE(Has(out, "\x1b[32mpassed\x1b[0m"));

@@ -251,6 +251,11 @@ TEST_F(AccessTest, TcpNeedsAValidTokenOverTls) {
 
   CommandResult r = Tcp(tcp, kAliceToken, {"--json", "info"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The admin's "USER TOKEN" line, as the deploy guide hands it out, works as a token file.
+  const std::string line = TempDir("token-line") + "/token";
+  WriteFile(line, std::string("alice ") + kAliceToken + "\n", 0600);
+  r = e2e::Run(Runfile("client/torchscan-client"), {"--daemon", tcp, "--tls-ca", pki_->ca, "--token-file", line, "info"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 
   r = Tcp(tcp, "", {"info"});  // no token
   EXPECT_EQ(r.exit_code, 5) << r.err;
@@ -272,6 +277,17 @@ TEST_F(AccessTest, TcpNeedsAValidTokenOverTls) {
 
   r = Tcp(tcp, kAliceToken, {"--tls-ca", pki_->other_ca, "info"}, false);  // a CA that did not sign it
   EXPECT_EQ(r.exit_code, 4) << r.err;
+  // The likely cause leads, and gRPC's own log lines are not printed before it.
+  EXPECT_EQ(r.err.rfind("torchscan-client: cannot connect to " + tcp + " (from --daemon) over TLS: wrong CA", 0), 0u)
+      << r.err;
+  EXPECT_FALSE(absl::StrContains(r.err, "ssl_transport_security")) << r.err;
+  r = Tcp(tcp, kAliceToken, {"--tls-server-name", "bench9", "info"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "over TLS: wrong server name: the daemon's certificate does not name \"bench9\""))
+      << r.err;
+  r = Tcp("127.0.0.1:" + std::to_string(FreePort()), kAliceToken, {"info"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "nothing listens on that port")) << r.err;
 
   // The unix socket still works without a token, and refuses a forged one.
   EXPECT_EQ(d.Client({"info"}).exit_code, 0);
@@ -433,6 +449,7 @@ TEST_F(AccessTest, MutualTlsRefusesClientsWithoutACertificate) {
   std::unique_ptr<TestDaemon> daemon = TcpDaemon("mtls", tcp, {"--tls-client-ca", pki_->ca});
   CommandResult r = Tcp(tcp, kAliceToken, {"info"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "pass --tls-cert and --tls-key")) << r.err;
   r = Tcp(tcp, kAliceToken, {"info"}, true, {"--tls-cert", pki_->client_cert, "--tls-key", pki_->client_key});
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }

@@ -190,8 +190,13 @@ TEST(DaemonEndToEnd, Kill9OfTheDaemonLosesNothing) {
 
   d.Kill9();
   ::kill(running.worker_pid(), SIGKILL);  // the orphaned worker, if it outlived the daemon
-  long_job.get();
+  const CommandResult lost = long_job.get();
   queued_job.get();
+  // The waiting client names its job and how to pick it up once the daemon is back.
+  EXPECT_EQ(lost.exit_code, 4) << lost.err;
+  EXPECT_NE(lost.err.find("lost contact with the daemon while waiting for job " + running.id()), std::string::npos)
+      << lost.err;
+  EXPECT_NE(lost.err.find("jobs fetch " + running.id() + " --output DIR"), std::string::npos) << lost.err;
   d.Start();
 
   const CommandResult fetched = d.Client({"jobs", "fetch", finished, "--output", out});

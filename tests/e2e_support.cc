@@ -64,22 +64,54 @@ std::string TempDir(const std::string& name) {
   return dir;
 }
 
-CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s) {
-  static std::atomic<int> counter{0};  // tests run clients from several threads
-  const std::string base = TempDir("commands") + "/" + std::to_string(++counter);
-  bp::child child = Spawn(program, bp::args(args), bp::std_in < bp::null, bp::std_out > base + ".out",
-                          bp::std_err > base + ".err");
+std::string WorkingDir() { return TempDir("cwd"); }
+
+struct Background::Process {
+  bp::child child;
+};
+
+Background::Background(const std::string& program, const std::vector<std::string>& args) {
+  static std::atomic<int> counter{0};
+  base_ = TempDir("commands") + "/" + std::to_string(++counter);
+  process_ = std::make_unique<Process>();
+  process_->child = Spawn(program, bp::args(args), bp::std_in < bp::null, bp::std_out > base_ + ".out",
+                          bp::std_err > base_ + ".err", bp::start_dir = WorkingDir());
+}
+
+Background::~Background() {
+  if (process_->child.running()) process_->child.terminate();
+}
+
+int Background::pid() const { return process_->child.id(); }
+
+std::string Background::Err() const { return Slurp(base_ + ".err"); }
+
+bool Background::WaitForErr(const std::string& text, double timeout_s) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (Err().find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() > deadline || !process_->child.running()) return Err().find(text) != std::string::npos;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+CommandResult Background::Wait(double timeout_s) {
   CommandResult result;
-  if (!WaitForExit(child, timeout_s)) {
-    child.terminate();
+  if (!WaitForExit(process_->child, timeout_s)) {
+    process_->child.terminate();
     result.err = "timed out after " + std::to_string(timeout_s) + " s\n";
   }
-  child.wait();
-  const int native = child.native_exit_code();
+  process_->child.wait();
+  const int native = process_->child.native_exit_code();
   result.exit_code = WIFEXITED(native) ? WEXITSTATUS(native) : -1;
-  result.out = Slurp(base + ".out");
-  result.err += Slurp(base + ".err");
+  result.out = Slurp(base_ + ".out");
+  result.err += Slurp(base_ + ".err");
   return result;
+}
+
+CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s) {
+  Background command(program, args);
+  return command.Wait(timeout_s);
 }
 
 struct TestDaemon::Process {

@@ -23,8 +23,34 @@ struct CommandResult {
   std::string err;      // stderr
 };
 
-// Runs `program` with `args` to completion (at most `timeout_s`, then SIGKILL).
+// Runs `program` with `args` to completion (at most `timeout_s`, then SIGKILL), in
+// WorkingDir(), so that what a client writes to ./torchscan-<job id>/ (no --output) stays in
+// the test's own folder.
 CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s = 300);
+
+// The working folder of every command Run starts: $TEST_TMPDIR/cwd.
+std::string WorkingDir();
+
+// A command running in the background (in WorkingDir()), for tests that signal it.
+class Background {
+ public:
+  Background(const std::string& program, const std::vector<std::string>& args);
+  ~Background();  // SIGKILL if it still runs
+  Background(const Background&) = delete;
+  Background& operator=(const Background&) = delete;
+
+  int pid() const;
+  std::string Err() const;  // its stderr so far
+  // Waits (at most `timeout_s`) until its stderr holds `text`; false if it never does.
+  bool WaitForErr(const std::string& text, double timeout_s = 60) const;
+  // Waits for it to end (at most `timeout_s`, then SIGKILL).
+  CommandResult Wait(double timeout_s = 120);
+
+ private:
+  struct Process;
+  std::string base_;
+  std::unique_ptr<Process> process_;
+};
 
 // A torchscand with the real worker, on a unix socket in a short folder under /tmp.
 class TestDaemon {

@@ -23,6 +23,7 @@
 
 #include <google/protobuf/util/message_differencer.h>
 
+#include "libtorch_build_info.h"
 #include "proto/service.grpc.pb.h"
 #include "tests/e2e_support.h"
 
@@ -174,7 +175,7 @@ struct Case {
   std::function<Outcome()> send;
   int expected;              // exit code (client) or grpc::StatusCode (raw)
   std::string must_contain;  // the field (or flag) the message must name
-  std::vector<std::string> also_contains;  // more it must name: the file, the fix
+  std::vector<std::string> also_contains;  // more it must name: the file, the fix, what to do
   // Non-empty: a known bug in a file this test may not fix (who must fix it). The case is
   // expected to miss its expectation and is reported; once it meets it the test fails, so
   // that the note is removed.
@@ -217,7 +218,11 @@ class Table {
   // Marks the last case as a known bug of someone else's file.
   void KnownBug(std::string where) { cases_.back().known_bug = std::move(where); }
   // The last case's message must also name these (the file, the fix).
-  void AlsoNaming(std::vector<std::string> parts) { cases_.back().also_contains = std::move(parts); }
+  void AlsoNaming(std::vector<std::string> parts) {
+    cases_.back().also_contains.insert(cases_.back().also_contains.end(), parts.begin(), parts.end());
+  }
+  // The last case's message must also name this fix.
+  void Fix(std::string fix) { AlsoNaming({std::move(fix)}); }
 
   const std::vector<Case>& cases() const { return cases_; }
 
@@ -478,7 +483,8 @@ void AddReportCases(Table& t, const std::string& dir, const std::string& good_re
                                                                    R"("duration_s": "NaN")", std::regex_constants::format_first_only)),
        "timing.blocks[0]");
   t.Client("compare-reports: a comparison as a report", {"compare-reports", good_report, dir + "/comparison.json"},
-           kBadInput, "notes");
+           kBadInput, "is a comparison, not a report");
+  t.Fix("torchscan-client render " + dir + "/comparison.json");
   t.Client("render --format pdf", {"render", good_report, "--format", "pdf"}, kBadInput, "--format");
   t.Client("render -o into a missing folder", {"render", good_report, "-o", dir + "/no/such/folder/x.html"}, kBadInput,
            "-o");
@@ -576,6 +582,90 @@ void AddGrpcCases(Table& t, const std::string& good_id) {
            StatusCode::INVALID_ARGUMENT, "spec.measure.workload.device");
 }
 
+// `zip` (a saved TorchScript module) as a newer PyTorch would write it: its version record
+// says 99 (LibTorch 1.13 reads up to 10), both of the record's CRC-32s updated so that the
+// archive stays valid and only the version is wrong.
+std::string FromNewerPyTorch(std::string zip) {
+  const auto u16 = [&](size_t at) { return static_cast<uint32_t>(static_cast<unsigned char>(zip[at])) |
+                                           static_cast<uint32_t>(static_cast<unsigned char>(zip[at + 1])) << 8; };
+  const auto put32 = [&](size_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) zip[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  const std::string version = "99";
+  uint32_t crc = 0xffffffffu;
+  for (char c : version) {
+    crc ^= static_cast<unsigned char>(c);
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+  }
+  crc = ~crc;
+  const auto u32 = [&](size_t at) { return u16(at) | u16(at + 2) << 16; };
+  const auto is_version = [](const std::string& name) {
+    return name.size() >= 8 && name.compare(name.size() - 8, 8, "/version") == 0;
+  };
+  bool patched = false;
+  // The central directory says where each record is; a record's CRC is there, and in its local
+  // header or, when the writer streamed it (flag bit 3, as LibTorch's does), in the data
+  // descriptor after its bytes.
+  for (size_t c = zip.find("PK\x01\x02"); c != std::string::npos; c = zip.find("PK\x01\x02", c + 4)) {
+    if (!is_version(zip.substr(c + 46, u16(c + 28))) || u16(c + 10) != 0 || u32(c + 20) != 2) continue;
+    const size_t local = u32(c + 42);
+    const size_t data = local + 30 + u16(local + 26) + u16(local + 28);
+    zip.replace(data, 2, version);
+    put32(c + 16, crc);
+    if (u16(local + 6) & 8) put32(data + 2 + (zip.compare(data + 2, 4, "PK\x07\x08") == 0 ? 4 : 0), crc);
+    else put32(local + 14, crc);
+    patched = true;
+  }
+  if (!patched) ADD_FAILURE() << "the module has no stored 2-byte version record to patch";
+  return zip;
+}
+
+// The problems the first hour with one's own model met (issue 11): each message names the
+// problem and the fix.
+void AddGuidanceCases(Table& t, const std::string& dir, const std::string& module, const std::string& work_module,
+                      const std::string& good_out) {
+  const auto file = [&](const std::string& name, const std::string& content) { return Write(dir + "/" + name, content); };
+  const std::string linear_job = file("guidance_linear.json", MeasureJob(kLinear));
+  t.JobFile("job file field typo minRunTime", file("typo.json", MeasureJob(kLinear, R"("minRunTime": 1)")), kBadInput,
+            "options.minRunTime: MeasurementOptions has no field");
+  t.Fix("did you mean min_run_time_s?");
+  t.Client("flag typo --min-runtime", {"measure", "--min-runtime", "1"}, kBadInput, "unknown flag --min-runtime");
+  t.Fix("did you mean --min-run-time?");
+  t.Client("subcommand typo mesure", {"mesure", "--model", "linear"}, kBadInput, "unknown command mesure");
+  t.Fix("did you mean measure?");
+  t.Client("render a TorchScript module", {"render", module}, kBadInput, "is not a report or comparison JSON file");
+  t.Fix("torchscan-client measure --torchscript " + module);
+  t.Client("render a job file", {"render", linear_job}, kBadInput, "is a job file (JobSpec), not a result");
+  t.Fix("torchscan-client measure --job " + linear_job);
+  t.Client("compare-reports of a module", {"compare-reports", module, good_out + "/report.json"}, kBadInput,
+           "it is a zip archive");
+  t.Fix("torchscan-client compare --baseline");
+  t.Client("jobs show job-999", {"jobs", "show", "job-999"}, kBadInput, "no job \"job-999\"");
+  t.Fix("`torchscan-client jobs list`");
+  t.Client("--output is a file", {"measure", "--output", good_out + "/report.json"}, kBadInput,
+           "report.json is a file, not a folder");
+  t.Fix("give a folder");
+  t.Client("--output would overwrite", {"measure", "--model", "linear", "--output", good_out}, kBadInput,
+           good_out + "/report.json already exists");
+  t.Fix("add --force");
+  t.Client("flags beside --job", {"measure", "--model", "resnet18", "--min-run-time", "1", "--rss", "--job", linear_job},
+           kBadInput, "--model: cannot be combined with --job " + linear_job);
+  t.Fix("edit the file or leave out --job");
+  t.Client("--device tpu names the flag", {"measure", "--device", "tpu"}, kBadInput,
+           "spec.measure.workload.device (--device)");
+  t.Fix("devices:");
+  // Worker cases: the input that does not fit, a module from a newer PyTorch.
+  t.Client("inputs that do not fit the module", {"measure", "--torchscript", work_module, "--input", "32x65",
+                                                  "--min-run-time", "0.02"},
+           kJobFailed, "the inputs do not fit the model: forward(input0: Tensor[32, 65] float32) on cpu failed: ");
+  t.Fix("give one input per argument of the method");
+  const std::string newer = file("newer.pt", FromNewerPyTorch(Slurp(work_module)));
+  t.Client("a module from a newer PyTorch", {"measure", "--torchscript", newer, "--input", "32x64", "--min-run-time",
+                                            "0.02"},
+           kJobFailed, std::string("than this daemon's LibTorch ") + TORCHSCAN_LIBTORCH_VERSION);
+  t.Fix("save it with PyTorch " TORCHSCAN_LIBTORCH_VERSION);
+}
+
 // ------------------------------------------------------------------ the test
 
 std::string SubmittedId(const std::string& err) {
@@ -605,6 +695,7 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
 
   // TorchScript fixtures: a real module, then broken copies of it.
   ASSERT_EQ(e2e::Run(Runfile("tests/make_check_modules"), {dir}).exit_code, 0);
+  ASSERT_EQ(e2e::Run(Runfile("tests/make_work_module"), {dir}).exit_code, 0);
   const std::string module = dir + "/pass.pt", module_bytes = Slurp(module);
   ASSERT_GT(module_bytes.size(), 100u);
   const std::string truncated = Write(dir + "/truncated.pt", module_bytes.substr(0, module_bytes.size() / 2));
@@ -624,6 +715,7 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
   const std::string never_written = TempDir("hostile_never_written");
   AddJobIdCases(table, good_id, never_written);
   AddWorkerCases(table, dir, truncated, random, state_dir, good_id);
+  AddGuidanceCases(table, dir, module, dir + "/work.pt", good_out);
 
   int crashes = 0, damaged = 0, known_bugs = 0;
   const int pid = daemon.pid();

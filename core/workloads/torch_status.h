@@ -13,7 +13,11 @@
 namespace torchscan::workloads {
 
 // Runs `fn` and maps what it throws to a status whose message is
-// "<what>: <LibTorch's message without its C++ backtrace>":
+// "<what>: <LibTorch's message without its C++ backtrace>", on one line (a TorchScript
+// interpreter error keeps its final "RuntimeError: ..." line, not the traceback of code
+// excerpts above it; other lines are joined by spaces). A module file from a newer PyTorch
+// ("please upgrade PyTorch") is explained naming this LibTorch's version and the fix; an
+// unknown operator notes that version too.
 //   - out of memory (c10::OutOfMemoryError, or the CPU allocator's "can't allocate memory"
 //     / any "out of memory" message)                  -> kResourceExhausted
 //   - any other c10::Error or std::exception          -> `error_code` (default kInvalidArgument:

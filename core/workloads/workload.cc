@@ -422,6 +422,19 @@ std::vector<std::vector<int64_t>> ForwardInputShapes(const std::vector<at::Tenso
   return shapes;
 }
 
+// One forward as it was called, for errors: "forward(x: Tensor[32, 65] float32) on cpu", with
+// the shapes one forward sees (`forward_shapes`: per sample, the sample's).
+std::string CallText(const std::string& method, const std::vector<PreparedInput>& inputs,
+                     const std::vector<std::vector<int64_t>>& forward_shapes, const std::vector<at::Tensor>& tensors,
+                     const std::string& device) {
+  std::vector<std::string> arguments;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    arguments.push_back(absl::StrCat(inputs[i].name, ": Tensor[", absl::StrJoin(forward_shapes[i], ", "), "] ",
+                                     DTypeName(tensors[i].scalar_type())));
+  }
+  return absl::StrCat(method, "(", absl::StrJoin(arguments, ", "), ") on ", device);
+}
+
 }  // namespace
 
 absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadOptions& options) {
@@ -491,10 +504,15 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadO
   if (options.trial_call) {
     const std::string precision_hint =
         dtype == at::kFloat ? "" : absl::StrCat("; precision ", DTypeName(dtype), " may lack kernels on ", resolved->name);
-    absl::Status fits = RunTorch(
-        absl::StrCat("the inputs do not fit the model (", InputsText(prepared, inputs, resolved->name), precision_hint, ")"),
-        [&] { output = workload.call(); });
-    if (!fits.ok()) return fits;
+    const auto method = model->description.find("method");
+    const std::string call = CallText(method == model->description.end() ? "forward" : method->second, prepared,
+                                      ForwardInputShapes(inputs, per_sample, keep_batch_dim), inputs, resolved->name);
+    absl::Status fits = RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"),
+                                 [&] { output = workload.call(); });
+    if (!fits.ok()) {
+      return absl::Status(fits.code(), absl::StrCat(fits.message(), "; give one input per argument of the method, "
+                                                    "shaped and typed as it expects (--input / --input-file)"));
+    }
   }
 
   if (resolved->cuda) {

@@ -440,11 +440,24 @@ TEST(BuildWorkloadErrors, InputsThatDoNotFitTheModel) {
   AddGenerated(&spec, {32, 64});
   auto w = BuildWorkload(spec);
   EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(Contains(w.status(), "the inputs do not fit the model")) << w.status();
-  EXPECT_TRUE(Contains(w.status(), "x [32, 64] float32") || Contains(w.status(), "input0 [32, 64] float32"));
+  EXPECT_TRUE(Contains(w.status(), "the inputs do not fit the model: forward(input0: Tensor[32, 64] float32) on cpu "
+                                   "failed: "))
+      << w.status();
+  EXPECT_TRUE(Contains(w.status(), "--input")) << w.status();  // the fix
 
+  // A TorchScript error: its own error line, on one line, without the interpreter's traceback.
   w = BuildWorkload(Script(ScriptBytes(kLinearScript), {4, 9}));
-  EXPECT_TRUE(Contains(w.status(), "the inputs do not fit the model")) << w.status();
+  EXPECT_TRUE(Contains(w.status(), "the inputs do not fit the model: forward(input0: Tensor[4, 9] float32) on cpu "
+                                   "failed: "))
+      << w.status();
+  EXPECT_FALSE(Contains(w.status(), "\n")) << w.status();
+  EXPECT_FALSE(Contains(w.status(), "Traceback")) << w.status();
+
+  // per_sample: the shapes one forward sees.
+  WorkloadSpec samples = Script(ScriptBytes(kLinearScript), {4, 9});
+  samples.set_execution_mode(WorkloadSpec::per_sample);
+  w = BuildWorkload(samples);
+  EXPECT_TRUE(Contains(w.status(), "forward(input0: Tensor[9] float32)")) << w.status();
 
   WorkloadSpec two = Script(ScriptBytes(kLinearScript), {4, 8});
   AddGenerated(&two, {4, 8});
