@@ -20,6 +20,7 @@
 #include "proto/service.pb.h"
 #include "report/json_io.h"
 #include "tests/e2e_jobs.h"
+#include "tests/access_fixtures.h"
 #include "tests/e2e_support.h"
 
 namespace torchscan::e2e {
@@ -30,11 +31,6 @@ namespace fs = std::filesystem;
 const char* kAliceToken = "alice-7f3c9a1e5b2d4c6a8e0f";
 const char* kBobToken = "bob-admin-1a2b3c4d5e6f7a8b9c";
 const char* kCarolToken = "carol-0f9e8d7c6b5a49382716";
-
-void WriteFile(const std::string& path, const std::string& text, mode_t mode) {
-  std::ofstream(path) << text;
-  ::chmod(path.c_str(), mode);
-}
 
 // The soft limit column of /proc/PID/limits for the row `name`.
 std::string SoftLimit(const std::string& limits, const std::string& name) {
@@ -48,134 +44,6 @@ std::string SoftLimit(const std::string& limits, const std::string& name) {
   }
   return "";
 }
-
-// A loopback TCP port nobody listens on right now.
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t size = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
-// A CA, a server certificate for "localhost" and a client certificate, all made here.
-struct Pki {
-  std::string dir, ca, server_cert, server_key, client_cert, client_key, other_ca;
-};
-
-Pki MakePki(const std::string& dir) {
-  Pki p{dir, dir + "/ca.pem", dir + "/server.pem", dir + "/server.key", dir + "/client.pem", dir + "/client.key",
-        dir + "/other-ca.pem"};
-  const std::string script = "set -e; cd " + dir +
-                             "; q='-loglevel error'; "
-                             "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=torchscan-test-ca "
-                             "-keyout ca.key -out ca.pem 2>/dev/null; "
-                             "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other-ca "
-                             "-keyout other-ca.key -out other-ca.pem 2>/dev/null; "
-                             "openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key "
-                             "-out server.csr 2>/dev/null; "
-                             "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1' > san.ext; "
-                             "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 "
-                             "-extfile san.ext -out server.pem 2>/dev/null; "
-                             "openssl req -newkey rsa:2048 -nodes -subj /CN=alice -keyout client.key "
-                             "-out client.csr 2>/dev/null; "
-                             "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 "
-                             "-out client.pem 2>/dev/null";
-  const CommandResult r = e2e::Run("/bin/sh", {"-c", script}, 120);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return p;
-}
-
-// Where a daemon that drops workers to "nobody" can run them: as root, the worker and RSS
-// child are copied into an open folder under /tmp (runfiles live under /root, which is
-// closed) and the daemon's state goes there too. Not root: the runfiles as they are.
-struct Placement {
-  std::string state_dir;
-  std::vector<std::string> flags;
-};
-
-Placement OpenPlacement(const std::string& name) {
-  if (::geteuid() != 0) return {TempDir(name), {}};
-  const std::string dir = "/tmp/torchscan-access-" + name + "-" + std::to_string(::getpid());
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  fs::create_directories(dir);
-  ::chmod(dir.c_str(), 0755);
-  for (const char* binary : {"daemon/torchscan-worker", "core/workloads/torchscan_rss_child"})
-    fs::copy_file(Runfile(binary), dir + "/" + fs::path(binary).filename().string());
-  return {dir + "/state",
-          {"--worker-user", "nobody", "--worker", dir + "/torchscan-worker", "--rss-child",
-           dir + "/torchscan_rss_child"}};
-}
-
-// Throw-away local accounts (root only): groups made with groupadd, users with useradd, each
-// user with a group of its own and a working folder <dir>/<name> it owns; all removed again
-// by the destructor.
-class LocalAccounts {
- public:
-  explicit LocalAccounts(std::string dir) : dir_(std::move(dir)) {
-    fs::create_directories(dir_);
-    ::chmod(dir_.c_str(), 0755);
-  }
-  ~LocalAccounts() {
-    for (const std::string& user : users_) e2e::Run("/usr/sbin/userdel", {user}, 60);
-    for (const std::string& group : groups_) e2e::Run("/usr/sbin/groupdel", {group}, 60);
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  void AddGroup(const std::string& name) {
-    const CommandResult r = e2e::Run("/usr/sbin/groupadd", {name}, 60);
-    ASSERT_EQ(r.exit_code, 0) << "groupadd " << name << ": " << r.err;
-    groups_.push_back(name);
-  }
-
-  // A user in `groups` (comma-separated) whose folder is home(name).
-  void AddUser(const std::string& name, const std::string& groups) {
-    const CommandResult r =
-        e2e::Run("/usr/sbin/useradd", {"--no-create-home", "--user-group", "--shell", "/usr/sbin/nologin", "--groups",
-                                       groups, "--home-dir", home(name), name},
-                 60);
-    ASSERT_EQ(r.exit_code, 0) << "useradd " << name << ": " << r.err;
-    users_.push_back(name);
-    fs::create_directories(home(name));
-    const passwd* account = ::getpwnam(name.c_str());
-    ASSERT_NE(account, nullptr) << name;
-    ASSERT_EQ(::chown(home(name).c_str(), account->pw_uid, account->pw_gid), 0);
-    ::chmod(home(name).c_str(), 0700);
-  }
-
-  // A copy of `path` in `user`'s folder, owned by them, with `mode`; its new path.
-  std::string GiveFile(const std::string& user, const std::string& path, mode_t mode) const {
-    const std::string copy = home(user) + "/" + fs::path(path).filename().string();
-    fs::copy_file(path, copy, fs::copy_options::overwrite_existing);
-    const passwd* account = ::getpwnam(user.c_str());
-    EXPECT_EQ(::chown(copy.c_str(), account->pw_uid, account->pw_gid), 0);
-    ::chmod(copy.c_str(), mode);
-    return copy;
-  }
-
-  // `program args...` as `user` (its uid, group and supplementary groups; setpriv from
-  // util-linux), in its folder with HOME set to it.
-  CommandResult RunAs(const std::string& user, const std::string& program,
-                      const std::vector<std::string>& args) const {
-    std::vector<std::string> all = {"--reuid", user, "--regid", user, "--init-groups", "--", "/usr/bin/env",
-                                    "-C", home(user), "HOME=" + home(user), program};
-    all.insert(all.end(), args.begin(), args.end());
-    return e2e::Run("/usr/bin/setpriv", all, 120);
-  }
-
-  std::string home(const std::string& user) const { return dir_ + "/" + user; }
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string dir_;
-  std::vector<std::string> users_, groups_;
-};
 
 // The id of a queued job submitted by `submitter` (waits at most 30 s); "" when none came.
 std::string WaitForQueuedJobOf(const TestDaemon& d, const std::string& submitter) {
