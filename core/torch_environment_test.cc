@@ -44,7 +44,7 @@ TEST(AddTorchEnvironment, BlasLibraryIsTheResolvedLoadedFile) {
 }
 
 TEST(AddTorchEnvironment, CudaFieldsAreNoneOnCpuBuild) {
-  if (TORCHSCAN_LIBTORCH_CUDA) GTEST_SKIP() << "this LibTorch has CUDA";
+  if (TORCHSCAN_LIBTORCH_CUDA) GTEST_SKIP() << "needs a CPU-only LibTorch: this one has CUDA";
   const v1::Environment env = TorchEnvironment("cpu");
   EXPECT_FALSE(env.libtorch_cuda());
   EXPECT_EQ(env.cuda_runtime(), "none");
@@ -52,7 +52,7 @@ TEST(AddTorchEnvironment, CudaFieldsAreNoneOnCpuBuild) {
 }
 
 TEST(AddTorchEnvironment, CudaDeviceNameIsUnknownOnCpuBuild) {
-  if (TORCHSCAN_LIBTORCH_CUDA) GTEST_SKIP() << "this LibTorch has CUDA";
+  if (TORCHSCAN_LIBTORCH_CUDA) GTEST_SKIP() << "needs a CPU-only LibTorch: this one has CUDA";
   EXPECT_EQ(TorchEnvironment("cuda:0").device_name(), "unknown");
 }
 

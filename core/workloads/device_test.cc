@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <torch/cuda.h>
+
 #include "libtorch_build_info.h"
 
 namespace torchscan::workloads {
@@ -28,23 +30,40 @@ TEST(ResolveDevice, MpsIsRefusedNamingTheDevice) {
   EXPECT_TRUE(Contains(d.status(), "MPS"));
 }
 
-TEST(ResolveDevice, CudaNeedsACudaBuildAndDevice) {
+// Whether this process can drive CUDA device 0: a CUDA LibTorch and a visible GPU, asked of
+// LibTorch itself (torch::cuda::is_available() is false on a CPU-only LibTorch).
+bool GpuVisible() { return TORCHSCAN_LIBTORCH_CUDA && torch::cuda::is_available(); }
+
+// Each outcome of "cuda:0" is asserted where it applies; the one that cannot apply on this
+// machine is reported as skipped, so a CPU-only run says it proved nothing about GPUs.
+TEST(ResolveDevice, CudaIsRefusedNamingTheDeviceAndWhyWhereNoGpuCanBeDriven) {
+  if (GpuVisible()) GTEST_SKIP() << "a GPU is visible here: cuda:0 resolves (CudaZeroResolvesWhereAGpuIsVisible)";
   const auto d = ResolveDevice("cuda:0");
-#if TORCHSCAN_LIBTORCH_CUDA
-  if (d.ok()) {
-    EXPECT_EQ(d->name, "cuda:0");
-    EXPECT_TRUE(d->cuda);
-    EXPECT_EQ(d->index, 0);
-  } else {
-    EXPECT_TRUE(Contains(d.status(), "'cuda:0'"));
-  }
-  EXPECT_FALSE(ResolveDevice("cuda:4096").ok());
-#else
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(Contains(d.status(), "'cuda:0'"));
-  EXPECT_TRUE(Contains(d.status(), "CPU-only"));
-#endif
+  EXPECT_TRUE(Contains(d.status(), "'cuda:0'")) << d.status();
+  // Why: a CPU-only LibTorch, or a CUDA one that sees no device.
+  EXPECT_TRUE(Contains(d.status(), TORCHSCAN_LIBTORCH_CUDA ? "no CUDA device is visible" : "CPU-only")) << d.status();
+}
+
+TEST(ResolveDevice, CudaZeroResolvesWhereAGpuIsVisible) {
+  if (!GpuVisible()) GTEST_SKIP() << "needs a CUDA build and a visible GPU";
+  const auto d = ResolveDevice("cuda:0");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->name, "cuda:0");
+  EXPECT_TRUE(d->cuda);
+  EXPECT_EQ(d->index, 0);
+  const auto bare = ResolveDevice("cuda");  // = cuda:0
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  EXPECT_EQ(bare->name, "cuda:0");
+}
+
+// No machine has 4097 GPUs: refused on every build, naming the device.
+TEST(ResolveDevice, CudaBeyondTheVisibleDevicesIsRefusedNamingIt) {
+  const auto d = ResolveDevice("cuda:4096");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(d.status(), "'cuda:4096'")) << d.status();
 }
 
 TEST(ResolveDevice, MalformedAndUnknownDevices) {
