@@ -174,6 +174,9 @@ TEST(CompareBenchmarks, EachIncompatibilityIsNamedAndWithholdsNumbers) {
     ASSERT_EQ(c.compatibility().mismatches_size(), 1) << k.field;
     EXPECT_EQ(c.compatibility().mismatches(0).field(), k.field);
     EXPECT_EQ(c.latency_change(), v1::Comparison::unavailable) << k.field;
+    // The fixture's four timing metrics (latency_median, latency_iqr, latency_mean,
+    // throughput) are each listed, and withheld.
+    ASSERT_EQ(c.deltas_size(), 4) << k.field;
     for (const v1::MetricDelta& d : c.deltas()) EXPECT_FALSE(d.known()) << k.field << " " << d.name();
   }
 }

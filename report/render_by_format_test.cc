@@ -11,6 +11,7 @@ namespace {
 
 TEST(RenderByFormat, EveryAcceptedNameGivesItsRenderer) {
   const Evidence evidence = fixtures::PassedComparison();
+  ASSERT_EQ(RenderFormats(), (std::vector<std::string>{"html", "terminal", "markdown", "csv", "gbench"}));
   for (const std::string& name : RenderFormats()) {
     const auto renderer = RenderByFormat(name);
     ASSERT_TRUE(renderer.ok()) << renderer.status();
@@ -18,7 +19,6 @@ TEST(RenderByFormat, EveryAcceptedNameGivesItsRenderer) {
     EXPECT_FALSE((*renderer)->file_extension().empty());
     EXPECT_FALSE((*renderer)->Render(evidence).empty()) << name;
   }
-  EXPECT_EQ(RenderFormats(), (std::vector<std::string>{"html", "terminal", "markdown", "csv", "gbench"}));
 }
 
 TEST(RenderByFormat, UnknownNameIsAnErrorNamingTheAcceptedFormats) {
@@ -83,6 +83,8 @@ TEST_P(WithheldInEveryFormat, NoNumberOrLabelAndTheReasonShown) {
   const auto renderer = RenderByFormat(format);
   ASSERT_TRUE(renderer.ok());
   const Numbers numbers = WithheldNumbers();
+  ASSERT_GT(numbers.human.size(), 10u);  // as in WithheldNumbersAreWhatAPassedComparisonShows
+  ASSERT_GT(numbers.program.size(), 5u);
   for (const v1::Comparison& c : {fixtures::FailedCheckComparison(), fixtures::TamperedFailedComparison(),
                                   fixtures::IncompatibleComparison()}) {
     const Withheld withheld = WithheldBecause(c);
@@ -98,6 +100,8 @@ TEST_P(WithheldInEveryFormat, NoNumberOrLabelAndTheReasonShown) {
     if (format == "gbench") {
       EXPECT_EQ(accepts.code(), absl::StatusCode::kFailedPrecondition);
       EXPECT_NE(accepts.message().find(WithheldText(withheld)), std::string::npos) << accepts.message();
+      // Mismatches to name exactly when the runs are not comparable (IncompatibleComparison's three).
+      EXPECT_EQ(c.compatibility().mismatches_size(), withheld == Withheld::kCheckFailed ? 0 : 3);
       for (const v1::Mismatch& m : c.compatibility().mismatches())
         EXPECT_NE(accepts.message().find(m.field()), std::string::npos) << accepts.message();
       if (withheld == Withheld::kCheckFailed)
@@ -120,6 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Formats, WithheldInEveryFormat, ::testing::ValuesIn(Ren
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(RenderByFormat, EveryFormatAcceptsReportsAndComparisonsWhoseNumbersStand) {
+  ASSERT_EQ(RenderFormats().size(), 5u);
   for (const std::string& name : RenderFormats())
     for (const Evidence& e : {Evidence(fixtures::ReportAlone()), Evidence(fixtures::PassedComparison())})
       EXPECT_TRUE((*RenderByFormat(name))->Accepts(e).ok()) << name;

@@ -73,6 +73,9 @@ TEST(DaemonEndToEnd, CompareWithFailingCheckWithholdsDeltasAndLabel) {
   EXPECT_NE(c->output_check().message().find("elements differ beyond rtol=0, atol=0"), std::string::npos)
       << c->output_check().message();
   EXPECT_EQ(c->latency_change(), v1::Comparison::unavailable);
+  // At least the four timing metrics (latency_median, latency_iqr, latency_mean, throughput),
+  // then each measured total: all listed, none with a number.
+  ASSERT_GE(c->deltas_size(), 4);
   for (const v1::MetricDelta& delta : c->deltas()) EXPECT_FALSE(delta.known() || delta.has_delta()) << delta.name();
   // A precision change is a candidate change, listed, not an incompatibility.
   EXPECT_TRUE(c->compatibility().compatible());

@@ -171,8 +171,10 @@ TEST(FirstHour, TheReadmesOwnModelStepsWorkPrivatelyOnTheSocketAndOverTls) {
     }
     ExpectEvidence(out, home, place.name);
   }
-  // Both places recorded the same person.
-  for (const v1::Job& job : ListJobs(d)) EXPECT_EQ(job.submitter(), user) << job.id();
+  // Both places recorded the same person, on each job: one per README command in each place.
+  const std::vector<v1::Job> jobs = ListJobs(d);
+  ASSERT_EQ(jobs.size(), 2 * example.commands.size());
+  for (const v1::Job& job : jobs) EXPECT_EQ(job.submitter(), user) << job.id();
 }
 
 }  // namespace

@@ -104,6 +104,8 @@ TEST(WorkloadFile, PermissionDeniedNamesTheUserThatTried) {
   const std::string user = text.substr(0, bar), message = text.substr(bar + 1);
   if (::geteuid() == 0) {
     EXPECT_TRUE(absl::StartsWith(user, "nobody (uid 65534)")) << user;
+  } else {
+    EXPECT_EQ(user, ProcessUser()) << "the child runs as the test's own user";
   }
   EXPECT_TRUE(absl::StrContains(message, "running as user " + user)) << message;
   EXPECT_TRUE(absl::StrContains(message, "Permission denied")) << message;
