@@ -70,11 +70,16 @@ def main(argv):
     keys_dir = tempfile.mkdtemp(prefix="tsd-keys.")
     keys = make_keys(keys_dir)
     places = []
-    for name, finder in (("systemd", systemd_places), ("container", container_place), ("kubernetes", kubernetes_places)):
+    # How many places each deploy form has: the unit alone and with its drop-in, the image's
+    # ENTRYPOINT, the CPU and GPU DaemonSets. A place not found would not be checked below.
+    for name, finder, expected in (("systemd", systemd_places, 2), ("container", container_place, 1),
+                                   ("kubernetes", kubernetes_places, 2)):
         try:
             found = finder(".")
-            places += found if isinstance(found, list) else [found]
-            checks.check(f"{name}: the command line and the config it reads are found", True)
+            found = found if isinstance(found, list) else [found]
+            places += found
+            checks.check(f"{name}: the command line and the config it reads are found", len(found) == expected,
+                         f"{len(found)} places found, {expected} expected: {[p.name for p in found]}")
         except Exception as e:
             checks.check(f"{name}: the command line and the config it reads are found", False, f"{type(e).__name__}: {e}")
     for place in places:
