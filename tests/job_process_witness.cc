@@ -4,8 +4,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -81,12 +82,14 @@ std::string JobOfCommandLine(const std::string& cmdline) {
   return dir.substr(dir.find_last_of('/') + 1);
 }
 
-// The file name of its executable; its comm when the link cannot be read.
-std::string ProgramOf(pid_t pid, const std::string& comm) {
+// The file name of its executable; "" when the link cannot be read (a process on its way
+// out has released its memory map and executable already, before it becomes a zombie; a
+// process that is not dumpable, to a reader without CAP_SYS_PTRACE).
+std::string ExecutableOf(pid_t pid) {
   char target[4096];
   const std::string link = "/proc/" + std::to_string(pid) + "/exe";
   const ssize_t n = ::readlink(link.c_str(), target, sizeof(target) - 1);
-  if (n <= 0) return comm;
+  if (n <= 0) return "";
   const std::string path(target, static_cast<size_t>(n));
   return path.substr(path.find_last_of('/') + 1);
 }
@@ -105,6 +108,14 @@ std::vector<pid_t> ListPids() {
 }
 
 }  // namespace
+
+std::string ScanRate(const WitnessLog& log) {
+  char text[96];
+  std::snprintf(text, sizeof(text), "a scan every %.1f ms on average, %.2f ms each",
+                (log.last_scan_s - log.first_scan_s) * 1e3 / std::max(1, log.scans - 1),
+                log.busy_s * 1e3 / std::max(1, log.scans));
+  return text;
+}
 
 JobProcessWitness::JobProcessWitness(pid_t daemon_pid, double interval_s)
     : daemon_pid_(daemon_pid), interval_s_(interval_s) {
@@ -180,11 +191,14 @@ void JobProcessWitness::Scan() {
   std::vector<Sighting> seen;
   std::set<pid_t> live_groups;
   for (const Fresh& f : looked_at) {
-    const Known& k = known_.at(f.pid);
+    Known& k = known_.at(f.pid);
     if (k.kind != Known::Kind::kJob) continue;
     live_groups.insert(f.stat.pgid);  // a zombie still holds its group's id
     if (f.stat.state == 'Z' || f.stat.state == 'X') continue;
-    seen.push_back({0, f.at_s, f.pid, k.job, ProgramOf(f.pid, f.stat.comm),
+    // The program it runs now (it changes at exec); when unreadable, the last one read, else
+    // its comm (cut at 15 characters).
+    if (std::string program = ExecutableOf(f.pid); !program.empty()) k.program = program;
+    seen.push_back({0, f.at_s, f.pid, k.job, k.program.empty() ? f.stat.comm : k.program,
                     static_cast<double>(f.stat.start_ticks) * log_.tick_s + boot_to_real_});
   }
   // A group with no member left is over; its id may be reused by anyone.

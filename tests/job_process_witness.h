@@ -58,6 +58,9 @@ struct WitnessLog {
   std::vector<Sighting> sightings;  // in scan order
 };
 
+// "a scan every 2.7 ms on average, 0.26 ms each" (for a test's printed figures).
+std::string ScanRate(const WitnessLog& log);
+
 class JobProcessWitness {
  public:
   // Starts sampling at once, every `interval_s` (after each scan ends) until Stop().
@@ -74,7 +77,8 @@ class JobProcessWitness {
   struct Known {
     unsigned long long start_ticks = 0;  // with the pid, names the process
     enum class Kind { kUnrelated, kPending, kJob } kind = Kind::kUnrelated;
-    std::string job;  // kJob
+    std::string job;      // kJob
+    std::string program;  // kJob: its executable's file name, as last read
   };
   void Loop();
   void Scan();

@@ -33,6 +33,13 @@ std::string OverlapVerdict::Summary() const {
                          scans, processes, programs, jobs, overlaps.size(), outside_run.size(), unknown_jobs.size());
 }
 
+std::vector<std::string> OverlapVerdict::problems() const {
+  std::vector<std::string> all = overlaps;
+  all.insert(all.end(), outside_run.begin(), outside_run.end());
+  all.insert(all.end(), unknown_jobs.begin(), unknown_jobs.end());
+  return all;
+}
+
 OverlapVerdict JudgeOverlaps(const WitnessLog& log, const std::vector<v1::Job>& records, double grace_s) {
   OverlapVerdict verdict;
   verdict.scans = log.scans;

@@ -26,6 +26,14 @@
 
 namespace torchscan::e2e {
 
+// The grace end-to-end tests give a daemon's records. finished_at is written after the daemon
+// reaped the worker (which reaps its RSS children first), and times are CLOCK_REALTIME
+// rounded down to 1 ms, so 1 ms would do; 5 ms leaves room for the wall clock being slewed
+// between the daemon's reading and the witness's (NTP slews at most 0.5 ms per second) and
+// is still far shorter than any process that outlives its job (an RSS child loads LibTorch:
+// hundreds of ms).
+constexpr double kRecordGraceS = 0.005;
+
 struct OverlapVerdict {
   int scans = 0;                            // the log's scans
   int processes = 0;                        // distinct job processes seen (pid and start time)
@@ -34,7 +42,12 @@ struct OverlapVerdict {
   std::vector<std::string> overlaps;        // rules 1 and 2, one per pair of jobs
   std::vector<std::string> outside_run;     // rules 3 and 4, one per process
   std::vector<std::string> unknown_jobs;    // rule 5, one per job
+  int ran(const std::string& program) const {  // by_program's count; 0 when absent
+    auto it = by_program.find(program);
+    return it == by_program.end() ? 0 : it->second;
+  }
   bool ok() const { return overlaps.empty() && outside_run.empty() && unknown_jobs.empty(); }
+  std::vector<std::string> problems() const;  // overlaps, outside_run and unknown_jobs in turn
   // "N scans, M processes (torchscan-worker x A, torchscan_rss_child x B) of J jobs, O overlaps, ..."
   std::string Summary() const;
 };
