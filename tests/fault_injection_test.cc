@@ -66,6 +66,17 @@ pid_t ChildRunning(pid_t parent, const std::string& program) {
   return 0;
 }
 
+// The RSS child of `worker` once it runs (waits at most 60 s); 0 if none appeared.
+pid_t WaitForRssChild(pid_t worker) {
+  pid_t child = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (child == 0 && std::chrono::steady_clock::now() < deadline) {
+    child = ChildRunning(worker, "torchscan_rss_child");
+    if (child == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return child;
+}
+
 // Alive and not a zombie.
 bool Alive(pid_t pid) {
   const std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
@@ -164,12 +175,7 @@ TEST_F(FaultInjection, RssChildKilledLeavesRssUnknownWithTheReason) {
       *daemon_, {"measure", "--job", JobFile("rss", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})"),
                  "--output", TempDir("rss_out")});
   const v1::Job running = WaitForRunningJob(*daemon_);
-  pid_t child = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (child == 0 && std::chrono::steady_clock::now() < deadline) {
-    child = ChildRunning(running.worker_pid(), "torchscan_rss_child");
-    if (child == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const pid_t child = WaitForRssChild(running.worker_pid());
   ASSERT_GT(child, 0) << "no RSS child of worker " << running.worker_pid() << " appeared";
   ASSERT_EQ(::kill(child, SIGKILL), 0);
 
@@ -201,12 +207,7 @@ TEST_F(FaultInjection, WorkerKilledDuringRssLeavesNoChildBehind) {
   std::future<CommandResult> client = InBackground(
       *daemon_, {"measure", "--job", JobFile("rss_orphan", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})")});
   const v1::Job running = WaitForRunningJob(*daemon_);
-  pid_t child = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (child == 0 && std::chrono::steady_clock::now() < deadline) {
-    child = ChildRunning(running.worker_pid(), "torchscan_rss_child");
-    if (child == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const pid_t child = WaitForRssChild(running.worker_pid());
   ASSERT_GT(child, 0) << "no RSS child of worker " << running.worker_pid() << " appeared";
   ASSERT_EQ(::kill(running.worker_pid(), SIGKILL), 0);
 
