@@ -4,6 +4,7 @@
 // --check-config passed), 1 start-up failed (state_dir, listen), 2 bad flags or configuration.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 
 #include <iostream>
 
@@ -71,6 +72,11 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  // A worker's orphans (RSS children of a worker that crashed) become torchscand's children,
+  // so that the launcher can reap them before it records the job finished
+  // (daemon/worker_launcher.h). Without it they are still killed, and waited for.
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) spdlog::warn("prctl(PR_SET_CHILD_SUBREAPER) failed");
 
   absl::StatusOr<std::unique_ptr<d::DaemonServer>> server = d::DaemonServer::BuildAndStart(*config);
   if (!server.ok()) {

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
@@ -115,6 +116,29 @@ void Describe(int status, const WorkerLaunch& launch, WorkerOutcome* out) {
   } else {
     out->kind = WorkerOutcome::Kind::kSignaled;
     out->reason = absl::StrCat("worker ended with an unreadable wait status ", status);
+  }
+}
+
+// True once the worker has ended. It is left a zombie (WNOWAIT), so that its pid, and with it
+// its process group's id, cannot be taken by another process before the group is killed.
+bool Ended(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+// Waits (at most kGroupGoneTimeout) until no process of group `pgid`, already sent SIGKILL,
+// is left, reaping those handed to this process (torchscand is a child subreaper: a worker's
+// orphans become its children). Orphans handed to another reaper are waited for until it
+// reaped them.
+constexpr std::chrono::seconds kGroupGoneTimeout(10);
+void AwaitGroupGone(pid_t pgid) {
+  const Clock::time_point deadline = Clock::now() + kGroupGoneTimeout;
+  while (Clock::now() < deadline) {
+    int status = 0;
+    while (::waitpid(-pgid, &status, WNOHANG) > 0) {
+    }
+    if (::kill(-pgid, 0) != 0 && errno == ESRCH) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
 
@@ -257,15 +281,15 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
       end = End::kTimedOut;
       break;
     }
-    std::error_code ignored;
-    if (!child.running(ignored)) break;
+    if (Ended(pid)) break;
   }
-  if (end != End::kExited) {
-    ::kill(-pid, SIGKILL);  // the worker's group: its RSS children too
-    ::kill(pid, SIGKILL);
-  }
+  // The worker's whole group, however it ended: its RSS children too, which a worker that
+  // crashed or was killed from outside leaves running; none may outlive its job.
+  ::kill(-pid, SIGKILL);
+  if (end != End::kExited) ::kill(pid, SIGKILL);
   std::error_code wait_error;
   if (child.running(wait_error)) child.wait(wait_error);
+  AwaitGroupGone(pid);
   if (!eof) ReadAvailable(read_fd, &buffer);  // what an exited worker left in the pipe
   EmitLines(&buffer, true, end == End::kExited ? on_line : nullptr);
   ::close(read_fd);

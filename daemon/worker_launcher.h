@@ -8,6 +8,12 @@
 // (PR_SET_PDEATHSIG, set after the uid change, which would clear it), with no signal blocked
 // and SIGPIPE at its default. If any of that fails the child writes why to its stderr and
 // exits with kWorkerLaunchSetupFailed (120).
+//
+// However the worker ends (by itself, crashed, killed here or from outside), RunWorker then
+// kills what is left of its process group (SIGKILL) and returns only once none of it is
+// left (at most 10 s more): the group's orphans are reaped here when this process is a
+// child subreaper (PR_SET_CHILD_SUBREAPER, as torchscand is), else waited for until their
+// new parent reaped them. So no RSS child outlives its job.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -193,6 +194,22 @@ TEST(WorkerLauncher, LimitsReachTheWorker) {
   EXPECT_EQ(run.lines[1], "30");
   EXPECT_EQ(run.lines[2], "0");
   EXPECT_TRUE(absl::StrContains(run.lines[3], "1")) << run.lines[3];
+}
+
+// A worker that ends by itself (here exit 3; a crash or an outside SIGKILL alike) leaves a
+// child running in its group: it is killed and gone when RunWorker returns. The test process
+// is a child subreaper, as torchscand is, so the orphan is reaped by RunWorker.
+TEST(WorkerLauncher, WhatAWorkerLeavesBehindIsGoneWhenItReturns) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  Launched run = Launch(Shell("sleep 60 & echo grandchild $!; exit 3"));
+  EXPECT_EQ(run.outcome.kind, Kind::kExited);
+  EXPECT_EQ(run.outcome.exit_code, 3);
+  EXPECT_LT(run.outcome.wall_s, 30);
+  int grandchild = 0;
+  ASSERT_EQ(run.lines.size(), 1u);
+  ASSERT_TRUE(absl::SimpleAtoi(run.lines[0].substr(11), &grandchild)) << run.lines[0];
+  EXPECT_FALSE(Alive(grandchild)) << "the worker's child " << grandchild << " outlived it";
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 }
 
 TEST(WorkerLauncher, CpuTimeLimitKillsASpinningWorker) {

@@ -17,7 +17,9 @@
 #include "report/json_io.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
+#include "tests/job_process_witness.h"
 #include "tests/label_rule.h"
+#include "tests/overlap_verdict.h"
 
 namespace torchscan::e2e {
 namespace {
@@ -243,17 +245,25 @@ TEST(DaemonEndToEnd, NoDaemonAtTheAddressIsExitFour) {
   EXPECT_NE(r.err.find("no daemon answers at unix:/nonexistent/sock"), std::string::npos) << r.err;
 }
 
+// Judged by a witness the test owns (tests/job_process_witness.h), not by the daemon's own
+// started_at/finished_at: no process of one job (worker or RSS child) alive while another
+// job's is, or outside its job's recorded run.
 TEST(DaemonEndToEnd, TwoClientsAtOnceRunOneAfterTheOther) {
   TestDaemon d(TempDir("serialized"));
-  const std::vector<std::string> job = {"measure", "--model", "linear", "--min-run-time", "0.3"};
+  JobProcessWitness witness(d.pid());
+  const std::vector<std::string> job = {"measure", "--model", "linear", "--min-run-time", "0.3", "--rss"};
   std::future<CommandResult> a = InBackground(d, job);
   std::future<CommandResult> b = InBackground(d, job);
   EXPECT_EQ(a.get().exit_code, 0);
   EXPECT_EQ(b.get().exit_code, 0);
-  std::vector<v1::Job> jobs = ListJobs(d);
+  const std::vector<v1::Job> jobs = ListJobs(d);
   ASSERT_EQ(jobs.size(), 2u);
-  std::sort(jobs.begin(), jobs.end(), [](const v1::Job& x, const v1::Job& y) { return x.started_at() < y.started_at(); });
-  EXPECT_LE(jobs[0].finished_at(), jobs[1].started_at()) << "executions overlapped";
+  const OverlapVerdict seen = JudgeOverlaps(witness.Stop(), jobs, kRecordGraceS);
+  std::printf("witness: %s\n", seen.Summary().c_str());
+  for (const std::string& problem : seen.problems()) ADD_FAILURE() << "executions overlapped: " << problem;
+  EXPECT_EQ(seen.jobs, 2);
+  EXPECT_EQ(seen.ran("torchscan-worker"), 2);
+  EXPECT_EQ(seen.ran("torchscan_rss_child"), 2);
 }
 
 TEST(ClientEndToEnd, EmbeddedDaemonRunsTheExample) {

@@ -36,6 +36,8 @@
 #include "report/json_io.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
+#include "tests/job_process_witness.h"
+#include "tests/overlap_verdict.h"
 
 namespace torchscan::e2e {
 namespace {
@@ -62,6 +64,17 @@ pid_t ChildRunning(pid_t parent, const std::string& program) {
     if (std::atoi(stat.c_str() + close + 4) == parent && stat.substr(open + 1, close - open - 1) == comm) return pid;
   }
   return 0;
+}
+
+// The RSS child of `worker` once it runs (waits at most 60 s); 0 if none appeared.
+pid_t WaitForRssChild(pid_t worker) {
+  pid_t child = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (child == 0 && std::chrono::steady_clock::now() < deadline) {
+    child = ChildRunning(worker, "torchscan_rss_child");
+    if (child == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return child;
 }
 
 // Alive and not a zombie.
@@ -162,12 +175,7 @@ TEST_F(FaultInjection, RssChildKilledLeavesRssUnknownWithTheReason) {
       *daemon_, {"measure", "--job", JobFile("rss", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})"),
                  "--output", TempDir("rss_out")});
   const v1::Job running = WaitForRunningJob(*daemon_);
-  pid_t child = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (child == 0 && std::chrono::steady_clock::now() < deadline) {
-    child = ChildRunning(running.worker_pid(), "torchscan_rss_child");
-    if (child == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const pid_t child = WaitForRssChild(running.worker_pid());
   ASSERT_GT(child, 0) << "no RSS child of worker " << running.worker_pid() << " appeared";
   ASSERT_EQ(::kill(child, SIGKILL), 0);
 
@@ -188,6 +196,33 @@ TEST_F(FaultInjection, RssChildKilledLeavesRssUnknownWithTheReason) {
   std::printf("RSS child killed: %s\n", rss->diagnostics(0).c_str());
   ExpectEarlierResultIntact();
   ExpectDaemonServes();
+}
+
+// The worker killed by something else (the OOM killer, say) while its RSS child runs: the
+// child must not run on into the next job. Judged by the overlap witness the test owns
+// (tests/job_process_witness.h): no process of the killed job alive after its record says
+// finished, none alive alongside the next job's.
+TEST_F(FaultInjection, WorkerKilledDuringRssLeavesNoChildBehind) {
+  JobProcessWitness witness(daemon_->pid());
+  std::future<CommandResult> client = InBackground(
+      *daemon_, {"measure", "--job", JobFile("rss_orphan", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})")});
+  const v1::Job running = WaitForRunningJob(*daemon_);
+  const pid_t child = WaitForRssChild(running.worker_pid());
+  ASSERT_GT(child, 0) << "no RSS child of worker " << running.worker_pid() << " appeared";
+  ASSERT_EQ(::kill(running.worker_pid(), SIGKILL), 0);
+
+  const CommandResult waited = client.get();
+  EXPECT_EQ(waited.exit_code, 3) << waited.err;
+  const v1::Job failed = ShowJob(*daemon_, running.id());
+  EXPECT_EQ(failed.state(), v1::Job::failed);
+  EXPECT_NE(failed.error().find("worker killed by signal 9 (SIGKILL)"), std::string::npos) << failed.error();
+  EXPECT_FALSE(Alive(child)) << "the RSS child " << child << " outlived its job";
+  ExpectDaemonServes();
+  const OverlapVerdict seen = JudgeOverlaps(witness.Stop(), ListJobs(*daemon_), kRecordGraceS);
+  std::printf("witness: %s\n", seen.Summary().c_str());
+  for (const std::string& problem : seen.problems()) ADD_FAILURE() << "witness: " << problem;
+  EXPECT_EQ(seen.jobs, 2);  // this one and ExpectDaemonServes' next job
+  EXPECT_EQ(seen.ran("torchscan_rss_child"), 1);
 }
 
 // Beyond daemon_end_to_end_test's Kill9OfTheDaemonLosesNothing: the kill lands while the job

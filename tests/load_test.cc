@@ -1,14 +1,19 @@
 // Load on one real torchscand over a unix socket (loopback only): 50 concurrent clients, each
 // a thread starting 3 real `torchscan-client measure` processes at once (150 submissions of
-// the smallest job: linear, min_run_time_s 0.02, no diagnostics), against --max-queue 40.
+// the smallest job: linear, min_run_time_s 0.02, no diagnostics; every fifth client's with a
+// peak-RSS trial), against --max-queue 40.
 //
 // Bounded: the queue bound caps the executed jobs near 40 (plus those that started while the
 // burst arrived) at ~1 s of worker each, so the run takes about a minute here; the test
 // asserts it finished within 4 minutes and Bazel kills it after 5 (timeout "moderate").
 // Every job must end succeeded or be refused with the queue's reason; none lost (accepted
-// but not listed or not finished), no two executions overlapping (daemon/job_timeline.h),
-// and the daemon's VmRSS after the run within kMaxGrowthMiB of its value after a warm-up that
-// had as many client processes watching at once. Prints one summary line.
+// but not listed or not finished), no two executions overlapping: neither by the daemon's
+// own records (daemon/job_timeline.h) nor by a witness the test owns, which samples /proc
+// every 2 ms for the workers and their process groups (tests/job_process_witness.h) and
+// fails on two jobs' processes alive at once or one alive outside its job's recorded run
+// (tests/overlap_verdict.h); it must have seen every job's worker and RSS child. And the
+// daemon's VmRSS after the run within kMaxGrowthMiB of its value after a warm-up that had as
+// many client processes watching at once. Prints a summary line and the witness's figures.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -24,6 +29,8 @@
 #include "proto/service.pb.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
+#include "tests/job_process_witness.h"
+#include "tests/overlap_verdict.h"
 
 namespace torchscan::e2e {
 namespace {
@@ -37,16 +44,21 @@ constexpr int kJobsPerClient = 3;
 constexpr int kMaxQueue = 40;
 constexpr double kMaxGrowthMiB = 3;
 constexpr double kMaxSeconds = 240;
+// Every fifth client asks for a peak-RSS trial too, so that the witness also watches RSS
+// children under load (about one accepted job in five: a few seconds more in all).
+constexpr int kRssEvery = 5;
 
 double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
   const auto start = Clock::now();
   TestDaemon d(TempDir("state"), {"--max-queue", std::to_string(kMaxQueue), "--job-wall-time", "60"});
+  JobProcessWitness witness(d.pid());
   const std::string job = TempDir("jobs") + "/tiny.json";
   std::ofstream(job) << R"({"measure": {"workload": {"model": {"builtin": "linear"}}},
                            "options": {"min_run_time_s": 0.02, "skip_diagnostics": true}})";
   const std::vector<std::string> measure = {"measure", "--job", job};
+  const std::vector<std::string> measure_rss = With(measure, {"--rss"});
   const double rss_start = VmRssMiB(d.pid());
 
   // Warm-up: a job watched by as many clients at once as the load will start, then a quick one.
@@ -71,7 +83,8 @@ TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
     for (int c = 0; c < kClients; ++c) {
       clients.emplace_back([&, c] {
         std::vector<std::future<CommandResult>> mine;
-        for (int j = 0; j < kJobsPerClient; ++j) mine.push_back(InBackground(d, measure));
+        for (int j = 0; j < kJobsPerClient; ++j)
+          mine.push_back(InBackground(d, c % kRssEvery == 0 ? measure_rss : measure));
         for (int j = 0; j < kJobsPerClient; ++j) results[c * kJobsPerClient + j] = mine[j].get();
       });
     }
@@ -79,19 +92,24 @@ TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
   }
   const double load_s = SecondsSince(load_start);
 
-  int accepted = 0, refused = 0, succeeded = 0, lost = 0;
+  int accepted = 0, accepted_rss = 0, refused = 0, succeeded = 0, lost = 0;
   std::map<std::string, int> refusals, others;
   std::vector<std::string> ids;
-  for (const CommandResult& r : results) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    const CommandResult& r = results[i];
     const std::string id = SubmittedId(r.err);
     if (!id.empty()) {
       ++accepted;
+      if (static_cast<int>(i) / kJobsPerClient % kRssEvery == 0) ++accepted_rss;
       ids.push_back(id);
       if (r.exit_code != 0) ++others["accepted, then exit " + std::to_string(r.exit_code) + ": " + r.err];
     } else if (r.exit_code == 5 && r.err.find("queue is full") != std::string::npos &&
                r.err.find("max_queue_length 40") != std::string::npos) {
       ++refused;
-      ++refusals[r.err.substr(0, r.err.find_last_not_of('\n') + 1)];
+      // Its reason line (an --rss client's stderr first lists the override).
+      const size_t line = r.err.rfind('\n', r.err.find("queue is full"));
+      const std::string reason = r.err.substr(line == std::string::npos ? 0 : line + 1);
+      ++refusals[reason.substr(0, reason.find('\n'))];
     } else {
       ++others["exit " + std::to_string(r.exit_code) + ": " + r.err];
     }
@@ -108,6 +126,8 @@ TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
       ++succeeded;
   }
   const int overlaps = CountOverlappingExecutions(all);
+  const WitnessLog seen = witness.Stop();
+  const OverlapVerdict verdict = JudgeOverlaps(seen, all, kRecordGraceS);
   const double rss_end = VmRssMiB(d.pid());
   const double total_s = SecondsSince(start);
 
@@ -115,7 +135,10 @@ TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
               "rss %.1f -> %.1f -> %.1f MiB, %.0f s (load %.0f s; %d clients x %d jobs, max queue %d)\n",
               static_cast<int>(results.size()), accepted, refused, succeeded, lost, overlaps, rss_start, rss_warm,
               rss_end, total_s, load_s, kClients, kJobsPerClient, kMaxQueue);
+  std::printf("witness: %s (%d RSS jobs accepted); %s\n", verdict.Summary().c_str(), accepted_rss,
+              ScanRate(seen).c_str());
   for (const auto& [reason, n] : refusals) std::printf("  refused x%d: %s\n", n, reason.c_str());
+  for (const std::string& problem : verdict.problems()) ADD_FAILURE() << "witness: " << problem;
   for (const auto& [what, n] : others) ADD_FAILURE() << n << " submissions neither succeeded nor were refused: " << what;
 
   EXPECT_EQ(accepted + refused, kClients * kJobsPerClient);
@@ -125,6 +148,11 @@ TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
   EXPECT_EQ(lost, 0);
   EXPECT_EQ(static_cast<int>(all.size()), accepted + warm_up_jobs) << "jobs appeared that nobody submitted";
   EXPECT_EQ(overlaps, 0);
+  EXPECT_TRUE(verdict.ok());
+  // Every job's worker was seen (each lives about a second; a scan comes every few ms).
+  EXPECT_EQ(verdict.jobs, static_cast<int>(all.size())) << "the witness missed some job's processes";
+  EXPECT_EQ(verdict.ran("torchscan-worker"), static_cast<int>(all.size()));
+  EXPECT_EQ(verdict.ran("torchscan_rss_child"), accepted_rss);
   EXPECT_GT(rss_start, 0);
   EXPECT_LT(rss_end - rss_warm, kMaxGrowthMiB) << "torchscand's memory grew under load";
   EXPECT_LT(total_s, kMaxSeconds);
