@@ -187,6 +187,22 @@ TEST(JobStore, WritesAreAtomicAndLeaveNoTemporaries) {
   EXPECT_EQ(store.LoadAll("now").jobs[0].phase(), versions[((writes - 1) * 3 + 1) % versions.size()].phase());
 }
 
+TEST(JobStore, DiscardRefusedRemovesOnlyAnUnrecordedSubmission) {
+  JobStore store(FreshDir("discard"));
+  ASSERT_TRUE(store.Open().ok());
+  ASSERT_TRUE(store.WriteSpec("job-000001", MakeJob(1, v1::Job::queued).spec()).ok());
+  EXPECT_TRUE(store.DiscardRefused("job-000001").ok());
+  EXPECT_FALSE(fs::exists(store.JobDir("job-000001")));
+  EXPECT_TRUE(store.DiscardRefused("job-000002").ok());  // nothing was made: nothing to do
+  // A recorded job is never discarded: its folder and record stay.
+  ASSERT_TRUE(store.SaveJob(MakeJob(3, v1::Job::queued)).ok());
+  absl::Status s = store.DiscardRefused("job-000003");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find(store.JobDir("job-000003")), std::string::npos) << s;
+  EXPECT_TRUE(fs::exists(store.JobDir("job-000003") + "/job.json"));
+  EXPECT_GT(store.FreeBytes(), 0);
+}
+
 TEST(JobStore, SecondOpenOfTheSameStateDirIsRefused) {
   const std::string dir = FreshDir("locked");
   JobStore first(dir);
