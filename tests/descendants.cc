@@ -42,15 +42,19 @@ pid_t ParentOf(pid_t pid) {
   return ReadStat(pid, &stat) ? stat.parent : 0;
 }
 
-pid_t ChildRunning(pid_t parent, const std::string& program) {
+pid_t WaitForChild(pid_t parent, const std::string& program, double timeout_s) {
   const std::string comm = program.substr(0, 15);
-  std::unique_ptr<DIR, int (*)(DIR*)> proc(::opendir("/proc"), ::closedir);
-  while (dirent* entry = proc ? ::readdir(proc.get()) : nullptr) {
-    const pid_t pid = std::atoi(entry->d_name);
-    Stat stat;
-    if (pid > 0 && ReadStat(pid, &stat) && stat.parent == parent && stat.comm == comm) return pid;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (true) {
+    std::unique_ptr<DIR, int (*)(DIR*)> proc(::opendir("/proc"), ::closedir);
+    while (dirent* entry = proc ? ::readdir(proc.get()) : nullptr) {
+      const pid_t pid = std::atoi(entry->d_name);
+      Stat stat;
+      if (pid > 0 && ReadStat(pid, &stat) && stat.parent == parent && stat.comm == comm) return pid;
+    }
+    if (std::chrono::steady_clock::now() > deadline) return 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  return 0;
 }
 
 OrphanAdopter::OrphanAdopter() {

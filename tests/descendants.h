@@ -17,9 +17,10 @@ namespace torchscan::e2e {
 // The parent of `pid` from /proc/PID/stat; 0 when it cannot be read (no such process).
 pid_t ParentOf(pid_t pid);
 
-// The pid of a child of `parent` running `program` (its name as /proc/PID/stat has it,
-// truncated to 15 characters); 0 if there is none.
-pid_t ChildRunning(pid_t parent, const std::string& program);
+// Waits (at most `timeout_s`, looking every 5 ms) for a child of `parent` running `program`
+// (its name as /proc/PID/stat has it, truncated to 15 characters); its pid, or 0 if none
+// appeared.
+pid_t WaitForChild(pid_t parent, const std::string& program, double timeout_s = 60);
 
 class OrphanAdopter {
  public:

@@ -221,12 +221,7 @@ TEST_F(FaultInjection, RssChildKilledLeavesRssUnknownWithTheReason) {
       *daemon_, {"measure", "--job", JobFile("rss", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})"),
                  "--output", TempDir("rss_out")});
   const v1::Job running = WaitForRunningJob(*daemon_);
-  pid_t child = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (child == 0 && std::chrono::steady_clock::now() < deadline) {
-    child = ChildRunning(running.worker_pid(), "torchscan_rss_child");
-    if (child == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const pid_t child = WaitForChild(running.worker_pid(), "torchscan_rss_child");
   ASSERT_GT(child, 0) << "no RSS child of worker " << running.worker_pid() << " appeared";
   ASSERT_EQ(::kill(child, SIGKILL), 0);
 
@@ -308,12 +303,7 @@ TEST_F(FaultInjection, DaemonKilledDuringAnRssTrialLeavesNoWorkerOrChildRunning)
                  JobFile("rss_daemon_killed", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})",
                          R"([{"generated": {"shape": [2048, 128]}}])")});
   const v1::Job running = WaitForRunningJob(*daemon_);
-  pid_t child = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (child == 0 && std::chrono::steady_clock::now() < deadline) {
-    child = ChildRunning(running.worker_pid(), "torchscan_rss_child");
-    if (child == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const pid_t child = WaitForChild(running.worker_pid(), "torchscan_rss_child");
   ASSERT_GT(child, 0) << "no RSS child of worker " << running.worker_pid() << " appeared";
   ASSERT_EQ(ParentOf(running.worker_pid()), daemon_->pid());
 
