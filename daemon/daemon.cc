@@ -104,9 +104,24 @@ absl::StatusOr<v1::Job*> Daemon::Find(const std::string& id) {
 
 void Daemon::Changed(const v1::Job& job, bool persist) {
   if (persist) {
-    if (absl::Status s = store_.SaveJob(job); !s.ok()) spdlog::error("job {}: could not store its record: {}", job.id(), std::string(s.message()));
+    StoreUnsaved();
+    if (absl::Status s = store_.SaveJob(job); !s.ok()) {
+      spdlog::error("job {}: could not store its record (kept in memory, stored again with the next record): {}",
+                    job.id(), std::string(s.message()));
+      unsaved_.insert(job.id());
+    } else {
+      unsaved_.erase(job.id());
+    }
   }
   changed_.notify_all();
+}
+
+void Daemon::StoreUnsaved() {
+  for (auto it = unsaved_.begin(); it != unsaved_.end();) {
+    if (!store_.SaveJob(jobs_.at(*it)).ok()) return;  // still no room: keep them all for later
+    spdlog::info("job {}: its record is stored now", *it);
+    it = unsaved_.erase(it);
+  }
 }
 
 absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const std::string& submitter) {
@@ -136,11 +151,16 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   if (absl::Status s = stored; !s.ok()) {
     queue_.Remove(job.id());
     spdlog::error("job {}: could not be stored: {}", job.id(), std::string(s.message()));
+    if (absl::Status discarded = store_.DiscardRefused(job.id()); !discarded.ok())
+      spdlog::warn("job {}: {}", job.id(), std::string(discarded.message()));
     // Usually a full or read-only state folder: the job is refused, nothing stored is touched.
-    return absl::ResourceExhaustedError(
-        absl::StrCat("state_dir: the job could not be stored (", s.message(),
-                     "); nothing was queued; free space in the daemon's state_dir or ask its admin"));
+    const int64_t free_bytes = store_.FreeBytes();
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "state_dir ", config_.state_dir(), ": the job could not be stored (", s.message(),
+        free_bytes >= 0 ? absl::StrCat("; ", free_bytes, " bytes free there") : "",
+        "); nothing was queued; free space in the daemon's state_dir (or ask its admin) and submit again"));
   }
+  StoreUnsaved();  // records that found no room earlier may fit now
   const std::string& id = job.id();
   jobs_[id] = job;
   spdlog::info("job {} queued by {} at position {} ({}{})", id, submitter, queue_.Position(id),
@@ -291,6 +311,9 @@ void Daemon::Shutdown(const std::string& reason) {
   }
   if (executor_.joinable()) executor_.join();
   std::lock_guard<std::mutex> lock(mu_);
+  StoreUnsaved();
+  for (const std::string& id : unsaved_)
+    spdlog::error("job {}: its last record could not be stored; the state_dir holds an older one", id);
   stopped_ = true;
   changed_.notify_all();
   spdlog::info("stopped: {} jobs stay queued", queue_.size());

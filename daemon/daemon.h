@@ -3,7 +3,12 @@
 // service (service.h) is a thin shell over these methods; each takes a request message and
 // returns a value or an absl::Status:
 //   InvalidArgument    a bad spec or request, naming the field ("spec.measure.workload ...")
-//   ResourceExhausted  the queue is full, or the spec exceeds max_upload_bytes (names the limit)
+//   ResourceExhausted  the queue is full, or the spec exceeds max_upload_bytes (names the limit),
+//                      or the job cannot be stored in state_dir (full: names state_dir, its
+//                      free bytes and the fix); nothing is queued or left in state_dir then
+// A job record that cannot be rewritten later (a state change while state_dir is full) is
+// kept in memory, served as it is, and stored with the next record written (or at Shutdown);
+// the file keeps its previous whole version meanwhile.
 //   NotFound           an unknown job id
 //   PermissionDenied   cancelling another user's job without being an admin
 //   FailedPrecondition cancelling a finished job; fetching the result of a job that has not
@@ -19,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,6 +96,8 @@ class Daemon {
   absl::StatusOr<v1::Job*> Find(const std::string& id);  // requires mu_
   // Persists (state changes only) and wakes watchers. Requires mu_.
   void Changed(const v1::Job& job, bool persist);
+  // Writes the records that found no room before, oldest id first, until one fails. Requires mu_.
+  void StoreUnsaved();
 
   const v1::DaemonConfig config_;
   const JobRunOptions run_options_;
@@ -101,6 +109,7 @@ class Daemon {
   mutable std::condition_variable changed_;  // any job changed, or shutting down
   std::condition_variable work_;             // a job was queued, or shutting down
   std::map<std::string, v1::Job> jobs_;      // by id (ids sort in submission order)
+  std::set<std::string> unsaved_;            // ids whose latest record is not on disk
   JobQueue queue_;
   int64_t last_number_ = 0;
   std::string running_id_;

@@ -3,11 +3,13 @@
 #include "daemon/daemon.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -45,6 +47,11 @@ v1::SubmitRequest Fake(const std::string& mode) {
   request.mutable_spec()->set_label(mode);
   request.mutable_spec()->mutable_measure()->mutable_workload()->mutable_model()->set_builtin(v1::ModelSpec::linear);
   return request;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 v1::JobRequest Id(const std::string& id) {
@@ -221,6 +228,50 @@ TEST(Daemon, RefusalsNameTheFieldOrLimit) {
   EXPECT_EQ(daemon->Cancel(Id("nope"), Caller{"x", true}).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(daemon->FetchResult(Id(queued)).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(daemon->FetchResult(Id(running)).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A record write that fails (as on a full state_dir; here a folder squats on the temporary
+// file's name, so that open fails) keeps the previous file whole, the daemon serves the new
+// state from memory, and the record reaches the disk with the next one written.
+TEST(Daemon, ARecordThatCannotBeWrittenIsServedAndStoredLater) {
+  const v1::DaemonConfig config = Config("unsaved");
+  auto daemon = Start(config);
+  const std::string id = Submit(*daemon, "ok sleep=0.5");
+  WaitFor(*daemon, id, v1::Job::running);
+  const std::string record = config.state_dir() + "/jobs/" + id + "/job.json";
+  const std::string blocker = record + ".tmp." + std::to_string(::getpid());
+  ASSERT_TRUE(fs::create_directory(blocker));
+  v1::Job stored;
+  ASSERT_TRUE(LoadJsonStrict(record, &stored).ok());
+  ASSERT_EQ(stored.state(), v1::Job::running);
+  const std::string running_text = Slurp(record);
+
+  WaitFor(*daemon, id, v1::Job::succeeded);  // served from memory
+  EXPECT_EQ(Slurp(record), running_text) << "a failed record write changed the stored record";
+  fs::remove(blocker);
+  const std::string next = Submit(*daemon, "ok");  // the next record written takes the unsaved one along
+  ASSERT_TRUE(LoadJsonStrict(record, &stored).ok());
+  EXPECT_EQ(stored.state(), v1::Job::succeeded);
+  EXPECT_EQ(stored.SerializeAsString(), daemon->GetJob(Id(id))->SerializeAsString());
+  WaitFor(*daemon, next, v1::Job::succeeded);
+}
+
+// A submission the state_dir has no room for is refused naming state_dir and the fix, and
+// leaves nothing behind.
+TEST(Daemon, ASubmissionThatCannotBeStoredIsRefusedNamingStateDir) {
+  const v1::DaemonConfig config = Config("unstorable");
+  auto daemon = Start(config);
+  WaitFor(*daemon, Submit(*daemon, "ok"), v1::Job::succeeded);
+  const std::string folder = config.state_dir() + "/jobs/job-000002";
+  ASSERT_TRUE(fs::create_directories(folder + "/spec.json.tmp." + std::to_string(::getpid())));
+  absl::Status s = daemon->Submit(Fake("ok"), "tester").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(s.message(), "state_dir " + config.state_dir() + ": the job could not be stored"))
+      << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "bytes free there")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "nothing was queued; free space in the daemon's state_dir")) << s;
+  EXPECT_EQ(daemon->ListJobs(v1::ListJobsRequest())->jobs_size(), 1);
+  EXPECT_FALSE(fs::exists(folder + "/spec.json"));
 }
 
 TEST(Daemon, WatchStreamsChangesUntilTheJobFinishes) {

@@ -72,6 +72,12 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   if (!worker.ok()) {
     outcome.killed = worker.kind == WorkerOutcome::Kind::kKilled;
     outcome.error = worker.reason;
+    // On a full state_dir the worker's stderr line may not have found room either: say how
+    // full it is, so that the reason survives.
+    if (worker.kind == WorkerOutcome::Kind::kExited && worker.exit_code == kWorkerResultNotWritten) {
+      const int64_t free_bytes = store.FreeBytes();
+      if (free_bytes >= 0) absl::StrAppend(&outcome.error, "; state_dir ", store.state_dir(), " has ", free_bytes, " bytes free");
+    }
     return outcome;
   }
   absl::StatusOr<v1::JobResult> result = store.LoadResult(id);

@@ -51,7 +51,7 @@ struct JobRunOutcome {
 // submission (uploaded files included); when it is missing (a job queued by an older daemon)
 // `spec` is written there first. Never throws. Failures (spec not writable, worker failure
 // of any kind, exit 0 without a valid result.json) come back as state failed with the reason
-// in `error`.
+// in `error`; a result the worker could not write adds the state_dir's free bytes.
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
                      WorkerControl* control, const JobRunCallbacks& callbacks);
 

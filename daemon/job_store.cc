@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +15,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "report/json_io.h"
 #include "report/json_io.h"
 #include "report/validate.h"
 
@@ -131,6 +131,22 @@ absl::Status JobStore::SaveJob(const v1::Job& job) {
 absl::Status JobStore::WriteSpec(const std::string& id, const v1::JobSpec& spec) {
   if (absl::Status s = MakeDir(JobDir(id)); !s.ok()) return s;
   return SaveJson(spec, JobDir(id) + "/spec.json");
+}
+
+absl::Status JobStore::DiscardRefused(const std::string& id) {
+  if (JobNumber(id) < 0) return absl::InvalidArgumentError(absl::StrCat("job id \"", id, "\" is malformed"));
+  const std::string spec = JobDir(id) + "/spec.json";
+  if (::unlink(spec.c_str()) != 0 && errno != ENOENT)
+    return absl::InternalError(absl::StrCat("cannot remove ", spec, ": ", std::strerror(errno)));
+  if (::rmdir(JobDir(id).c_str()) != 0 && errno != ENOENT)
+    return absl::InternalError(absl::StrCat("cannot remove ", JobDir(id), ": ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+int64_t JobStore::FreeBytes() const {
+  struct statvfs fs;
+  if (::statvfs(state_dir_.c_str(), &fs) != 0) return -1;
+  return static_cast<int64_t>(fs.f_bavail) * static_cast<int64_t>(fs.f_frsize);
 }
 
 bool JobStore::HasSpec(const std::string& id) const {

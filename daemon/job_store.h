@@ -6,8 +6,9 @@
 //   result.json     the JobResult, written by the worker
 //   worker.stderr   what the worker wrote to stderr
 // Every JSON file is written atomically (temporary file, fsync, rename), so a reader or a
-// restart after kill -9 sees the old or the new file, never a torn one. The store never
-// deletes anything. gRPC-free.
+// restart after kill -9 sees the old or the new file, never a torn one; a write that fails
+// (a full disk) leaves the old file whole. The store deletes only what a refused submission
+// left behind (DiscardRefused). gRPC-free.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +55,13 @@ class JobStore {
   absl::Status SaveJob(const v1::Job& job);
   // Writes jobs/<id>/spec.json atomically.
   absl::Status WriteSpec(const std::string& id, const v1::JobSpec& spec);
+  // Removes what storing a refused submission left: jobs/<id>/spec.json and the folder, when
+  // the folder holds nothing else (no job.json: the job was never recorded). Internal naming
+  // the path when something stays.
+  absl::Status DiscardRefused(const std::string& id);
+  // Bytes still free for writing in state_dir's filesystem (statvfs f_bavail x f_frsize);
+  // -1 when statvfs fails.
+  int64_t FreeBytes() const;
   // Whether jobs/<id>/spec.json exists (written at submission; a job queued by an older
   // daemon has only its record, which then holds the whole spec).
   bool HasSpec(const std::string& id) const;

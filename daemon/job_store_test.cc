@@ -3,9 +3,18 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 #include "daemon/fake_report.h"
 #include "report/json_io.h"
@@ -108,19 +117,90 @@ TEST(JobStore, CorruptRecordsAreReportedAndSkipped) {
   for (const std::string& p : loaded.problems) EXPECT_FALSE(p.empty());
 }
 
+// A reader loops over job.json while a writer rewrites it with versions of different sizes
+// and contents: every read must be one whole version, never a prefix of one (torn) or the
+// start of one and the end of another (mixed). The loop runs until both sides did enough
+// work to have overlapped many times (or a minute passed, which fails the counts below).
 TEST(JobStore, WritesAreAtomicAndLeaveNoTemporaries) {
   JobStore store(FreshDir("atomic"));
   ASSERT_TRUE(store.Open().ok());
-  v1::Job job = MakeJob(1, v1::Job::queued);
-  for (int i = 0; i < 20; ++i) {
+  std::vector<v1::Job> versions;
+  std::set<std::string> texts;
+  for (int i = 0; i < 8; ++i) {
+    v1::Job job = MakeJob(1, v1::Job::queued);
+    // 37 bytes to about 6 KB, each version its own letter throughout, so that a mix of two
+    // versions matches neither.
+    job.mutable_spec()->set_label(std::string(37 + (i * 1543) % 6000, static_cast<char>('a' + i)));
     job.set_phase("phase " + std::to_string(i));
-    ASSERT_TRUE(store.SaveJob(job).ok());
+    versions.push_back(job);
+    texts.insert(ToJson(job));
   }
+  ASSERT_EQ(texts.size(), versions.size());
+  const std::string path = store.JobDir(versions[0].id()) + "/job.json";
+  ASSERT_TRUE(store.SaveJob(versions[0]).ok());
+
+  constexpr int kMinWrites = 200;
+  constexpr int kMinReads = 2000;
+  std::atomic<int> reads{0};
+  std::atomic<bool> stop{false};
+  // The reader's, read after join.
+  int bad_reads = 0;
+  std::vector<std::string> bad;  // the first few
+  std::set<std::string> seen;
+  std::thread reader([&] {
+    while (!stop.load()) {
+      absl::StatusOr<std::string> text = ReadFile(path);
+      if (!text.ok() || texts.count(*text) == 0) {
+        ++bad_reads;
+        if (bad.size() < 3) bad.push_back(text.ok() ? absl::StrCat(text->size(), " bytes: ", text->substr(0, 80))
+                                                    : std::string(text.status().message()));
+      } else {
+        seen.insert(*text);
+      }
+      ++reads;
+    }
+  });
+  int writes = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while ((writes < kMinWrites || reads.load() < kMinReads) && std::chrono::steady_clock::now() < deadline) {
+    const absl::Status saved = store.SaveJob(versions[(writes * 3 + 1) % versions.size()]);
+    if (!saved.ok()) {
+      ADD_FAILURE() << "write " << writes << ": " << saved;  // (no ASSERT: the reader must be joined)
+      break;
+    }
+    ++writes;
+  }
+  stop = true;
+  reader.join();
+  std::printf("atomic writes: %d writes, %d reads, %zu versions seen, %d bad reads\n", writes, reads.load(),
+              seen.size(), bad_reads);
+  EXPECT_GE(writes, kMinWrites);
+  EXPECT_GE(reads.load(), kMinReads);
+  EXPECT_EQ(bad_reads, 0) << "a reader saw a partial or mixed job.json: " << absl::StrJoin(bad, " | ");
+  EXPECT_GE(seen.size(), 2u) << "the reader never saw the file change: the test proved nothing";
+
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(store.JobDir(job.id())))
+  for (const auto& entry : fs::directory_iterator(store.JobDir(versions[0].id())))
     files.push_back(entry.path().filename().string());
   EXPECT_EQ(files, std::vector<std::string>{"job.json"});
-  EXPECT_EQ(store.LoadAll("now").jobs[0].phase(), "phase 19");
+  ASSERT_GT(writes, 0);
+  EXPECT_EQ(store.LoadAll("now").jobs[0].phase(), versions[((writes - 1) * 3 + 1) % versions.size()].phase());
+}
+
+TEST(JobStore, DiscardRefusedRemovesOnlyAnUnrecordedSubmission) {
+  JobStore store(FreshDir("discard"));
+  ASSERT_TRUE(store.Open().ok());
+  ASSERT_TRUE(store.WriteSpec("job-000001", MakeJob(1, v1::Job::queued).spec()).ok());
+  EXPECT_TRUE(store.DiscardRefused("job-000001").ok());
+  EXPECT_FALSE(fs::exists(store.JobDir("job-000001")));
+  EXPECT_TRUE(store.DiscardRefused("job-000002").ok());  // nothing was made: nothing to do
+  // A recorded job is never discarded: its folder and record stay.
+  ASSERT_TRUE(store.SaveJob(MakeJob(3, v1::Job::queued)).ok());
+  absl::Status s = store.DiscardRefused("job-000003");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find(store.JobDir("job-000003")), std::string::npos) << s;
+  EXPECT_TRUE(fs::exists(store.JobDir("job-000003") + "/job.json"));
+  EXPECT_GT(store.FreeBytes(), 0);
 }
 
 TEST(JobStore, SecondOpenOfTheSameStateDirIsRefused) {

@@ -209,6 +209,7 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
   const rlimit open_files{static_cast<rlim_t>(launch.open_files), static_cast<rlim_t>(launch.open_files)};
   const gid_t gid = static_cast<gid_t>(launch.gid);
   const int out_fd = pipe_fds[1];
+  const pid_t launcher = ::getpid();
   sigset_t no_signals;  // the daemon blocks SIGTERM/SIGINT for sigwait; workers must not inherit that
   sigemptyset(&no_signals);
   struct sigaction default_action {};
@@ -234,6 +235,8 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
       ChildFail("torchscan launcher: cannot switch to worker_user (is torchscand root?)\n");
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail("torchscan launcher: prctl(PR_SET_NO_NEW_PRIVS) failed\n");
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
+    // A launcher that died before prctl took effect sent no signal: the child has a new parent.
+    if (::getppid() != launcher) ChildFail("torchscan launcher: torchscand ended while the worker was starting\n");
   };
   std::error_code error;
   bp::child child;

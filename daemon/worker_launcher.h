@@ -5,9 +5,11 @@
 // RSS children it starts), gets the CPU affinity (sched_setaffinity), RLIMIT_AS, RLIMIT_CPU,
 // RLIMIT_NOFILE and RLIMIT_CORE 0 asked for, switches to the unprivileged uid/gid asked for
 // (supplementary groups dropped), sets PR_SET_NO_NEW_PRIVS, dies with the launching thread
-// (PR_SET_PDEATHSIG, set after the uid change, which would clear it), with no signal blocked
+// (PR_SET_PDEATHSIG SIGKILL, set after the uid change, which would clear it; a launcher that
+// was already gone by then is seen by getppid and the child exits), with no signal blocked
 // and SIGPIPE at its default. If any of that fails the child writes why to its stderr and
-// exits with kWorkerLaunchSetupFailed (120).
+// exits with kWorkerLaunchSetupFailed (120). So a worker never outlives torchscand, even
+// after kill -9 of torchscand; its RSS children die with it in turn (core/workloads/peak_rss.h).
 //
 // However the worker ends (by itself, crashed, killed here or from outside), RunWorker then
 // kills what is left of its process group (SIGKILL) and returns only once none of it is

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -15,6 +16,7 @@
 
 #include "proto/service.pb.h"
 #include "report/json_io.h"
+#include "tests/descendants.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
 #include "tests/job_process_witness.h"
@@ -88,6 +90,29 @@ TEST(DaemonEndToEnd, CompareWithFailingCheckWithholdsDeltasAndLabel) {
   EXPECT_GE(c->after().timing().blocks_size(), 10);
 }
 
+// The same bfloat16 candidate, compared as float32 (so that the dtype alone fails nothing):
+// the tolerance decides. Tight (the guide's 1e-4/1e-5) fails, loose (5 %) passes.
+TEST(DaemonEndToEnd, ABfloat16CandidateFailsATightToleranceAndPassesALooseOne) {
+  TestDaemon d(TempDir("bf16_tolerance"));
+  for (const auto& [rtol, atol, exit_code, status, message] :
+       std::vector<std::tuple<std::string, std::string, int, v1::OutputCheck::Status, std::string>>{
+           {"1e-4", "1e-5", 1, v1::OutputCheck::failed, "elements differ beyond rtol=0.0001, atol=1e-05"},
+           {"0.05", "0.05", 0, v1::OutputCheck::passed, "rtol=0.05, atol=0.05, compared as float32"}}) {
+    const std::string out = TempDir("bf16_tolerance_" + rtol);
+    const CommandResult r = d.Client({"compare", "--baseline-mode", "per_sample", "--min-run-time", "0.02",
+                                      "--candidate-dtype", "bfloat16", "--check-dtype", "float32", "--rtol", rtol,
+                                      "--atol", atol, "--output", out});
+    EXPECT_EQ(r.exit_code, exit_code) << "rtol " << rtol << ": " << r.err;
+    absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->output_check().status(), status) << c->output_check().message();
+    EXPECT_NE(c->output_check().message().find(message), std::string::npos) << c->output_check().message();
+    EXPECT_EQ(c->output_check().message().find("dtypes differ"), std::string::npos) << c->output_check().message();
+    std::printf("bfloat16 vs float32 at rtol %s, atol %s: %s\n", rtol.c_str(), atol.c_str(),
+                c->output_check().message().c_str());
+  }
+}
+
 TEST(DaemonEndToEnd, TorchScriptCheckModulesPassAndFail) {
   TestDaemon d(TempDir("script_check"));
   const std::string dir = TempDir("script_check_files");
@@ -144,16 +169,28 @@ TEST(DaemonEndToEnd, CancelStopsARunningJobAndTheNextRuns) {
   EXPECT_EQ(d.Client({"jobs", "cancel", running.id()}).exit_code, 2);  // already finished
 }
 
+// The kill lands once the job's own record says it is timing with blocks done (not while
+// LibTorch loads or the model builds), and the failed record still names that phase.
 TEST(DaemonEndToEnd, WorkerKilledMidTimingFailsTheJobAndTheDaemonServes) {
   TestDaemon d(TempDir("worker_killed"));
   std::future<CommandResult> long_job = InBackground(d, kLongMeasure);
   const v1::Job running = WaitForRunningJob(d);
-  ASSERT_EQ(::kill(running.worker_pid(), SIGKILL), 0);
+  const v1::Job timing = WaitForPhase(d, running.id(), "timing", 60, /*min_blocks=*/1);
+  ASSERT_EQ(timing.phase(), "timing measurement");
+  ASSERT_GT(timing.blocks_done(), 0);
+  ASSERT_EQ(timing.worker_pid(), running.worker_pid());
+  ASSERT_EQ(::kill(timing.worker_pid(), SIGKILL), 0);
   const CommandResult waited = long_job.get();
   EXPECT_EQ(waited.exit_code, 3) << waited.err;
   const v1::Job failed = ShowJob(d, running.id());
   EXPECT_EQ(failed.state(), v1::Job::failed);
-  EXPECT_NE(failed.error().find("signal 9"), std::string::npos) << failed.error();
+  EXPECT_NE(failed.error().find("worker killed by signal 9 (SIGKILL)"), std::string::npos) << failed.error();
+  // It failed in the phase the kill was aimed at, after the blocks seen before it.
+  EXPECT_EQ(failed.phase(), "timing measurement");
+  EXPECT_GE(failed.blocks_done(), timing.blocks_done());
+  std::printf("worker killed in \"%s\" after %lld blocks (%lld at the kill's aim): %s\n", failed.phase().c_str(),
+              static_cast<long long>(failed.blocks_done()), static_cast<long long>(timing.blocks_done()),
+              failed.error().c_str());
   EXPECT_TRUE(d.Running());
   EXPECT_EQ(d.Client(kQuickMeasure).exit_code, 0);
 }
@@ -193,8 +230,20 @@ TEST(DaemonEndToEnd, Kill9OfTheDaemonLosesNothing) {
   const std::vector<v1::Job> queued = ListJobs(d, {"--state", "queued"});
   ASSERT_EQ(queued.size(), 1u);
 
+  // The worker must not outlive its daemon, and the test does not kill it: it becomes the
+  // test's orphan (OrphanAdopter) and must end by itself. It takes milliseconds here; 10 s is
+  // room for two busy cores. While timing, the worker writes a progress line every 100 ms,
+  // so either the daemon's death signal (PR_SET_PDEATHSIG, SIGKILL) or its next line into the
+  // closed pipe (SIGPIPE) ends it first; fault_injection_test kills the daemon while the
+  // worker is silent, where only the death signal can.
+  ASSERT_EQ(ParentOf(running.worker_pid()), d.pid());
+  OrphanAdopter adopter;
   d.Kill9();
-  ::kill(running.worker_pid(), SIGKILL);  // the orphaned worker, if it outlived the daemon
+  const OrphanAdopter::End worker = OrphanAdopter::WaitForEnd(running.worker_pid(), 10);
+  EXPECT_TRUE(worker.how == "killed by signal 9 (SIGKILL)" || worker.how == "killed by signal 13 (SIGPIPE)")
+      << "the worker " << running.worker_pid() << ": " << worker.how;
+  std::printf("orphaned worker %d: %s %.0f ms after the daemon's kill -9\n", running.worker_pid(), worker.how.c_str(),
+              worker.seconds * 1e3);
   const CommandResult lost = long_job.get();
   queued_job.get();
   // The waiting client names its job and how to pick it up once the daemon is back.

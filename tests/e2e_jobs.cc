@@ -47,17 +47,20 @@ v1::Job WaitForRunningJob(const TestDaemon& d) {
   return {};
 }
 
-v1::Job WaitForPhase(const TestDaemon& d, const std::string& id, const std::string& phase_prefix, double timeout_s) {
+v1::Job WaitForPhase(const TestDaemon& d, const std::string& id, const std::string& phase_prefix, double timeout_s,
+                     int64_t min_blocks) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   v1::Job job;
   while (std::chrono::steady_clock::now() < deadline) {
     job = ShowJob(d, id);
-    if (job.state() == v1::Job::running && job.phase().rfind(phase_prefix, 0) == 0) return job;
+    if (job.state() == v1::Job::running && job.phase().rfind(phase_prefix, 0) == 0 && job.blocks_done() >= min_blocks)
+      return job;
     if (job.state() != v1::Job::running && job.state() != v1::Job::queued) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  ADD_FAILURE() << "job " << id << " never ran in phase \"" << phase_prefix << "...\"; last seen "
-                << v1::Job::State_Name(job.state()) << ", phase \"" << job.phase() << "\"";
+  ADD_FAILURE() << "job " << id << " never ran in phase \"" << phase_prefix << "...\" with " << min_blocks
+                << "+ blocks done; last seen " << v1::Job::State_Name(job.state()) << ", phase \"" << job.phase()
+                << "\", " << job.blocks_done() << " blocks";
   return {};
 }
 

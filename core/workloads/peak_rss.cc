@@ -1,5 +1,6 @@
 #include "core/workloads/peak_rss.h"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -28,6 +30,10 @@ namespace {
 
 namespace bp = boost::process;
 using Clock = std::chrono::steady_clock;
+
+// The exit status of a child whose parent died before it could arrange to die with it; no
+// one is left to read it.
+constexpr int kRssChildOrphaned = 125;
 
 // Temporary files of one trial, removed when the trial ends.
 class TempFiles {
@@ -125,11 +131,18 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
   bool status_known = false;
   const Clock::time_point start = Clock::now();
   try {
+    // The child dies with this thread (kill -9 of the worker, or of torchscand, whose death
+    // kills the worker): no RSS child runs on after the job it measured for. A parent gone
+    // before prctl took effect is seen by getppid.
+    const pid_t parent = ::getpid();
+    auto die_with_parent = [parent](auto&) {
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kRssChildOrphaned);
+    };
     bp::child child(bp::exe = child_path,
                     bp::args = {spec_path, std::to_string(calls), std::to_string(options.intra_op_threads),
                                 std::to_string(options.inter_op_threads)},
                     bp::std_in < bp::null,
-                    bp::std_out > out_path, bp::std_err > err_path);
+                    bp::std_out > out_path, bp::std_err > err_path, bp::extend::on_exec_setup = die_with_parent);
     std::error_code error;
     auto poll = std::chrono::milliseconds(1);
     while (child.running(error)) {

@@ -40,7 +40,8 @@ struct RssTrialOptions {
 // executable, crash or signal, non-zero exit with its stderr, timeout, unparsable output,
 // other calls or threads than asked, calls < 1, timeout_s <= 0). Never hangs past timeout_s
 // (plus the time to kill and reap), never throws, never reports a number the child did not
-// print.
+// print. The child dies with the calling thread (PR_SET_PDEATHSIG SIGKILL): killing the
+// process that measures (a worker, after kill -9 of its torchscand) leaves no child behind.
 torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
                                            const RssTrialOptions& options = RssTrialOptions(),
                                            RssTrialInfo* info = nullptr);
