@@ -122,6 +122,18 @@ std::string Bytes(int64_t bytes) {
   return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / (1 << 20));
 }
 
+// How to send a job whose files are too large for max_upload_bytes.
+constexpr const char* kWaysOut =
+    "put them where the daemon's machine can read them and send their paths instead (torchscan-client "
+    "--daemon-path), or ask the daemon's administrator to raise max_upload_bytes (torchscand --max-upload)";
+
+// ResourceExhausted "spec: <what> exceed this daemon's max_upload_bytes M (A > B)<then>".
+absl::Status OverUploadLimit(const std::string& what, int64_t size, int64_t max_upload_bytes, const std::string& then) {
+  return absl::ResourceExhaustedError(absl::StrCat("spec: ", what, " exceed this daemon's max_upload_bytes ",
+                                                   max_upload_bytes, " (", Bytes(size), " > ", Bytes(max_upload_bytes),
+                                                   ")", then));
+}
+
 }  // namespace
 
 absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& o) {
@@ -224,14 +236,18 @@ absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes) 
   std::sort(listed.rbegin(), listed.rend());
   std::vector<std::string> names;
   for (const auto& entry : listed) names.push_back(entry.second);
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "spec: ", size, " bytes exceed this daemon's max_upload_bytes ", max_upload_bytes, " (", Bytes(size), " > ",
-      Bytes(max_upload_bytes), ")",
-      names.empty() ? "; send a smaller job"
-                    : absl::StrCat("; the files sent with it: ", absl::StrJoin(names, ", "),
-                                   "; put them where the daemon's machine can read them and send their paths instead "
-                                   "(torchscan-client --daemon-path), or ask the daemon's administrator to raise "
-                                   "max_upload_bytes (torchscand --max-upload)")));
+  return OverUploadLimit(absl::StrCat(size, " bytes"), size, max_upload_bytes,
+                         names.empty() ? "; send a smaller job"
+                                       : absl::StrCat("; the files sent with it: ", absl::StrJoin(names, ", "), "; ",
+                                                      kWaysOut));
+}
+
+absl::Status CheckSubmitRequestSize(int64_t request_bytes, int64_t max_upload_bytes) {
+  if (max_upload_bytes <= 0 || request_bytes <= max_upload_bytes + kSubmitRequestFraming) return absl::OkStatus();
+  return OverUploadLimit(absl::StrCat("the request's ", request_bytes, " bytes"), request_bytes, max_upload_bytes,
+                         absl::StrCat("; refused unread, from its size alone: send a smaller job, or if it carries "
+                                      "files, ",
+                                      kWaysOut));
 }
 
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits) {

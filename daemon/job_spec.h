@@ -32,6 +32,18 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config);
 // The client checks this before it submits; the daemon again in ValidateJobSpec.
 absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes);
 
+// What a SubmitRequest holds besides its spec: the spec field's tag (1 byte) and length
+// (a varint of at most 5 bytes, as protobuf lengths are below 2 GiB).
+constexpr int64_t kSubmitRequestFraming = 6;
+
+// A SubmitRequest of `request_bytes` as it arrived, before it is parsed (so that an oversize
+// one costs no parse): OK when at most max_upload_bytes + kSubmitRequestFraming (0 or less:
+// no limit). Otherwise ResourceExhausted "spec: the request's N bytes exceed this daemon's
+// max_upload_bytes M (...); refused unread, ..." with the same ways out as CheckUploadSize
+// (its files cannot be listed: it was not read). A request within this bound may still hold
+// a spec over the limit by a few bytes, or unknown fields: CheckUploadSize decides after the parse.
+absl::Status CheckSubmitRequestSize(int64_t request_bytes, int64_t max_upload_bytes);
+
 // OK, or:
 //   ResourceExhausted  CheckUploadSize's refusal
 //   InvalidArgument    naming the field under "spec.", e.g. "spec: set exactly one of measure

@@ -210,6 +210,27 @@ TEST(JobSpec, AnUploadOverTheLimitNamesEachFileLargestFirstAndTheWaysOut) {
   EXPECT_NE(CheckUploadSize(label, 1000).message().find("send a smaller job"), std::string::npos);
 }
 
+TEST(JobSpec, ASubmitRequestOverTheLimitIsRefusedFromItsSizeNamingTheLimit) {
+  // The largest spec within the limit, wrapped in its request, passes: the bound allows for framing.
+  v1::SubmitRequest request;
+  request.mutable_spec()->set_label(std::string(1000 - 3, 'x'));  // tag + 2-byte length + 997 = 1000
+  ASSERT_EQ(request.spec().ByteSizeLong(), 1000u);
+  EXPECT_TRUE(CheckSubmitRequestSize(request.ByteSizeLong(), 1000).ok());
+  EXPECT_TRUE(CheckSubmitRequestSize(1000 + kSubmitRequestFraming, 1000).ok());
+  EXPECT_TRUE(CheckSubmitRequestSize(int64_t{1} << 40, 0).ok());  // no limit known
+
+  const absl::Status s = CheckSubmitRequestSize(1000 + kSubmitRequestFraming + 1, 1000);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(s.message().find("spec: the request's 1007 bytes exceed this daemon's max_upload_bytes 1000 (1007 bytes > "
+                             "1000 bytes); refused unread"),
+            0u)
+      << s;
+  const absl::Status huge = CheckSubmitRequestSize(100'000'018, 8 << 20);
+  for (const char* part : {"100000018 bytes exceed this daemon's max_upload_bytes 8388608 (95.4 MiB > 8.0 MiB)",
+                           "torchscan-client --daemon-path", "torchscand --max-upload"})
+    EXPECT_NE(huge.message().find(part), std::string::npos) << part << " in " << huge;
+}
+
 TEST(JobSpec, DaemonDefaultsFillThreads) {
   v1::DaemonConfig config;
   config.set_default_intra_op_threads(2);

@@ -3,15 +3,16 @@
 #include <grp.h>
 
 #include <chrono>
-#include <climits>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
 #include <spdlog/spdlog.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/config.h"
+#include "daemon/receive_limits.h"
 #include "report/json_io.h"
 
 namespace torchscan::daemon {
@@ -83,8 +84,11 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
     // Validation guarantees TLS (and tokens) for every TCP address.
     builder.AddListeningPort(config.listen(i), tls, &ports[i]);
   }
-  const int64_t max_message = config.limits().max_upload_bytes() + (int64_t{1} << 20);
-  builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(max_message, INT_MAX)));
+  // What a caller can make the daemon hold, and why these two bounds: receive_limits.h.
+  builder.SetMaxReceiveMessageSize(GrpcReceiveLimit(config.limits().max_upload_bytes()));
+  grpc::ResourceQuota quota("torchscand");
+  quota.Resize(static_cast<size_t>(GrpcMemoryQuota(config.limits().max_upload_bytes())));
+  builder.SetResourceQuota(quota);
   builder.RegisterService(server->service_.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr) {

@@ -1,22 +1,32 @@
 #include "daemon/service.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "daemon/access_rules.h"
+#include "daemon/job_spec.h"
 #include "daemon/local_caller.h"
+#include "daemon/received_request.h"
 
 namespace torchscan::daemon {
 namespace {
-
-template <typename T>
-grpc::Status Reply(absl::StatusOr<T> result, T* response) {
-  if (!result.ok()) return ToGrpcStatus(result.status());
-  *response = *std::move(result);
-  return grpc::Status::OK;
-}
 
 std::string Metadata(const grpc::ServerContext& context, const char* key) {
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(key);
   return it == metadata.end() ? "" : std::string(it->second.data(), it->second.size());
+}
+
+// The index gRPC's generated Service gave `method`: it adds the methods in service.proto's
+// order, which is the descriptor's.
+int MethodIndex(const char* method) {
+  const google::protobuf::MethodDescriptor* found =
+      v1::SubmitRequest::descriptor()->file()->FindServiceByName("TorchScan")->FindMethodByName(method);
+  if (found == nullptr) {  // our own mistake, never the caller's
+    std::fprintf(stderr, "torchscand: service.proto has no method TorchScan.%s\n", method);
+    std::abort();
+  }
+  return found->index();
 }
 
 }  // namespace
@@ -41,55 +51,81 @@ absl::StatusOr<Caller> TorchScanService::Authenticate(const grpc::ServerContext&
   return IdentifyCaller(local, Metadata(context, "authorization"), tokens.get());
 }
 
-#define TORCHSCAN_AUTHENTICATE(context, caller)          \
-  absl::StatusOr<Caller> caller = Authenticate(*(context)); \
-  if (!caller.ok()) return ToGrpcStatus(caller.status())
+namespace {
 
-grpc::Status TorchScanService::Submit(grpc::ServerContext* context, const v1::SubmitRequest* request,
-                                      v1::Job* response) {
-  TORCHSCAN_AUTHENTICATE(context, caller);
-  return Reply(daemon_->Submit(*request, caller->user), response);
+// The caller, then the request of a call whose `stream` has one request message to read.
+// `received` keeps the request's bytes until the call ends, counted in gRPC's memory quota
+// (receive_limits.h).
+template <typename Stream, typename Request>
+absl::Status Receive(Stream& stream, const std::function<absl::Status(int64_t)>& check_size,
+                     grpc::ByteBuffer* received, Request* request) {
+  if (!stream.Read(received)) return absl::InvalidArgumentError("request: the call carried no request message");
+  if (check_size)
+    if (absl::Status s = check_size(static_cast<int64_t>(received->Length())); !s.ok()) return s;
+  return ParseReceived(*received, request);
 }
 
-grpc::Status TorchScanService::Watch(grpc::ServerContext* context, const v1::JobRequest* request,
-                                     grpc::ServerWriter<v1::JobEvent>* writer) {
-  TORCHSCAN_AUTHENTICATE(context, caller);
-  WatchSink sink;
-  sink.write = [writer](const v1::JobEvent& event) { return writer->Write(event); };
-  sink.cancelled = [context] { return context->IsCancelled(); };
-  return ToGrpcStatus(daemon_->Watch(*request, sink));
+}  // namespace
+
+template <typename Request, typename Response>
+void TorchScanService::ServeUnary(const char* method, std::function<absl::Status(int64_t)> check_size,
+                                  std::function<absl::StatusOr<Response>(const Request&, const Caller&)> handle) {
+  MarkMethodStreamed(
+      MethodIndex(method),
+      new grpc::internal::StreamedUnaryHandler<grpc::ByteBuffer, Response>(
+          [this, check_size, handle](grpc::ServerContext* context,
+                                     grpc::ServerUnaryStreamer<grpc::ByteBuffer, Response>* stream) {
+            const absl::StatusOr<Caller> caller = Authenticate(*context);
+            if (!caller.ok()) return ToGrpcStatus(caller.status());
+            grpc::ByteBuffer received;
+            Request request;
+            if (absl::Status s = Receive(*stream, check_size, &received, &request); !s.ok()) return ToGrpcStatus(s);
+            absl::StatusOr<Response> response = handle(request, *caller);
+            if (!response.ok()) return ToGrpcStatus(response.status());
+            stream->Write(*response);
+            return grpc::Status::OK;
+          }));
 }
 
-grpc::Status TorchScanService::GetJob(grpc::ServerContext* context, const v1::JobRequest* request,
-                                      v1::Job* response) {
-  TORCHSCAN_AUTHENTICATE(context, caller);
-  return Reply(daemon_->GetJob(*request), response);
+void TorchScanService::ServeWatch() {
+  MarkMethodStreamed(
+      MethodIndex("Watch"),
+      new grpc::internal::SplitServerStreamingHandler<grpc::ByteBuffer, v1::JobEvent>(
+          [this](grpc::ServerContext* context, grpc::ServerSplitStreamer<grpc::ByteBuffer, v1::JobEvent>* stream) {
+            const absl::StatusOr<Caller> caller = Authenticate(*context);
+            if (!caller.ok()) return ToGrpcStatus(caller.status());
+            grpc::ByteBuffer received;
+            v1::JobRequest request;
+            if (absl::Status s = Receive(*stream, nullptr, &received, &request); !s.ok()) return ToGrpcStatus(s);
+            WatchSink sink;
+            sink.write = [stream](const v1::JobEvent& event) { return stream->Write(event); };
+            sink.cancelled = [context] { return context->IsCancelled(); };
+            return ToGrpcStatus(daemon_->Watch(request, sink));
+          }));
 }
 
-grpc::Status TorchScanService::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
-                                        v1::ListJobsResponse* response) {
-  TORCHSCAN_AUTHENTICATE(context, caller);
-  return Reply(daemon_->ListJobs(*request), response);
+TorchScanService::TorchScanService(Daemon* daemon, TokenFileWatcher* tokens, const PeerTable* peers,
+                                   std::optional<gid_t> admin_gid)
+    : daemon_(daemon), tokens_(tokens), peers_(peers), admin_gid_(admin_gid) {
+  const int64_t max_upload_bytes = daemon_->config().limits().max_upload_bytes();
+  ServeUnary<v1::SubmitRequest, v1::Job>(
+      "Submit", [max_upload_bytes](int64_t bytes) { return CheckSubmitRequestSize(bytes, max_upload_bytes); },
+      [this](const v1::SubmitRequest& request, const Caller& caller) { return daemon_->Submit(request, caller.user); });
+  ServeWatch();
+  ServeUnary<v1::JobRequest, v1::Job>(
+      "GetJob", nullptr, [this](const v1::JobRequest& request, const Caller&) { return daemon_->GetJob(request); });
+  ServeUnary<v1::ListJobsRequest, v1::ListJobsResponse>(
+      "ListJobs", nullptr,
+      [this](const v1::ListJobsRequest& request, const Caller&) { return daemon_->ListJobs(request); });
+  ServeUnary<v1::JobRequest, v1::Job>(
+      "Cancel", nullptr, [this](const v1::JobRequest& request, const Caller& caller) {
+        return daemon_->Cancel(request, caller);
+      });
+  ServeUnary<v1::JobRequest, v1::JobResult>(
+      "FetchResult", nullptr,
+      [this](const v1::JobRequest& request, const Caller&) { return daemon_->FetchResult(request); });
+  ServeUnary<v1::InfoRequest, v1::DaemonInfo>(
+      "Info", nullptr, [this](const v1::InfoRequest& request, const Caller&) { return daemon_->Info(request); });
 }
-
-grpc::Status TorchScanService::Cancel(grpc::ServerContext* context, const v1::JobRequest* request,
-                                      v1::Job* response) {
-  TORCHSCAN_AUTHENTICATE(context, caller);
-  return Reply(daemon_->Cancel(*request, *caller), response);
-}
-
-grpc::Status TorchScanService::FetchResult(grpc::ServerContext* context, const v1::JobRequest* request,
-                                           v1::JobResult* response) {
-  TORCHSCAN_AUTHENTICATE(context, caller);
-  return Reply(daemon_->FetchResult(*request), response);
-}
-
-grpc::Status TorchScanService::Info(grpc::ServerContext* context, const v1::InfoRequest* request,
-                                    v1::DaemonInfo* response) {
-  TORCHSCAN_AUTHENTICATE(context, caller);
-  return Reply(daemon_->Info(*request), response);
-}
-
-#undef TORCHSCAN_AUTHENTICATE
 
 }  // namespace torchscan::daemon
