@@ -102,6 +102,9 @@ absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
     return FlagError("--min-run-time", absl::StrFormat("must be seconds in (0, 3600], got %g", f.min_run_time));
   if (std::any_of(f.label.begin(), f.label.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
     return FlagError("--label", "holds a control character (a tab, newline, escape...); use printable text on one line");
+  if (f.label.size() > kMaxJobTextBytes)
+    return FlagError("--label", absl::StrFormat("is %d bytes, more than the %d a job's text may hold; shorten it",
+                                                f.label.size(), kMaxJobTextBytes));
   spec->set_label(f.label);
   v1::MeasurementOptions* o = spec->mutable_options();
   o->set_intra_op_threads(f.threads);

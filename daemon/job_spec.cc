@@ -215,9 +215,10 @@ absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes) 
   if (max_upload_bytes <= 0 || size <= max_upload_bytes) return absl::OkStatus();
   // The files sent with the job, by name (the same file on both sides of a comparison once).
   std::map<std::string, std::pair<int64_t, int>> files;  // name -> (bytes of one copy, copies)
-  const auto add = [&files](const std::string& name, const std::string& bytes) {
+  // A file's name, or for bytes written into a job file by hand, the field that holds them.
+  const auto add = [&files](const std::string& name, const char* field, const std::string& bytes) {
     if (bytes.empty()) return;
-    auto& [one, copies] = files[name.empty() ? "unnamed bytes" : name];
+    auto& [one, copies] = files[name.empty() ? absl::StrCat(field, " (bytes in the job)") : name];
     one = static_cast<int64_t>(bytes.size());
     ++copies;
   };
@@ -225,10 +226,12 @@ absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes) 
   if (spec.has_measure()) workloads.push_back(&spec.measure().workload());
   if (spec.has_compare()) workloads.insert(workloads.end(), {&spec.compare().baseline(), &spec.compare().candidate()});
   for (const v1::WorkloadSpec* w : workloads) {
-    add(w->model().torchscript().source_name(), w->model().torchscript().module_bytes());
-    for (const v1::InputSpec& input : w->inputs()) add(input.source_name(), input.tensor_bytes());
+    add(w->model().torchscript().source_name(), "model.torchscript.module_bytes", w->model().torchscript().module_bytes());
+    for (const v1::InputSpec& input : w->inputs()) add(input.source_name(), "inputs[].tensor_bytes", input.tensor_bytes());
   }
-  if (spec.has_compare()) add(spec.compare().check().torchscript().source_name(), spec.compare().check().torchscript().module_bytes());
+  if (spec.has_compare())
+    add(spec.compare().check().torchscript().source_name(), "compare.check.torchscript.module_bytes",
+        spec.compare().check().torchscript().module_bytes());
   std::vector<std::pair<int64_t, std::string>> listed;
   for (const auto& [name, copies] : files)
     listed.emplace_back(copies.first * copies.second,

@@ -34,6 +34,11 @@ std::optional<ControlCharacter> FirstControlCharacter(const std::string& text) {
 }
 
 absl::Status CheckText(const std::string& path, const std::string& what, const std::string& text) {
+  if (text.size() > kMaxJobTextBytes)
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %s %d bytes, more than the %d a text field of a job may hold: shorten it (put long notes in a file "
+        "next to the report)",
+        path, what, text.size(), kMaxJobTextBytes));
   const std::optional<ControlCharacter> c = FirstControlCharacter(text);
   if (!c) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrFormat(

@@ -45,6 +45,17 @@ TEST(PrintableText, EachControlCharacterIsRefusedWithItsCodePointAndByte) {
   }
 }
 
+TEST(PrintableText, TextUpToTheLimitPassesAndOneByteMoreIsRefusedNamingTheField) {
+  v1::JobSpec spec = Measure();
+  spec.set_label(std::string(kMaxJobTextBytes, 'x'));
+  EXPECT_TRUE(RequirePrintableText(spec, "spec").ok());
+  spec.set_label(std::string(kMaxJobTextBytes + 1, 'x'));
+  ExpectRefused(spec, "spec", "spec.label: holds 4097 bytes, more than the 4096 a text field of a job may hold");
+  spec.set_label("short");
+  (*spec.mutable_measure()->mutable_workload()->mutable_input_metadata())["commit"] = std::string(5000, 'c');
+  ExpectRefused(spec, "spec", "spec.measure.workload.input_metadata[\"commit\"]: holds 5000 bytes");
+}
+
 TEST(PrintableText, NestedRepeatedAndOneofFieldsAreNamed) {
   v1::JobSpec spec;
   v1::WorkloadSpec* candidate = spec.mutable_compare()->mutable_candidate();

@@ -382,10 +382,15 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
   // Over this daemon's max_upload_bytes (8 MiB): refused by the client before it sends the job
   // (its own check, job_spec.h's CheckUploadSize, after asking the daemon for the limit; the
   // daemon's refusal would say "the request's N bytes ... refused unread").
-  t.JobFile("8.5 MiB label", file("label_big", R"({"label": ")" + std::string(kOverUpload, 'x') + "\", " +
-                                                 MeasureJob(kLinear).substr(1)),
+  t.JobFile("8.5 MiB module_bytes", file("module_bytes_big", MeasureJob(R"("model": {"torchscript": {"module_bytes": ")" +
+                                                                          Base64(std::string(kOverUpload, 'm')) +
+                                                                          R"("}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
             kRefused, "max_upload_bytes");
-  t.AlsoNaming({"bytes exceed this daemon's max_upload_bytes 8388608 (8.5 MiB > 8.0 MiB); send a smaller job"});
+  t.AlsoNaming({"bytes exceed this daemon's max_upload_bytes 8388608 (8.5 MiB > 8.0 MiB); the files sent with it: "
+                "model.torchscript.module_bytes (bytes in the job) 8.5 MiB"});
+  t.JobFile("job file 5000-byte label", file("label_long", R"({"label": ")" + std::string(5000, 'x') + "\", " +
+                                                           MeasureJob(kLinear).substr(1)),
+            kBadInput, "spec.label: holds 5000 bytes, more than the 4096 a text field of a job may hold: shorten it");
 }
 
 // Cases that reach a worker (about a second each): what only loading the file can tell.
@@ -468,6 +473,8 @@ void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
            kBadInput, "--torchscript");
   t.AlsoNaming({"/nowhere.pt' (\"nowhere.pt\" relative to the working directory ", "No such file or directory",
                 "--daemon-path"});
+  t.Client("--label of 5000 bytes", {"measure", "--model", "linear", "--label", std::string(5000, 'l')}, kBadInput,
+           "--label: is 5000 bytes, more than the 4096");
   t.Client("--input-file relative and missing", {"measure", "--input-file", "x=nowhere.pt"}, kBadInput, "--input-file");
   t.AlsoNaming({"relative to the working directory", "--daemon-path"});
   const std::string big = Write(dir + "/big_module.pt", std::string(kOverUpload, 'm'));
@@ -602,6 +609,8 @@ void AddGrpcCases(Table& t, const std::string& good_id) {
   t.AlsoNaming({"spec: the request's " + huge_bytes + " bytes exceed", "refused unread", "torchscand --max-upload"});
   // proto3 strings must be UTF-8: the daemon reads each request itself and names the field
   // (gRPC's generated handlers would answer INTERNAL with an empty message).
+  t.Submit("Submit 1 MB label", GoodSpecWith([](v1::JobSpec* s) { s->set_label(std::string(1'000'000, 'x')); }),
+           StatusCode::INVALID_ARGUMENT, "spec.label: holds 1000000 bytes, more than the 4096");
   t.Submit("Submit non-UTF-8 label", GoodSpecWith([](v1::JobSpec* s) { s->set_label("\xff\xfe\xc3"); }),
            StatusCode::INVALID_ARGUMENT, "spec.label: is not UTF-8 (3 bytes)");
   t.Submit("Submit non-UTF-8 input name", GoodSpecWith([](v1::JobSpec* s) {
