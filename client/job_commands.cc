@@ -69,33 +69,93 @@ void CancelAfterInterrupt(DaemonClient& client, const v1::Job& job) {
   std::fprintf(stderr, "[%s] %s\n", job.id().c_str(), v1::Job::State_Name(now.state()).c_str());
 }
 
+// Records a failure in `out` (--json) and reports it on stderr; returns its exit code.
+int Failed(const absl::Status& status, v1::DaemonJobOutput* out) {
+  out->set_error(std::string(status.message()));
+  return ReportError(status);
+}
+
 // Writes the evidence of job `id` where it belongs; on failure with a private daemon (whose
-// result is gone once the command ends), into a fresh folder under /tmp instead.
+// result is gone once the command ends), into a fresh folder under /tmp instead. Records the
+// files written (and why not where asked) in `out`.
 int WriteJobEvidence(const v1::JobResult& result, const std::string& id, const std::string& address,
-                     bool private_daemon, const JobRunOptions& options) {
+                     bool private_daemon, const JobRunOptions& options, v1::DaemonJobOutput* out) {
   const std::string dir = options.output_dir.empty() ? DefaultOutputFolder(id) : options.output_dir;
   std::string json_path;
   absl::Status written = WriteEvidence(result, dir, &json_path);
   if (written.ok()) {
     std::fprintf(stderr, "[%s] wrote %s and its .html\n", id.c_str(), json_path.c_str());
+    SetEvidencePaths(json_path, out);
     return kExitOk;
   }
   if (!private_daemon)
-    return ReportError(WithMessage(
-        written, absl::StrCat("job ", id, " succeeded, but its evidence could not be written: ", written.message(),
-                              "; fetch it again with `", JobsCommandLine(address, "fetch " + id + " --output DIR"),
-                              "`")));
+    return Failed(WithMessage(written, absl::StrCat("job ", id, " succeeded, but its evidence could not be written: ",
+                                                    written.message(), "; fetch it again with `",
+                                                    JobsCommandLine(address, "fetch " + id + " --output DIR"), "`")),
+                  out);
+  out->set_error(absl::StrCat("job ", id, " succeeded, but its evidence could not be written: ", written.message()));
   std::string fallback = "/tmp/torchscan-" + id + "-XXXXXX";
   if (::mkdtemp(fallback.data()) != nullptr && WriteEvidence(result, fallback, &json_path).ok()) {
     std::fprintf(stderr,
                  "torchscan-client: job %s succeeded, but its evidence could not be written: %s; the private daemon "
                  "stops with this command, so it was saved in %s instead\n",
                  id.c_str(), std::string(written.message()).c_str(), fallback.c_str());
+    SetEvidencePaths(json_path, out);
   } else {
     std::fprintf(stderr, "torchscan-client: job %s succeeded, but its evidence could not be written: %s\n",
                  id.c_str(), std::string(written.message()).c_str());
   }
   return ExitCodeFor(written);
+}
+
+// Runs the job on the daemon of `ctx` (after the --output check), filling `out` as it goes.
+int RunJobAndCollect(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options,
+                     v1::DaemonJobOutput* out) {
+  std::mutex waiting_mutex;
+  DaemonClient* waiting = nullptr;  // the client whose waits an interrupt ends
+  InterruptWatch interrupts([&] {
+    std::lock_guard<std::mutex> lock(waiting_mutex);
+    if (waiting != nullptr) waiting->StopWatching();
+  });
+  absl::StatusOr<Connection> connection = Connect(ctx);
+  if (!connection.ok()) return Failed(connection.status(), out);
+  DaemonClient& client = *connection->client;
+  out->set_daemon(client.address());
+  {
+    std::lock_guard<std::mutex> lock(waiting_mutex);
+    waiting = &client;
+  }
+  if (interrupts.interrupted()) {
+    out->set_error(absl::StrCat(InterruptName(interrupts.signal()), " before the job was submitted: nothing runs"));
+    std::fprintf(stderr, "torchscan-client: %s\n", out->error().c_str());
+    return kExitInterrupted;
+  }
+  const bool private_daemon = connection->private_daemon();
+  ProgressPrinter progress(stderr, ctx.terminal);
+  v1::Job submitted, finished;
+  absl::StatusOr<v1::JobResult> result = RunJobOn(
+      client, spec, !private_daemon,
+      [&](const v1::Job& job) {
+        submitted = job;
+        std::fprintf(stderr, "[%s] submitted to %s\n", job.id().c_str(), client.address().c_str());
+      },
+      [&](const v1::JobEvent& e) { progress.OnEvent(e); }, &finished);
+  progress.Finish();
+  if (!finished.id().empty() || !submitted.id().empty())
+    *out->mutable_job() = finished.id().empty() ? submitted : finished;
+  if (interrupts.interrupted() && !submitted.id().empty() && !IsFinished(finished.state())) {
+    out->set_error(absl::StrCat(InterruptName(interrupts.signal()), " while waiting for job ", submitted.id()));
+    HandleInterruptedJob(client, submitted, options.cancel_on_interrupt, private_daemon, interrupts.signal());
+    return kExitInterrupted;
+  }
+  if (!result.ok()) {
+    const absl::Status& s = result.status();
+    return Failed(options.spec_from_flags ? WithMessage(s, WithFlagNames(std::string(s.message()))) : s, out);
+  }
+  *out->mutable_result() = *result;
+  const int written = WriteJobEvidence(*result, finished.id(), client.address(), private_daemon, options, out);
+  if (!ctx.json) std::fputs(Summarize(ctx, *result).c_str(), stdout);
+  return written != kExitOk ? written : ResultExitCode(*result);
 }
 
 }  // namespace
@@ -192,47 +252,24 @@ int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const JobRu
                                      ? CheckCurrentFolderWritable()
                                      : CheckOutputFolder(options.output_dir, EvidenceFiles(spec.has_compare()), options.force);
   if (!output_ok.ok()) return ReportError(output_ok);
+  v1::JobCommandOutput output;
+  const int exit_code = RunJobAndCollect(ctx, spec, options, output.add_daemons());
+  if (ctx.json) PrintJobCommandOutput(&output, exit_code);
+  return exit_code;
+}
 
-  std::mutex waiting_mutex;
-  DaemonClient* waiting = nullptr;  // the client whose waits an interrupt ends
-  InterruptWatch interrupts([&] {
-    std::lock_guard<std::mutex> lock(waiting_mutex);
-    if (waiting != nullptr) waiting->StopWatching();
-  });
-  absl::StatusOr<Connection> connection = Connect(ctx);
-  if (!connection.ok()) return ReportError(connection.status());
-  DaemonClient& client = *connection->client;
-  {
-    std::lock_guard<std::mutex> lock(waiting_mutex);
-    waiting = &client;
-  }
-  if (interrupts.interrupted()) {
-    std::fprintf(stderr, "torchscan-client: %s before the job was submitted: nothing runs\n",
-                 InterruptName(interrupts.signal()));
-    return kExitInterrupted;
-  }
-  const bool private_daemon = connection->private_daemon();
-  ProgressPrinter progress(stderr, ctx.terminal);
-  v1::Job submitted, finished;
-  absl::StatusOr<v1::JobResult> result = RunJobOn(
-      client, spec, !private_daemon,
-      [&](const v1::Job& job) {
-        submitted = job;
-        std::fprintf(stderr, "[%s] submitted to %s\n", job.id().c_str(), client.address().c_str());
-      },
-      [&](const v1::JobEvent& e) { progress.OnEvent(e); }, &finished);
-  progress.Finish();
-  if (interrupts.interrupted() && !submitted.id().empty() && !IsFinished(finished.state())) {
-    HandleInterruptedJob(client, submitted, options.cancel_on_interrupt, private_daemon, interrupts.signal());
-    return kExitInterrupted;
-  }
-  if (!result.ok()) {
-    const absl::Status& s = result.status();
-    return ReportError(options.spec_from_flags ? WithMessage(s, WithFlagNames(std::string(s.message()))) : s);
-  }
-  const int written = WriteJobEvidence(*result, finished.id(), client.address(), private_daemon, options);
-  std::fputs(Summarize(ctx, *result).c_str(), stdout);
-  return written != kExitOk ? written : ResultExitCode(*result);
+void SetEvidencePaths(const std::string& json_path, v1::DaemonJobOutput* out) {
+  out->set_json_path(json_path);
+  const size_t dot = json_path.rfind('.');
+  out->set_html_path(json_path.substr(0, dot) + ".html");
+}
+
+void PrintJobCommandOutput(v1::JobCommandOutput* output, int exit_code) {
+  output->set_exit_code(exit_code);
+  std::string json = ToJson(*output);
+  if (json.empty() || json.back() != '\n') json += '\n';
+  std::fputs(json.c_str(), stdout);
+  std::fflush(stdout);
 }
 
 }  // namespace torchscan

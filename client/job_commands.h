@@ -2,8 +2,13 @@
 // Each checks where the evidence will go before submitting (output_folder.h), submits the
 // spec, shows live progress on stderr, waits, fetches the report or comparison, writes
 // <kind>.json and <kind>.html into --output (or ./torchscan-<job id>/, whose path is
-// printed), and prints the terminal summary (or the JSON with --json). Returns an exit code
-// (exit_codes.h): a failed output check is 1 even though the comparison was written.
+// printed), and prints the terminal summary. Returns an exit code (exit_codes.h): a failed
+// output check is 1 even though the comparison was written.
+//
+// With --json, stdout holds one JSON document instead, whatever the outcome once --output was
+// checked: JobCommandOutput (proto/service.proto) with the exit code and, per daemon, its
+// address, the job as last seen (id, state, error, latency_change, output_check), the files
+// written, the error and the evidence itself.
 //
 // Once the daemon accepted the job, every failure names the job id, and, on a resident
 // daemon, the `jobs fetch` (or `jobs watch`) command that collects it later. Ctrl-C or
@@ -52,10 +57,16 @@ void HandleInterruptedJob(DaemonClient& client, const v1::Job& job, bool cancel,
 // `json_path` with the JSON file written.
 absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, std::string* json_path);
 
+// Sets `out`'s json_path and, beside it, html_path (<kind>.json -> <kind>.html).
+void SetEvidencePaths(const std::string& json_path, v1::DaemonJobOutput* out);
+
+// --json: `output`, with its exit_code set to `exit_code`, as one JSON document on stdout.
+void PrintJobCommandOutput(v1::JobCommandOutput* output, int exit_code);
+
 // "torchscan-client --daemon ADDR jobs <what>": a command to give the user.
 std::string JobsCommandLine(const std::string& address, const std::string& what);
 
-// The terminal summary (or pretty JSON when ctx.json) of a result.
+// The terminal summary (or the evidence's pretty JSON when ctx.json) of a result.
 std::string Summarize(const ClientContext& ctx, const v1::JobResult& result);
 
 // 1 for a comparison whose output check failed, else 0.

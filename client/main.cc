@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
   app.add_option("--tls-key", ctx.credentials.tls_key_file, "PEM private key of --tls-cert");
   app.add_option("--tls-server-name", ctx.credentials.tls_server_name, "name expected in the daemon's certificate");
   app.add_option("--torchscand", ctx.torchscand, "torchscand binary for the private daemon");
-  app.add_flag("--json", ctx.json, "machine-readable JSON on stdout");
+  app.add_flag("--json", ctx.json,
+               "machine-readable JSON on stdout (measure, compare, example: one JobCommandOutput document)");
   app.add_flag("--color", ctx.color, "ANSI colours in summaries");
 
   std::string output, job_file, id, state, format = "html", input, before, after, run;

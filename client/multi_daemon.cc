@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "client/exit_codes.h"
 #include "client/flag_names.h"
 #include "client/interrupt.h"
@@ -20,6 +21,7 @@ struct MachineRun {
   std::string address;
   std::string hostname;
   std::string job_id;
+  v1::Job job;          // as last seen: finished, else as submitted; empty when none was accepted
   absl::Status status;  // how it failed; OK with a result
   v1::JobResult result;
 };
@@ -58,6 +60,7 @@ void RunOnMachine(const ClientContext& ctx, const v1::JobSpec& spec, const JobRu
         std::fprintf(stderr, "[%s %s] submitted\n", run->address.c_str(), job.id().c_str());
       },
       {}, &finished);
+  if (!finished.id().empty() || !submitted.id().empty()) run->job = finished.id().empty() ? submitted : finished;
   if (interrupts->interrupted() && !submitted.id().empty() && !IsFinished(finished.state())) {
     std::lock_guard<std::mutex> lock(*print);
     HandleInterruptedJob(client, submitted, options.cancel_on_interrupt, /*private_daemon=*/false,
@@ -111,33 +114,45 @@ int RunJobOnDaemons(const ClientContext& ctx, const v1::JobSpec& spec, const Job
                          &interrupts);
   }
   for (std::thread& t : threads) t.join();
-  if (interrupts.interrupted()) return kExitInterrupted;
 
   int exit_code = kExitOk;
+  v1::JobCommandOutput output;  // --json
   std::vector<std::string> taken;
   for (MachineRun& run : runs) {
+    v1::DaemonJobOutput* out = output.add_daemons();
+    out->set_daemon(run.address);
+    if (!run.job.id().empty()) *out->mutable_job() = run.job;
+    if (interrupts.interrupted()) {
+      out->set_error(run.status.ok() ? "" : std::string(run.status.message()));
+      continue;
+    }
     const std::string machine = MachineFolderName(run.hostname, run.address, &taken);
     const std::string heading = machine + " (" + run.address + (run.job_id.empty() ? "" : ", " + run.job_id) + ")";
     if (!run.status.ok()) {
-      std::fprintf(stderr, "== %s: %s\n", heading.c_str(), std::string(run.status.message()).c_str());
+      out->set_error(std::string(run.status.message()));
+      std::fprintf(stderr, "== %s: %s\n", heading.c_str(), out->error().c_str());
       exit_code = Worse(exit_code, ExitCodeFor(run.status));
       continue;
     }
+    *out->mutable_result() = run.result;
     const std::string dir =
         (options.output_dir.empty() ? DefaultOutputFolder(run.job_id) : options.output_dir) + "/" + machine;
     std::string json_path;
     if (absl::Status s = WriteEvidence(run.result, dir, &json_path); !s.ok()) {
-      std::fprintf(stderr, "== %s: job %s succeeded, but its evidence could not be written: %s; fetch it again with `%s`\n",
-                   heading.c_str(), run.job_id.c_str(), std::string(s.message()).c_str(),
-                   JobsCommandLine(run.address, "fetch " + run.job_id + " --output DIR").c_str());
+      out->set_error(absl::StrCat("job ", run.job_id, " succeeded, but its evidence could not be written: ",
+                                  s.message(), "; fetch it again with `",
+                                  JobsCommandLine(run.address, "fetch " + run.job_id + " --output DIR"), "`"));
+      std::fprintf(stderr, "== %s: %s\n", heading.c_str(), out->error().c_str());
       exit_code = Worse(exit_code, ExitCodeFor(s));
       continue;
     }
+    SetEvidencePaths(json_path, out);
     std::fprintf(stderr, "== %s: wrote %s and its .html\n", heading.c_str(), json_path.c_str());
-    if (!ctx.json) std::printf("== %s\n", heading.c_str());
-    std::fputs(Summarize(ctx, run.result).c_str(), stdout);
+    if (!ctx.json) std::printf("== %s\n%s", heading.c_str(), Summarize(ctx, run.result).c_str());
     exit_code = Worse(exit_code, ResultExitCode(run.result));
   }
+  if (interrupts.interrupted()) exit_code = kExitInterrupted;
+  if (ctx.json) PrintJobCommandOutput(&output, exit_code);
   return exit_code;
 }
 

@@ -19,9 +19,21 @@ namespace {
 
 using workloads::Workload;
 
-void Phase(const ExperimentOptions& o, const std::string& phase) {
-  if (o.on_phase) o.on_phase(phase);
-}
+// One phase from construction to destruction: its span in the timeline, and on_phase as it
+// begins. The only place phases begin.
+class Phase {
+ public:
+  Phase(const ExperimentOptions& o, PhaseTimeline& timeline, const std::string& phase) : timeline_(timeline) {
+    timeline_.Begin(phase);
+    if (o.on_phase) o.on_phase(phase);
+  }
+  ~Phase() { timeline_.End(); }
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+
+ private:
+  PhaseTimeline& timeline_;
+};
 
 absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {
   return absl::Status(s.code(), prefix + std::string(s.message()));
@@ -50,15 +62,17 @@ absl::Status ValidateCheck(const ExperimentOptions& o) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Workload> Build(const v1::WorkloadSpec& spec, const std::string& name, const ExperimentOptions& o) {
-  Phase(o, "build " + name);
+absl::StatusOr<Workload> Build(const v1::WorkloadSpec& spec, const std::string& name, const ExperimentOptions& o,
+                               PhaseTimeline& timeline) {
+  const Phase phase(o, timeline, "build " + name);
   absl::StatusOr<Workload> w = workloads::BuildWorkload(spec);
   if (!w.ok()) return Prefixed(name + ": ", w.status());
   return w;
 }
 
-absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& name, const ExperimentOptions& o) {
-  Phase(o, "timing " + name);
+absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& name, const ExperimentOptions& o,
+                                          PhaseTimeline& timeline) {
+  const Phase phase(o, timeline, "timing " + name);
   TorchLatencyOptions t;
   t.timing = o.timing;
   t.timing.work_units = w.work_units;
@@ -96,20 +110,22 @@ v1::MetricResult AchievedFlops(const v1::BenchmarkReport& report) {
 }
 
 absl::Status AddDiagnostics(const v1::WorkloadSpec& spec, const Workload& w, const ExperimentOptions& o,
-                            v1::BenchmarkReport* report) {
+                            PhaseTimeline& timeline, v1::BenchmarkReport* report) {
   if (!o.skip_diagnostics) {
-    Phase(o, "profile " + report->name());
-    absl::StatusOr<v1::OperatorProfile> profile = workloads::ProfileWorkload(
-        w.call, o.profile_calls, w.graph_compute ? &*w.graph_compute : nullptr);
-    if (!profile.ok()) return Prefixed(report->name() + ": profile: ", profile.status());
-    *report->mutable_profile() = *std::move(profile);
-  *report->add_totals() = AchievedFlops(*report);
-    Phase(o, "memory " + report->name());
+    {
+      const Phase phase(o, timeline, "profile " + report->name());
+      absl::StatusOr<v1::OperatorProfile> profile = workloads::ProfileWorkload(
+          w.call, o.profile_calls, w.graph_compute ? &*w.graph_compute : nullptr);
+      if (!profile.ok()) return Prefixed(report->name() + ": profile: ", profile.status());
+      *report->mutable_profile() = *std::move(profile);
+      *report->add_totals() = AchievedFlops(*report);
+    }
+    const Phase phase(o, timeline, "memory " + report->name());
     for (v1::MetricResult& m : workloads::MeasurePeakMemory(w.call, w.device, w.resident_tensors))
       *report->add_totals() = std::move(m);
   }
   if (o.rss) {
-    Phase(o, "rss " + report->name());
+    const Phase phase(o, timeline, "rss " + report->name());
     workloads::RssTrialOptions trial;
     trial.calls = o.rss_calls;
     trial.timeout_s = o.rss_timeout_s;
@@ -124,18 +140,23 @@ absl::Status AddDiagnostics(const v1::WorkloadSpec& spec, const Workload& w, con
 
 absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec, const std::string& name,
                                                    const ExperimentOptions& o) {
+  PhaseTimeline own;
+  PhaseTimeline& timeline = o.timeline != nullptr ? *o.timeline : own;
   if (absl::Status s = ValidateOptions(o); !s.ok()) return s;
   if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
-  absl::StatusOr<Workload> w = Build(spec, name, o);
+  absl::StatusOr<Workload> w = Build(spec, name, o, timeline);
   if (!w.ok()) return w.status();
-  absl::StatusOr<v1::BenchmarkReport> report = Time(*w, name, o);
+  absl::StatusOr<v1::BenchmarkReport> report = Time(*w, name, o, timeline);
   if (!report.ok()) return report.status();
-  if (absl::Status s = AddDiagnostics(spec, *w, o, &*report); !s.ok()) return s;
+  if (absl::Status s = AddDiagnostics(spec, *w, o, timeline, &*report); !s.ok()) return s;
+  *report->mutable_timeline() = timeline.Snapshot();
   return report;
 }
 
 absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_spec,
                                              const v1::WorkloadSpec& candidate_spec, const ExperimentOptions& o) {
+  PhaseTimeline own;
+  PhaseTimeline& timeline = o.timeline != nullptr ? *o.timeline : own;
   if (absl::Status s = ValidateOptions(o); !s.ok()) return s;
   if (absl::Status s = ValidateCheck(o); !s.ok()) return s;
   if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
@@ -145,9 +166,9 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
     if (!loaded.ok()) return loaded.status();
     script_check = *std::move(loaded);
   }
-  absl::StatusOr<Workload> baseline = Build(baseline_spec, "baseline", o);
+  absl::StatusOr<Workload> baseline = Build(baseline_spec, "baseline", o, timeline);
   if (!baseline.ok()) return baseline.status();
-  absl::StatusOr<Workload> candidate = Build(candidate_spec, "candidate", o);
+  absl::StatusOr<Workload> candidate = Build(candidate_spec, "candidate", o, timeline);
   if (!candidate.ok()) return candidate.status();
 
   // All timing first, in the requested order, before any diagnostic pass. With rounds > 1
@@ -158,7 +179,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
     const bool candidate_first = o.reverse != (round % 2 == 0);
     for (const bool is_candidate : {candidate_first, !candidate_first}) {
       absl::StatusOr<v1::BenchmarkReport> pass =
-          is_candidate ? Time(*candidate, "candidate", o) : Time(*baseline, "baseline", o);
+          is_candidate ? Time(*candidate, "candidate", o, timeline) : Time(*baseline, "baseline", o, timeline);
       if (!pass.ok()) return pass.status();
       const std::string position = is_candidate == candidate_first ? "first" : "second";
       if (o.rounds == 1) {
@@ -176,30 +197,35 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
     r->mutable_settings()->mutable_timing()->set_rounds(o.rounds);
   }
 
-  if (absl::Status s = AddDiagnostics(baseline_spec, *baseline, o, &before); !s.ok()) return s;
-  if (absl::Status s = AddDiagnostics(candidate_spec, *candidate, o, &after); !s.ok()) return s;
+  if (absl::Status s = AddDiagnostics(baseline_spec, *baseline, o, timeline, &before); !s.ok()) return s;
+  if (absl::Status s = AddDiagnostics(candidate_spec, *candidate, o, timeline, &after); !s.ok()) return s;
 
   v1::OutputCheck check;
   if (o.skip_check) {
     check.set_message("output check skipped (check.skip)");
-    return CompareReports(before, after, check);
+  } else {
+    absl::Status checked;
+    {
+      const Phase phase(o, timeline, "check");
+      checked = workloads::RunTorch("output check", [&] {
+        check = RunOutputCheck([&]() -> std::optional<bool> {
+          if (script_check) return (*script_check)(baseline->call(), candidate->call());
+          AssertClose(baseline->call(), candidate->call(), o.check);
+          return std::nullopt;
+        });
+      });
+    }
+    if (!checked.ok()) return checked;
+    if (script_check) check.set_module(script_check->file());
+    if (check.status() == v1::OutputCheck::passed)
+      check.set_message(script_check ? "the TorchScript check module passed"
+                                     : "baseline and candidate outputs are close at " + DescribeCloseOptions(o.check));
+    else if (script_check && check.message() == "check returned false")
+      check.set_message("the TorchScript check module returned False");
   }
-  Phase(o, "check");
-  const absl::Status checked = workloads::RunTorch("output check", [&] {
-    check = RunOutputCheck([&]() -> std::optional<bool> {
-      if (script_check) return (*script_check)(baseline->call(), candidate->call());
-      AssertClose(baseline->call(), candidate->call(), o.check);
-      return std::nullopt;
-    });
-  });
-  if (!checked.ok()) return checked;
-  if (script_check) check.set_module(script_check->file());
-  if (check.status() == v1::OutputCheck::passed)
-    check.set_message(script_check ? "the TorchScript check module passed"
-                                   : "baseline and candidate outputs are close at " + DescribeCloseOptions(o.check));
-  else if (script_check && check.message() == "check returned false")
-    check.set_message("the TorchScript check module returned False");
-  return CompareReports(before, after, check);
+  v1::Comparison comparison = CompareReports(before, after, check);
+  *comparison.mutable_timeline() = timeline.Snapshot();
+  return comparison;
 }
 
 }  // namespace torchscan

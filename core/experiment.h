@@ -9,6 +9,10 @@
 //   5. compare_benchmarks (core/compare.h)
 // Also a single measurement (steps 1-3 for one spec). Used by the example program and by
 // workers. LibTorch stays in the .cc.
+//
+// Every phase is recorded where it begins, with its end, in a PhaseTimeline
+// (core/phase_timeline.h) that the result carries: a measurement's report.timeline, a
+// comparison's timeline (its runs carry none). Failed calls return no timeline.
 #pragma once
 
 #include <functional>
@@ -16,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/latency_runner.h"
+#include "core/phase_timeline.h"
 #include "core/torch_check.h"
 #include "proto/report.pb.h"
 #include "proto/workload.pb.h"
@@ -46,8 +51,12 @@ struct ExperimentOptions {
   // Comparisons: a TorchScript check module (core/script_check.h) instead of `check`, when
   // its source is set. Loaded before any timing, so a bad module fails the job early.
   v1::TorchScriptSpec check_module;
-  // Called at each phase ("build", "timing baseline", "profile candidate", "check", ...).
+  // Called as each phase begins ("build baseline", "timing baseline", "profile candidate",
+  // "memory candidate", "rss baseline", "check" ...), right after its span opens in `timeline`.
   std::function<void(const std::string& phase)> on_phase;
+  // Where the phases are recorded; its time 0 is the timeline's. nullptr (default): a
+  // timeline of the call's own, starting when it is called. Must outlive the call.
+  PhaseTimeline* timeline = nullptr;
   // Called after each timed block with the blocks done in the current timing phase.
   std::function<void(int64_t blocks_done)> on_block;
 };

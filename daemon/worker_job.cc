@@ -7,7 +7,7 @@
 #include "core/experiment.h"
 #include "daemon/job_options.h"
 #include "daemon/result_labels.h"
-#include "report/json_io.h"
+#include "core/phase_timeline.h"
 #include "daemon/worker_protocol.h"
 #include "proto/service.pb.h"
 #include "report/json_io.h"
@@ -48,6 +48,7 @@ class Progress {
 };
 
 int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& errors) {
+  PhaseTimeline timeline;  // time 0: the worker begins the job
   if (flags.job_dir.empty()) return Fail(errors, kWorkerBadSpec, absl::InvalidArgumentError("--job: required"));
   v1::JobSpec spec;
   if (absl::Status s = LoadJsonStrict(flags.job_dir + "/spec.json", &spec); !s.ok())
@@ -57,6 +58,7 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
   Progress progress(progress_out);
   options->on_phase = [&](const std::string& phase) { progress.Phase(phase); };
   options->on_block = [&](int64_t done) { progress.Blocks(done); };
+  options->timeline = &timeline;
 
   v1::JobResult result;
   if (spec.has_measure()) {

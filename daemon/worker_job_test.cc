@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "daemon/job_options.h"
 #include "daemon/worker_protocol.h"
@@ -174,6 +175,38 @@ TEST(WorkerJob, MeasuresAndWritesTheResultWithProgress) {
   ASSERT_TRUE(json.ok());
   EXPECT_NE(json->find("\"report\""), std::string::npos);
   EXPECT_NE(json->find("\"work_unit\": \"samples\""), std::string::npos);
+}
+
+// The result's timeline holds every phase the progress lines announced, in that order ("write
+// result" comes after the result is made), on one clock that starts with the worker's job.
+TEST(WorkerJob, TheTimelineListsThePhasesAnnouncedInOrder) {
+  const std::string dir = JobDir("timeline", R"({"measure": {"workload": {"model": {"builtin": "linear"}}},
+      "options": {"min_run_time_s": 0.02, "profile_calls": 1}})");
+  Ran ran = RunIn(dir);
+  ASSERT_EQ(ran.code, kWorkerOk) << ran.errors;
+  std::vector<std::string> announced;
+  std::istringstream lines(ran.progress);
+  for (std::string line; std::getline(lines, line);) {
+    const std::optional<WorkerLine> parsed = ParseWorkerLine(line);
+    if (parsed && parsed->kind == WorkerLine::Kind::kPhase && parsed->phase != "write result")
+      announced.push_back(parsed->phase);
+  }
+  v1::JobResult result;
+  ASSERT_TRUE(LoadJsonStrict(dir + "/result.json", &result).ok());
+  const v1::Timeline& timeline = result.report().timeline();
+  std::vector<std::string> recorded;
+  double previous_end = 0;
+  for (const v1::PhaseSpan& span : timeline.spans()) {
+    recorded.push_back(span.phase());
+    EXPECT_GE(span.start_s(), previous_end) << span.phase();
+    EXPECT_GE(span.end_s(), span.start_s()) << span.phase();
+    previous_end = span.end_s();
+  }
+  EXPECT_EQ(recorded, (std::vector<std::string>{"build measurement", "timing measurement", "profile measurement",
+                                                "memory measurement"}));
+  EXPECT_EQ(recorded, announced) << ran.progress;
+  EXPECT_FALSE(timeline.started_at().empty());
+  EXPECT_EQ(timeline.clock(), "std::chrono::steady_clock");
 }
 
 }  // namespace

@@ -79,6 +79,17 @@ std::string EvidenceTitle(const Evidence& evidence) {
 
 const v1::Comparison* ComparisonOf(const Evidence& evidence) { return std::get_if<v1::Comparison>(&evidence); }
 
+std::vector<TimelineView> Timelines(const Evidence& evidence) {
+  std::vector<TimelineView> timelines;
+  const v1::Comparison* c = ComparisonOf(evidence);
+  if (c != nullptr && !c->timeline().spans().empty()) timelines.push_back({"", &c->timeline()});
+  for (const RunView& run : Runs(evidence)) {
+    if (run.report->timeline().spans().empty()) continue;
+    timelines.push_back({c != nullptr ? absl::StrCat(run.role, ": ", run.name) : "", &run.report->timeline()});
+  }
+  return timelines;
+}
+
 absl::StatusOr<v1::BenchmarkReport> SelectRun(const Evidence& evidence, std::string_view run) {
   const v1::Comparison* c = ComparisonOf(evidence);
   if (c == nullptr)

@@ -40,6 +40,19 @@ const v1::Comparison* ComparisonOf(const Evidence& evidence);
 // report, when no run has that name (naming both runs), or when both runs have it.
 absl::StatusOr<v1::BenchmarkReport> SelectRun(const Evidence& evidence, std::string_view run);
 
+// A timeline to show (proto/report.proto Timeline), always with spans.
+struct TimelineView {
+  // "" for the evidence's own: a report's, or a comparison job's (both runs' phases in one);
+  // "before: NAME" / "after: NAME" for a run of a comparison that keeps its own (a comparison
+  // of saved reports: each was measured alone).
+  std::string run;
+  const v1::Timeline* timeline;  // points into the evidence
+};
+
+// The evidence's own timeline, then each run's (comparisons only); those without spans are
+// left out, so evidence from before timelines has none.
+std::vector<TimelineView> Timelines(const Evidence& evidence);
+
 // Why a comparison's numbers are withheld. A failed output check comes first. When not kNone,
 // renderers show no delta, ratio, relative change, p-value or speed label, even if a
 // (hand-edited) file holds some.

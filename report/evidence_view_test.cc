@@ -31,6 +31,33 @@ TEST(Runs, AReportIsOneRunAComparisonIsBeforeThenAfter) {
   EXPECT_EQ(runs[1].report, &std::get<v1::Comparison>(comparison).after());
 }
 
+TEST(Timelines, TheEvidencesOwnThenEachRunsAndNoneWithoutSpans) {
+  const std::vector<TimelineView> report = Timelines(fixtures::ReportAlone());
+  ASSERT_EQ(report.size(), 1u);
+  EXPECT_EQ(report[0].run, "");
+  EXPECT_EQ(report[0].timeline->spans_size(), 5);
+
+  const Evidence job = fixtures::PassedComparison();
+  const std::vector<TimelineView> comparison = Timelines(job);
+  ASSERT_EQ(comparison.size(), 1u);
+  EXPECT_EQ(comparison[0].run, "");
+  EXPECT_EQ(comparison[0].timeline, &std::get<v1::Comparison>(job).timeline());
+
+  v1::Comparison saved = fixtures::PassedComparison();
+  saved.clear_timeline();
+  *saved.mutable_before()->mutable_timeline() = fixtures::ReportAlone().timeline();
+  *saved.mutable_after()->mutable_timeline() = fixtures::ReportAlone().timeline();
+  const std::vector<TimelineView> runs = Timelines(saved);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].run, "before: baseline");
+  EXPECT_EQ(runs[1].run, "after: candidate");
+
+  v1::Comparison empty = fixtures::PassedComparison();
+  empty.mutable_timeline()->clear_spans();  // started_at alone: nothing to show
+  EXPECT_TRUE(Timelines(empty).empty());
+  EXPECT_TRUE(Timelines(fixtures::FailedCheckComparison()).empty());
+}
+
 TEST(EvidenceTitle, LabelAndModelTellRunsApart) {
   v1::BenchmarkReport report = fixtures::ReportAlone();
   EXPECT_EQ(EvidenceTitle(report), "baseline");  // no label, no model: the name as before

@@ -208,6 +208,25 @@ void ChangesSection(const v1::Comparison& c, std::string* out) {
   out->append("</section>");
 }
 
+// When each phase ran (Timelines): one table per timeline, phase, start and duration.
+void TimelineSection(const Evidence& evidence, std::string* out) {
+  const std::vector<TimelineView> timelines = Timelines(evidence);
+  if (timelines.empty()) return;
+  out->append("<section id=\"timeline\"><h2>Phase timeline</h2>");
+  for (const TimelineView& t : timelines) {
+    if (!t.run.empty()) absl::StrAppend(out, "<h3>", E(t.run), "</h3>");
+    absl::StrAppend(out, "<p class=\"muted\">When each phase ran, in order: seconds on ", E(t.timeline->clock()),
+                    " since the worker began the job at ", E(t.timeline->started_at()), ".</p>",
+                    "<table class=\"numbers\"><thead><tr><th>phase</th><th>start</th><th>duration</th></tr></thead>"
+                    "<tbody>");
+    for (const v1::PhaseSpan& span : t.timeline->spans())
+      absl::StrAppend(out, "<tr><td><code>", E(span.phase()), "</code></td>", TdNum(FormatSeconds(span.start_s())),
+                      TdNum(FormatSeconds(span.end_s() - span.start_s())), "</tr>");
+    out->append("</tbody></table>");
+  }
+  out->append("</section>");
+}
+
 void NotesSection(const v1::Comparison& c, std::string* out) {
   int left_out = 0;
   const std::vector<std::string> notes = NotesToShow(c, &left_out);
@@ -252,6 +271,7 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
   html::ProfileSection(runs, &out);
   html::MetadataSection(runs, &out);
   html::RawBlocksSection(runs, &out);
+  TimelineSection(evidence, &out);
   if (c) NotesSection(*c, &out);
   absl::StrAppend(&out, "<footer>Rendered by TorchScan from saved evidence (schema version ",
                   c ? c->schema_version() : runs[0].report->schema_version(),

@@ -7,7 +7,8 @@
 // IQR, throughput, blocks, warnings, an SVG of every block's per-call time); for a comparison
 // the deltas (known, and unknown with reasons), changed settings and mismatches; scoped
 // metrics; the optional operator profile; hardware, inputs and settings; raw blocks in
-// collapsed <details>; the notes.
+// collapsed <details>; the phase timeline (phase, start, duration), when the evidence has
+// one; the notes.
 //
 // When the check failed or the runs are not comparable, the page holds no delta, ratio,
 // relative change, p-value or speed label (see report/renderer.h), and notes naming a label

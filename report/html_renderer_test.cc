@@ -209,6 +209,20 @@ TEST(HtmlRenderer, HostileStringsShowAsText) {
   }
 }
 
+TEST(HtmlRenderer, TheTimelineIsATableOfPhaseStartAndDuration) {
+  const std::string page = Render(fixtures::PassedComparison());
+  EXPECT_TRUE(Has(page, "<section id=\"timeline\"><h2>Phase timeline</h2>"));
+  EXPECT_TRUE(Has(page, "seconds on std::chrono::steady_clock since the worker began the job at "
+                        "2024-05-02T10:00:30.000Z."));
+  EXPECT_TRUE(Has(page, "<tr><td><code>build baseline</code></td><td class=\"n\">62.50 ms</td><td class=\"n\">250.0 "
+                        "ms</td></tr>"));
+  EXPECT_TRUE(Has(page, "<tr><td><code>timing candidate</code></td><td class=\"n\">984.4 ms</td><td "
+                        "class=\"n\">500.0 ms</td></tr>"));
+  const size_t section = page.find("<section id=\"timeline\">");
+  EXPECT_EQ(Count(page.substr(section, page.find("</section>", section) - section), "<tr><td><code>"), 11u);
+  EXPECT_FALSE(Has(Render(fixtures::FailedCheckComparison()), "id=\"timeline\""));  // no timeline saved
+}
+
 TEST(HtmlRenderer, TenThousandBlocksStayAReasonableSize) {
   const std::string page = Render(fixtures::LargeComparison(10000, 1000));
   EXPECT_LT(page.size(), 3u << 20);

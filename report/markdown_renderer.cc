@@ -111,6 +111,19 @@ void Metadata(const std::vector<RunView>& runs, std::string* out) {
   out->append("\n</details>\n");
 }
 
+// Each timeline (Timelines) as a collapsed table: phase, start, duration.
+void TimelineTables(const Evidence& evidence, std::string* out) {
+  for (const TimelineView& t : Timelines(evidence)) {
+    absl::StrAppend(out, "\n<details><summary>Phase timeline", t.run.empty() ? "" : " of " + M(t.run),
+                    "</summary>\n\nSeconds on ", M(t.timeline->clock()), " since the worker began the job at ",
+                    M(t.timeline->started_at()), ".\n\n| phase | start | duration |\n|---|--:|--:|\n");
+    for (const v1::PhaseSpan& span : t.timeline->spans())
+      absl::StrAppend(out, "| ", M(span.phase()), " | ", FormatSeconds(span.start_s()), " | ",
+                      FormatSeconds(span.end_s() - span.start_s()), " |\n");
+    out->append("\n</details>\n");
+  }
+}
+
 }  // namespace
 
 std::string MarkdownRenderer::Render(const Evidence& evidence) const {
@@ -131,6 +144,7 @@ std::string MarkdownRenderer::Render(const Evidence& evidence) const {
   Warnings(runs, &out);
   if (c) Notes(*c, &out);
   Metadata(runs, &out);
+  TimelineTables(evidence, &out);
   return out;
 }
 

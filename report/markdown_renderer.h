@@ -2,7 +2,7 @@
 // heading, the output check, the latency label with its reason and the evidence, a table of
 // runs (median, IQR, throughput, blocks), the deltas (known, and unknown with reasons),
 // changed settings, compatibility mismatches, warnings and notes; environment and inputs
-// sit in a collapsed <details>. A failed check opens with a "❌ Output check failed" quote
+// sit in a collapsed <details>, and so does each phase timeline (phase, start, duration). A failed check opens with a "❌ Output check failed" quote
 // and shows no label or delta (report/renderer.h). Strings from the evidence pass through
 // MarkdownEscape: no raw HTML, no table breakage.
 #pragma once

@@ -4,6 +4,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/fixtures/evidence_fixtures.h"
 
@@ -66,14 +67,35 @@ TEST(MarkdownRenderer, HostileStringsStayTextAndKeepTablesIntact) {
   EXPECT_FALSE(Has(md, "<b>"));
   EXPECT_FALSE(Has(md, "\x1b"));
   EXPECT_TRUE(Has(md, "&lt;script&gt;alert(1)&lt;/script&gt; &amp; \"quotes\" 'single' \\| \\*md\\* \\_x\\_"));
+  // Two tables: the runs (5 columns; header and two runs) and the timeline (3 columns;
+  // header and two phases). Every row keeps its table's cells.
   std::istringstream lines(md);
-  int rows = 0;
+  std::vector<int> rows, columns;
+  bool in_table = false;
   for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("| ", 0) != 0) continue;
-    EXPECT_EQ(Cells(line), 5) << line;  // the runs table has 5 columns
-    ++rows;
+    const bool row = line.rfind("| ", 0) == 0;
+    if (row && !in_table) {
+      rows.push_back(0);
+      columns.push_back(Cells(line));
+    }
+    in_table = row || line.rfind("|-", 0) == 0;
+    if (!row) continue;
+    EXPECT_EQ(Cells(line), columns.back()) << line;
+    ++rows.back();
   }
-  EXPECT_EQ(rows, 3);
+  EXPECT_EQ(columns, (std::vector<int>{5, 3}));
+  EXPECT_EQ(rows, (std::vector<int>{3, 3}));
+}
+
+TEST(MarkdownRenderer, TheTimelineIsACollapsedTableOfPhaseStartAndDuration) {
+  const std::string md = MarkdownRenderer().Render(fixtures::PassedComparison());
+  EXPECT_TRUE(Has(md, "<details><summary>Phase timeline</summary>\n\nSeconds on std::chrono::steady\\_clock since the "
+                      "worker began the job at 2024-05-02T10:00:30.000Z.\n\n| phase | start | duration |\n"))
+      << md;
+  EXPECT_TRUE(Has(md, "| build baseline | 62.50 ms | 250.0 ms |\n"));
+  EXPECT_TRUE(Has(md, "| timing candidate | 984.4 ms | 500.0 ms |\n"));
+  EXPECT_TRUE(Has(md, "| check | 4.781 s | 15.62 ms |\n</details>") || Has(md, "| check | 4.781 s | 15.62 ms |\n\n</details>"));
+  EXPECT_FALSE(Has(MarkdownRenderer().Render(fixtures::FailedCheckComparison()), "Phase timeline"));
 }
 
 }  // namespace

@@ -90,6 +90,29 @@ void ComparisonLines(const v1::Comparison& c, Lines* lines) {
   }
 }
 
+// One line per timeline (Timelines): how many phases over how long, then the time spent in
+// each kind of phase (the phase name's first word: build, timing, profile ...), in the order
+// the kinds first ran.
+void TimelineLines(const Evidence& evidence, Lines* lines) {
+  for (const TimelineView& t : Timelines(evidence)) {
+    std::vector<std::pair<std::string, double>> kinds;
+    for (const v1::PhaseSpan& span : t.timeline->spans()) {
+      const std::string kind = span.phase().substr(0, span.phase().find(' '));
+      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+      if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, 0.0});
+      it->second += span.end_s() - span.start_s();
+    }
+    std::string detail;
+    for (const auto& [kind, seconds] : kinds)
+      absl::StrAppend(&detail, detail.empty() ? "" : ", ", kind, " ", FormatSeconds(seconds));
+    const int n = t.timeline->spans_size();
+    lines->Field("phases",
+                 absl::StrCat(t.run.empty() ? "" : S(t.run) + ": ", n, n == 1 ? " phase" : " phases", " over ",
+                              FormatSeconds(t.timeline->spans(n - 1).end_s())),
+                 detail);
+  }
+}
+
 }  // namespace
 
 std::string TerminalRenderer::Render(const Evidence& evidence) const {
@@ -103,6 +126,7 @@ std::string TerminalRenderer::Render(const Evidence& evidence) const {
     absl::StrAppend(&lines.out, "TorchScan report: ", S(EvidenceTitle(evidence)), "\n");
     RunLines(runs, false, &lines);
   }
+  TimelineLines(evidence, &lines);
   return lines.out;
 }
 

@@ -68,7 +68,31 @@ TEST(TerminalRenderer, ReportShowsItsRunAndWarnings) {
             "TorchScan report: baseline\n"
             "  baseline    211.0 µs ± 11.00 µs       151.7 k samples/s  12 blocks\n"
             "  warning   baseline: high_iqr: the IQR is 5.2% of the median: background load or frequency changes "
-            "may be present\n");
+            "may be present\n"
+            "  phases    5 phases over 2.469 s  build 250.0 ms, timing 500.0 ms, profile 62.50 ms, memory 31.25 ms, rss "
+            "1.500 s\n");
+}
+
+TEST(TerminalRenderer, AComparisonJobsTimelineIsOneLineOfTimeByKindOfPhase) {
+  const std::string out = TerminalRenderer().Render(fixtures::PassedComparison());
+  // Eleven phases from 62.5 ms to 4.797 s; each kind's durations summed (two runs each).
+  EXPECT_TRUE(Has(out,
+                  "\n  phases    11 phases over 4.797 s  build 375.0 ms, timing 1.000 s, profile 125.0 ms, memory "
+                  "62.50 ms, rss 3.000 s, check 15.62 ms\n"))
+      << out;
+}
+
+TEST(TerminalRenderer, EachSavedRunsTimelineGetsItsOwnLineAndNoneWithoutOne) {
+  v1::Comparison saved = fixtures::PassedComparison();
+  saved.clear_timeline();
+  *saved.mutable_before()->mutable_timeline() = fixtures::ReportAlone().timeline();
+  *saved.mutable_after()->mutable_timeline() = fixtures::ReportAlone().timeline();
+  saved.mutable_after()->mutable_timeline()->mutable_spans()->DeleteSubrange(2, 3);
+  const std::string out = TerminalRenderer().Render(saved);
+  EXPECT_TRUE(Has(out, "\n  phases    before: baseline: 5 phases over 2.469 s  build 250.0 ms, timing 500.0 ms, "));
+  EXPECT_TRUE(Has(out, "\n  phases    after: candidate: 2 phases over 828.1 ms  build 250.0 ms, timing 500.0 ms\n"))
+      << out;
+  EXPECT_FALSE(Has(TerminalRenderer().Render(fixtures::FailedCheckComparison()), "phases"));
 }
 
 TEST(TerminalRenderer, HostileNamesCannotEmitEscapeSequences) {
@@ -77,7 +101,8 @@ TEST(TerminalRenderer, HostileNamesCannotEmitEscapeSequences) {
   EXPECT_FALSE(Has(out, "\x07"));
   EXPECT_TRUE(Has(out, "?[2J"));
   EXPECT_TRUE(Has(out, "?]0;pwned? line?break"));
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 8);  // a newline in a message stays on its line
+  // A newline in a message stays on its line: 8 lines, and the timeline's line.
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 9);
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ absl::Status ValidateReport(const v1::BenchmarkReport& r, int schema_version, co
   if (!(r.work_units() > 0) || !std::isfinite(r.work_units()))
     return Error(p + "work_units", absl::StrFormat("must be a positive number of units per call, got %g", r.work_units()));
   if (r.work_unit().empty()) return Error(p + "work_unit", "missing; name the unit of work, e.g. \"samples\"");
-  return absl::OkStatus();
+  return ValidateTimeline(r.timeline(), p + "timeline");
 }
 
 absl::Status ValidateComparison(const v1::Comparison& c, int schema_version) {
@@ -50,7 +50,32 @@ absl::Status ValidateComparison(const v1::Comparison& c, int schema_version) {
   if (!c.has_output_check()) return Error("output_check", "missing; record not_provided when no check ran");
   if (!c.has_compatibility()) return Error("compatibility", "missing");
   if (absl::Status s = ValidateReport(c.before(), schema_version, "before."); !s.ok()) return s;
-  return ValidateReport(c.after(), schema_version, "after.");
+  if (absl::Status s = ValidateReport(c.after(), schema_version, "after."); !s.ok()) return s;
+  return ValidateTimeline(c.timeline(), "timeline");
+}
+
+absl::Status ValidateTimeline(const v1::Timeline& t, const std::string& field) {
+  if (t.spans().empty()) return absl::OkStatus();
+  if (t.started_at().empty())
+    return Error(field + ".started_at", "missing; a timeline with spans records the wall time of its time 0");
+  double previous_end = 0;
+  for (int i = 0; i < t.spans_size(); ++i) {
+    const v1::PhaseSpan& span = t.spans(i);
+    const std::string at = absl::StrFormat("%s.spans[%d]", field, i);
+    if (span.phase().empty()) return Error(at + ".phase", "missing; name the phase, e.g. \"timing baseline\"");
+    if (!std::isfinite(span.start_s()) || span.start_s() < 0)
+      return Error(at + ".start_s", absl::StrFormat("must be a finite number of seconds >= 0, got %g", span.start_s()));
+    if (!std::isfinite(span.end_s()) || span.end_s() < span.start_s())
+      return Error(at + ".end_s", absl::StrFormat("must be a finite number of seconds >= start_s (%g), got %g",
+                                                  span.start_s(), span.end_s()));
+    if (span.start_s() < previous_end)
+      return Error(at + ".start_s",
+                   absl::StrFormat("%g is before the previous span ends (%g); spans are listed in the order the phases "
+                                   "ran, one at a time",
+                                   span.start_s(), previous_end));
+    previous_end = span.end_s();
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace torchscan

@@ -11,11 +11,20 @@ namespace torchscan {
 
 // schema_version equal to `schema_version`; settings, environment and timing present;
 // at least one timing block; every block with calls >= 1 and a finite duration >= 0;
-// summary.block_count equal to the number of blocks; work_units > 0 and a work_unit.
+// summary.block_count equal to the number of blocks; work_units > 0 and a work_unit; the
+// timeline, when present, valid (ValidateTimeline).
 // `prefix` is prepended to field paths ("before." inside a comparison).
 absl::Status ValidateReport(const v1::BenchmarkReport& report, int schema_version, const std::string& prefix = "");
 
-// schema_version, output_check, compatibility and both reports present and valid.
+// schema_version, output_check, compatibility and both reports present and valid; the
+// comparison's own timeline, when present, valid.
 absl::Status ValidateComparison(const v1::Comparison& comparison, int schema_version);
+
+// A timeline without spans is valid (evidence from before timelines, a comparison of saved
+// reports). With spans: started_at set; each span named, with finite start_s >= 0 and
+// end_s >= start_s, and starting at or after the previous span's end (phases run one at a
+// time, in the order listed). `field` names the timeline in errors ("timeline",
+// "before.timeline").
+absl::Status ValidateTimeline(const v1::Timeline& timeline, const std::string& field);
 
 }  // namespace torchscan

@@ -2,7 +2,8 @@
 // scripts/benchmark_comparison.sh does) and
 // checks what it wrote: a comparison that loads back strictly, a passed check, a label by the
 // guide's rule (which label depends on the machine's load: tests/verdict_end_to_end_test.cc
-// asserts verdicts, alone), every raw block kept, diagnostics present; and bad flags.
+// asserts verdicts, alone), every raw block kept, diagnostics present, the run timed first by
+// the timeline's timing spans (--reverse: the candidate); and bad flags.
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -13,6 +14,7 @@
 
 #include "report/json_io.h"
 #include "tests/e2e_support.h"
+#include "tests/e2e_timeline.h"
 #include "tests/label_rule.h"
 
 namespace torchscan {
@@ -31,6 +33,20 @@ int RunExample(const std::string& flags, std::string* err = nullptr) {
   const e2e::CommandResult r = e2e::Run(Runfile("client/torchscan-client"), args);
   if (err) *err = r.err;
   return r.exit_code;
+}
+
+// From the comparison's timeline: `first`'s one timing span ended before `second`'s began,
+// each holding its run's timed blocks (so neither is a stray label of the other).
+void ExpectTimedFirst(const v1::Comparison& c, const std::string& first, const std::string& second) {
+  const std::vector<v1::PhaseSpan> a = e2e::Spans(c.timeline(), "timing " + first);
+  const std::vector<v1::PhaseSpan> b = e2e::Spans(c.timeline(), "timing " + second);
+  ASSERT_EQ(a.size(), 1u) << c.timeline().DebugString();
+  ASSERT_EQ(b.size(), 1u) << c.timeline().DebugString();
+  EXPECT_LE(a[0].end_s(), b[0].start_s()) << c.timeline().DebugString();
+  const v1::BenchmarkReport& first_run = first == "baseline" ? c.before() : c.after();
+  const v1::BenchmarkReport& second_run = first == "baseline" ? c.after() : c.before();
+  EXPECT_GE(a[0].end_s() - a[0].start_s(), first_run.timing().timed_total_s());
+  EXPECT_GE(b[0].end_s() - b[0].start_s(), second_run.timing().timed_total_s());
 }
 
 TEST(ExampleEndToEnd, LinearComparisonHasPassedCheckEveryBlockAndTheGuideLabel) {
@@ -61,6 +77,7 @@ TEST(ExampleEndToEnd, LinearComparisonHasPassedCheckEveryBlockAndTheGuideLabel) 
   }
   EXPECT_EQ(c->before().workload().at("execution_mode"), "per_sample");
   EXPECT_EQ(c->after().workload().at("execution_mode"), "batch");
+  ExpectTimedFirst(*c, "baseline", "candidate");  // without --reverse
 }
 
 TEST(ExampleEndToEnd, ReverseTimesTheCandidateFirst) {
@@ -70,6 +87,9 @@ TEST(ExampleEndToEnd, ReverseTimesTheCandidateFirst) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->before().settings().order(), "candidate_first");
   EXPECT_EQ(c->before().name(), "baseline");
+  // Which run was timed first, from the runs' own timing spans: the candidate's ended before
+  // the baseline's began.
+  ExpectTimedFirst(*c, "candidate", "baseline");
 }
 
 TEST(ExampleEndToEnd, CompareTwoRunsInCppWritesAPassedComparison) {

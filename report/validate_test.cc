@@ -1,0 +1,86 @@
+// What a loaded timeline must hold (report/validate.h ValidateTimeline), through the
+// validators every loader calls.
+#include "report/validate.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tests/fixtures/evidence_fixtures.h"
+
+namespace torchscan {
+namespace {
+
+constexpr int kVersion = 1;  // the fixtures' schema_version
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+TEST(ValidateTimeline, TheFixturesTimelinesAndAbsentOnesAreValid) {
+  EXPECT_TRUE(ValidateReport(fixtures::ReportAlone(), kVersion).ok());
+  EXPECT_TRUE(ValidateComparison(fixtures::PassedComparison(), kVersion).ok());
+  EXPECT_TRUE(ValidateComparison(fixtures::FailedCheckComparison(), kVersion).ok());  // none saved
+  v1::Timeline no_spans;  // evidence from before timelines, or a comparison of saved reports
+  EXPECT_TRUE(ValidateTimeline(no_spans, "timeline").ok());
+}
+
+TEST(ValidateTimeline, ANameMayRepeatAndSpansMayTouch) {
+  v1::Timeline t = fixtures::PassedComparison().timeline();
+  v1::PhaseSpan again = t.spans(3);  // timing candidate, as in a second round
+  again.set_start_s(t.spans(3).end_s());
+  again.set_end_s(again.start_s());  // zero length
+  t.mutable_spans()->Add()->CopyFrom(again);
+  // Appended after the check: its start is the earlier end, so move it past the check's end.
+  t.mutable_spans(t.spans_size() - 1)->set_start_s(t.spans(t.spans_size() - 2).end_s());
+  t.mutable_spans(t.spans_size() - 1)->set_end_s(t.spans(t.spans_size() - 2).end_s());
+  EXPECT_TRUE(ValidateTimeline(t, "timeline").ok()) << ValidateTimeline(t, "timeline");
+}
+
+struct Broken {
+  std::string what;
+  std::function<void(v1::Timeline*)> edit;
+  std::string field;    // the error starts with "<field>: "
+  std::string says;     // and holds this
+};
+
+TEST(ValidateTimeline, EachBrokenTimelineIsRefusedNamingTheField) {
+  const std::vector<Broken> cases = {
+      {"no started_at", [](v1::Timeline* t) { t->clear_started_at(); }, "timeline.started_at", "missing"},
+      {"unnamed phase", [](v1::Timeline* t) { t->mutable_spans(2)->clear_phase(); }, "timeline.spans[2].phase",
+       "missing"},
+      {"NaN start", [](v1::Timeline* t) { t->mutable_spans(0)->set_start_s(kNaN); }, "timeline.spans[0].start_s",
+       "finite"},
+      {"negative start", [](v1::Timeline* t) { t->mutable_spans(0)->set_start_s(-1); }, "timeline.spans[0].start_s",
+       ">= 0"},
+      {"infinite end", [](v1::Timeline* t) { t->mutable_spans(4)->set_end_s(std::numeric_limits<double>::infinity()); },
+       "timeline.spans[4].end_s", "finite"},
+      {"end before start", [](v1::Timeline* t) { t->mutable_spans(5)->set_end_s(t->spans(5).start_s() - 0.001); },
+       "timeline.spans[5].end_s", ">= start_s"},
+      {"overlap", [](v1::Timeline* t) { t->mutable_spans(3)->set_start_s(t->spans(2).end_s() - 0.25); },
+       "timeline.spans[3].start_s", "before the previous span ends"},
+      {"out of order", [](v1::Timeline* t) { t->mutable_spans()->SwapElements(3, 4); }, "timeline.spans[4].start_s",
+       "order"},
+  };
+  ASSERT_EQ(cases.size(), 8u);
+  for (const Broken& c : cases) {
+    v1::Comparison comparison = fixtures::PassedComparison();
+    c.edit(comparison.mutable_timeline());
+    const absl::Status s = ValidateComparison(comparison, kVersion);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.what;
+    EXPECT_EQ(s.message().find(c.field + ": "), 0u) << c.what << ": " << s;
+    EXPECT_NE(s.message().find(c.says), std::string::npos) << c.what << ": " << s;
+
+    // The same timeline in a report, and in a comparison's run, is named where it sits.
+    v1::BenchmarkReport report = fixtures::ReportAlone();
+    *report.mutable_timeline() = comparison.timeline();
+    EXPECT_EQ(ValidateReport(report, kVersion).message().find(c.field + ": "), 0u) << c.what;
+    v1::Comparison saved = fixtures::PassedComparison();
+    saved.clear_timeline();
+    *saved.mutable_after()->mutable_timeline() = comparison.timeline();
+    EXPECT_EQ(ValidateComparison(saved, kVersion).message().find("after." + c.field + ": "), 0u) << c.what;
+  }
+}
+
+}  // namespace
+}  // namespace torchscan

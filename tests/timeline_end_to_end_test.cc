@@ -1,0 +1,120 @@
+// The guide's order, proved from the evidence of jobs run through a real torchscand and its
+// worker: both runs are built before any timing, timing of both runs (every round) ends
+// before the first diagnostic pass (profile, memory, RSS) or the output check begins, and the
+// timeline lies within the job's execution as the daemon recorded it. Each test prints the
+// timeline it checked.
+//
+// Margins: the spans are on the worker's steady clock and are compared with each other
+// exactly (one clock, one process). Comparisons with the daemon's job record cross two
+// processes' wall clocks with 1 ms resolution; they get 1 s of slack, far above the
+// resolution, for a wall clock stepped by NTP during the job. No timing verdict is asserted.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "daemon/job_timeline.h"
+#include "proto/service.pb.h"
+#include "report/json_io.h"
+#include "tests/e2e_jobs.h"
+#include "tests/e2e_support.h"
+#include "tests/e2e_timeline.h"
+
+namespace torchscan::e2e {
+namespace {
+
+using daemon::ParseRfc3339Seconds;
+
+constexpr double kWallClockSlackS = 1;
+
+void Print(const std::string& what, const v1::Timeline& timeline) {
+  std::printf("%s: timeline from %s (%s)\n", what.c_str(), timeline.started_at().c_str(), timeline.clock().c_str());
+  for (const v1::PhaseSpan& span : timeline.spans())
+    std::printf("  %-20s %8.3f s  %8.3f s  (%.3f s)\n", span.phase().c_str(), span.start_s(), span.end_s(),
+                span.end_s() - span.start_s());
+}
+
+// The spans lie within the job's execution as the daemon recorded it: the worker started its
+// timeline after the daemon marked the job running, and its last phase ended before the
+// daemon marked it finished.
+void ExpectWithinTheJob(const TestDaemon& d, const std::string& client_stderr, const v1::Timeline& timeline) {
+  const std::string id = SubmittedId(client_stderr);
+  ASSERT_FALSE(id.empty()) << client_stderr;
+  const v1::Job job = ShowJob(d, id);
+  const double started = ParseRfc3339Seconds(job.started_at());
+  const double finished = ParseRfc3339Seconds(job.finished_at());
+  const double origin = ParseRfc3339Seconds(timeline.started_at());
+  ASSERT_FALSE(std::isnan(started) || std::isnan(finished) || std::isnan(origin))
+      << job.started_at() << " " << job.finished_at() << " " << timeline.started_at();
+  EXPECT_GE(origin, started - kWallClockSlackS);
+  EXPECT_LE(origin + timeline.spans(timeline.spans_size() - 1).end_s(), finished + kWallClockSlackS);
+}
+
+TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPassOrCheck) {
+  TestDaemon d(TempDir("compare"));
+  const std::string out = TempDir("compare_out");
+  const CommandResult r = d.Client({"compare", "--model", "linear", "--rtol", "1e-4", "--atol", "1e-5", "--rss",
+                                    "--rounds", "2", "--min-run-time", "0.05", "--output", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");  // strict: the timeline validates
+  ASSERT_TRUE(c.ok()) << c.status();
+  const v1::Timeline& t = c->timeline();
+  Print("compare --rounds 2 --rss", t);
+  EXPECT_TRUE(c->before().timeline().spans().empty());  // the comparison holds the job's timeline
+  EXPECT_TRUE(c->after().timeline().spans().empty());
+
+  // Every phase once, timing twice per run (alternating rounds), in the order the guide requires.
+  EXPECT_EQ(PhaseNames(t), (std::vector<std::string>{
+                               "build baseline", "build candidate", "timing baseline", "timing candidate",
+                               "timing candidate", "timing baseline", "profile baseline", "memory baseline",
+                               "rss baseline", "profile candidate", "memory candidate", "rss candidate", "check"}));
+
+  // The same order from the times themselves, not from the list's order.
+  const std::vector<v1::PhaseSpan> builds = Spans(t, "build"), timings = Spans(t, "timing");
+  std::vector<v1::PhaseSpan> after_timing;
+  for (const char* kind : {"profile", "memory", "rss", "check"}) {
+    const std::vector<v1::PhaseSpan> spans = Spans(t, kind);
+    EXPECT_FALSE(spans.empty()) << kind;
+    after_timing.insert(after_timing.end(), spans.begin(), spans.end());
+  }
+  ASSERT_EQ(builds.size(), 2u);
+  ASSERT_EQ(timings.size(), 4u);
+  EXPECT_LE(LastEnd(builds), FirstStart(timings));
+  EXPECT_LE(LastEnd(timings), FirstStart(after_timing));
+
+  // Each run's timing spans hold all of its timed blocks (measured inside them by the timing
+  // runner on the same clock): a span that ended early would be shorter than its blocks.
+  EXPECT_GE(TotalSeconds(Spans(t, "timing baseline")), c->before().timing().timed_total_s());
+  EXPECT_GE(TotalSeconds(Spans(t, "timing candidate")), c->after().timing().timed_total_s());
+
+  // What the daemon announced while the job ran (its events, seen by the client) came in the
+  // timeline's order; quick phases may be missed between events, so a subsequence.
+  const std::vector<std::string> announced = AnnouncedPhases(r.err);
+  EXPECT_FALSE(announced.empty()) << r.err;
+  EXPECT_TRUE(IsSubsequence(announced, PhaseNames(t))) << r.err;
+  ExpectWithinTheJob(d, r.err, t);
+}
+
+TEST(TimelineEndToEnd, AMeasureJobsReportCarriesItsTimelineWithTimingBeforeDiagnostics) {
+  TestDaemon d(TempDir("measure"));
+  const std::string out = TempDir("measure_out");
+  const CommandResult r = d.Client({"measure", "--model", "linear", "--rss", "--min-run-time", "0.05", "--output", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  ASSERT_TRUE(report.ok()) << report.status();
+  const v1::Timeline& t = report->timeline();
+  Print("measure --rss", t);
+  EXPECT_EQ(PhaseNames(t), (std::vector<std::string>{"build measurement", "timing measurement",
+                                                     "profile measurement", "memory measurement",
+                                                     "rss measurement"}));
+  EXPECT_LE(LastEnd(Spans(t, "build")), FirstStart(Spans(t, "timing")));
+  EXPECT_LE(LastEnd(Spans(t, "timing")), FirstStart(Spans(t, "profile")));
+  EXPECT_GE(TotalSeconds(Spans(t, "timing")), report->timing().timed_total_s());
+  EXPECT_GT(FirstStart(Spans(t, "build")), 0);  // the worker read its job first
+  ExpectWithinTheJob(d, r.err, t);
+}
+
+}  // namespace
+}  // namespace torchscan::e2e
