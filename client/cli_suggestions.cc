@@ -2,7 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "report/nearest_name.h"
+#include "io/nearest_name.h"
 
 namespace torchscan {
 namespace {

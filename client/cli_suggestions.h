@@ -1,5 +1,5 @@
 // "Did you mean ...?" for a command line CLI11 refused: the first unknown flag or subcommand,
-// with the nearest known one (report/nearest_name.h) and the --help that lists them all.
+// with the nearest known one (io/nearest_name.h) and the --help that lists them all.
 #pragma once
 
 #include <string>

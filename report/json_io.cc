@@ -16,7 +16,7 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "report/nearest_name.h"
+#include "io/nearest_name.h"
 #include "report/validate.h"
 
 namespace torchscan {

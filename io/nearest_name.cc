@@ -1,4 +1,4 @@
-#include "report/nearest_name.h"
+#include "io/nearest_name.h"
 
 #include <algorithm>
 #include <cctype>
