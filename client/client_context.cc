@@ -6,7 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
-#include "report/json_io.h"
+#include "io/file_io.h"
 
 namespace torchscan {
 namespace {

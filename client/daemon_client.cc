@@ -9,8 +9,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include "client/connect_diagnosis.h"
+#include "io/file_io.h"
 #include "proto/service.grpc.pb.h"
-#include "report/json_io.h"
 
 namespace torchscan {
 namespace {

@@ -15,6 +15,8 @@
 #include "client/output_folder.h"
 #include "client/progress.h"
 #include "daemon/job_spec.h"
+#include "io/file_io.h"
+#include "io/proto_json.h"
 #include "report/html_renderer.h"
 #include "report/json_io.h"
 #include "report/terminal_renderer.h"

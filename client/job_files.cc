@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
-#include "report/json_io.h"
+#include "io/file_io.h"
 
 namespace torchscan {
 namespace {

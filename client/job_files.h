@@ -32,7 +32,7 @@ std::string ResolveClientPath(const std::string& path, const std::string& base_d
 // `base_dir`. Uploads only: InvalidArgument "cannot read '<absolute>' (\"<given>\" relative to
 // <base>): <reason>; ..." when it is missing or unreadable, "... is not a regular file" for a
 // folder or device, "... is N bytes, more than the client uploads" past kMaxReadFileBytes
-// (report/json_io.h), each with the fix. The messages do not name a flag: callers prefix it.
+// (io/file_io.h), each with the fix. The messages do not name a flag: callers prefix it.
 absl::Status SetModuleFile(const std::string& path, FileTransport transport, v1::TorchScriptSpec* module,
                            const std::string& base_dir = "");
 

@@ -12,7 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "daemon/job_spec.h"
-#include "report/json_io.h"
+#include "io/proto_json.h"
 
 namespace torchscan {
 namespace {

@@ -6,7 +6,8 @@
 #include <CLI/CLI.hpp>
 
 #include "absl/strings/str_format.h"
-#include "report/json_io.h"
+#include "io/file_io.h"
+#include "io/proto_json.h"
 #include "report/printable_text.h"
 
 namespace torchscan {

@@ -102,7 +102,7 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& flags);
 
 // A JobSpec from a JSON job file (the schema's JSON mapping, strict): InvalidArgument
 // naming the file and the field; NotFound for a missing file. Zeros are read as +0
-// (report/json_io.h); a control character in any text field is refused naming the field
+// (io/proto_json.h); a control character in any text field is refused naming the field
 // ("job.json: spec.label: holds control character U+0000 ...", the field named as the
 // daemon names it; report/printable_text.h). The files it names are left as written.
 absl::StatusOr<v1::JobSpec> LoadJobFile(const std::string& path);

@@ -7,7 +7,7 @@
 #include "client/job_commands.h"
 #include "client/output_folder.h"
 #include "client/progress.h"
-#include "report/json_io.h"
+#include "io/proto_json.h"
 
 namespace torchscan {
 namespace {

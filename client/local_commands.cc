@@ -9,6 +9,7 @@
 #include "client/output_folder.h"
 #include "client/result_files.h"
 #include "core/compare.h"
+#include "io/file_io.h"
 #include "report/evidence_view.h"
 #include "report/format.h"
 #include "report/json_io.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "io/file_io.h"
 
 namespace torchscan {
 namespace {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "io/proto_json.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
 namespace torchscan {

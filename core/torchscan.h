@@ -7,7 +7,8 @@
 //       -> torchscan::CompareBenchmarks(before, after, CheckFn)        core/compare.h
 //          checks: torchscan::AssertClose (torch.testing.assert_close)  core/torch_check.h
 //   json.dumps / loading
-//       -> torchscan::SaveJson, LoadReport, LoadComparison, ToJson     report/json_io.h
+//       -> torchscan::SaveJson, ToJson                                 io/proto_json.h
+//          torchscan::LoadReport, LoadComparison                       report/json_io.h
 //   profile_workload, measure_peak_memory, measure_peak_rss
 //       -> torchscan::workloads::ProfileWorkload, MeasurePeakMemory,    core/workloads/
 //          MeasurePeakRss
@@ -25,4 +26,5 @@
 #include "core/torch_check.h"
 #include "core/torch_measure.h"
 #include "core/workloads/operator_profile.h"
+#include "io/proto_json.h"
 #include "report/json_io.h"

@@ -18,7 +18,8 @@
 #include "absl/strings/strip.h"
 #include "core/environment.h"
 #include "daemon/token_file.h"
-#include "report/json_io.h"
+#include "io/file_io.h"
+#include "io/proto_json.h"
 
 namespace torchscan::daemon {
 namespace {

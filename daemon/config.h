@@ -70,7 +70,7 @@ inline constexpr const char* kSocketFileName = "torchscand.sock";
 inline constexpr const char* kWorkerFileName = "torchscan-worker";
 inline constexpr const char* kRssChildFileName = "torchscan_rss_child";
 
-// Reads and strictly parses a DaemonConfig JSON file (report/json_io.h: LoadJsonStrict).
+// Reads and strictly parses a DaemonConfig JSON file (io/proto_json.h: LoadJsonStrict).
 absl::StatusOr<v1::DaemonConfig> LoadConfigFile(const std::string& path);
 
 // Copies every flag that was given over `config`.

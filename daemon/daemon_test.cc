@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "absl/strings/match.h"
-#include "report/json_io.h"
+#include "io/proto_json.h"
 
 namespace torchscan::daemon {
 namespace {

@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "daemon/fake_report.h"
-#include "report/json_io.h"
+#include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/json_io.h"
 

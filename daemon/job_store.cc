@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "io/proto_json.h"
 #include "report/json_io.h"
 #include "report/validate.h"
 

@@ -17,7 +17,8 @@
 #include "absl/strings/str_join.h"
 
 #include "daemon/fake_report.h"
-#include "report/json_io.h"
+#include "io/file_io.h"
+#include "io/proto_json.h"
 
 namespace torchscan::daemon {
 namespace {

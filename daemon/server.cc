@@ -13,7 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/config.h"
 #include "daemon/receive_limits.h"
-#include "report/json_io.h"
+#include "io/file_io.h"
 
 namespace torchscan::daemon {
 namespace {

@@ -12,7 +12,7 @@
 #include "absl/strings/strip.h"
 #include <spdlog/spdlog.h>
 
-#include "report/json_io.h"
+#include "io/file_io.h"
 
 namespace torchscan::daemon {
 namespace {

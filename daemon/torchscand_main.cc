@@ -14,7 +14,7 @@
 #include "daemon/config.h"
 #include "daemon/server.h"
 #include "daemon/worker_launcher.h"
-#include "report/json_io.h"
+#include "io/proto_json.h"
 
 int main(int argc, char** argv) {
   namespace d = torchscan::daemon;

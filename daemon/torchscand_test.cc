@@ -20,7 +20,6 @@
 #include <grpcpp/grpcpp.h>
 
 #include "proto/service.grpc.pb.h"
-#include "report/json_io.h"
 
 namespace torchscan {
 namespace {

@@ -9,8 +9,8 @@
 #include "daemon/result_labels.h"
 #include "core/phase_timeline.h"
 #include "daemon/worker_protocol.h"
+#include "io/proto_json.h"
 #include "proto/service.pb.h"
-#include "report/json_io.h"
 
 namespace torchscan::daemon {
 namespace {

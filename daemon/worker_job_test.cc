@@ -12,7 +12,8 @@
 
 #include "daemon/job_options.h"
 #include "daemon/worker_protocol.h"
-#include "report/json_io.h"
+#include "io/file_io.h"
+#include "io/proto_json.h"
 
 namespace torchscan::daemon {
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "io/proto_json.h"
 #include "report/json_io.h"
 #include "tests/fixtures/evidence_fixtures.h"
 

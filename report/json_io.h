@@ -1,15 +1,16 @@
-// JSON save/load of reports and comparisons: the protobuf JSON mapping of proto/report.proto
-// with snake_case field names, every field printed (zeros included), NaN/Infinity written
-// as the strings "NaN"/"Infinity", and a schema_version.
+// Reports and comparisons from JSON: proto/report.proto's messages in the strict JSON mapping
+// of io/proto_json.h (snake_case field names, every field printed, NaN/Infinity as the
+// strings "NaN"/"Infinity") with a schema_version, parsed, validated (report/validate.h) and
+// loaded from files; and a cheap look that tells the kinds of JSON file apart. They are
+// written with io/proto_json.h's ToJson / SaveJson.
 //
 // Loading is strict and all-or-nothing: an unknown field, a wrong type, malformed JSON, a
 // missing required part or another schema version gives InvalidArgument whose message names
 // the file and the field (e.g. "r.json: before.timing.blocks: missing ..."); the output
 // message is left untouched on error. Missing or unreadable files give NotFound /
-// PermissionDenied naming the path. Nothing here crashes on hostile input.
+// PermissionDenied naming the path (io/file_io.h). Nothing here crashes on hostile input.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -21,35 +22,6 @@
 namespace torchscan {
 
 inline constexpr int kReportSchemaVersion = 1;
-
-// Pretty JSON (2-space indent) of a report or comparison. A negative zero is written as 0
-// (see ParseJsonStrict), so ParseJsonStrict(ToJson(m)) gives back every message m that
-// ParseJsonStrict produced, bit for bit.
-std::string ToJson(const google::protobuf::Message& message);
-
-// Writes `text` to `path` atomically (temporary file beside it, fsync, rename): readers see
-// the old file or the new one, never half of one; on error the old file is kept. NotFound /
-// PermissionDenied / Internal naming the path.
-absl::Status WriteFileAtomic(const std::string& path, const std::string& text);
-
-// WriteFileAtomic(path, ToJson(message)).
-absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path);
-
-// Strict JSON mapping parse of any message (job files, daemon configuration, job records):
-// unknown fields, wrong types and malformed JSON give InvalidArgument "<source>: not a valid
-// <Type> JSON file: <the parser's words, which name the field>". An unknown field is named
-// with its path, the message that lacks it, the nearest valid name and all valid names:
-// "job.json: not a valid JobSpec JSON file: options.minRunTime: MeasurementOptions has no
-// field "minRunTime"; did you mean min_run_time_s? Its fields: intra_op_threads, ...".
-// All or nothing: `out` is left untouched on error.
-// Every zero is read as +0 in double and float fields: -0, -0.0 and -0e15 are the number
-// zero (a tolerance, a time), and the protobuf parser alone keeps the sign of some of these
-// spellings and not of others. Strings are kept byte for byte (JSON escapes such as \u0000
-// included); which text a job may hold is report/printable_text.h's rule, not the loader's.
-absl::Status ParseJsonStrict(std::string_view json, const std::string& source, google::protobuf::Message* out);
-
-// ReadFile + ParseJsonStrict with the path as the source.
-absl::Status LoadJsonStrict(const std::string& path, google::protobuf::Message* out);
 
 // Parses and validates. `source` names the input in errors (a path, or "<stdin>").
 absl::StatusOr<v1::BenchmarkReport> ParseReport(std::string_view json, const std::string& source);
@@ -70,11 +42,5 @@ absl::StatusOr<Evidence> LoadEvidence(const std::string& path);
 // "measure" or "compare" key (a JobSpec), else kReport.
 enum class JsonKind { kNotJson, kReport, kComparison, kJob };
 JsonKind SniffJsonKind(std::string_view text);
-
-// Reads a whole file; NotFound / PermissionDenied / Internal naming the path; InvalidArgument
-// naming the path for a folder or for more than kMaxReadFileBytes (endless streams such as
-// /dev/zero are refused by size, not read forever).
-inline constexpr int64_t kMaxReadFileBytes = int64_t{256} << 20;
-absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 }  // namespace torchscan

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/json_io.h"
+#include "io/proto_json.h"
 
 namespace torchscan::e2e {
 

@@ -33,6 +33,7 @@
 
 #include <gtest/gtest.h>
 
+#include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/json_io.h"
 #include "tests/descendants.h"

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "google/protobuf/util/message_differencer.h"
+#include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/json_io.h"
 #include "tests/e2e_jobs.h"

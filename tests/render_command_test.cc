@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/json_io.h"
+#include "io/proto_json.h"
 #include "tests/e2e_support.h"
 #include "tests/fixtures/evidence_fixtures.h"
 

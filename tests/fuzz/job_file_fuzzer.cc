@@ -22,8 +22,8 @@
 #include "absl/strings/str_cat.h"
 #include "client/job_flags.h"
 #include "daemon/job_spec.h"
+#include "io/proto_json.h"
 #include "proto/service.pb.h"
-#include "report/json_io.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace torchscan::fuzz {

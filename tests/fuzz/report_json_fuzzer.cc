@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "io/proto_json.h"
 #include "report/evidence_view.h"
 #include "report/json_io.h"
 #include "report/render_by_format.h"

@@ -1,0 +1,91 @@
+#include "io/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace torchscan {
+namespace {
+
+absl::Status ErrnoStatus(const std::string& what, const std::string& path) {
+  const int e = errno;
+  const std::string message = what + " " + path + ": " + std::strerror(e);
+  if (e == ENOENT) return absl::NotFoundError(message);
+  if (e == EACCES || e == EPERM) return absl::PermissionDeniedError(message);
+  return absl::InternalError(message);
+}
+
+}  // namespace
+
+absl::Status WriteFileAtomic(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("cannot create", temporary);
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      absl::Status s = ErrnoStatus("cannot write", temporary);
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return s;
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    absl::Status s = ErrnoStatus("cannot flush", temporary);
+    ::unlink(temporary.c_str());
+    return s;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    absl::Status s = ErrnoStatus("cannot rename into", path);
+    ::unlink(temporary.c_str());
+    return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cannot open", path);
+  struct stat info;
+  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(path + " is a folder; give a file");
+  }
+  const auto too_large = [&] {
+    return absl::InvalidArgumentError(path + " is larger than " + std::to_string(kMaxReadFileBytes) +
+                                      " bytes; TorchScan does not read files that large");
+  };
+  if (S_ISREG(info.st_mode) && info.st_size > kMaxReadFileBytes) {
+    ::close(fd);
+    return too_large();
+  }
+  // Streams (pipes, devices such as /dev/zero) have no size: read up to the limit.
+  std::string content;
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      absl::Status s = ErrnoStatus("cannot read", path);
+      ::close(fd);
+      return s;
+    }
+    if (static_cast<int64_t>(content.size()) + n > kMaxReadFileBytes) {
+      ::close(fd);
+      return too_large();
+    }
+    content.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return content;
+}
+
+}  // namespace torchscan

@@ -1,0 +1,31 @@
+// Whole-file reading and atomic writing, for every file TorchScan reads or writes whole: job,
+// configuration, token and PEM files, reports and job records, /proc and /sys facts, a child
+// process's output. Plain POSIX calls; no protobuf.
+//
+// Failures come back as a status naming the path: NotFound for a missing file or folder,
+// PermissionDenied when access is refused, Internal for any other system error (with the
+// system's words), InvalidArgument for what ReadFile will not read (a folder, more than
+// kMaxReadFileBytes). Nothing here throws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace torchscan {
+
+// Reads a whole file; NotFound / PermissionDenied / Internal naming the path; InvalidArgument
+// naming the path for a folder or for more than kMaxReadFileBytes (endless streams such as
+// /dev/zero are refused by size, not read forever). Files whose reported size is 0 but that
+// hold text (/proc and /sys files), pipes and devices are read until their end.
+inline constexpr int64_t kMaxReadFileBytes = int64_t{256} << 20;
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+// Writes `text` to `path` atomically (temporary file beside it, fsync, rename): readers see
+// the old file or the new one, never half of one; on error the old file is kept and the
+// temporary one removed. NotFound / PermissionDenied / Internal naming the path.
+absl::Status WriteFileAtomic(const std::string& path, const std::string& text);
+
+}  // namespace torchscan

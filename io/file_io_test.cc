@@ -1,0 +1,61 @@
+#include "io/file_io.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace torchscan {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+TEST(ReadFile, RefusesFoldersAndEndlessStreamsNamingThePath) {
+  const std::string dir = TempPath("");
+  absl::StatusOr<std::string> folder = ReadFile(dir);
+  EXPECT_EQ(folder.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(folder.status().message().find("is a folder"), std::string::npos) << folder.status();
+  absl::StatusOr<std::string> endless = ReadFile("/dev/zero");
+  EXPECT_EQ(endless.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(endless.status().message().find("/dev/zero is larger than"), std::string::npos) << endless.status();
+  const std::string path = TempPath("small.txt");
+  std::ofstream(path) << "abc";
+  EXPECT_EQ(ReadFile(path).value_or(""), "abc");
+}
+
+TEST(ReadFile, MissingFileIsNotFoundNamingThePath) {
+  absl::StatusOr<std::string> missing = ReadFile(TempPath("does-not-exist.txt"));
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("does-not-exist.txt"), std::string::npos) << missing.status();
+}
+
+TEST(WriteFileAtomic, IntoAMissingFolderFailsNamingIt) {
+  const absl::Status s = WriteFileAtomic(TempPath("no/such/folder/r.json"), "{}");
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("no/such/folder"), std::string::npos);
+}
+
+TEST(WriteFileAtomic, AFailedWriteKeepsThePreviousFile) {
+  const std::string path = TempPath("kept.txt");
+  ASSERT_TRUE(WriteFileAtomic(path, "old").ok());
+  // A folder with the temporary file's name makes the next write fail before the rename.
+  const std::string blocker = path + ".tmp." + std::to_string(getpid());
+  ASSERT_EQ(std::system(("mkdir -p '" + blocker + "'").c_str()), 0);
+  EXPECT_FALSE(WriteFileAtomic(path, "new").ok());
+  EXPECT_EQ(ReadFile(path).value_or(""), "old");
+}
+
+TEST(WriteFileAtomic, ReplacesTheWholeFile) {
+  const std::string path = TempPath("replaced.txt");
+  ASSERT_TRUE(WriteFileAtomic(path, "a longer first text").ok());
+  ASSERT_TRUE(WriteFileAtomic(path, "short").ok());
+  EXPECT_EQ(ReadFile(path).value_or(""), "short");
+}
+
+}  // namespace
+}  // namespace torchscan
