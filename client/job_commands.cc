@@ -18,7 +18,7 @@
 #include "io/file_io.h"
 #include "io/proto_json.h"
 #include "report/html_renderer.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "report/terminal_renderer.h"
 
 namespace torchscan {

@@ -12,8 +12,8 @@
 #include "io/file_io.h"
 #include "report/evidence_view.h"
 #include "report/format.h"
-#include "report/json_io.h"
 #include "report/render_by_format.h"
+#include "report/report_json.h"
 
 namespace torchscan {
 namespace {

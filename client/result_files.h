@@ -11,13 +11,13 @@
 //     model.pt --input SHAPE". The file's bytes are never echoed.
 //   - a job file (JobSpec): run it with `torchscan-client measure --job FILE` (or compare).
 //   - a comparison given to compare-reports: it already compares its two runs; render it.
-// A file of the right kind is loaded strictly (report/json_io.h), with its errors.
+// A file of the right kind is loaded strictly (report/report_json.h), with its errors.
 #pragma once
 
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 
 namespace torchscan {
 

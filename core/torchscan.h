@@ -8,7 +8,7 @@
 //          checks: torchscan::AssertClose (torch.testing.assert_close)  core/torch_check.h
 //   json.dumps / loading
 //       -> torchscan::SaveJson, ToJson                                 io/proto_json.h
-//          torchscan::LoadReport, LoadComparison                       report/json_io.h
+//          torchscan::LoadReport, LoadComparison                       report/report_json.h
 //   profile_workload, measure_peak_memory, measure_peak_rss
 //       -> torchscan::workloads::ProfileWorkload, MeasurePeakMemory,    core/workloads/
 //          MeasurePeakRss
@@ -27,4 +27,4 @@
 #include "core/torch_measure.h"
 #include "core/workloads/operator_profile.h"
 #include "io/proto_json.h"
-#include "report/json_io.h"
+#include "report/report_json.h"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "proto/report.pb.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 
 namespace torchscan::daemon {
 

@@ -25,7 +25,7 @@
 #include "daemon/fake_report.h"
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 
 namespace {
 

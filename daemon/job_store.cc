@@ -16,7 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "io/proto_json.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "report/validate.h"
 
 namespace torchscan::daemon {

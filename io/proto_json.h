@@ -1,6 +1,6 @@
 // Protobuf messages as JSON text and files: the protobuf JSON mapping with the proto field
 // names (snake_case), every field printed (zeros included), NaN/Infinity written as the
-// strings "NaN"/"Infinity". Used for reports and comparisons (report/json_io.h adds their
+// strings "NaN"/"Infinity". Used for reports and comparisons (report/report_json.h adds their
 // validation), job files and records, the daemon's configuration.
 //
 // Parsing is strict and all-or-nothing: an unknown field, a wrong type or malformed JSON

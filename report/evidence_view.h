@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
 #include "proto/report.pb.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 
 namespace torchscan {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "io/proto_json.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
 namespace torchscan {

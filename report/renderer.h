@@ -23,7 +23,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 
 namespace torchscan {
 

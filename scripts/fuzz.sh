@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes TorchScan's loaders of user files with libFuzzer (clang, ASan + UBSan):
-#   report_json_fuzzer  saved reports and comparisons (report/json_io.h, validation, renderers)
+#   report_json_fuzzer  saved reports and comparisons (report/report_json.h, validation, renderers)
 #   job_file_fuzzer     job files (client LoadJobFile → daemon ValidateJobSpec → worker spec.json)
 #
 #   scripts/fuzz.sh [SECONDS]        SECONDS per target, default 60

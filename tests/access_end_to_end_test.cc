@@ -18,7 +18,7 @@
 
 #include "absl/strings/match.h"
 #include "proto/service.pb.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "tests/e2e_jobs.h"
 #include "tests/access_fixtures.h"
 #include "tests/e2e_support.h"

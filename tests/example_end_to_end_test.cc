@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "tests/e2e_support.h"
 #include "tests/e2e_timeline.h"
 #include "tests/label_rule.h"

@@ -35,7 +35,7 @@
 
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "tests/descendants.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"

@@ -14,7 +14,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
 

@@ -17,7 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "proto/service.pb.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "tests/access_fixtures.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"

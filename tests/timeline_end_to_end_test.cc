@@ -17,7 +17,7 @@
 
 #include "daemon/job_timeline.h"
 #include "proto/service.pb.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
 #include "tests/e2e_timeline.h"

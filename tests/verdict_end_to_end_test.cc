@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
 

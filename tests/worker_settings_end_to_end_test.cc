@@ -28,7 +28,7 @@
 #include <gtest/gtest.h>
 
 #include "proto/service.pb.h"
-#include "report/json_io.h"
+#include "report/report_json.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
 

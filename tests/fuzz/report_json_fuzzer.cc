@@ -1,4 +1,4 @@
-// Fuzz target: the report / comparison JSON loaders of report/json_io.h, as `torchscan-client
+// Fuzz target: the report / comparison JSON loaders of report/report_json.h, as `torchscan-client
 // render` and `compare-reports` use them on a user's file.
 //
 // Properties checked for every input (FuzzFail aborts when one breaks):
@@ -20,8 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "io/proto_json.h"
 #include "report/evidence_view.h"
-#include "report/json_io.h"
 #include "report/render_by_format.h"
+#include "report/report_json.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace torchscan::fuzz {

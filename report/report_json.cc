@@ -1,4 +1,4 @@
-#include "report/json_io.h"
+#include "report/report_json.h"
 
 #include <cctype>
 

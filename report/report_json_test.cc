@@ -1,4 +1,4 @@
-#include "report/json_io.h"
+#include "report/report_json.h"
 
 #include <chrono>
 #include <cmath>
@@ -56,7 +56,7 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
-TEST(JsonIo, ReportRoundTripsThroughAFile) {
+TEST(ReportJson, ReportRoundTripsThroughAFile) {
   v1::BenchmarkReport r = ValidReport();
   r.mutable_timing()->mutable_summary()->set_max_s(std::numeric_limits<double>::quiet_NaN());
   r.mutable_timing()->set_throughput(std::numeric_limits<double>::infinity());
@@ -71,7 +71,7 @@ TEST(JsonIo, ReportRoundTripsThroughAFile) {
   EXPECT_EQ(loaded->SerializeAsString(), r.SerializeAsString());
 }
 
-TEST(JsonIo, JsonUsesSnakeCaseNamesVersionAndExplicitNan) {
+TEST(ReportJson, JsonUsesSnakeCaseNamesVersionAndExplicitNan) {
   v1::BenchmarkReport r = ValidReport();
   r.mutable_timing()->mutable_summary()->set_max_s(std::numeric_limits<double>::quiet_NaN());
   const std::string json = ToJson(r);
@@ -82,7 +82,7 @@ TEST(JsonIo, JsonUsesSnakeCaseNamesVersionAndExplicitNan) {
   EXPECT_NE(ToJson(ValidComparison()).find("\"latency_change\": \"within_variability\""), std::string::npos);
 }
 
-TEST(JsonIo, ComparisonRoundTrips) {
+TEST(ReportJson, ComparisonRoundTrips) {
   const std::string path = TempPath("comparison.json");
   ASSERT_TRUE(SaveJson(ValidComparison(), path).ok());
   absl::StatusOr<v1::Comparison> loaded = LoadComparison(path);
@@ -93,7 +93,7 @@ TEST(JsonIo, ComparisonRoundTrips) {
   EXPECT_TRUE(std::holds_alternative<v1::Comparison>(*evidence));
 }
 
-TEST(JsonIo, EvidenceDetectsAReport) {
+TEST(ReportJson, EvidenceDetectsAReport) {
   const std::string path = TempPath("evidence_report.json");
   ASSERT_TRUE(SaveJson(ValidReport(), path).ok());
   absl::StatusOr<Evidence> evidence = LoadEvidence(path);
@@ -107,7 +107,7 @@ struct BadReport {
   std::string expected;  // must appear in the error
 };
 
-TEST(JsonIo, EachStrictLoadingErrorNamesTheFieldAndSource) {
+TEST(ReportJson, EachStrictLoadingErrorNamesTheFieldAndSource) {
   const std::string good = ToJson(ValidReport());
   const std::vector<BadReport> cases = {
       {"unknown field", Replace(good, "\"name\":", "\"nmae\":"), "nmae"},
@@ -134,7 +134,7 @@ TEST(JsonIo, EachStrictLoadingErrorNamesTheFieldAndSource) {
   }
 }
 
-TEST(JsonIo, SniffJsonKindTellsTheKindsApart) {
+TEST(ReportJson, SniffJsonKindTellsTheKindsApart) {
   EXPECT_EQ(SniffJsonKind(ToJson(ValidReport())), JsonKind::kReport);
   EXPECT_EQ(SniffJsonKind(ToJson(ValidComparison())), JsonKind::kComparison);
   EXPECT_EQ(SniffJsonKind(R"( {"label": "x", "measure": {"workload": {}}})"), JsonKind::kJob);
@@ -146,7 +146,7 @@ TEST(JsonIo, SniffJsonKindTellsTheKindsApart) {
   EXPECT_EQ(SniffJsonKind(R"({"workload": {"measure": "x", "before": "y"}})"), JsonKind::kReport);
 }
 
-TEST(JsonIo, ComparisonErrorsNameTheNestedReport) {
+TEST(ReportJson, ComparisonErrorsNameTheNestedReport) {
   v1::Comparison c = ValidComparison();
   c.mutable_after()->mutable_timing()->clear_blocks();
   absl::StatusOr<v1::Comparison> r = ParseComparison(ToJson(c), "c.json");
@@ -160,20 +160,20 @@ TEST(JsonIo, ComparisonErrorsNameTheNestedReport) {
   EXPECT_NE(r.status().message().find("before: missing"), std::string::npos) << r.status();
 }
 
-TEST(JsonIo, UnknownEnumValueIsRefused) {
+TEST(ReportJson, UnknownEnumValueIsRefused) {
   const std::string json = Replace(ToJson(ValidComparison()), "\"within_variability\"", "\"quicker\"");
   absl::StatusOr<v1::Comparison> r = ParseComparison(json, "c.json");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("latency_change"), std::string::npos) << r.status();
 }
 
-TEST(JsonIo, MissingFileIsNotFoundNamingThePath) {
+TEST(ReportJson, MissingFileIsNotFoundNamingThePath) {
   absl::StatusOr<v1::BenchmarkReport> r = LoadReport(TempPath("does-not-exist.json"));
   EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(r.status().message().find("does-not-exist.json"), std::string::npos);
 }
 
-TEST(JsonIo, EvidenceDetectsAComparisonByItsTopLevelKeyOnly) {
+TEST(ReportJson, EvidenceDetectsAComparisonByItsTopLevelKeyOnly) {
   const std::string path = TempPath("evidence_comparison.json");
   ASSERT_TRUE(SaveJson(ValidComparison(), path).ok());
   absl::StatusOr<Evidence> evidence = LoadEvidence(path);
@@ -189,7 +189,7 @@ TEST(JsonIo, EvidenceDetectsAComparisonByItsTopLevelKeyOnly) {
   EXPECT_TRUE(std::holds_alternative<v1::BenchmarkReport>(*evidence));
 }
 
-TEST(JsonIo, DeeplyNestedEvidenceIsRefusedQuickly) {
+TEST(ReportJson, DeeplyNestedEvidenceIsRefusedQuickly) {
   const std::string path = TempPath("nested.json");
   std::ofstream(path) << "{\"work_unit\": " << std::string(100000, '[') << std::string(100000, ']') << "}";
   const auto start = std::chrono::steady_clock::now();
