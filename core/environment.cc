@@ -3,7 +3,6 @@
 #include "core/timestamp.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -20,11 +19,20 @@
 #include <set>
 
 #include "core/version.h"
+#include "io/file_io.h"
 
 namespace torchscan {
 namespace {
 
 constexpr std::string_view kWhitespace = " \t\r\n\f\v";
+
+// The text of a file that describes the machine (/proc, /sys, os-release), read with
+// io/file_io.h's ReadFile; nullopt when this machine does not offer it or it cannot be read.
+std::optional<std::string> MachineFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return std::nullopt;
+  return *std::move(text);
+}
 
 std::string_view Trim(std::string_view text) {
   const size_t first = text.find_first_not_of(kWhitespace);
@@ -162,8 +170,8 @@ std::string Hostname() {
 }
 
 std::string OsName() {
-  std::optional<std::string> text = ReadTextFile("/etc/os-release");
-  if (!text) text = ReadTextFile("/usr/lib/os-release");  // the os-release(5) fallback
+  std::optional<std::string> text = MachineFile("/etc/os-release");
+  if (!text) text = MachineFile("/usr/lib/os-release");  // the os-release(5) fallback
   return ParseOsRelease(text.value_or(""));
 }
 
@@ -187,8 +195,8 @@ std::optional<int> SysfsPhysicalCores() {
       continue;
     }
     const std::string topology = entry.path().string() + "/topology/";
-    const auto package = ReadTextFile(topology + "physical_package_id");
-    const auto core = ReadTextFile(topology + "core_id");
+    const auto package = MachineFile(topology + "physical_package_id");
+    const auto core = MachineFile(topology + "core_id");
     if (!package && !core) continue;
     const auto package_id = ParseInteger<int>(Trim(package.value_or("")));
     const auto core_id = ParseInteger<int>(Trim(core.value_or("")));
@@ -200,7 +208,7 @@ std::optional<int> SysfsPhysicalCores() {
 }
 
 void FillCpu(v1::Environment* env) {
-  const CpuInfo info = ParseCpuInfo(ReadTextFile("/proc/cpuinfo").value_or(""));
+  const CpuInfo info = ParseCpuInfo(MachineFile("/proc/cpuinfo").value_or(""));
   env->set_cpu_model(info.model);
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
   if (online > 0 && online <= std::numeric_limits<int>::max()) {
@@ -358,27 +366,6 @@ std::string BuildType() {
 #endif
 }
 
-// ---------------------------------------------------------------- I/O helpers
-
-std::optional<std::string> ReadTextFile(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n == 0) break;
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      close(fd);
-      return std::nullopt;
-    }
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  return text;
-}
-
 // ---------------------------------------------------------------- capture
 
 v1::Environment CaptureEnvironment() {
@@ -387,13 +374,13 @@ v1::Environment CaptureEnvironment() {
   env.set_os(OsName());
   env.set_kernel(KernelDescription());
   FillCpu(&env);
-  if (const auto bytes = ParseMemTotal(ReadTextFile("/proc/meminfo").value_or(""))) {
+  if (const auto bytes = ParseMemTotal(MachineFile("/proc/meminfo").value_or(""))) {
     env.set_memory_bytes(*bytes);
   }
   env.set_cpu_governor(
-      ParseSysfsWord(ReadTextFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")));
-  env.set_turbo(ParseTurbo(ReadTextFile("/sys/devices/system/cpu/intel_pstate/no_turbo"),
-                           ReadTextFile("/sys/devices/system/cpu/cpufreq/boost")));
+      ParseSysfsWord(MachineFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")));
+  env.set_turbo(ParseTurbo(MachineFile("/sys/devices/system/cpu/intel_pstate/no_turbo"),
+                           MachineFile("/sys/devices/system/cpu/cpufreq/boost")));
   FillLoadAverages(&env);
   env.set_compiler(CompilerDescription());
   env.set_build_type(BuildType());

@@ -97,10 +97,4 @@ std::string CompilerDescription();
 // "optimized" when this library was compiled with NDEBUG, else "debug".
 std::string BuildType();
 
-// ------------------------------------------------------------------ I/O helpers
-
-// The whole content of the file at `path` (works for /proc and /sys files, whose reported
-// size is 0); nullopt when it cannot be opened or read.
-std::optional<std::string> ReadTextFile(const std::string& path);
-
 }  // namespace torchscan

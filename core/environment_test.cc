@@ -183,13 +183,6 @@ TEST(BuildFacts, CompilerAndBuildType) {
 #endif
 }
 
-TEST(ReadTextFile, ReadsProcFilesAndReportsMissingOnes) {
-  const auto status = ReadTextFile("/proc/self/status");
-  ASSERT_TRUE(status.has_value());
-  EXPECT_NE(status->find("Pid:"), std::string::npos);
-  EXPECT_FALSE(ReadTextFile("/nonexistent/torchscan/file").has_value());
-}
-
 // Smoke test on the running machine: fields that every Linux machine can provide are
 // filled; the others are either a real value or "unknown", never empty.
 TEST(CaptureEnvironment, FillsEveryOwnedField) {

@@ -11,6 +11,7 @@
 #include <c10/core/Device.h>
 
 #include "core/environment.h"
+#include "io/file_io.h"
 #include "libtorch_build_info.h"
 
 #if TORCHSCAN_LIBTORCH_CUDA
@@ -41,7 +42,7 @@ std::string OrUnknownOnError(Read read) {
 // ---------------------------------------------------------------- BLAS
 
 std::string MappedBlasLibrary() {
-  return FindBlasLibrary(ReadTextFile("/proc/self/maps").value_or(""));
+  return FindBlasLibrary(ReadFile("/proc/self/maps").value_or(""));
 }
 
 // One matrix product on the CPU, so that a BLAS LibTorch loads lazily gets mapped.
@@ -105,7 +106,7 @@ std::string CudaDeviceName(c10::DeviceIndex index) {
 
 std::string CpuDeviceName(const v1::Environment& env) {
   if (!env.cpu_model().empty()) return env.cpu_model();
-  return ParseCpuInfo(ReadTextFile("/proc/cpuinfo").value_or("")).model;
+  return ParseCpuInfo(ReadFile("/proc/cpuinfo").value_or("")).model;
 }
 
 // Throws c10::Error when `device` is not a device string.

@@ -9,6 +9,7 @@
 #include <torch/version.h>
 
 #include "core/environment.h"
+#include "io/file_io.h"
 #include "libtorch_build_info.h"
 
 namespace torchscan {
@@ -64,7 +65,7 @@ TEST(AddTorchEnvironment, CpuDeviceNameIsTheCpuModel) {
 
   v1::Environment empty;
   AddTorchEnvironment(&empty, "cpu");
-  EXPECT_EQ(empty.device_name(), ParseCpuInfo(*ReadTextFile("/proc/cpuinfo")).model);
+  EXPECT_EQ(empty.device_name(), ParseCpuInfo(*ReadFile("/proc/cpuinfo")).model);
 }
 
 TEST(AddTorchEnvironment, MalformedOrOtherDeviceIsUnknown) {

@@ -1,5 +1,6 @@
 #include "io/file_io.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -26,6 +27,18 @@ TEST(ReadFile, RefusesFoldersAndEndlessStreamsNamingThePath) {
   const std::string path = TempPath("small.txt");
   std::ofstream(path) << "abc";
   EXPECT_EQ(ReadFile(path).value_or(""), "abc");
+}
+
+// /proc and /sys files report a size of 0 and still hold text (core/environment.cc reads
+// the machine's facts from them).
+TEST(ReadFile, ReadsProcFilesAndReportsMissingOnes) {
+  struct stat info;
+  ASSERT_EQ(::stat("/proc/self/status", &info), 0);
+  EXPECT_EQ(info.st_size, 0);
+  const absl::StatusOr<std::string> status = ReadFile("/proc/self/status");
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_NE(status->find("Pid:"), std::string::npos);
+  EXPECT_FALSE(ReadFile("/nonexistent/torchscan/file").ok());
 }
 
 TEST(ReadFile, MissingFileIsNotFoundNamingThePath) {
