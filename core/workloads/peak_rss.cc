@@ -10,8 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <thread>
 #include <tuple>
@@ -24,6 +22,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "core/workloads/rss_protocol.h"
+#include "io/file_io.h"
 
 namespace torchscan::workloads {
 namespace {
@@ -68,13 +67,6 @@ class TempFiles {
  private:
   std::vector<std::string> paths_;
 };
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string Tail(const std::string& text, size_t max_chars = 2000) {
   std::string tail = text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
@@ -163,7 +155,7 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
     return unknown(absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what()));
   }
   trial.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  trial.stderr_tail = Tail(ReadFile(err_path));
+  trial.stderr_tail = Tail(ReadFile(err_path).value_or(""));
   const std::string with_stderr = trial.stderr_tail.empty() ? "" : absl::StrCat("; its stderr: ", trial.stderr_tail);
 
   if (trial.timed_out) {
@@ -178,7 +170,7 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
   }
   trial.exit_code = WEXITSTATUS(status);
   if (trial.exit_code != 0) return unknown(absl::StrCat("RSS child exited with status ", trial.exit_code, with_stderr));
-  const std::string out = ReadFile(out_path);
+  const std::string out = ReadFile(out_path).value_or("");
   const std::optional<RssChildResult> result = ParseRssChildOutput(out);
   if (!result) {
     return unknown(absl::StrCat("RSS child printed no valid '", FormatRssChildLine({0, 0}).substr(0, 20),
