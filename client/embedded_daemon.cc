@@ -7,14 +7,13 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 
 #include "client/daemon_client.h"
+#include "io/file_io.h"
 
 namespace torchscan {
 namespace {
@@ -25,10 +24,7 @@ namespace fs = std::filesystem;
 bool IsExecutable(const fs::path& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
 
 std::string Tail(const std::string& path, size_t max_chars = 2000) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  std::string text = s.str();
+  const std::string text = ReadFile(path).value_or("");
   return text.size() > max_chars ? text.substr(text.size() - max_chars) : text;
 }
 

@@ -29,9 +29,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +38,7 @@
 
 #include "client/daemon_client.h"
 #include "daemon/job_timeline.h"
+#include "io/file_io.h"
 #include "proto/service.pb.h"
 
 namespace {
@@ -74,10 +73,7 @@ std::string g_dir;
 }
 
 std::string Tail(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string s = text.str();
+  const std::string s = torchscan::ReadFile(path).value_or("");
   return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
 }
 
