@@ -6,16 +6,20 @@
 //   ResourceExhausted  the queue is full, or the spec exceeds max_upload_bytes (names the limit),
 //                      or the job cannot be stored in state_dir (full: names state_dir, its
 //                      free bytes and the fix); nothing is queued or left in state_dir then
-// A job record that cannot be rewritten later (a state change while state_dir is full) is
-// kept in memory, served as it is, and stored with the next record written (or at Shutdown);
-// the file keeps its previous whole version meanwhile.
 //   NotFound           an unknown job id
 //   PermissionDenied   cancelling another user's job without being an admin
 //   FailedPrecondition cancelling a finished job; fetching the result of a job that has not
 //                      succeeded; rss without an RSS child
-//   Unimplemented      TorchScript check modules
 //   Unavailable        the daemon is shutting down
 //   DataLoss           a stored result that cannot be read back
+// A job record that cannot be rewritten later (a state change while state_dir is full) is
+// kept in memory, served as it is, and stored with the next record written (or at Shutdown);
+// the file keeps its previous whole version meanwhile.
+// Every kind of job the schema describes is accepted, TorchScript check modules included:
+// Submit checks that such a module has a source (job_spec.h), and the job's worker loads it
+// before timing and calls it after (core/script_check.h): its verdict is the comparison's
+// output check, and a module the worker cannot load (or an error other than a failed assert
+// while it runs) fails the job, naming spec.compare.check.torchscript when it cannot load.
 // Thread-safe. Logs one spdlog line per job event, with the job id.
 #pragma once
 
