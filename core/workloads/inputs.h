@@ -1,7 +1,8 @@
 // Input tensors of a workload, made from InputSpecs: generated from (shape, dtype,
-// distribution, seed) or loaded from a torch::save file, always on the CPU and in the spec's
-// dtype (BuildWorkload converts precision, layout and device afterwards). Each comes with the
-// metadata fields that let a report reproduce it.
+// distribution, seed) or loaded from a torch::save file, always on the CPU and in their
+// source dtype, the InputSpec's (generated) or the file's (BuildWorkload converts precision,
+// layout and device afterwards). Each comes with the metadata fields that let a report
+// reproduce it.
 #pragma once
 
 #include <cstdint>

@@ -41,19 +41,22 @@ struct Workload {
   std::function<c10::IValue()> call;
   // Waits for work queued on the device: torch::cuda::synchronize for CUDA, nothing on the CPU.
   std::function<void()> synchronize;
-  // What a comparison must match (the inputs, not the model): tensors (name, shape, source
-  // dtype and device) and fields "seed", per input "input.<name>.<key>" with source,
-  // distribution, seed (or the fingerprint of a tensor file), and the caller's
-  // spec.input_metadata under its own keys. The model and every candidate change (model
-  // revision, method, execution mode, precision, layout, freezing) are not here but in
-  // `description`, so that a comparison lists them as changed settings instead of refusing
-  // to compare.
+  // What a comparison must match (the inputs, not the model): per input a tensor with its
+  // name, shape, the device it is resident on and the dtype of its source data (the
+  // generated tensor's or the tensor file's, before any precision change: a bfloat16 workload
+  // on generated float32 inputs records "float32"), and fields "seed", per input
+  // "input.<name>.<key>" with source, distribution, seed (or the fingerprint of a tensor
+  // file), and the caller's spec.input_metadata under its own keys. The model and every
+  // candidate change (model revision, method, execution mode, precision, layout, freezing)
+  // are not here but in `description`, so that a comparison lists them as changed settings
+  // instead of refusing to compare.
   torchscan::v1::InputMetadata input_metadata;
   double work_units = 0;  // linear: 32 (samples); resnet18: 4 (images); bert: 32 (tokens)
   std::string work_unit;  // "samples", "images", "tokens" (or the TorchScript spec's)
   // What ran: model, model_revision (built-in name and TorchScan version, or the module
   // file's "sha256:<hex>", as sha256sum prints it), model_source (the file's name, uploaded
-  // or read on the daemon's machine, and size), execution_mode, dtype, device,
+  // or read on the daemon's machine, and size), execution_mode, dtype (the precision,
+  // spec.dtype: what the weights and floating-point inputs were converted to), device,
   // channels_last, freeze, optimize_for_inference, method, seed, work_unit(s), output,
   // weights, and per tensor file input.<name>.file (name, how it came, size) and
   // input.<name>.sha256; for bert also config and throughput_note (input tokens/s, not
