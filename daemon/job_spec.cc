@@ -22,9 +22,10 @@ absl::Status Invalid(const std::string& field, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
 }
 
-// A path the worker will open: at most PATH_MAX (4096) bytes, as the kernel takes.
+// A path the worker will open: at most PATH_MAX bytes, as the kernel takes.
 absl::Status ValidatePath(const std::string& field, const std::string& path) {
-  if (path.size() > 4096) return Invalid(field, absl::StrCat(path.size(), " bytes is longer than a path can be (4096)"));
+  if (path.size() > kMaxPathBytes)
+    return Invalid(field, absl::StrCat(path.size(), " bytes is longer than a path can be (", kMaxPathBytes, ")"));
   return absl::OkStatus();
 }
 
@@ -178,20 +179,22 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
 absl::Status ValidateInputMetadata(const std::string& field,
                                    const google::protobuf::Map<std::string, std::string>& metadata) {
   const std::string& where = field;
-  if (metadata.size() > 64) return Invalid(where, absl::StrCat(metadata.size(), " entries; at most 64"));
+  if (metadata.size() > kMaxInputMetadataEntries)
+    return Invalid(where, absl::StrCat(metadata.size(), " entries; at most ", kMaxInputMetadataEntries));
   for (const auto& [key, value] : metadata) {
     const bool charset = std::all_of(key.begin(), key.end(), [](unsigned char c) {
       return std::isalnum(c) || c == '_' || c == '.' || c == '-';
     });
-    if (key.empty() || key.size() > 64 || !charset)
-      return Invalid(where, absl::StrCat("key ", QuoteForMessage(key),
-                                         ": use 1 to 64 characters of letters, digits, '_', '.' and '-'"));
+    if (key.empty() || key.size() > kMaxInputMetadataKeyBytes || !charset)
+      return Invalid(where, absl::StrCat("key ", QuoteForMessage(key), ": use 1 to ", kMaxInputMetadataKeyBytes,
+                                         " characters of letters, digits, '_', '.' and '-'"));
     if (key == "seed" || absl::StartsWith(key, "input."))
       return Invalid(where, absl::StrCat("key ", QuoteForMessage(key),
                                          " is TorchScan's own (seed, input.*); choose another name, e.g. "
                                          "dataset_revision"));
-    if (value.size() > 1024)
-      return Invalid(absl::StrCat(where, ".", key), absl::StrCat(value.size(), " bytes; at most 1024"));
+    if (value.size() > kMaxInputMetadataValueBytes)
+      return Invalid(absl::StrCat(where, ".", key),
+                     absl::StrCat(value.size(), " bytes; at most ", kMaxInputMetadataValueBytes));
   }
   return absl::OkStatus();
 }
@@ -269,8 +272,9 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
       if (absl::Status s = ValidateWorkload("spec.compare.baseline", c.baseline(), limits); !s.ok()) return s;
       if (absl::Status s = ValidateWorkload("spec.compare.candidate", c.candidate(), limits); !s.ok()) return s;
       if (absl::Status s = ValidateOutputCheck(c.check()); !s.ok()) return s;
-      if (c.rounds() < 0 || c.rounds() > 100)
-        return Invalid("spec.compare.rounds", "must be 0 or 1 (one pass) up to 100 alternating rounds");
+      if (c.rounds() < 0 || c.rounds() > kMaxRounds)
+        return Invalid("spec.compare.rounds",
+                       absl::StrCat("must be 0 or 1 (one pass) up to ", kMaxRounds, " alternating rounds"));
       break;
     }
     default:
