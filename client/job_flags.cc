@@ -97,9 +97,11 @@ absl::StatusOr<v1::WorkloadSpec> Workload(const ModelFlags& f, const std::string
 }
 
 absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
-  if (f.threads < 1 || f.threads > 4096) return FlagError("--threads", absl::StrFormat("must be 1..4096, got %d", f.threads));
-  if (!(f.min_run_time > 0) || !std::isfinite(f.min_run_time) || f.min_run_time > 3600)
-    return FlagError("--min-run-time", absl::StrFormat("must be seconds in (0, 3600], got %g", f.min_run_time));
+  if (f.threads < 1 || f.threads > kMaxThreads)
+    return FlagError("--threads", absl::StrFormat("must be 1..%d, got %d", kMaxThreads, f.threads));
+  if (!(f.min_run_time > 0) || !std::isfinite(f.min_run_time) || f.min_run_time > kMaxMinRunTimeFlagS)
+    return FlagError("--min-run-time",
+                     absl::StrFormat("must be seconds in (0, %g], got %g", kMaxMinRunTimeFlagS, f.min_run_time));
   if (std::any_of(f.label.begin(), f.label.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
     return FlagError("--label", "holds a control character (a tab, newline, escape...); use printable text on one line");
   if (f.label.size() > kMaxJobTextBytes)
@@ -271,6 +273,12 @@ absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& f) {
   return spec;
 }
 
+absl::Status ValidateRoundsFlag(int rounds) {
+  if (rounds < 1 || rounds > kMaxRounds)
+    return FlagError("--rounds", absl::StrFormat("must be 1..%d, got %d", kMaxRounds, rounds));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   v1::JobSpec spec;
   if (absl::Status s = FillRun(f.run, &spec); !s.ok()) return s;
@@ -292,8 +300,7 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   *job->mutable_baseline() = *std::move(baseline);
   *job->mutable_candidate() = *std::move(candidate);
   job->set_reverse(f.reverse);
-  if (f.rounds < 1 || f.rounds > 100)
-    return FlagError("--rounds", absl::StrFormat("must be 1..100, got %d", f.rounds));
+  if (absl::Status s = ValidateRoundsFlag(f.rounds); !s.ok()) return s;
   job->set_rounds(f.rounds);
   if (absl::Status s = FillCheck(f.check, f.model.transport(), job->mutable_check()); !s.ok()) return s;
   return spec;
