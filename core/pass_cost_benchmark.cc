@@ -14,6 +14,7 @@
 #include "core/workloads/peak_memory.h"
 #include "core/workloads/peak_rss.h"
 #include "core/workloads/workload.h"
+#include "proto/spec_limits.h"
 
 namespace {
 
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
     options.timing.work_units = workload->work_units;
     options.timing.work_unit = workload->work_unit;
     const double timing = WallSeconds([&] { (void)torchscan::MeasureTorchLatency([&] { workload->call(); }, options); });
-    const double profile = WallSeconds([&] { (void)torchscan::workloads::ProfileWorkload(workload->call, 10); });
+    const double profile = WallSeconds(
+        [&] { (void)torchscan::workloads::ProfileWorkload(workload->call, torchscan::kDefaultProfileCalls); });
     const double memory = WallSeconds(
         [&] { (void)torchscan::workloads::MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors); });
     torchscan::workloads::RssTrialInfo info;
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
                 rss_wall / timing, info.wall_s, rss.has_value() ? rss.value() / (1 << 20) : -1.0);
   }
   std::printf("profile/memory/rss: wall time of the pass divided by the timing pass's wall time "
-              "(timing: min_run_time 0.2 s, profile: 10 observed calls, rss: a fresh child with 100 calls)\n");
+              "(timing: min_run_time %g s, profile: %d observed calls, rss: a fresh child with %d calls)\n",
+              torchscan::kDefaultMinRunTimeS, torchscan::kDefaultProfileCalls, torchscan::kRssChildCalls);
   return 0;
 }
