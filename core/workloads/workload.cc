@@ -17,11 +17,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/version.h"
-#include "core/workloads/bert.h"
+#include "core/workloads/builtin_factories.h"
+#include "core/workloads/builtin_models.h"
 #include "core/workloads/device.h"
 #include "core/workloads/graph_scan.h"
 #include "core/workloads/inputs.h"
-#include "core/workloads/resnet18.h"
 #include "core/workloads/torch_status.h"
 #include "core/workloads/workload_file.h"
 #include "libtorch_build_info.h"
@@ -29,7 +29,6 @@
 namespace torchscan::workloads {
 namespace {
 
-using torchscan::v1::GeneratedTensor;
 using torchscan::v1::InputSpec;
 using torchscan::v1::ModelSpec;
 using torchscan::v1::TorchScriptSpec;
@@ -42,9 +41,9 @@ struct Model {
   Forward forward;
   std::vector<at::Tensor> weights;            // resident tensors the forward reads
   std::map<std::string, std::string> description;
-  std::string name;                           // "linear", "resnet18", "bert", "torchscript"
+  std::string name;                           // a built-in's (builtin_models.h) or "torchscript"
   std::string revision;                       // the description's model_revision
-  bool needs_batch_dim = false;               // per_sample must keep dim 0 (built-in CNN/BERT)
+  bool needs_batch_dim = false;               // per_sample must keep dim 0 (a built-in's keeps_batch_dim)
   // TorchScript: scans the method's graph given one forward's input shapes (graph_scan.h).
   std::function<GraphCompute(const std::vector<std::vector<int64_t>>&, int64_t forwards_per_call)> scan_graph;
 };
@@ -111,87 +110,31 @@ at::Tensor Convert(const at::Tensor& t, const torch::Device& device, at::ScalarT
   return converted;
 }
 
-std::vector<at::Tensor> ModuleTensors(const torch::nn::Module& module) {
-  std::vector<at::Tensor> tensors = module.parameters(/*recurse=*/true);
-  for (const at::Tensor& b : module.buffers(/*recurse=*/true)) tensors.push_back(b);
-  return tensors;
-}
-
 // ---------------------------------------------------------------- built-in models
 
-InputSpec GeneratedInput(const std::string& name, std::vector<int64_t> shape) {
-  InputSpec input;
-  input.set_name(name);
-  for (int64_t d : shape) input.mutable_generated()->add_shape(d);
-  return input;
-}
-
-std::vector<InputSpec> DefaultInputs(ModelSpec::Builtin builtin) {
-  switch (builtin) {
-    case ModelSpec::linear: return {GeneratedInput("x", {32, 128})};
-    case ModelSpec::resnet18: return {GeneratedInput("images", {4, 3, 32, 32})};
-    case ModelSpec::bert: {
-      InputSpec ids = GeneratedInput("input_ids", {4, 8});
-      ids.mutable_generated()->set_dtype(GeneratedTensor::int64);
-      ids.mutable_generated()->mutable_integers()->set_high(BertConfig().vocab_size);
-      return {ids};
-    }
-    default: return {};
+// Built under torch::manual_seed, before the inputs (they may draw from the same generator):
+// the entry's factory constructs the model, its weights are converted in place.
+absl::StatusOr<Model> BuildBuiltin(const BuiltinModel& entry, const torch::Device& device, at::ScalarType dtype,
+                                   bool channels_last) {
+  const BuiltinFactory factory = FindBuiltinFactory(entry.id);
+  if (factory == nullptr) {
+    return absl::InternalError(absl::StrCat("model.builtin ", entry.name,
+                                            " has no factory registered (core/workloads/builtin_factories.cc)"));
   }
-}
-
-// Built under torch::manual_seed, before the inputs (they may draw from the same generator).
-Model BuildBuiltin(ModelSpec::Builtin builtin, const torch::Device& device, at::ScalarType dtype,
-                   bool channels_last) {
+  BuiltinModule module;
+  absl::Status built = RunTorch(absl::StrCat("building model.builtin ", entry.name), [&] {
+    module = factory();
+    ConvertInPlace(module.tensors, device, dtype, channels_last);
+  });
+  if (!built.ok()) return built;
   Model model;
-  model.name = ModelSpec::Builtin_Name(builtin);
+  model.name = entry.name;
   model.revision = absl::StrCat("torchscan ", kTorchScanVersion, " built-in ", model.name,
                                 " (LibTorch C++ frontend, weights initialised locally from the seed)");
-  if (builtin == ModelSpec::linear) {
-    torch::nn::Linear linear(128, 128);
-    linear->eval();
-    ConvertInPlace(ModuleTensors(*linear), device, dtype, channels_last);
-    model.weights = ModuleTensors(*linear);
-    model.forward = [linear](const std::vector<at::Tensor>& in) mutable { return c10::IValue(linear->forward(in[0])); };
-    model.description["architecture"] = "Linear(128, 128) with bias";
-    model.description["weights"] = "LibTorch's Linear default initialisation (as torch.nn.Linear), no download";
-  } else if (builtin == ModelSpec::resnet18) {
-    ResNet18 resnet(1000);
-    resnet->eval();
-    ConvertInPlace(ModuleTensors(*resnet), device, dtype, channels_last);
-    model.weights = ModuleTensors(*resnet);
-    model.forward = [resnet](const std::vector<at::Tensor>& in) mutable { return c10::IValue(resnet->forward(in[0])); };
-    model.needs_batch_dim = true;
-    model.description["architecture"] = "torchvision ResNet-18 (BasicBlock [2, 2, 2, 2]), 1000 classes";
-    model.description["weights"] =
-        "initialised locally as torchvision's weights=None: kaiming_normal (fan_out, relu) "
-        "convolutions, BatchNorm weight 1 bias 0; no download";
-  } else {
-    const BertConfig config;
-    BertEncoderModel bert(config);
-    bert->eval();
-    ConvertInPlace(ModuleTensors(*bert), device, dtype, channels_last);
-    model.weights = ModuleTensors(*bert);
-    model.forward = [bert](const std::vector<at::Tensor>& in) mutable {
-      auto [hidden, pooled] = bert->forward(in[0], in[1], in[2]);
-      return c10::IValue(c10::ivalue::Tuple::create({hidden, pooled}));
-    };
-    model.needs_batch_dim = true;
-    model.description["architecture"] =
-        "BERT encoder: embeddings (word + position + token type, LayerNorm), self-attention "
-        "encoder layers (GELU feed-forward), pooler (dense + tanh on [CLS]); output (hidden states, pooled)";
-    model.description["config"] = absl::StrCat(
-        "vocab_size=", config.vocab_size, " hidden_size=", config.hidden_size, " num_layers=", config.num_layers,
-        " num_heads=", config.num_heads, " intermediate_size=", config.intermediate_size,
-        " max_position_embeddings=", config.max_position_embeddings, " type_vocab_size=", config.type_vocab_size,
-        " layer_norm_eps=", config.layer_norm_eps);
-    model.description["weights"] =
-        "initialised locally as BertPreTrainedModel._init_weights (normal std 0.02, zero biases, "
-        "LayerNorm 1/0); no download";
-    model.description["throughput_note"] =
-        "tokens/s counts input tokens processed by the encoder (sequences x tokens per call); "
-        "it is not autoregressive generation throughput";
-  }
+  model.forward = std::move(module.forward);
+  model.weights = std::move(module.tensors);
+  model.needs_batch_dim = entry.keeps_batch_dim;
+  model.description = entry.description;
   return model;
 }
 
@@ -341,11 +284,12 @@ std::function<c10::IValue()> MakeCall(Forward forward, std::vector<at::Tensor> i
 absl::Status ValidateSpec(const WorkloadSpec& spec) {
   const ModelSpec& model = spec.model();
   if (model.source_case() == ModelSpec::SOURCE_NOT_SET) {
-    return absl::InvalidArgumentError("model: not set; set model.builtin (linear, resnet18, bert) or model.torchscript");
+    return absl::InvalidArgumentError(
+        absl::StrCat("model: not set; set model.builtin (", BuiltinNameList(", ", ", "), ") or model.torchscript"));
   }
   if (model.source_case() == ModelSpec::kBuiltin) {
-    if (model.builtin() == ModelSpec::builtin_unspecified || !ModelSpec::Builtin_IsValid(model.builtin())) {
-      return absl::InvalidArgumentError("model.builtin: choose linear, resnet18 or bert");
+    if (FindBuiltin(model.builtin()) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("model.builtin: choose ", BuiltinNameList(", ", " or ")));
     }
     if (spec.freeze() || spec.optimize_for_inference()) {
       return absl::InvalidArgumentError(
@@ -367,36 +311,35 @@ absl::Status ValidateSpec(const WorkloadSpec& spec) {
   return absl::OkStatus();
 }
 
-// The built-ins take fixed arguments; bert's mask and token types default to all-visible / 0.
-absl::Status CompleteBuiltinInputs(ModelSpec::Builtin builtin, std::vector<PreparedInput>* inputs,
+// A built-in takes fixed arguments: the spec's, then those it left out that the entry fills
+// in (bert's attention mask and token types), constants shaped like input 0.
+absl::Status CompleteBuiltinInputs(const BuiltinModel& entry, std::vector<PreparedInput>* inputs,
                                    int64_t* remaining_bytes) {
-  const size_t max_inputs = builtin == ModelSpec::bert ? 3 : 1;
-  if (inputs->empty() || inputs->size() > max_inputs) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "inputs: model.builtin ", ModelSpec::Builtin_Name(builtin), " takes ",
-        builtin == ModelSpec::bert ? "1 to 3 inputs (input_ids [B, S], attention_mask, token_type_ids)"
-        : builtin == ModelSpec::linear ? "1 input (x [..., 128])"
-                                       : "1 input (images [N, 3, H, W])",
-        "; got ", inputs->size(), " (leave inputs empty for the defaults)"));
+  const size_t required = static_cast<size_t>(entry.required_inputs);
+  const size_t max_inputs = required + entry.optional_inputs.size();
+  if (inputs->empty() || inputs->size() < required || inputs->size() > max_inputs) {
+    return absl::InvalidArgumentError(absl::StrCat("inputs: model.builtin ", entry.name, " takes ", entry.inputs_text,
+                                                   "; got ", inputs->size(), " (leave inputs empty for the defaults)"));
   }
-  if (builtin != ModelSpec::bert) return absl::OkStatus();
-  const at::Tensor ids = inputs->front().tensor;  // a handle: push_back below may reallocate
-  while (inputs->size() < 3) {
-    const bool mask = inputs->size() == 1;
-    const int64_t bytes = static_cast<int64_t>(ids.numel()) * 8;
+  const at::Tensor first = inputs->front().tensor;  // a handle: push_back below may reallocate
+  while (inputs->size() < max_inputs) {
+    const ConstantInput& constant = entry.optional_inputs[inputs->size() - required];
+    const int64_t bytes = static_cast<int64_t>(first.numel()) * 8;
     if (bytes > *remaining_bytes) {
-      return absl::ResourceExhaustedError("inputs: bert's default attention mask / token types exceed "
-                                          "WorkloadLimits.max_input_bytes; use fewer tokens or raise the limit");
+      std::vector<std::string> names;
+      for (const ConstantInput& optional : entry.optional_inputs) names.push_back(optional.name);
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "inputs: ", entry.name, "'s default ", absl::StrJoin(names, " / "),
+          " exceed WorkloadLimits.max_input_bytes; use fewer ", entry.work_unit, " or raise the limit"));
     }
     *remaining_bytes -= bytes;
-    PreparedInput constant;
-    constant.name = mask ? "attention_mask" : "token_type_ids";
-    absl::Status made = RunTorch("bert default inputs", [&] {
-      constant.tensor = mask ? torch::ones(ids.sizes(), torch::kInt64) : torch::zeros(ids.sizes(), torch::kInt64);
-    });
+    PreparedInput input;
+    input.name = constant.name;
+    absl::Status made = RunTorch(absl::StrCat(entry.name, " default inputs"),
+                                 [&] { input.tensor = torch::full(first.sizes(), constant.value, torch::kInt64); });
     if (!made.ok()) return made;
-    constant.fields["source"] = mask ? "constant 1 (all tokens visible)" : "constant 0 (one segment)";
-    inputs->push_back(std::move(constant));
+    input.fields["source"] = constant.source;
+    inputs->push_back(std::move(input));
   }
   return absl::OkStatus();
 }
@@ -443,7 +386,8 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadO
   if (!resolved.ok()) return resolved.status();
   const torch::Device device(resolved->name);
   const at::ScalarType dtype = Precision(spec.dtype());
-  const bool builtin = spec.model().source_case() == ModelSpec::kBuiltin;
+  const BuiltinModel* builtin =
+      spec.model().source_case() == ModelSpec::kBuiltin ? FindBuiltin(spec.model().builtin()) : nullptr;
 
   // Seed, then the model, then the inputs: the order of `torch.manual_seed(0); model = ...;
   // inputs = torch.randn(...)`, so that the global generator draws the same numbers.
@@ -453,16 +397,14 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadO
   }
   absl::StatusOr<Model> model;
   if (builtin) {
-    absl::Status built = RunTorch(absl::StrCat("building model.builtin ", ModelSpec::Builtin_Name(spec.model().builtin())),
-                                  [&] { model = BuildBuiltin(spec.model().builtin(), device, dtype, spec.channels_last()); });
-    if (!built.ok()) return built;
+    model = BuildBuiltin(*builtin, device, dtype, spec.channels_last());
   } else {
     model = BuildTorchScript(spec.model().torchscript(), spec, device, dtype);
   }
   if (!model.ok()) return model.status();
 
   std::vector<InputSpec> input_specs(spec.inputs().begin(), spec.inputs().end());
-  if (builtin && input_specs.empty()) input_specs = DefaultInputs(spec.model().builtin());
+  if (builtin && input_specs.empty()) input_specs = builtin->default_inputs;
   int64_t remaining_bytes = options.max_input_bytes;
   std::vector<PreparedInput> prepared;
   for (size_t i = 0; i < input_specs.size(); ++i) {
@@ -471,7 +413,7 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadO
     prepared.push_back(*std::move(input));
   }
   if (builtin) {
-    if (absl::Status s = CompleteBuiltinInputs(spec.model().builtin(), &prepared, &remaining_bytes); !s.ok()) return s;
+    if (absl::Status s = CompleteBuiltinInputs(*builtin, &prepared, &remaining_bytes); !s.ok()) return s;
   }
 
   std::vector<at::Tensor> inputs;
@@ -525,16 +467,12 @@ absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadO
 
   // Work units.
   const std::string model_name = model->name;
-  if (model_name == "bert") {
-    workload.work_units = static_cast<double>(inputs[0].numel());
-    workload.work_unit = "tokens";
-  } else if (model_name == "torchscript") {
+  if (builtin) {
+    workload.work_units = BuiltinWorkUnits(*builtin, inputs[0].sizes().vec());
+    workload.work_unit = builtin->work_unit;
+  } else {
     workload.work_units = spec.work_units() > 0 ? spec.work_units() : inputs[0].dim() == 0 ? 1.0 : inputs[0].size(0);
     workload.work_unit = spec.work_unit().empty() ? "samples" : spec.work_unit();
-  } else {
-    const int64_t full_dims = model_name == "linear" ? 2 : 4;
-    workload.work_units = inputs[0].dim() >= full_dims ? static_cast<double>(inputs[0].size(0)) : 1.0;
-    workload.work_unit = model_name == "linear" ? "samples" : "images";
   }
 
   // Input metadata: what a comparison must match (the inputs). The model and the candidate
