@@ -378,160 +378,226 @@ std::string CallText(const std::string& method, const std::vector<PreparedInput>
   return absl::StrCat(method, "(", absl::StrJoin(arguments, ", "), ") on ", device);
 }
 
+// ---------------------------------------------------------------- the phases
+
+// Builds one workload from a valid spec, phase by phase: Build lists the phases; each reads
+// what the earlier ones left in the members and returns the first error it meets.
+class WorkloadBuilder {
+ public:
+  WorkloadBuilder(const WorkloadSpec& spec, const WorkloadOptions& options, ResolvedDevice resolved)
+      : spec_(spec),
+        options_(options),
+        resolved_(std::move(resolved)),
+        device_(resolved_.name),
+        dtype_(Precision(spec.dtype())),
+        builtin_(spec.model().source_case() == ModelSpec::kBuiltin ? FindBuiltin(spec.model().builtin()) : nullptr),
+        per_sample_(spec.execution_mode() == WorkloadSpec::per_sample) {}
+
+  absl::StatusOr<Workload> Build() {
+    // Seed, then the model, then the inputs: the order of `torch.manual_seed(0); model = ...;
+    // inputs = torch.randn(...)`, so that the global generator draws the same numbers.
+    if (absl::Status s = SeedGenerator(); !s.ok()) return s;
+    if (absl::Status s = BuildModel(); !s.ok()) return s;
+    if (absl::Status s = MakeInputs(); !s.ok()) return s;
+    if (absl::Status s = MoveInputsToDevice(); !s.ok()) return s;
+    if (absl::Status s = CheckInputsSuitExecution(); !s.ok()) return s;
+    PrepareCall();
+    if (absl::Status s = CheckInputsFitModel(); !s.ok()) return s;
+    CountWorkUnits();
+    if (absl::Status s = RecordInputMetadata(); !s.ok()) return s;
+    Describe();
+    CollectResidentTensors();
+    ScanGraph();
+    return std::move(workload_);
+  }
+
+ private:
+  absl::Status SeedGenerator() {
+    return RunTorch("seed", [&] { torch::manual_seed(static_cast<uint64_t>(spec_.seed())); });
+  }
+
+  // The model, converted to the device, precision and layout.
+  absl::Status BuildModel() {
+    absl::StatusOr<Model> model = builtin_ != nullptr
+                                      ? BuildBuiltin(*builtin_, device_, dtype_, spec_.channels_last())
+                                      : BuildTorchScript(spec_.model().torchscript(), spec_, device_, dtype_);
+    if (!model.ok()) return model.status();
+    model_ = *std::move(model);
+    keep_batch_dim_ = spec_.keep_batch_dim() || model_.needs_batch_dim;
+    return absl::OkStatus();
+  }
+
+  // The spec's inputs (a built-in's defaults when it gives none), generated or loaded on the
+  // CPU within options.max_input_bytes, then what a built-in fills in.
+  absl::Status MakeInputs() {
+    std::vector<InputSpec> input_specs(spec_.inputs().begin(), spec_.inputs().end());
+    if (builtin_ != nullptr && input_specs.empty()) input_specs = builtin_->default_inputs;
+    int64_t remaining_bytes = options_.max_input_bytes;
+    for (size_t i = 0; i < input_specs.size(); ++i) {
+      absl::StatusOr<PreparedInput> input = MakeInput(input_specs[i], static_cast<int>(i), &remaining_bytes);
+      if (!input.ok()) return input.status();
+      prepared_.push_back(*std::move(input));
+    }
+    if (builtin_ == nullptr) return absl::OkStatus();
+    return CompleteBuiltinInputs(*builtin_, &prepared_, &remaining_bytes);
+  }
+
+  absl::Status MoveInputsToDevice() {
+    return RunTorch("moving the inputs to " + resolved_.name, [&] {
+      for (const PreparedInput& p : prepared_) inputs_.push_back(Convert(p.tensor, device_, dtype_, spec_.channels_last()));
+    });
+  }
+
+  // channels_last needs a 4-D floating input; per_sample a common, non-empty dim 0.
+  absl::Status CheckInputsSuitExecution() const {
+    if (spec_.channels_last() && std::none_of(inputs_.begin(), inputs_.end(), [](const at::Tensor& t) {
+          return t.dim() == 4 && t.is_floating_point();
+        })) {
+      return absl::InvalidArgumentError(absl::StrCat("channels_last: no 4-D floating-point input to convert (inputs: ",
+                                                     InputsText(prepared_, inputs_, resolved_.name),
+                                                     "); it applies to image models such as resnet18"));
+    }
+    if (!per_sample_) return absl::OkStatus();
+    for (const at::Tensor& input : inputs_) {
+      if (input.dim() == 0 || input.size(0) == 0 || input.size(0) != inputs_[0].size(0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "execution_mode per_sample: every input needs the same non-empty dim 0 (inputs: ",
+            InputsText(prepared_, inputs_, resolved_.name), "); use execution_mode batch or matching shapes"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The call and the wait for the device's queued work.
+  void PrepareCall() {
+    workload_.device = resolved_.name;
+    workload_.call = MakeCall(model_.forward, inputs_, per_sample_, keep_batch_dim_);
+    if (resolved_.cuda) {
+#if TORCHSCAN_LIBTORCH_CUDA
+      const int64_t index = resolved_.index;
+      workload_.synchronize = [index] { torch::cuda::synchronize(index); };
+#endif
+    }
+    if (!workload_.synchronize) workload_.synchronize = [] {};
+  }
+
+  // The fit check (options.trial_call): one call, whose failure names the call as it was made.
+  absl::Status CheckInputsFitModel() {
+    if (!options_.trial_call) return absl::OkStatus();
+    const std::string precision_hint =
+        dtype_ == at::kFloat ? "" : absl::StrCat("; precision ", DTypeName(dtype_), " may lack kernels on ", resolved_.name);
+    const auto method = model_.description.find("method");
+    const std::string call = CallText(method == model_.description.end() ? "forward" : method->second, prepared_,
+                                      ForwardInputShapes(inputs_, per_sample_, keep_batch_dim_), inputs_, resolved_.name);
+    absl::Status fits = RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"),
+                                 [&] { output_ = workload_.call(); });
+    if (fits.ok()) return fits;
+    return absl::Status(fits.code(), absl::StrCat(fits.message(), "; give one input per argument of the method, "
+                                                  "shaped and typed as it expects (--input / --input-file)"));
+  }
+
+  // A built-in's work units come from its table entry; TorchScript's from the spec, else dim 0.
+  void CountWorkUnits() {
+    if (builtin_ != nullptr) {
+      workload_.work_units = BuiltinWorkUnits(*builtin_, inputs_[0].sizes().vec());
+      workload_.work_unit = builtin_->work_unit;
+      return;
+    }
+    workload_.work_units = spec_.work_units() > 0 ? spec_.work_units() : inputs_[0].dim() == 0 ? 1.0 : inputs_[0].size(0);
+    workload_.work_unit = spec_.work_unit().empty() ? "samples" : spec_.work_unit();
+  }
+
+  // Input metadata: what a comparison must match (the inputs). The model and the candidate
+  // changes (revision, method, execution mode, precision, layout) go to the description,
+  // where a comparison lists them as changed settings instead of refusing to compare.
+  absl::Status RecordInputMetadata() {
+    auto& fields = *workload_.input_metadata.mutable_fields();
+    for (const auto& [key, value] : spec_.input_metadata()) {
+      if (key == "seed" || absl::StartsWith(key, "input.")) {
+        return absl::InvalidArgumentError(absl::StrCat("input_metadata: key \"", key,
+                                                       "\" is TorchScan's own (seed, input.*); choose another name"));
+      }
+      fields[key] = value;
+    }
+    fields["seed"] = absl::StrCat(spec_.seed());
+    for (size_t i = 0; i < prepared_.size(); ++i) {
+      const PreparedInput& input = prepared_[i];
+      torchscan::v1::TensorInfo* info = workload_.input_metadata.add_tensors();
+      info->set_name(input.name);
+      for (int64_t d : inputs_[i].sizes()) info->add_shape(d);
+      // The source data's dtype: the precision the workload converts it to is a candidate
+      // change (description "dtype"), not different inputs.
+      info->set_dtype(DTypeName(input.tensor.scalar_type()));
+      info->set_device(resolved_.name);
+      for (const auto& [key, value] : input.fields) fields[absl::StrCat("input.", input.name, ".", key)] = value;
+      if (input.file) {
+        workload_.description[absl::StrCat("input.", input.name, ".file")] = input.file->Description();
+        workload_.description[absl::StrCat("input.", input.name, ".sha256")] = input.file->sha256;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The description: what ran.
+  void Describe() {
+    std::map<std::string, std::string>& description = workload_.description;
+    description.insert(model_.description.begin(), model_.description.end());
+    description["model"] = model_.name;
+    description["model_revision"] = model_.revision;
+    description["execution_mode"] = WorkloadSpec::ExecutionMode_Name(spec_.execution_mode());
+    if (per_sample_) {
+      description["per_sample"] = keep_batch_dim_
+          ? "each call runs input.narrow(0, i, 1) for every i and concatenates the outputs on dim 0"
+          : "each call runs input[i] for every i and stacks the outputs";
+    }
+    description["dtype"] = DTypeName(dtype_);
+    description["device"] = resolved_.name;
+    description["channels_last"] = spec_.channels_last() ? "true" : "false";
+    description["seed"] = absl::StrCat(spec_.seed());
+    description["mode"] = "eval, c10::InferenceMode";
+    if (builtin_ == nullptr) {
+      description["freeze"] = spec_.freeze() || spec_.optimize_for_inference() ? "true" : "false";
+      description["optimize_for_inference"] = spec_.optimize_for_inference() ? "true" : "false";
+    }
+    description["work_unit"] = workload_.work_unit;
+    description["work_units"] = absl::StrCat(workload_.work_units);
+    description["output"] = options_.trial_call ? ValueText(output_) : "not described (built without a trial call)";
+  }
+
+  void CollectResidentTensors() {
+    workload_.resident_tensors = model_.weights;
+    workload_.resident_tensors.insert(workload_.resident_tensors.end(), inputs_.begin(), inputs_.end());
+  }
+
+  // TorchScript: the compute nodes of the method's graph for the shapes one forward sees.
+  void ScanGraph() {
+    if (!model_.scan_graph) return;
+    workload_.graph_compute = model_.scan_graph(ForwardInputShapes(inputs_, per_sample_, keep_batch_dim_),
+                                                per_sample_ ? inputs_.front().size(0) : 1);
+  }
+
+  const WorkloadSpec& spec_;
+  const WorkloadOptions& options_;
+  const ResolvedDevice resolved_;
+  const torch::Device device_;
+  const at::ScalarType dtype_;
+  const BuiltinModel* const builtin_;  // nullptr: a TorchScript model
+  const bool per_sample_;
+  Model model_;
+  bool keep_batch_dim_ = false;         // per_sample narrows dim 0 instead of selecting it
+  std::vector<PreparedInput> prepared_;  // on the CPU, as made
+  std::vector<at::Tensor> inputs_;       // converted and on the device
+  Workload workload_;
+  c10::IValue output_;                   // the trial call's
+};
+
 }  // namespace
 
 absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadOptions& options) {
   if (absl::Status valid = ValidateSpec(spec); !valid.ok()) return valid;
   absl::StatusOr<ResolvedDevice> resolved = ResolveDevice(spec.device());
   if (!resolved.ok()) return resolved.status();
-  const torch::Device device(resolved->name);
-  const at::ScalarType dtype = Precision(spec.dtype());
-  const BuiltinModel* builtin =
-      spec.model().source_case() == ModelSpec::kBuiltin ? FindBuiltin(spec.model().builtin()) : nullptr;
-
-  // Seed, then the model, then the inputs: the order of `torch.manual_seed(0); model = ...;
-  // inputs = torch.randn(...)`, so that the global generator draws the same numbers.
-  if (absl::Status seeded = RunTorch("seed", [&] { torch::manual_seed(static_cast<uint64_t>(spec.seed())); });
-      !seeded.ok()) {
-    return seeded;
-  }
-  absl::StatusOr<Model> model;
-  if (builtin) {
-    model = BuildBuiltin(*builtin, device, dtype, spec.channels_last());
-  } else {
-    model = BuildTorchScript(spec.model().torchscript(), spec, device, dtype);
-  }
-  if (!model.ok()) return model.status();
-
-  std::vector<InputSpec> input_specs(spec.inputs().begin(), spec.inputs().end());
-  if (builtin && input_specs.empty()) input_specs = builtin->default_inputs;
-  int64_t remaining_bytes = options.max_input_bytes;
-  std::vector<PreparedInput> prepared;
-  for (size_t i = 0; i < input_specs.size(); ++i) {
-    absl::StatusOr<PreparedInput> input = MakeInput(input_specs[i], static_cast<int>(i), &remaining_bytes);
-    if (!input.ok()) return input.status();
-    prepared.push_back(*std::move(input));
-  }
-  if (builtin) {
-    if (absl::Status s = CompleteBuiltinInputs(*builtin, &prepared, &remaining_bytes); !s.ok()) return s;
-  }
-
-  std::vector<at::Tensor> inputs;
-  absl::Status moved = RunTorch("moving the inputs to " + resolved->name, [&] {
-    for (const PreparedInput& p : prepared) inputs.push_back(Convert(p.tensor, device, dtype, spec.channels_last()));
-  });
-  if (!moved.ok()) return moved;
-  if (spec.channels_last() &&
-      std::none_of(inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.dim() == 4 && t.is_floating_point(); })) {
-    return absl::InvalidArgumentError(absl::StrCat("channels_last: no 4-D floating-point input to convert (inputs: ",
-                                                   InputsText(prepared, inputs, resolved->name),
-                                                   "); it applies to image models such as resnet18"));
-  }
-  const bool per_sample = spec.execution_mode() == WorkloadSpec::per_sample;
-  const bool keep_batch_dim = spec.keep_batch_dim() || model->needs_batch_dim;
-  if (per_sample) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i].dim() == 0 || inputs[i].size(0) == 0 || inputs[i].size(0) != inputs[0].size(0)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "execution_mode per_sample: every input needs the same non-empty dim 0 (inputs: ",
-            InputsText(prepared, inputs, resolved->name), "); use execution_mode batch or matching shapes"));
-      }
-    }
-  }
-
-  Workload workload;
-  workload.device = resolved->name;
-  workload.call = MakeCall(model->forward, inputs, per_sample, keep_batch_dim);
-  c10::IValue output;
-  if (options.trial_call) {
-    const std::string precision_hint =
-        dtype == at::kFloat ? "" : absl::StrCat("; precision ", DTypeName(dtype), " may lack kernels on ", resolved->name);
-    const auto method = model->description.find("method");
-    const std::string call = CallText(method == model->description.end() ? "forward" : method->second, prepared,
-                                      ForwardInputShapes(inputs, per_sample, keep_batch_dim), inputs, resolved->name);
-    absl::Status fits = RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"),
-                                 [&] { output = workload.call(); });
-    if (!fits.ok()) {
-      return absl::Status(fits.code(), absl::StrCat(fits.message(), "; give one input per argument of the method, "
-                                                    "shaped and typed as it expects (--input / --input-file)"));
-    }
-  }
-
-  if (resolved->cuda) {
-#if TORCHSCAN_LIBTORCH_CUDA
-    const int64_t index = resolved->index;
-    workload.synchronize = [index] { torch::cuda::synchronize(index); };
-#endif
-  }
-  if (!workload.synchronize) workload.synchronize = [] {};
-
-  // Work units.
-  const std::string model_name = model->name;
-  if (builtin) {
-    workload.work_units = BuiltinWorkUnits(*builtin, inputs[0].sizes().vec());
-    workload.work_unit = builtin->work_unit;
-  } else {
-    workload.work_units = spec.work_units() > 0 ? spec.work_units() : inputs[0].dim() == 0 ? 1.0 : inputs[0].size(0);
-    workload.work_unit = spec.work_unit().empty() ? "samples" : spec.work_unit();
-  }
-
-  // Input metadata: what a comparison must match (the inputs). The model and the candidate
-  // changes (revision, method, execution mode, precision, layout) go to the description,
-  // where a comparison lists them as changed settings instead of refusing to compare.
-  auto& fields = *workload.input_metadata.mutable_fields();
-  for (const auto& [key, value] : spec.input_metadata()) {
-    if (key == "seed" || absl::StartsWith(key, "input.")) {
-      return absl::InvalidArgumentError(absl::StrCat("input_metadata: key \"", key,
-                                                     "\" is TorchScan's own (seed, input.*); choose another name"));
-    }
-    fields[key] = value;
-  }
-  fields["seed"] = absl::StrCat(spec.seed());
-  for (size_t i = 0; i < prepared.size(); ++i) {
-    torchscan::v1::TensorInfo* info = workload.input_metadata.add_tensors();
-    info->set_name(prepared[i].name);
-    for (int64_t d : inputs[i].sizes()) info->add_shape(d);
-    // The source data's dtype: the precision the workload converts it to is a candidate
-    // change (description "dtype"), not different inputs.
-    info->set_dtype(DTypeName(prepared[i].tensor.scalar_type()));
-    info->set_device(resolved->name);
-    for (const auto& [key, value] : prepared[i].fields) fields[absl::StrCat("input.", prepared[i].name, ".", key)] = value;
-    if (prepared[i].file) {
-      workload.description[absl::StrCat("input.", prepared[i].name, ".file")] = prepared[i].file->Description();
-      workload.description[absl::StrCat("input.", prepared[i].name, ".sha256")] = prepared[i].file->sha256;
-    }
-  }
-
-  // Description: what ran.
-  workload.description.insert(model->description.begin(), model->description.end());
-  workload.description["model"] = model_name;
-  workload.description["model_revision"] = model->revision;
-  workload.description["execution_mode"] = WorkloadSpec::ExecutionMode_Name(spec.execution_mode());
-  if (per_sample) {
-    workload.description["per_sample"] = keep_batch_dim
-        ? "each call runs input.narrow(0, i, 1) for every i and concatenates the outputs on dim 0"
-        : "each call runs input[i] for every i and stacks the outputs";
-  }
-  workload.description["dtype"] = DTypeName(dtype);
-  workload.description["device"] = resolved->name;
-  workload.description["channels_last"] = spec.channels_last() ? "true" : "false";
-  workload.description["seed"] = fields["seed"];
-  workload.description["mode"] = "eval, c10::InferenceMode";
-  if (!builtin) {
-    workload.description["freeze"] = spec.freeze() || spec.optimize_for_inference() ? "true" : "false";
-    workload.description["optimize_for_inference"] = spec.optimize_for_inference() ? "true" : "false";
-  }
-  workload.description["work_unit"] = workload.work_unit;
-  workload.description["work_units"] = absl::StrCat(workload.work_units);
-  workload.description["output"] = options.trial_call ? ValueText(output) : "not described (built without a trial call)";
-
-  workload.resident_tensors = model->weights;
-  workload.resident_tensors.insert(workload.resident_tensors.end(), inputs.begin(), inputs.end());
-  if (model->scan_graph) {
-    workload.graph_compute = model->scan_graph(ForwardInputShapes(inputs, per_sample, keep_batch_dim),
-                                               per_sample ? inputs.front().size(0) : 1);
-  }
-  return workload;
+  return WorkloadBuilder(spec, options, *std::move(resolved)).Build();
 }
 
 }  // namespace torchscan::workloads
