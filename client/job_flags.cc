@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "absl/strings/str_format.h"
+#include "core/workloads/builtin_models.h"
 #include "report/json_io.h"
 #include "report/printable_text.h"
 
@@ -45,10 +46,12 @@ constexpr VariantNames kCandidateNames = {"--candidate-mode", "--candidate-dtype
 absl::Status SetModel(const ModelFlags& f, const std::string& file_flag, const std::string& file,
                       v1::WorkloadSpec* spec) {
   if (file.empty()) {
+    const std::string name = f.model.empty() ? v1::ModelSpec::Builtin_Name(workloads::DefaultBuiltin()) : f.model;
     absl::StatusOr<v1::ModelSpec::Builtin> builtin = ParseEnum<v1::ModelSpec::Builtin>(
-        "--model", f.model.empty() ? "linear" : f.model, &v1::ModelSpec::Builtin_Parse, "linear, resnet18, bert");
+        "--model", name, &v1::ModelSpec::Builtin_Parse, workloads::BuiltinNameList(", ", ", "));
     if (!builtin.ok()) return builtin.status();
-    if (*builtin == v1::ModelSpec::builtin_unspecified) return FlagError("--model", "choose linear, resnet18 or bert");
+    if (workloads::FindBuiltin(*builtin) == nullptr)
+      return FlagError("--model", "choose " + workloads::BuiltinNameList(", ", " or "));
     spec->mutable_model()->set_builtin(*builtin);
     return absl::OkStatus();
   }
@@ -156,7 +159,7 @@ absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputC
 }
 
 void AddModelFlags(CLI::App* app, ModelFlags* f) {
-  app->add_option("--model", f->model, "built-in model: linear (default) | resnet18 | bert");
+  app->add_option("--model", f->model, "built-in model: " + workloads::BuiltinNameList(" | ", " | ", " (default)"));
   app->add_option("--torchscript", f->torchscript, "a TorchScript module saved with torch.jit.save, instead of a built-in");
   app->add_option("--method", f->method, "the TorchScript method to call (default forward)");
   app->add_option("--device", f->device, "cpu | cuda:N")->capture_default_str();
@@ -230,7 +233,7 @@ void AddMeasureFlags(CLI::App* app, MeasureFlags* f) {
 }
 
 void AddExampleFlags(CLI::App* app, CompareFlags* f) {
-  app->add_option("--model", f->model.model, "linear (default) | resnet18 | bert");
+  app->add_option("--model", f->model.model, workloads::BuiltinNameList(" | ", " | ", " (default)"));
   app->add_option("--device", f->model.device, "cpu | cuda:N")->capture_default_str();
   AddRunFlags(app, &f->run);
   app->add_flag("--reverse", f->reverse, "time the candidate first, to check order effects");

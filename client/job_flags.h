@@ -29,7 +29,7 @@ struct RunFlags {
 
 // The model and what it is fed: shared by both sides of a comparison.
 struct ModelFlags {
-  std::string model;                // --model: linear | resnet18 | bert ("" with no file: linear)
+  std::string model;                // --model: a built-in's name ("" with no file: the default, linear)
   std::string torchscript;          // --torchscript FILE: a saved TorchScript module
   std::string method;               // --method: the module's method (default forward)
   std::string device = "cpu";       // --device: cpu | cuda:N

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/torch_measure.h"
+#include "core/workloads/builtin_models.h"
 #include "core/workloads/operator_profile.h"
 #include "core/workloads/peak_memory.h"
 #include "core/workloads/peak_rss.h"
@@ -36,10 +37,9 @@ int main(int argc, char** argv) {
   if (!torchscan::ApplyThreadSettings(threads, 0).ok()) return 2;
   std::printf("%-9s %12s %10s %10s %10s %12s %14s\n", "model", "timing s", "profile", "memory", "rss", "rss child s",
               "peak RSS MiB");
-  for (auto builtin : {torchscan::v1::ModelSpec::linear, torchscan::v1::ModelSpec::resnet18,
-                       torchscan::v1::ModelSpec::bert}) {
+  for (const torchscan::workloads::BuiltinModel& builtin : torchscan::workloads::BuiltinModels()) {
     torchscan::v1::WorkloadSpec spec;
-    spec.mutable_model()->set_builtin(builtin);
+    spec.mutable_model()->set_builtin(builtin.id);
     auto workload = torchscan::workloads::BuildWorkload(spec);
     if (!workload.ok()) {
       std::fprintf(stderr, "%s\n", workload.status().ToString().c_str());
@@ -57,8 +57,8 @@ int main(int argc, char** argv) {
     torchscan::v1::MetricResult rss;
     const double rss_wall = WallSeconds([&] { rss = torchscan::workloads::MeasurePeakRss(spec, child, {}, &info); });
     std::printf("%-9s %12.3f %10.3f %10.3f %10.3f %12.3f %14.1f\n",
-                torchscan::v1::ModelSpec::Builtin_Name(builtin).c_str(), timing, profile / timing, memory / timing,
-                rss_wall / timing, info.wall_s, rss.has_value() ? rss.value() / (1 << 20) : -1.0);
+                builtin.name.c_str(), timing, profile / timing, memory / timing, rss_wall / timing, info.wall_s,
+                rss.has_value() ? rss.value() / (1 << 20) : -1.0);
   }
   std::printf("profile/memory/rss: wall time of the pass divided by the timing pass's wall time "
               "(timing: min_run_time %g s, profile: %d observed calls, rss: a fresh child with %d calls)\n",

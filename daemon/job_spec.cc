@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
+#include "core/workloads/builtin_models.h"
 #include "report/printable_text.h"
 
 namespace torchscan::daemon {
@@ -57,8 +58,8 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
   const v1::ModelSpec& model = w.model();
   switch (model.source_case()) {
     case v1::ModelSpec::kBuiltin:
-      if (model.builtin() == v1::ModelSpec::builtin_unspecified || !v1::ModelSpec::Builtin_IsValid(model.builtin()))
-        return Invalid(field + ".model.builtin", "choose linear, resnet18 or bert");
+      if (workloads::FindBuiltin(model.builtin()) == nullptr)
+        return Invalid(field + ".model.builtin", "choose " + workloads::BuiltinNameList(", ", " or "));
       break;
     case v1::ModelSpec::kTorchscript:
       if (absl::Status s = ValidateTorchScript(field + ".model.torchscript", model.torchscript()); !s.ok()) return s;
@@ -66,7 +67,8 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
         return Invalid(field + ".inputs", "a TorchScript model needs its inputs; add one InputSpec per argument");
       break;
     default:
-      return Invalid(field + ".model", "required: set builtin (linear, resnet18, bert) or torchscript");
+      return Invalid(field + ".model",
+                     "required: set builtin (" + workloads::BuiltinNameList(", ", ", ") + ") or torchscript");
   }
   if (!v1::WorkloadSpec::ExecutionMode_IsValid(w.execution_mode()))
     return Invalid(field + ".execution_mode", absl::StrCat(w.execution_mode(), " is not one of batch, per_sample"));
