@@ -13,7 +13,8 @@
 
 namespace torchscan {
 
-// The private daemon's max_upload_bytes: 180 MiB, where a shared daemon's default is 64 MiB.
+// The private daemon's max_upload_bytes: 180 MiB, where a shared daemon's default is
+// kDefaultMaxUploadBytes (proto/spec_limits.h).
 // Not more: the daemon stores the spec as JSON (uploaded bytes in base64, 4/3 their size),
 // and the worker reads it back with io/file_io.h's ReadFile, which stops at 256 MiB.
 inline constexpr int64_t kPrivateMaxUploadBytes = int64_t{180} << 20;

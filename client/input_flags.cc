@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "daemon/job_spec.h"
+#include "proto/spec_limits.h"
 
 namespace torchscan {
 namespace {
@@ -19,7 +20,8 @@ absl::Status InputError(const std::string& text, const std::string& what) {
 }
 
 bool IsName(absl::string_view name) {
-  if (name.empty() || name.size() > 64 || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  if (name.empty() || name.size() > kMaxInputFlagNameBytes || std::isdigit(static_cast<unsigned char>(name[0])))
+    return false;
   for (char c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   return true;

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "absl/strings/str_format.h"
+#include "core/workloads/builtin_models.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
 #include "report/printable_text.h"
@@ -46,10 +47,12 @@ constexpr VariantNames kCandidateNames = {"--candidate-mode", "--candidate-dtype
 absl::Status SetModel(const ModelFlags& f, const std::string& file_flag, const std::string& file,
                       v1::WorkloadSpec* spec) {
   if (file.empty()) {
+    const std::string name = f.model.empty() ? v1::ModelSpec::Builtin_Name(workloads::DefaultBuiltin()) : f.model;
     absl::StatusOr<v1::ModelSpec::Builtin> builtin = ParseEnum<v1::ModelSpec::Builtin>(
-        "--model", f.model.empty() ? "linear" : f.model, &v1::ModelSpec::Builtin_Parse, "linear, resnet18, bert");
+        "--model", name, &v1::ModelSpec::Builtin_Parse, workloads::BuiltinNameList(", ", ", "));
     if (!builtin.ok()) return builtin.status();
-    if (*builtin == v1::ModelSpec::builtin_unspecified) return FlagError("--model", "choose linear, resnet18 or bert");
+    if (workloads::FindBuiltin(*builtin) == nullptr)
+      return FlagError("--model", "choose " + workloads::BuiltinNameList(", ", " or "));
     spec->mutable_model()->set_builtin(*builtin);
     return absl::OkStatus();
   }
@@ -98,9 +101,11 @@ absl::StatusOr<v1::WorkloadSpec> Workload(const ModelFlags& f, const std::string
 }
 
 absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
-  if (f.threads < 1 || f.threads > 4096) return FlagError("--threads", absl::StrFormat("must be 1..4096, got %d", f.threads));
-  if (!(f.min_run_time > 0) || !std::isfinite(f.min_run_time) || f.min_run_time > 3600)
-    return FlagError("--min-run-time", absl::StrFormat("must be seconds in (0, 3600], got %g", f.min_run_time));
+  if (f.threads < 1 || f.threads > kMaxThreads)
+    return FlagError("--threads", absl::StrFormat("must be 1..%d, got %d", kMaxThreads, f.threads));
+  if (!(f.min_run_time > 0) || !std::isfinite(f.min_run_time) || f.min_run_time > kMaxMinRunTimeFlagS)
+    return FlagError("--min-run-time",
+                     absl::StrFormat("must be seconds in (0, %g], got %g", kMaxMinRunTimeFlagS, f.min_run_time));
   if (std::any_of(f.label.begin(), f.label.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
     return FlagError("--label", "holds a control character (a tab, newline, escape...); use printable text on one line");
   if (f.label.size() > kMaxJobTextBytes)
@@ -155,7 +160,7 @@ absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputC
 }
 
 void AddModelFlags(CLI::App* app, ModelFlags* f) {
-  app->add_option("--model", f->model, "built-in model: linear (default) | resnet18 | bert");
+  app->add_option("--model", f->model, "built-in model: " + workloads::BuiltinNameList(" | ", " | ", " (default)"));
   app->add_option("--torchscript", f->torchscript, "a TorchScript module saved with torch.jit.save, instead of a built-in");
   app->add_option("--method", f->method, "the TorchScript method to call (default forward)");
   app->add_option("--device", f->device, "cpu | cuda:N")->capture_default_str();
@@ -229,7 +234,7 @@ void AddMeasureFlags(CLI::App* app, MeasureFlags* f) {
 }
 
 void AddExampleFlags(CLI::App* app, CompareFlags* f) {
-  app->add_option("--model", f->model.model, "linear (default) | resnet18 | bert");
+  app->add_option("--model", f->model.model, workloads::BuiltinNameList(" | ", " | ", " (default)"));
   app->add_option("--device", f->model.device, "cpu | cuda:N")->capture_default_str();
   AddRunFlags(app, &f->run);
   app->add_flag("--reverse", f->reverse, "time the candidate first, to check order effects");
@@ -272,6 +277,12 @@ absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& f) {
   return spec;
 }
 
+absl::Status ValidateRoundsFlag(int rounds) {
+  if (rounds < 1 || rounds > kMaxRounds)
+    return FlagError("--rounds", absl::StrFormat("must be 1..%d, got %d", kMaxRounds, rounds));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   v1::JobSpec spec;
   if (absl::Status s = FillRun(f.run, &spec); !s.ok()) return s;
@@ -293,8 +304,7 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   *job->mutable_baseline() = *std::move(baseline);
   *job->mutable_candidate() = *std::move(candidate);
   job->set_reverse(f.reverse);
-  if (f.rounds < 1 || f.rounds > 100)
-    return FlagError("--rounds", absl::StrFormat("must be 1..100, got %d", f.rounds));
+  if (absl::Status s = ValidateRoundsFlag(f.rounds); !s.ok()) return s;
   job->set_rounds(f.rounds);
   if (absl::Status s = FillCheck(f.check, f.model.transport(), job->mutable_check()); !s.ok()) return s;
   return spec;

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "client/input_flags.h"
 #include "proto/service.pb.h"
+#include "proto/spec_limits.h"
 
 namespace CLI {
 class App;
@@ -20,15 +21,15 @@ namespace torchscan {
 
 // What each run measures and how (MeasurementOptions).
 struct RunFlags {
-  int threads = 1;                  // --threads: intra-op threads, set before construction
-  double min_run_time = 0.2;        // --min-run-time: seconds of timed work per run
+  int threads = kDefaultIntraOpThreads;       // --threads: intra-op threads, set before construction
+  double min_run_time = kDefaultMinRunTimeS;  // --min-run-time: seconds of timed work per run
   bool rss = false;                 // --rss: fresh-child peak RSS per run
   std::string label;                // --label: free text shown in listings
 };
 
 // The model and what it is fed: shared by both sides of a comparison.
 struct ModelFlags {
-  std::string model;                // --model: linear | resnet18 | bert ("" with no file: linear)
+  std::string model;                // --model: a built-in's name ("" with no file: the default, linear)
   std::string torchscript;          // --torchscript FILE: a saved TorchScript module
   std::string method;               // --method: the module's method (default forward)
   std::string device = "cpu";       // --device: cpu | cuda:N
@@ -80,7 +81,7 @@ struct CompareFlags {
   VariantFlags candidate;           // --candidate-mode, -dtype, -method, -freeze, -optimize-for-inference, -channels-last
   CheckFlags check;
   bool reverse = false;             // --reverse: time the candidate first
-  int rounds = 1;                   // --rounds: alternating timing rounds (1..100)
+  int rounds = kDefaultRounds;      // --rounds: alternating timing rounds (1..kMaxRounds)
 };
 
 // The guide's benchmark_comparison: per-sample baseline, batched candidate, and the guide's
@@ -97,6 +98,8 @@ extern const char* const kMeasureExamples;
 extern const char* const kCompareExamples;
 
 absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& flags);
+// --rounds: OK for 1..kMaxRounds, else InvalidArgument "--rounds: must be 1..<kMaxRounds>, got N".
+absl::Status ValidateRoundsFlag(int rounds);
 // Also refuses a comparison without its check, naming "--rtol/--atol", and the three choices.
 absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& flags);
 

@@ -197,6 +197,25 @@ TEST(JobFlags, EachBadFlagIsNamed) {
   }
 }
 
+// The flags' limits are proto/spec_limits.h's: their value passes, a step over is refused.
+TEST(JobFlags, EachFlagLimitPassesAtItsValueAndRefusesAStepOver) {
+  const std::vector<std::pair<std::function<void(CompareFlags&, int extra)>, std::string>> cases = {
+      {[](CompareFlags& f, int extra) { f.run.threads = kMaxThreads + extra; }, "--threads"},
+      {[](CompareFlags& f, int extra) { f.run.min_run_time = kMaxMinRunTimeFlagS + extra; }, "--min-run-time"},
+      {[](CompareFlags& f, int extra) { f.rounds = kMaxRounds + extra; }, "--rounds"},
+  };
+  for (const auto& [set, flag] : cases) {
+    CompareFlags at = WithTolerance();
+    set(at, 0);
+    EXPECT_TRUE(CompareSpecFromFlags(at).ok()) << flag << ": " << CompareSpecFromFlags(at).status();
+    CompareFlags over = WithTolerance();
+    set(over, 1);
+    absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(over);
+    ASSERT_FALSE(spec.ok()) << flag;
+    EXPECT_EQ(spec.status().message().substr(0, flag.size() + 1), flag + ":") << spec.status();
+  }
+}
+
 TEST(JobFlags, MeasureFlagsReachTheSpec) {
   MeasureFlags f;
   f.model.model = "resnet18";

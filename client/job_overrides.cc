@@ -42,8 +42,8 @@ absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const Ru
   MeasureFlags probe;
   probe.run = run;
   if (absl::StatusOr<v1::JobSpec> s = MeasureSpecFromFlags(probe); !s.ok()) return s.status();
-  if (is_compare && has("--rounds") && (compare->rounds < 1 || compare->rounds > 100))
-    return absl::InvalidArgumentError(absl::StrCat("--rounds: must be 1..100, got ", compare->rounds));
+  if (is_compare && has("--rounds"))
+    if (absl::Status s = ValidateRoundsFlag(compare->rounds); !s.ok()) return s;
 
   v1::JobSpec updated = *spec;
   std::vector<std::string> listed;

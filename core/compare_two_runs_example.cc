@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "core/torchscan.h"
+#include "proto/spec_limits.h"
 
 int main(int argc, char** argv) {
   const std::string output = argc > 1 ? argv[1] : ".";
@@ -51,8 +52,10 @@ int main(int argc, char** argv) {
     return 3;
   }
   // Separate from timing: the operator profile of each.
-  auto before_profile = torchscan::workloads::ProfileWorkload([&] { return c10::IValue(baseline()); }, 10);
-  auto after_profile = torchscan::workloads::ProfileWorkload([&] { return c10::IValue(candidate()); }, 10);
+  auto before_profile =
+      torchscan::workloads::ProfileWorkload([&] { return c10::IValue(baseline()); }, torchscan::kDefaultProfileCalls);
+  auto after_profile =
+      torchscan::workloads::ProfileWorkload([&] { return c10::IValue(candidate()); }, torchscan::kDefaultProfileCalls);
   if (!before_profile.ok() || !after_profile.ok()) {
     std::fprintf(stderr, "%s\n", (before_profile.ok() ? after_profile.status() : before_profile.status()).ToString().c_str());
     return 3;

@@ -42,7 +42,8 @@ absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {
 absl::Status ValidateOptions(const ExperimentOptions& o) {
   if (absl::Status s = ValidateLatencyOptions(o.timing); !s.ok()) return s;
   if (o.profile_calls < 1) return absl::InvalidArgumentError("profile_calls: must be at least 1");
-  if (o.rounds < 1 || o.rounds > 100) return absl::InvalidArgumentError("rounds: must be 1..100 timing rounds");
+  if (o.rounds < 1 || o.rounds > kMaxRounds)
+    return absl::InvalidArgumentError(absl::StrCat("rounds: must be 1..", kMaxRounds, " timing rounds"));
   if (o.rss && o.rss_child_path.empty())
     return absl::InvalidArgumentError("rss_child_path: required with rss (the torchscan_rss_child binary)");
   if (o.rss && o.rss_calls < 1) return absl::InvalidArgumentError("rss_calls: must be at least 1");

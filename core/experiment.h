@@ -23,27 +23,30 @@
 #include "core/phase_timeline.h"
 #include "core/torch_check.h"
 #include "proto/report.pb.h"
+#include "proto/spec_limits.h"
 #include "proto/workload.pb.h"
 
 namespace torchscan {
 
+// Defaults are proto/spec_limits.h's, as for a job whose options are all zero.
 struct ExperimentOptions {
-  // Timing settings (min_run_time_s default 0.2 ...). work_units and work_unit are taken
-  // from the built workload.
+  // Timing settings (min_run_time_s default kDefaultMinRunTimeS ...). work_units and
+  // work_unit are taken from the built workload.
   LatencyOptions timing;
-  int intra_op_threads = 1;          // applied before construction; 0 keeps LibTorch's default
-  int inter_op_threads = 0;          // 0 keeps LibTorch's default
+  // Applied before construction; 0 keeps LibTorch's default.
+  int intra_op_threads = kDefaultIntraOpThreads;
+  int inter_op_threads = kDefaultInterOpThreads;
   bool reverse = false;              // comparisons: time the candidate first
-  // Comparisons: timing rounds (default 1). N > 1 alternates the order: baseline, candidate,
-  // candidate, baseline ... (reversed with `reverse`); blocks are pooled per run and each
-  // round's median is kept (Timing.rounds).
-  int rounds = 1;
-  int profile_calls = 10;            // calls observed by the operator profile
+  // Comparisons: timing rounds, 1..kMaxRounds. N > 1 alternates the order: baseline,
+  // candidate, candidate, baseline ... (reversed with `reverse`); blocks are pooled per run
+  // and each round's median is kept (Timing.rounds).
+  int rounds = kDefaultRounds;
+  int profile_calls = kDefaultProfileCalls;  // calls observed by the operator profile
   bool skip_diagnostics = false;     // no operator profile or tensor-memory pass (RSS still runs with rss)
   bool rss = false;                  // run a fresh RSS child per workload
   std::string rss_child_path;        // //core/workloads:torchscan_rss_child; required with rss
-  int rss_calls = 100;               // completed calls inside the RSS child
-  double rss_timeout_s = 300;        // the child is killed past this
+  int rss_calls = kRssChildCalls;    // completed calls inside the RSS child
+  double rss_timeout_s = kRssChildTimeoutS;  // the child is killed past this
   // The declarative check: rtol and atol are required unless skip_check or check_module
   // (TorchScan chooses no tolerance); finite outputs required by default.
   CloseOptions check;

@@ -21,14 +21,16 @@
 #include "absl/status/statusor.h"
 #include "core/clock.h"
 #include "proto/report.pb.h"
+#include "proto/spec_limits.h"
 
 namespace torchscan {
 
 struct LatencyOptions {
-  // Blocks run until this much timed work has passed. Default 0.2 s (torch's blocked_autorange).
-  double min_run_time_s = 0.2;
-  // ...and until at least this many blocks exist. Default 10.
-  int min_blocks = 10;
+  // Blocks run until this much timed work has passed. Default kDefaultMinRunTimeS
+  // (proto/spec_limits.h: torch's blocked_autorange).
+  double min_run_time_s = kDefaultMinRunTimeS;
+  // ...and until at least this many blocks exist. Default kDefaultMinBlocks.
+  int min_blocks = kDefaultMinBlocks;
   // 0 (default): no limit. Otherwise no new block starts after this much timed work, even
   // below min_blocks; the report then carries a "few_blocks" warning.
   double max_run_time_s = 0;

@@ -10,10 +10,12 @@
 #include <string>
 
 #include "core/torch_measure.h"
+#include "core/workloads/builtin_models.h"
 #include "core/workloads/operator_profile.h"
 #include "core/workloads/peak_memory.h"
 #include "core/workloads/peak_rss.h"
 #include "core/workloads/workload.h"
+#include "proto/spec_limits.h"
 
 namespace {
 
@@ -35,10 +37,9 @@ int main(int argc, char** argv) {
   if (!torchscan::ApplyThreadSettings(threads, 0).ok()) return 2;
   std::printf("%-9s %12s %10s %10s %10s %12s %14s\n", "model", "timing s", "profile", "memory", "rss", "rss child s",
               "peak RSS MiB");
-  for (auto builtin : {torchscan::v1::ModelSpec::linear, torchscan::v1::ModelSpec::resnet18,
-                       torchscan::v1::ModelSpec::bert}) {
+  for (const torchscan::workloads::BuiltinModel& builtin : torchscan::workloads::BuiltinModels()) {
     torchscan::v1::WorkloadSpec spec;
-    spec.mutable_model()->set_builtin(builtin);
+    spec.mutable_model()->set_builtin(builtin.id);
     auto workload = torchscan::workloads::BuildWorkload(spec);
     if (!workload.ok()) {
       std::fprintf(stderr, "%s\n", workload.status().ToString().c_str());
@@ -48,17 +49,19 @@ int main(int argc, char** argv) {
     options.timing.work_units = workload->work_units;
     options.timing.work_unit = workload->work_unit;
     const double timing = WallSeconds([&] { (void)torchscan::MeasureTorchLatency([&] { workload->call(); }, options); });
-    const double profile = WallSeconds([&] { (void)torchscan::workloads::ProfileWorkload(workload->call, 10); });
+    const double profile = WallSeconds(
+        [&] { (void)torchscan::workloads::ProfileWorkload(workload->call, torchscan::kDefaultProfileCalls); });
     const double memory = WallSeconds(
         [&] { (void)torchscan::workloads::MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors); });
     torchscan::workloads::RssTrialInfo info;
     torchscan::v1::MetricResult rss;
     const double rss_wall = WallSeconds([&] { rss = torchscan::workloads::MeasurePeakRss(spec, child, {}, &info); });
     std::printf("%-9s %12.3f %10.3f %10.3f %10.3f %12.3f %14.1f\n",
-                torchscan::v1::ModelSpec::Builtin_Name(builtin).c_str(), timing, profile / timing, memory / timing,
-                rss_wall / timing, info.wall_s, rss.has_value() ? rss.value() / (1 << 20) : -1.0);
+                builtin.name.c_str(), timing, profile / timing, memory / timing, rss_wall / timing, info.wall_s,
+                rss.has_value() ? rss.value() / (1 << 20) : -1.0);
   }
   std::printf("profile/memory/rss: wall time of the pass divided by the timing pass's wall time "
-              "(timing: min_run_time 0.2 s, profile: 10 observed calls, rss: a fresh child with 100 calls)\n");
+              "(timing: min_run_time %g s, profile: %d observed calls, rss: a fresh child with %d calls)\n",
+              torchscan::kDefaultMinRunTimeS, torchscan::kDefaultProfileCalls, torchscan::kRssChildCalls);
   return 0;
 }

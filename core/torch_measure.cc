@@ -7,6 +7,7 @@
 #include "core/environment.h"
 #include "core/torch_environment.h"
 #include "libtorch_build_info.h"
+#include "proto/spec_limits.h"
 
 #if TORCHSCAN_LIBTORCH_CUDA
 #include <c10/cuda/CUDAFunctions.h>
@@ -14,8 +15,6 @@
 
 namespace torchscan {
 namespace {
-
-constexpr int kMaxThreads = 4096;
 
 absl::StatusOr<torch::Device> ParseDevice(const std::string& device) {
   try {

@@ -22,7 +22,7 @@ namespace torchscan {
 // Applies intra-op (torch::set_num_threads) and inter-op (at::set_num_interop_threads)
 // thread counts. Call it before the workload is constructed. 0 keeps LibTorch's default.
 // InvalidArgument naming "threads.intra_op"/"threads.inter_op" for a negative count or one
-// above 4096; FailedPrecondition naming "threads.inter_op" when inter-op threads were
+// above kMaxThreads (proto/spec_limits.h); FailedPrecondition naming "threads.inter_op" when inter-op threads were
 // already started in this process (LibTorch allows setting them once: use a fresh process).
 absl::Status ApplyThreadSettings(int intra_op, int inter_op);
 

@@ -176,9 +176,10 @@ absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
   if (!std::isfinite(limits.worker_cpu_time_s()) || limits.worker_cpu_time_s() < 0)
     return Invalid("limits.worker_cpu_time_s",
                    absl::StrCat(limits.worker_cpu_time_s(), " is not a number of seconds >= 0 (0: no limit)"));
-  if (limits.worker_open_files() < 16)
-    return Invalid("limits.worker_open_files",
-                   absl::StrCat(limits.worker_open_files(), " is too few for a worker; give at least 16"));
+  if (limits.worker_open_files() < kMinWorkerOpenFiles)
+    return Invalid("limits.worker_open_files", absl::StrCat(limits.worker_open_files(),
+                                                            " is too few for a worker; give at least ",
+                                                            kMinWorkerOpenFiles));
   return absl::OkStatus();
 }
 
@@ -250,8 +251,8 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
     config->add_listen("unix:" + (fs::path(config->state_dir()) / kSocketFileName).string());
   if (config->socket_mode().empty()) config->set_socket_mode(kDefaultSocketMode);
   if (config->devices().empty()) config->add_devices("cpu");
-  if (config->default_intra_op_threads() == 0) config->set_default_intra_op_threads(1);
-  if (config->default_inter_op_threads() == 0) config->set_default_inter_op_threads(1);
+  if (config->default_intra_op_threads() == 0) config->set_default_intra_op_threads(kDefaultIntraOpThreads);
+  if (config->default_inter_op_threads() == 0) config->set_default_inter_op_threads(kDefaultInterOpThreads);
   v1::DaemonLimits* limits = config->mutable_limits();
   if (limits->max_queue_length() == 0) limits->set_max_queue_length(kDefaultMaxQueueLength);
   if (limits->job_wall_time_s() == 0) limits->set_job_wall_time_s(kDefaultJobWallTimeS);

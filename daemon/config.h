@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "proto/service.pb.h"
+#include "proto/spec_limits.h"
 
 namespace torchscan::daemon {
 
@@ -58,14 +59,10 @@ struct MachineFacts {
 // The running process's facts.
 MachineFacts CurrentMachine();
 
-// Defaults (zero values in DaemonConfig mean "default"):
-inline constexpr const char* kDefaultSocketMode = "0660";
-inline constexpr int kDefaultMaxQueueLength = 100;
-inline constexpr double kDefaultJobWallTimeS = 3600;
-inline constexpr int64_t kDefaultMaxUploadBytes = int64_t{64} << 20;
-inline constexpr int kDefaultWorkerOpenFiles = 1024;
-inline constexpr const char* kDefaultWorkerUser = "nobody";
-inline constexpr int kMaxThreads = 4096;
+// Defaults (zero values in DaemonConfig mean "default") and limits: proto/spec_limits.h
+// (kDefaultSocketMode, kDefaultMaxQueueLength, kDefaultJobWallTimeS, kDefaultMaxUploadBytes,
+// kDefaultWorkerOpenFiles, kMinWorkerOpenFiles, kDefaultWorkerUser, kDefaultIntraOpThreads,
+// kDefaultInterOpThreads, kMaxThreads). File names:
 inline constexpr const char* kSocketFileName = "torchscand.sock";
 inline constexpr const char* kWorkerFileName = "torchscan-worker";
 inline constexpr const char* kRssChildFileName = "torchscan_rss_child";
@@ -77,12 +74,14 @@ absl::StatusOr<v1::DaemonConfig> LoadConfigFile(const std::string& path);
 void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config);
 
 // Fills defaults: state_dir, worker_path and rss_child_path made absolute; listen
-// ["unix:<state_dir>/torchscand.sock"]; socket_mode "0660"; devices ["cpu"]; threads 1;
-// limits as above; worker_path <executable_dir>/torchscan-worker; rss_child_path the first
-// executable of <worker dir>/torchscan_rss_child and
+// ["unix:<state_dir>/torchscand.sock"]; socket_mode kDefaultSocketMode; devices ["cpu"];
+// threads kDefaultIntraOpThreads and kDefaultInterOpThreads; limits kDefaultMaxQueueLength,
+// kDefaultJobWallTimeS, kDefaultMaxUploadBytes and kDefaultWorkerOpenFiles; worker_path
+// <executable_dir>/torchscan-worker; rss_child_path the first executable of
+// <worker dir>/torchscan_rss_child and
 // <worker dir>/../core/workloads/torchscan_rss_child (the Bazel output layout), else left
-// empty (jobs asking for RSS are then refused); limits.worker_open_files 1024; worker_user
-// "nobody" when machine.is_root. Negative values are kept so that validation names them.
+// empty (jobs asking for RSS are then refused); worker_user kDefaultWorkerUser when
+// machine.is_root. Negative values are kept so that validation names them.
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config);
 
 // Checks a configuration after ApplyDefaults: state_dir set; each listen address a unix:
@@ -91,9 +90,9 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config);
 // groups; tls files readable PEM (key with cert; client_ca_file only with a certificate);
 // token_file loadable (token_file.h); worker_user an existing user when machine.is_root
 // (root itself only for a daemon without TCP addresses, e.g. a private one), empty
-// otherwise; devices "cpu", "cuda" or "cuda:N"; thread counts 0..4096; cpu_set within
-// machine.available_cpus; limits >= 0 and finite; worker_path executable; rss_child_path,
-// when set, executable.
+// otherwise; devices "cpu", "cuda" or "cuda:N"; thread counts 0..kMaxThreads; cpu_set within
+// machine.available_cpus; limits >= 0 and finite, worker_open_files at least
+// kMinWorkerOpenFiles; worker_path executable; rss_child_path, when set, executable.
 absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& machine);
 
 // File (when flags.config_path is set), then flags, then defaults, then validation.

@@ -1,6 +1,7 @@
 #include "daemon/job_options.h"
 
 #include "daemon/job_spec.h"
+#include "proto/spec_limits.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -17,12 +18,12 @@ absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, 
   if (absl::Status s = ValidateMeasurementOptions(m); !s.ok()) return s;
 
   ExperimentOptions o;
-  o.timing.min_run_time_s = OrDefault(m.min_run_time_s(), 0.2);
-  o.timing.min_blocks = OrDefault(m.min_blocks(), 10);
+  o.timing.min_run_time_s = OrDefault(m.min_run_time_s(), kDefaultMinRunTimeS);
+  o.timing.min_blocks = OrDefault(m.min_blocks(), kDefaultMinBlocks);
   o.timing.max_run_time_s = m.max_run_time_s();
-  o.intra_op_threads = OrDefault(m.intra_op_threads(), 1);
-  o.inter_op_threads = OrDefault(m.inter_op_threads(), 1);
-  o.profile_calls = OrDefault(m.profile_calls(), 10);
+  o.intra_op_threads = OrDefault(m.intra_op_threads(), kDefaultIntraOpThreads);
+  o.inter_op_threads = OrDefault(m.inter_op_threads(), kDefaultInterOpThreads);
+  o.profile_calls = OrDefault(m.profile_calls(), kDefaultProfileCalls);
   o.skip_diagnostics = m.skip_diagnostics();
   o.rss = m.rss();
   o.rss_child_path = rss_child_path;

@@ -10,8 +10,10 @@
 
 namespace torchscan::daemon {
 
-// Defaults: min_run_time_s 0.2, min_blocks 10, max_run_time_s none, threads 1 each (the
-// daemon normally fills its own defaults in first), profile_calls 10; a comparison's check
+// Defaults (proto/spec_limits.h): min_run_time_s kDefaultMinRunTimeS, min_blocks
+// kDefaultMinBlocks, max_run_time_s none, threads kDefaultIntraOpThreads and
+// kDefaultInterOpThreads (the daemon normally fills its own defaults in first),
+// profile_calls kDefaultProfileCalls, rounds kDefaultRounds; a comparison's check
 // is the job's own (declarative rtol/atol/compare_dtype, a TorchScript module, or none with
 // `skip`): there is no default tolerance. Errors:
 //   InvalidArgument naming "spec.options.<field>" for negative or non-finite values,

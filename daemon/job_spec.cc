@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
+#include "core/workloads/builtin_models.h"
 #include "report/printable_text.h"
 
 namespace torchscan::daemon {
@@ -22,9 +23,10 @@ absl::Status Invalid(const std::string& field, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
 }
 
-// A path the worker will open: at most PATH_MAX (4096) bytes, as the kernel takes.
+// A path the worker will open: at most PATH_MAX bytes, as the kernel takes.
 absl::Status ValidatePath(const std::string& field, const std::string& path) {
-  if (path.size() > 4096) return Invalid(field, absl::StrCat(path.size(), " bytes is longer than a path can be (4096)"));
+  if (path.size() > kMaxPathBytes)
+    return Invalid(field, absl::StrCat(path.size(), " bytes is longer than a path can be (", kMaxPathBytes, ")"));
   return absl::OkStatus();
 }
 
@@ -56,8 +58,8 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
   const v1::ModelSpec& model = w.model();
   switch (model.source_case()) {
     case v1::ModelSpec::kBuiltin:
-      if (model.builtin() == v1::ModelSpec::builtin_unspecified || !v1::ModelSpec::Builtin_IsValid(model.builtin()))
-        return Invalid(field + ".model.builtin", "choose linear, resnet18 or bert");
+      if (workloads::FindBuiltin(model.builtin()) == nullptr)
+        return Invalid(field + ".model.builtin", "choose " + workloads::BuiltinNameList(", ", " or "));
       break;
     case v1::ModelSpec::kTorchscript:
       if (absl::Status s = ValidateTorchScript(field + ".model.torchscript", model.torchscript()); !s.ok()) return s;
@@ -65,7 +67,8 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
         return Invalid(field + ".inputs", "a TorchScript model needs its inputs; add one InputSpec per argument");
       break;
     default:
-      return Invalid(field + ".model", "required: set builtin (linear, resnet18, bert) or torchscript");
+      return Invalid(field + ".model",
+                     "required: set builtin (" + workloads::BuiltinNameList(", ", ", ") + ") or torchscript");
   }
   if (!v1::WorkloadSpec::ExecutionMode_IsValid(w.execution_mode()))
     return Invalid(field + ".execution_mode", absl::StrCat(w.execution_mode(), " is not one of batch, per_sample"));
@@ -178,20 +181,22 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
 absl::Status ValidateInputMetadata(const std::string& field,
                                    const google::protobuf::Map<std::string, std::string>& metadata) {
   const std::string& where = field;
-  if (metadata.size() > 64) return Invalid(where, absl::StrCat(metadata.size(), " entries; at most 64"));
+  if (metadata.size() > kMaxInputMetadataEntries)
+    return Invalid(where, absl::StrCat(metadata.size(), " entries; at most ", kMaxInputMetadataEntries));
   for (const auto& [key, value] : metadata) {
     const bool charset = std::all_of(key.begin(), key.end(), [](unsigned char c) {
       return std::isalnum(c) || c == '_' || c == '.' || c == '-';
     });
-    if (key.empty() || key.size() > 64 || !charset)
-      return Invalid(where, absl::StrCat("key ", QuoteForMessage(key),
-                                         ": use 1 to 64 characters of letters, digits, '_', '.' and '-'"));
+    if (key.empty() || key.size() > kMaxInputMetadataKeyBytes || !charset)
+      return Invalid(where, absl::StrCat("key ", QuoteForMessage(key), ": use 1 to ", kMaxInputMetadataKeyBytes,
+                                         " characters of letters, digits, '_', '.' and '-'"));
     if (key == "seed" || absl::StartsWith(key, "input."))
       return Invalid(where, absl::StrCat("key ", QuoteForMessage(key),
                                          " is TorchScan's own (seed, input.*); choose another name, e.g. "
                                          "dataset_revision"));
-    if (value.size() > 1024)
-      return Invalid(absl::StrCat(where, ".", key), absl::StrCat(value.size(), " bytes; at most 1024"));
+    if (value.size() > kMaxInputMetadataValueBytes)
+      return Invalid(absl::StrCat(where, ".", key),
+                     absl::StrCat(value.size(), " bytes; at most ", kMaxInputMetadataValueBytes));
   }
   return absl::OkStatus();
 }
@@ -269,8 +274,9 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
       if (absl::Status s = ValidateWorkload("spec.compare.baseline", c.baseline(), limits); !s.ok()) return s;
       if (absl::Status s = ValidateWorkload("spec.compare.candidate", c.candidate(), limits); !s.ok()) return s;
       if (absl::Status s = ValidateOutputCheck(c.check()); !s.ok()) return s;
-      if (c.rounds() < 0 || c.rounds() > 100)
-        return Invalid("spec.compare.rounds", "must be 0 or 1 (one pass) up to 100 alternating rounds");
+      if (c.rounds() < 0 || c.rounds() > kMaxRounds)
+        return Invalid("spec.compare.rounds",
+                       absl::StrCat("must be 0 or 1 (one pass) up to ", kMaxRounds, " alternating rounds"));
       break;
     }
     default:

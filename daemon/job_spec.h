@@ -9,16 +9,17 @@
 
 #include "absl/status/status.h"
 #include "proto/service.pb.h"
+#include "proto/spec_limits.h"
 
 namespace torchscan::daemon {
 
 // What the daemon accepts.
 struct JobSpecLimits {
-  int64_t max_upload_bytes = int64_t{64} << 20;  // serialized spec size limit; default 64 MiB
-  std::vector<std::string> devices = {"cpu"};    // devices a workload may name ("" means cpu)
-  bool rss_available = false;                    // an RSS child is configured
-  int max_threads = 4096;                        // thread counts above are refused
-  double max_run_time_s = 86400;                 // min/max_run_time_s above (one day) are refused
+  int64_t max_upload_bytes = kDefaultMaxUploadBytes;  // serialized spec size limit
+  std::vector<std::string> devices = {"cpu"};         // devices a workload may name ("" means cpu)
+  bool rss_available = false;                         // an RSS child is configured
+  int max_threads = kMaxThreads;                      // thread counts above are refused
+  double max_run_time_s = kMaxRunTimeS;               // min/max_run_time_s above are refused
 };
 
 // The limits of a (validated, defaulted) daemon configuration.
@@ -54,10 +55,10 @@ absl::Status CheckSubmitRequestSize(int64_t request_bytes, int64_t max_upload_by
 //                      negative or int64-overflowing generated shape, empty module_bytes or
 //                      tensor_bytes, a TorchScript workload without inputs, thread counts
 //                      above max_threads, run times above max_run_time_s, paths (and
-//                      source names) over 4096 bytes, a compare
+//                      source names) over kMaxPathBytes, a compare
 //                      job without a check or with tolerances not given (ValidateOutputCheck),
-//                      input_metadata keys or values outside ValidateInputMetadata's rule, a
-//                      control character in any text field ("spec.label: holds control
+//                      input_metadata keys or values outside ValidateInputMetadata's rule,
+//                      rounds above kMaxRounds, a control character in any text field ("spec.label: holds control
 //                      character U+0000 at byte 1; ...", the rule of report/printable_text.h)
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);
@@ -74,9 +75,10 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check);
 
 // WorkloadSpec.input_metadata (caller-supplied input metadata), named `field` in errors
 // (e.g. "spec.measure.workload.input_metadata", or "--metadata" for the client's flags).
-// InvalidArgument naming `field` for more than 64 entries, a key that is empty, longer than
-// 64 bytes, not of [A-Za-z0-9_.-], "seed" or starting "input." (TorchScan's own fields); naming
-// "<field>.<key>" for a value over 1024 bytes.
+// InvalidArgument naming `field` for more than kMaxInputMetadataEntries entries, a key that is
+// empty, longer than kMaxInputMetadataKeyBytes, not of [A-Za-z0-9_.-], "seed" or starting
+// "input." (TorchScan's own fields); naming "<field>.<key>" for a value over
+// kMaxInputMetadataValueBytes (proto/spec_limits.h).
 absl::Status ValidateInputMetadata(const std::string& field, const google::protobuf::Map<std::string, std::string>& metadata);
 
 // `value` in double quotes, C-escaped and cut to 64 bytes ("... (N bytes)"), for error

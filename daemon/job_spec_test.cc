@@ -1,6 +1,8 @@
 #include "daemon/job_spec.h"
 
 #include <cmath>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -319,6 +321,42 @@ TEST(JobSpec, LimitsNameTheFieldOverThem) {
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.options.min_run_time_s", limits);
   spec.mutable_options()->set_min_run_time_s(3600);
   EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
+}
+
+// Each limit of proto/spec_limits.h holds exactly: its value passes, one more is refused.
+TEST(JobSpec, EachSpecLimitPassesAtItsValueAndRefusesOneMore) {
+  const auto check = [](const std::function<void(v1::JobSpec&, int extra)>& set, const std::string& field) {
+    v1::JobSpec at = LinearCompare();
+    set(at, 0);
+    EXPECT_TRUE(ValidateJobSpec(at, {}).ok()) << field << ": " << ValidateJobSpec(at, {});
+    v1::JobSpec over = LinearCompare();
+    set(over, 1);
+    ExpectError(over, absl::StatusCode::kInvalidArgument, field);
+  };
+  check([](v1::JobSpec& s, int extra) { s.mutable_compare()->set_rounds(kMaxRounds + extra); }, "spec.compare.rounds");
+  check([](v1::JobSpec& s, int extra) { s.mutable_options()->set_intra_op_threads(kMaxThreads + extra); },
+        "spec.options.intra_op_threads");
+  check([](v1::JobSpec& s, int extra) { s.mutable_options()->set_max_run_time_s(kMaxRunTimeS + extra); },
+        "spec.options.max_run_time_s");
+  const std::string metadata = "spec.compare.baseline.input_metadata";
+  check(
+      [](v1::JobSpec& s, int extra) {
+        auto& m = *s.mutable_compare()->mutable_baseline()->mutable_input_metadata();
+        for (size_t i = 0; i < kMaxInputMetadataEntries + extra; ++i) m["k" + std::to_string(i)] = "v";
+      },
+      metadata);
+  check(
+      [](v1::JobSpec& s, int extra) {
+        (*s.mutable_compare()->mutable_baseline()->mutable_input_metadata())[std::string(
+            kMaxInputMetadataKeyBytes + extra, 'k')] = "v";
+      },
+      metadata);
+  check(
+      [](v1::JobSpec& s, int extra) {
+        (*s.mutable_compare()->mutable_baseline()->mutable_input_metadata())["k"] =
+            std::string(kMaxInputMetadataValueBytes + extra, 'v');
+      },
+      metadata + ".k");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/config.h"
+#include "daemon/config_flags.h"
 #include "daemon/server.h"
 #include "daemon/worker_launcher.h"
 #include "io/proto_json.h"
@@ -21,32 +22,7 @@ int main(int argc, char** argv) {
   d::ConfigFlags flags;
   bool check_config = false;
   CLI::App app{"torchscand: runs TorchScan benchmark jobs one at a time, each in a fresh worker"};
-  app.add_option("--config", flags.config_path, "DaemonConfig JSON file (flags override it)");
-  app.add_option("--listen", flags.listen,
-                 "listen address, repeatable: unix:/path, or HOST:PORT (needs --tls-cert, --tls-key, --token-file)");
-  app.add_option("--state-dir", flags.state_dir, "folder for job records and results (required)");
-  app.add_option("--device", flags.devices, "device jobs may use, repeatable (default cpu)");
-  app.add_option("--intra-op-threads", flags.intra_op_threads, "default intra-op threads of jobs (1)");
-  app.add_option("--inter-op-threads", flags.inter_op_threads, "default inter-op threads of jobs (1)");
-  app.add_option("--cpu-set", flags.cpu_set, "CPUs given to workers, e.g. 0-1 (default all)");
-  app.add_option("--max-queue", flags.max_queue_length, "queued jobs accepted (100)");
-  app.add_option("--job-wall-time", flags.job_wall_time_s, "seconds before a worker is killed (3600)");
-  app.add_option("--worker-memory", flags.worker_memory_bytes, "RLIMIT_AS of workers in bytes (0: none)");
-  app.add_option("--max-upload", flags.max_upload_bytes, "largest job spec in bytes (64 MiB)");
-  app.add_option("--socket-mode", flags.socket_mode, "octal permissions of unix sockets (0660)");
-  app.add_option("--socket-group", flags.socket_group, "group owning unix sockets (default: torchscand's)");
-  app.add_option("--tls-cert", flags.tls_cert_file, "PEM server certificate for TCP addresses");
-  app.add_option("--tls-key", flags.tls_key_file, "PEM private key of --tls-cert");
-  app.add_option("--tls-client-ca", flags.tls_client_ca_file, "PEM CA: clients must present a certificate it signed");
-  app.add_option("--token-file", flags.token_file,
-                 "bearer tokens, lines \"USER TOKEN [admin]\", USER a login name (mode 0600)");
-  app.add_option("--worker-user", flags.worker_user, "user workers run as when torchscand is root (nobody)");
-  app.add_option("--admin-group", flags.admin_group,
-                 "group whose members (and root) may cancel anyone's jobs on the unix socket (default: only root)");
-  app.add_option("--worker-cpu-time", flags.worker_cpu_time_s, "RLIMIT_CPU of workers in seconds (0: none)");
-  app.add_option("--worker-open-files", flags.worker_open_files, "RLIMIT_NOFILE of workers (1024)");
-  app.add_option("--worker", flags.worker_path, "torchscan-worker path (default: beside torchscand)");
-  app.add_option("--rss-child", flags.rss_child_path, "torchscan_rss_child path (default: found from the worker)");
+  d::AddConfigFlags(&app, &flags);
   app.add_flag("--check-config", check_config, "validate, print the effective configuration JSON and exit");
   try {
     app.parse(argc, argv);

@@ -174,6 +174,203 @@ std::string SignalName(int signal) {
   return abbrev ? absl::StrCat("SIG", abbrev) : absl::StrCat("signal ", signal);
 }
 
+// ---------------------------------------------------------------- RunWorker's phases
+
+namespace {
+
+double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Where the worker's output goes: its stdout into a pipe read here, its stderr into a file.
+struct WorkerDescriptors {
+  int read_fd = -1;   // the pipe's end read here
+  int write_fd = -1;  // the pipe's end the child writes: its stdout
+  int err_fd = -1;    // the stderr file (launch.stderr_path, else /dev/null): its stderr
+};
+
+// Opens the pipe and the stderr file; false with `reason` set when either fails (then
+// nothing is left open).
+bool OpenDescriptors(const WorkerLaunch& launch, WorkerDescriptors* fds, std::string* reason) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    *reason = absl::StrCat("cannot start worker: pipe: ", std::strerror(errno));
+    return false;
+  }
+  const std::string err_path = launch.stderr_path.empty() ? "/dev/null" : launch.stderr_path;
+  const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (err_fd < 0) {
+    *reason = absl::StrCat("cannot start worker: cannot open ", err_path, ": ", std::strerror(errno));
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return false;
+  }
+  fds->read_fd = pipe_fds[0];
+  fds->write_fd = pipe_fds[1];
+  fds->err_fd = err_fd;
+  return true;
+}
+
+// What the forked child does before exec (worker_launcher.h), in that order. Everything it
+// needs is prepared here, in the launcher: after fork only system calls run.
+class ChildSetup {
+ public:
+  ChildSetup(const WorkerLaunch& launch, const WorkerDescriptors& fds)
+      : launch_(launch),
+        out_fd_(fds.write_fd),
+        err_fd_(fds.err_fd),
+        set_affinity_(!launch.cpus.empty()),
+        memory_{static_cast<rlim_t>(launch.memory_bytes), static_cast<rlim_t>(launch.memory_bytes)},
+        cpu_seconds_(static_cast<rlim_t>(std::ceil(launch.cpu_time_s))),
+        cpu_time_{cpu_seconds_, cpu_seconds_ + 5},
+        open_files_{static_cast<rlim_t>(launch.open_files), static_cast<rlim_t>(launch.open_files)},
+        gid_(static_cast<gid_t>(launch.gid)),
+        launcher_(::getpid()) {
+    CPU_ZERO(&cpus_);
+    for (int cpu : launch.cpus)
+      if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &cpus_);
+    sigemptyset(&no_signals_);  // the daemon blocks SIGTERM/SIGINT for sigwait; workers must not inherit that
+    default_action_.sa_handler = SIG_DFL;
+  }
+
+  // In the forked child: returns once all of it is applied; on any failure writes why to the
+  // child's stderr and exits with kWorkerLaunchSetupFailed.
+  void Apply() const {
+    if (::dup2(out_fd_, STDOUT_FILENO) < 0 || ::dup2(err_fd_, STDERR_FILENO) < 0)
+      ChildFail("torchscan launcher: cannot redirect stdout/stderr\n");
+    if (::setpgid(0, 0) != 0) ChildFail("torchscan launcher: setpgid failed\n");
+    ::sigprocmask(SIG_SETMASK, &no_signals_, nullptr);
+    ::sigaction(SIGPIPE, &default_action_, nullptr);
+    if (set_affinity_ && ::sched_setaffinity(0, sizeof(cpus_), &cpus_) != 0)
+      ChildFail("torchscan launcher: sched_setaffinity failed for cpu_set\n");
+    if (launch_.memory_bytes > 0 && ::setrlimit(RLIMIT_AS, &memory_) != 0)
+      ChildFail("torchscan launcher: setrlimit(RLIMIT_AS) failed for worker_memory_bytes\n");
+    if (::setrlimit(RLIMIT_CORE, &no_core_) != 0) ChildFail("torchscan launcher: setrlimit(RLIMIT_CORE) failed\n");
+    if (cpu_seconds_ > 0 && ::setrlimit(RLIMIT_CPU, &cpu_time_) != 0)
+      ChildFail("torchscan launcher: setrlimit(RLIMIT_CPU) failed for worker_cpu_time_s\n");
+    if (launch_.open_files > 0 && ::setrlimit(RLIMIT_NOFILE, &open_files_) != 0)
+      ChildFail("torchscan launcher: setrlimit(RLIMIT_NOFILE) failed for worker_open_files\n");
+    if (launch_.gid >= 0 && (::setgroups(1, &gid_) != 0 || ::setgid(gid_) != 0))
+      ChildFail("torchscan launcher: cannot switch to the worker_user's group (is torchscand root?)\n");
+    if (launch_.uid >= 0 && ::setuid(static_cast<uid_t>(launch_.uid)) != 0)
+      ChildFail("torchscan launcher: cannot switch to worker_user (is torchscand root?)\n");
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail("torchscan launcher: prctl(PR_SET_NO_NEW_PRIVS) failed\n");
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
+    // A launcher that died before prctl took effect sent no signal: the child has a new parent.
+    if (::getppid() != launcher_) ChildFail("torchscan launcher: torchscand ended while the worker was starting\n");
+  }
+
+ private:
+  const WorkerLaunch& launch_;
+  const int out_fd_;
+  const int err_fd_;
+  cpu_set_t cpus_;
+  const bool set_affinity_;
+  const rlimit memory_;
+  const rlimit no_core_{0, 0};
+  const rlim_t cpu_seconds_;
+  const rlimit cpu_time_;
+  const rlimit open_files_;
+  const gid_t gid_;
+  const pid_t launcher_;
+  sigset_t no_signals_;
+  struct sigaction default_action_ {};
+};
+
+// Starts the worker, `setup` applied in the child; false with `reason` set when it did not start.
+bool Spawn(const WorkerLaunch& launch, const ChildSetup& setup, bp::child* child, std::string* reason) {
+  std::error_code error;
+  try {
+    *child = bp::child(bp::exe = launch.path, bp::args = launch.args, bp::std_in < bp::null,
+                       bp::extend::on_exec_setup = [&setup](auto&) { setup.Apply(); }, error);
+  } catch (const std::exception& e) {
+    error = std::make_error_code(std::errc::io_error);
+    *reason = absl::StrCat("cannot start worker ", launch.path, ": ", e.what());
+  }
+  if (!error && child->valid()) return true;
+  if (reason->empty())
+    *reason = absl::StrCat("cannot start worker ", launch.path, ": ", error ? error.message() : "unknown error");
+  return false;
+}
+
+// The worker's stdout, read here without blocking and handed on line by line.
+class OutputPump {
+ public:
+  OutputPump(int fd, const std::function<void(const std::string&)>& on_line) : fd_(fd), on_line_(on_line) {
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  }
+  int fd() const { return fd_; }
+  bool eof() const { return eof_; }
+
+  // Reads what is there and hands on the complete lines (everything, at end of file).
+  void Read() {
+    eof_ = !ReadAvailable(fd_, &buffer_);
+    EmitLines(&buffer_, eof_, on_line_);
+  }
+
+  // Once the worker is gone: reads what it left in the pipe, hands it on when `deliver` (a
+  // worker that exited by itself), drops it otherwise, and closes the pipe.
+  void Finish(bool deliver) {
+    if (!eof_) ReadAvailable(fd_, &buffer_);
+    EmitLines(&buffer_, true, deliver ? on_line_ : nullptr);
+    ::close(fd_);
+  }
+
+ private:
+  const int fd_;
+  const std::function<void(const std::string&)>& on_line_;
+  std::string buffer_;
+  bool eof_ = false;
+};
+
+enum class End { kExited, kTimedOut, kKilled };
+
+// Hands on the worker's stdout until the worker ends by itself (left a zombie: Ended), runs
+// past launch.wall_time_s, or `control` is told to kill it.
+End PumpUntilEnd(pid_t pid, const WorkerLaunch& launch, WorkerControl* control, Clock::time_point start,
+                 OutputPump* pump) {
+  while (true) {
+    pollfd fds[2] = {{pump->eof() ? -1 : pump->fd(), POLLIN, 0}, {control ? control->wake_fd() : -1, POLLIN, 0}};
+    int timeout_ms = pump->eof() ? 2 : 50;  // after EOF the worker is exiting: look for it often
+    if (launch.wall_time_s > 0) {
+      const double left = launch.wall_time_s - SecondsSince(start);
+      timeout_ms = std::max(0, std::min(timeout_ms, static_cast<int>(left * 1000) + 1));
+    }
+    ::poll(fds, 2, timeout_ms);
+    if (!pump->eof() && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) pump->Read();
+    if (control != nullptr && control->killed()) return End::kKilled;
+    if (launch.wall_time_s > 0 && SecondsSince(start) >= launch.wall_time_s) return End::kTimedOut;
+    if (Ended(pid)) return End::kExited;
+  }
+}
+
+// The worker's whole group, however it ended: its RSS children too, which a worker that
+// crashed or was killed from outside leaves running; none may outlive its job. Returns once
+// the worker is reaped and none of its group is left (AwaitGroupGone).
+void KillAndReapGroup(pid_t pid, End end, bp::child* child) {
+  ::kill(-pid, SIGKILL);
+  if (end != End::kExited) ::kill(pid, SIGKILL);
+  std::error_code wait_error;
+  if (child->running(wait_error)) child->wait(wait_error);
+  AwaitGroupGone(pid);
+}
+
+// How it ended: kind, signal and reason.
+void DescribeEnd(End end, const bp::child& child, const WorkerLaunch& launch, const WorkerControl* control,
+                 WorkerOutcome* out) {
+  if (end == End::kTimedOut) {
+    out->kind = WorkerOutcome::Kind::kTimedOut;
+    out->signal = SIGKILL;
+    out->reason = absl::StrFormat("worker exceeded job_wall_time_s %g and was killed (SIGKILL)", launch.wall_time_s);
+  } else if (end == End::kKilled) {
+    out->kind = WorkerOutcome::Kind::kKilled;
+    out->signal = SIGKILL;
+    out->reason = control->reason();
+  } else {
+    Describe(child.native_exit_code(), launch, out);
+  }
+}
+
+}  // namespace
+
 WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
                         WorkerControl* control, const std::function<void(int pid)>& on_start) {
   WorkerOutcome out;
@@ -183,132 +380,27 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
     out.reason = control->reason();
     return out;
   }
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    out.reason = absl::StrCat("cannot start worker: pipe: ", std::strerror(errno));
-    return out;
-  }
-  const std::string err_path = launch.stderr_path.empty() ? "/dev/null" : launch.stderr_path;
-  const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (err_fd < 0) {
-    out.reason = absl::StrCat("cannot start worker: cannot open ", err_path, ": ", std::strerror(errno));
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    return out;
-  }
-  // Everything the child needs is prepared here: after fork only system calls run.
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  for (int cpu : launch.cpus)
-    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &cpus);
-  const bool set_affinity = !launch.cpus.empty();
-  const rlimit memory{static_cast<rlim_t>(launch.memory_bytes), static_cast<rlim_t>(launch.memory_bytes)};
-  const rlimit no_core{0, 0};
-  const rlim_t cpu_seconds = static_cast<rlim_t>(std::ceil(launch.cpu_time_s));
-  const rlimit cpu_time{cpu_seconds, cpu_seconds + 5};
-  const rlimit open_files{static_cast<rlim_t>(launch.open_files), static_cast<rlim_t>(launch.open_files)};
-  const gid_t gid = static_cast<gid_t>(launch.gid);
-  const int out_fd = pipe_fds[1];
-  const pid_t launcher = ::getpid();
-  sigset_t no_signals;  // the daemon blocks SIGTERM/SIGINT for sigwait; workers must not inherit that
-  sigemptyset(&no_signals);
-  struct sigaction default_action {};
-  default_action.sa_handler = SIG_DFL;
-  auto setup = [&](auto&) {
-    if (::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0)
-      ChildFail("torchscan launcher: cannot redirect stdout/stderr\n");
-    if (::setpgid(0, 0) != 0) ChildFail("torchscan launcher: setpgid failed\n");
-    ::sigprocmask(SIG_SETMASK, &no_signals, nullptr);
-    ::sigaction(SIGPIPE, &default_action, nullptr);
-    if (set_affinity && ::sched_setaffinity(0, sizeof(cpus), &cpus) != 0)
-      ChildFail("torchscan launcher: sched_setaffinity failed for cpu_set\n");
-    if (launch.memory_bytes > 0 && ::setrlimit(RLIMIT_AS, &memory) != 0)
-      ChildFail("torchscan launcher: setrlimit(RLIMIT_AS) failed for worker_memory_bytes\n");
-    if (::setrlimit(RLIMIT_CORE, &no_core) != 0) ChildFail("torchscan launcher: setrlimit(RLIMIT_CORE) failed\n");
-    if (cpu_seconds > 0 && ::setrlimit(RLIMIT_CPU, &cpu_time) != 0)
-      ChildFail("torchscan launcher: setrlimit(RLIMIT_CPU) failed for worker_cpu_time_s\n");
-    if (launch.open_files > 0 && ::setrlimit(RLIMIT_NOFILE, &open_files) != 0)
-      ChildFail("torchscan launcher: setrlimit(RLIMIT_NOFILE) failed for worker_open_files\n");
-    if (launch.gid >= 0 && (::setgroups(1, &gid) != 0 || ::setgid(gid) != 0))
-      ChildFail("torchscan launcher: cannot switch to the worker_user's group (is torchscand root?)\n");
-    if (launch.uid >= 0 && ::setuid(static_cast<uid_t>(launch.uid)) != 0)
-      ChildFail("torchscan launcher: cannot switch to worker_user (is torchscand root?)\n");
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail("torchscan launcher: prctl(PR_SET_NO_NEW_PRIVS) failed\n");
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
-    // A launcher that died before prctl took effect sent no signal: the child has a new parent.
-    if (::getppid() != launcher) ChildFail("torchscan launcher: torchscand ended while the worker was starting\n");
-  };
-  std::error_code error;
+  WorkerDescriptors fds;
+  if (!OpenDescriptors(launch, &fds, &out.reason)) return out;
+  const ChildSetup setup(launch, fds);
   bp::child child;
-  try {
-    child = bp::child(bp::exe = launch.path, bp::args = launch.args, bp::std_in < bp::null,
-                      bp::extend::on_exec_setup = setup, error);
-  } catch (const std::exception& e) {
-    error = std::make_error_code(std::errc::io_error);
-    out.reason = absl::StrCat("cannot start worker ", launch.path, ": ", e.what());
-  }
-  ::close(pipe_fds[1]);
-  ::close(err_fd);
-  const int read_fd = pipe_fds[0];
-  if (error || !child.valid()) {
-    ::close(read_fd);
-    if (out.reason.empty())
-      out.reason = absl::StrCat("cannot start worker ", launch.path, ": ", error ? error.message() : "unknown error");
-    out.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  const bool started = Spawn(launch, setup, &child, &out.reason);
+  ::close(fds.write_fd);  // the child's ends: end of file on the pipe must come from the worker's side
+  ::close(fds.err_fd);
+  if (!started) {
+    ::close(fds.read_fd);
+    out.wall_s = SecondsSince(start);
     return out;
   }
   const pid_t pid = child.id();
   if (on_start) on_start(pid);
-  ::fcntl(read_fd, F_SETFL, ::fcntl(read_fd, F_GETFL) | O_NONBLOCK);
-
-  std::string buffer;
-  bool eof = false;
-  enum class End { kExited, kTimedOut, kKilled } end = End::kExited;
-  while (true) {
-    pollfd fds[2] = {{eof ? -1 : read_fd, POLLIN, 0}, {control ? control->wake_fd() : -1, POLLIN, 0}};
-    int timeout_ms = eof ? 2 : 50;  // after EOF the worker is exiting: look for it often
-    if (launch.wall_time_s > 0) {
-      const double left = launch.wall_time_s - std::chrono::duration<double>(Clock::now() - start).count();
-      timeout_ms = std::max(0, std::min(timeout_ms, static_cast<int>(left * 1000) + 1));
-    }
-    ::poll(fds, 2, timeout_ms);
-    if (!eof && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-      eof = !ReadAvailable(read_fd, &buffer);
-      EmitLines(&buffer, eof, on_line);
-    }
-    if (control != nullptr && control->killed()) {
-      end = End::kKilled;
-      break;
-    }
-    if (launch.wall_time_s > 0 && std::chrono::duration<double>(Clock::now() - start).count() >= launch.wall_time_s) {
-      end = End::kTimedOut;
-      break;
-    }
-    if (Ended(pid)) break;
-  }
-  // The worker's whole group, however it ended: its RSS children too, which a worker that
-  // crashed or was killed from outside leaves running; none may outlive its job.
-  ::kill(-pid, SIGKILL);
-  if (end != End::kExited) ::kill(pid, SIGKILL);
-  std::error_code wait_error;
-  if (child.running(wait_error)) child.wait(wait_error);
-  AwaitGroupGone(pid);
-  if (!eof) ReadAvailable(read_fd, &buffer);  // what an exited worker left in the pipe
-  EmitLines(&buffer, true, end == End::kExited ? on_line : nullptr);
-  ::close(read_fd);
-  out.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  OutputPump pump(fds.read_fd, on_line);
+  const End end = PumpUntilEnd(pid, launch, control, start, &pump);
+  KillAndReapGroup(pid, end, &child);
+  pump.Finish(/*deliver=*/end == End::kExited);
+  out.wall_s = SecondsSince(start);
   out.stderr_tail = ReadTail(launch.stderr_path);
-  if (end == End::kTimedOut) {
-    out.kind = WorkerOutcome::Kind::kTimedOut;
-    out.signal = SIGKILL;
-    out.reason = absl::StrFormat("worker exceeded job_wall_time_s %g and was killed (SIGKILL)", launch.wall_time_s);
-  } else if (end == End::kKilled) {
-    out.kind = WorkerOutcome::Kind::kKilled;
-    out.signal = SIGKILL;
-    out.reason = control->reason();
-  } else {
-    Describe(child.native_exit_code(), launch, &out);
-  }
+  DescribeEnd(end, child, launch, control, &out);
   return out;
 }
 

@@ -2,8 +2,8 @@
 // names, paths, methods, devices, work units, metadata keys and values, and any string
 // field added later) is printable text. Unicode control characters (category Cc:
 // U+0000-U+001F, U+007F and U+0080-U+009F, tab and newline included) are refused, naming
-// the field, and so is a field longer than kMaxJobTextBytes (4 KiB, PATH_MAX: room for any
-// path). Bytes fields (module_bytes) are binary and not looked at.
+// the field, and so is a field longer than kMaxJobTextBytes (proto/spec_limits.h: PATH_MAX,
+// room for any path). Bytes fields (module_bytes) are binary and not looked at.
 //
 // Why a length limit: a job's text is kept in the daemon's memory and sent with every job
 // listing, so a megabyte label from one user would slow every `jobs list` of every other.
@@ -22,15 +22,14 @@
 
 #include "absl/status/status.h"
 #include <google/protobuf/message.h>
+#include "proto/spec_limits.h"
 
 namespace torchscan {
 
-inline constexpr size_t kMaxJobTextBytes = 4096;
-
 // OK, or InvalidArgument "<prefix>.<field path>: holds control character U+XXXX at byte N;
-// ..." for the first control character found, or "<path>: holds N bytes, more than the 4096
-// ..." for the first field over kMaxJobTextBytes (in field-number order; map entries in the
-// map's order). The field path uses the JSON names: "spec.label",
+// ..." for the first control character found, or "<path>: holds N bytes, more than the
+// <kMaxJobTextBytes> ..." for the first field over kMaxJobTextBytes (in field-number order;
+// map entries in the map's order). The field path uses the JSON names: "spec.label",
 // "spec.measure.workload.inputs[1].name", "spec.x.input_metadata[\"key\"]" for a map value,
 // "spec.x.input_metadata" (saying "a key") for a map key. An empty prefix gives paths
 // without it ("label: ..."). The value itself is not echoed (it may be long or hostile).

@@ -101,4 +101,16 @@ std::tuple<torch::Tensor, torch::Tensor> BertEncoderModelImpl::forward(
   return {hidden, pooled};
 }
 
+BuiltinModule MakeBert() {
+  BertEncoderModel bert(BertConfig{});
+  bert->eval();
+  BuiltinModule module;
+  module.tensors = ModuleTensors(*bert);
+  module.forward = [bert](const std::vector<at::Tensor>& in) mutable {
+    auto [hidden, pooled] = bert->forward(in[0], in[1], in[2]);
+    return c10::IValue(c10::ivalue::Tuple::create({hidden, pooled}));
+  };
+  return module;
+}
+
 }  // namespace torchscan::workloads

@@ -23,21 +23,10 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
-namespace torchscan::workloads {
+#include "core/workloads/bert_config.h"
+#include "core/workloads/builtin_module.h"
 
-// The small configuration of the built-in workload (each field's default is the one used).
-struct BertConfig {
-  int64_t vocab_size = 1000;              // token ids in [0, 1000)
-  int64_t hidden_size = 128;
-  int64_t num_layers = 2;
-  int64_t num_heads = 2;                  // head size 64
-  int64_t intermediate_size = 512;
-  int64_t max_position_embeddings = 64;   // sequences up to 64 tokens
-  int64_t type_vocab_size = 2;
-  double layer_norm_eps = 1e-12;
-  double dropout = 0.1;                   // identity in eval mode
-  double initializer_range = 0.02;
-};
+namespace torchscan::workloads {
 
 class BertLayerImpl : public torch::nn::Module {
  public:
@@ -75,5 +64,11 @@ class BertEncoderModelImpl : public torch::nn::Module {
   torch::Tensor position_ids_;  // buffer [max_position_embeddings]
 };
 TORCH_MODULE(BertEncoderModel);
+
+// The "bert" built-in's factory (builtin_module.h): BertEncoderModel(BertConfig()) in eval
+// mode, forward(input_ids, attention_mask, token_type_ids) -> tuple(hidden states, pooled).
+// Its table entry (default inputs, the mask and token types filled in) is in
+// builtin_models.cc. Can throw what LibTorch throws.
+BuiltinModule MakeBert();
 
 }  // namespace torchscan::workloads

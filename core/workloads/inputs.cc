@@ -15,6 +15,7 @@
 #include "core/workloads/fingerprint.h"
 #include "core/workloads/torch_status.h"
 #include "core/workloads/workload_file.h"
+#include "proto/spec_limits.h"
 
 namespace torchscan::workloads {
 namespace {
@@ -65,7 +66,7 @@ absl::StatusOr<PreparedInput> Generate(const GeneratedTensor& g, const std::stri
     case GeneratedTensor::kNormal:
     case GeneratedTensor::DISTRIBUTION_NOT_SET:
       mean = g.normal().mean();
-      std_dev = g.normal().has_std() ? g.normal().std() : 1.0;
+      std_dev = g.normal().has_std() ? g.normal().std() : kDefaultNormalStd;
       if (!(std_dev > 0)) {
         return absl::InvalidArgumentError(absl::StrCat(field, ".generated.normal.std is ", std_dev, "; it must be > 0"));
       }
@@ -73,7 +74,7 @@ absl::StatusOr<PreparedInput> Generate(const GeneratedTensor& g, const std::stri
       break;
     case GeneratedTensor::kUniform:
       low = g.uniform().low();
-      high = g.uniform().has_high() ? g.uniform().high() : 1.0;
+      high = g.uniform().has_high() ? g.uniform().high() : kDefaultUniformHigh;
       if (!(high > low)) {
         return absl::InvalidArgumentError(
             absl::StrCat(field, ".generated.uniform: high (", high, ") must be > low (", low, ")"));

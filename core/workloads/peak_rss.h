@@ -5,6 +5,7 @@
 #include <string>
 
 #include "proto/report.pb.h"
+#include "proto/spec_limits.h"
 #include "proto/workload.pb.h"
 
 namespace torchscan::workloads {
@@ -22,10 +23,10 @@ struct RssTrialInfo {
 // (as the worker does), builds the workload without a trial call and completes `calls`
 // calls, so that the measured process runs what its report says.
 struct RssTrialOptions {
-  int calls = 100;            // completed calls after construction (>= 1)
-  double timeout_s = 300;     // the child is killed (SIGKILL) past it (> 0)
-  int intra_op_threads = 0;   // torch::set_num_threads in the child; 0 keeps LibTorch's default
-  int inter_op_threads = 0;   // at::set_num_interop_threads in the child; 0 keeps the default
+  int calls = kRssChildCalls;            // completed calls after construction (>= 1)
+  double timeout_s = kRssChildTimeoutS;  // the child is killed (SIGKILL) past it (> 0)
+  int intra_op_threads = 0;              // torch::set_num_threads in the child; 0 keeps LibTorch's default
+  int inter_op_threads = 0;              // at::set_num_interop_threads in the child; 0 keeps the default
 };
 
 // Writes `spec` to a temporary file, runs `child_path SPEC_FILE CALLS INTRA INTER` with

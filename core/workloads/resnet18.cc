@@ -70,4 +70,6 @@ torch::Tensor ResNet18Impl::forward(torch::Tensor x) {
   return fc_->forward(x);
 }
 
+BuiltinModule MakeResNet18() { return OneInputModule(ResNet18(1000)); }
+
 }  // namespace torchscan::workloads

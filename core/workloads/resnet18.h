@@ -18,6 +18,8 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "core/workloads/builtin_module.h"
+
 namespace torchscan::workloads {
 
 class BasicBlockImpl : public torch::nn::Module {
@@ -45,5 +47,10 @@ class ResNet18Impl : public torch::nn::Module {
   torch::nn::Linear fc_{nullptr};
 };
 TORCH_MODULE(ResNet18);
+
+// The "resnet18" built-in's factory (builtin_module.h): ResNet18(1000) in eval mode,
+// forward(images [N, 3, H, W]) -> logits. Its table entry is in builtin_models.cc.
+// Can throw what LibTorch throws.
+BuiltinModule MakeResNet18();
 
 }  // namespace torchscan::workloads

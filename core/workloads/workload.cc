@@ -17,11 +17,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/version.h"
-#include "core/workloads/bert.h"
+#include "core/workloads/builtin_factories.h"
+#include "core/workloads/builtin_models.h"
 #include "core/workloads/device.h"
 #include "core/workloads/graph_scan.h"
 #include "core/workloads/inputs.h"
-#include "core/workloads/resnet18.h"
 #include "core/workloads/torch_status.h"
 #include "core/workloads/workload_file.h"
 #include "libtorch_build_info.h"
@@ -29,7 +29,6 @@
 namespace torchscan::workloads {
 namespace {
 
-using torchscan::v1::GeneratedTensor;
 using torchscan::v1::InputSpec;
 using torchscan::v1::ModelSpec;
 using torchscan::v1::TorchScriptSpec;
@@ -42,9 +41,9 @@ struct Model {
   Forward forward;
   std::vector<at::Tensor> weights;            // resident tensors the forward reads
   std::map<std::string, std::string> description;
-  std::string name;                           // "linear", "resnet18", "bert", "torchscript"
+  std::string name;                           // a built-in's (builtin_models.h) or "torchscript"
   std::string revision;                       // the description's model_revision
-  bool needs_batch_dim = false;               // per_sample must keep dim 0 (built-in CNN/BERT)
+  bool needs_batch_dim = false;               // per_sample must keep dim 0 (a built-in's keeps_batch_dim)
   // TorchScript: scans the method's graph given one forward's input shapes (graph_scan.h).
   std::function<GraphCompute(const std::vector<std::vector<int64_t>>&, int64_t forwards_per_call)> scan_graph;
 };
@@ -111,87 +110,31 @@ at::Tensor Convert(const at::Tensor& t, const torch::Device& device, at::ScalarT
   return converted;
 }
 
-std::vector<at::Tensor> ModuleTensors(const torch::nn::Module& module) {
-  std::vector<at::Tensor> tensors = module.parameters(/*recurse=*/true);
-  for (const at::Tensor& b : module.buffers(/*recurse=*/true)) tensors.push_back(b);
-  return tensors;
-}
-
 // ---------------------------------------------------------------- built-in models
 
-InputSpec GeneratedInput(const std::string& name, std::vector<int64_t> shape) {
-  InputSpec input;
-  input.set_name(name);
-  for (int64_t d : shape) input.mutable_generated()->add_shape(d);
-  return input;
-}
-
-std::vector<InputSpec> DefaultInputs(ModelSpec::Builtin builtin) {
-  switch (builtin) {
-    case ModelSpec::linear: return {GeneratedInput("x", {32, 128})};
-    case ModelSpec::resnet18: return {GeneratedInput("images", {4, 3, 32, 32})};
-    case ModelSpec::bert: {
-      InputSpec ids = GeneratedInput("input_ids", {4, 8});
-      ids.mutable_generated()->set_dtype(GeneratedTensor::int64);
-      ids.mutable_generated()->mutable_integers()->set_high(BertConfig().vocab_size);
-      return {ids};
-    }
-    default: return {};
+// Built under torch::manual_seed, before the inputs (they may draw from the same generator):
+// the entry's factory constructs the model, its weights are converted in place.
+absl::StatusOr<Model> BuildBuiltin(const BuiltinModel& entry, const torch::Device& device, at::ScalarType dtype,
+                                   bool channels_last) {
+  const BuiltinFactory factory = FindBuiltinFactory(entry.id);
+  if (factory == nullptr) {
+    return absl::InternalError(absl::StrCat("model.builtin ", entry.name,
+                                            " has no factory registered (core/workloads/builtin_factories.cc)"));
   }
-}
-
-// Built under torch::manual_seed, before the inputs (they may draw from the same generator).
-Model BuildBuiltin(ModelSpec::Builtin builtin, const torch::Device& device, at::ScalarType dtype,
-                   bool channels_last) {
+  BuiltinModule module;
+  absl::Status built = RunTorch(absl::StrCat("building model.builtin ", entry.name), [&] {
+    module = factory();
+    ConvertInPlace(module.tensors, device, dtype, channels_last);
+  });
+  if (!built.ok()) return built;
   Model model;
-  model.name = ModelSpec::Builtin_Name(builtin);
+  model.name = entry.name;
   model.revision = absl::StrCat("torchscan ", kTorchScanVersion, " built-in ", model.name,
                                 " (LibTorch C++ frontend, weights initialised locally from the seed)");
-  if (builtin == ModelSpec::linear) {
-    torch::nn::Linear linear(128, 128);
-    linear->eval();
-    ConvertInPlace(ModuleTensors(*linear), device, dtype, channels_last);
-    model.weights = ModuleTensors(*linear);
-    model.forward = [linear](const std::vector<at::Tensor>& in) mutable { return c10::IValue(linear->forward(in[0])); };
-    model.description["architecture"] = "Linear(128, 128) with bias";
-    model.description["weights"] = "LibTorch's Linear default initialisation (as torch.nn.Linear), no download";
-  } else if (builtin == ModelSpec::resnet18) {
-    ResNet18 resnet(1000);
-    resnet->eval();
-    ConvertInPlace(ModuleTensors(*resnet), device, dtype, channels_last);
-    model.weights = ModuleTensors(*resnet);
-    model.forward = [resnet](const std::vector<at::Tensor>& in) mutable { return c10::IValue(resnet->forward(in[0])); };
-    model.needs_batch_dim = true;
-    model.description["architecture"] = "torchvision ResNet-18 (BasicBlock [2, 2, 2, 2]), 1000 classes";
-    model.description["weights"] =
-        "initialised locally as torchvision's weights=None: kaiming_normal (fan_out, relu) "
-        "convolutions, BatchNorm weight 1 bias 0; no download";
-  } else {
-    const BertConfig config;
-    BertEncoderModel bert(config);
-    bert->eval();
-    ConvertInPlace(ModuleTensors(*bert), device, dtype, channels_last);
-    model.weights = ModuleTensors(*bert);
-    model.forward = [bert](const std::vector<at::Tensor>& in) mutable {
-      auto [hidden, pooled] = bert->forward(in[0], in[1], in[2]);
-      return c10::IValue(c10::ivalue::Tuple::create({hidden, pooled}));
-    };
-    model.needs_batch_dim = true;
-    model.description["architecture"] =
-        "BERT encoder: embeddings (word + position + token type, LayerNorm), self-attention "
-        "encoder layers (GELU feed-forward), pooler (dense + tanh on [CLS]); output (hidden states, pooled)";
-    model.description["config"] = absl::StrCat(
-        "vocab_size=", config.vocab_size, " hidden_size=", config.hidden_size, " num_layers=", config.num_layers,
-        " num_heads=", config.num_heads, " intermediate_size=", config.intermediate_size,
-        " max_position_embeddings=", config.max_position_embeddings, " type_vocab_size=", config.type_vocab_size,
-        " layer_norm_eps=", config.layer_norm_eps);
-    model.description["weights"] =
-        "initialised locally as BertPreTrainedModel._init_weights (normal std 0.02, zero biases, "
-        "LayerNorm 1/0); no download";
-    model.description["throughput_note"] =
-        "tokens/s counts input tokens processed by the encoder (sequences x tokens per call); "
-        "it is not autoregressive generation throughput";
-  }
+  model.forward = std::move(module.forward);
+  model.weights = std::move(module.tensors);
+  model.needs_batch_dim = entry.keeps_batch_dim;
+  model.description = entry.description;
   return model;
 }
 
@@ -341,11 +284,12 @@ std::function<c10::IValue()> MakeCall(Forward forward, std::vector<at::Tensor> i
 absl::Status ValidateSpec(const WorkloadSpec& spec) {
   const ModelSpec& model = spec.model();
   if (model.source_case() == ModelSpec::SOURCE_NOT_SET) {
-    return absl::InvalidArgumentError("model: not set; set model.builtin (linear, resnet18, bert) or model.torchscript");
+    return absl::InvalidArgumentError(
+        absl::StrCat("model: not set; set model.builtin (", BuiltinNameList(", ", ", "), ") or model.torchscript"));
   }
   if (model.source_case() == ModelSpec::kBuiltin) {
-    if (model.builtin() == ModelSpec::builtin_unspecified || !ModelSpec::Builtin_IsValid(model.builtin())) {
-      return absl::InvalidArgumentError("model.builtin: choose linear, resnet18 or bert");
+    if (FindBuiltin(model.builtin()) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("model.builtin: choose ", BuiltinNameList(", ", " or ")));
     }
     if (spec.freeze() || spec.optimize_for_inference()) {
       return absl::InvalidArgumentError(
@@ -367,36 +311,35 @@ absl::Status ValidateSpec(const WorkloadSpec& spec) {
   return absl::OkStatus();
 }
 
-// The built-ins take fixed arguments; bert's mask and token types default to all-visible / 0.
-absl::Status CompleteBuiltinInputs(ModelSpec::Builtin builtin, std::vector<PreparedInput>* inputs,
+// A built-in takes fixed arguments: the spec's, then those it left out that the entry fills
+// in (bert's attention mask and token types), constants shaped like input 0.
+absl::Status CompleteBuiltinInputs(const BuiltinModel& entry, std::vector<PreparedInput>* inputs,
                                    int64_t* remaining_bytes) {
-  const size_t max_inputs = builtin == ModelSpec::bert ? 3 : 1;
-  if (inputs->empty() || inputs->size() > max_inputs) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "inputs: model.builtin ", ModelSpec::Builtin_Name(builtin), " takes ",
-        builtin == ModelSpec::bert ? "1 to 3 inputs (input_ids [B, S], attention_mask, token_type_ids)"
-        : builtin == ModelSpec::linear ? "1 input (x [..., 128])"
-                                       : "1 input (images [N, 3, H, W])",
-        "; got ", inputs->size(), " (leave inputs empty for the defaults)"));
+  const size_t required = static_cast<size_t>(entry.required_inputs);
+  const size_t max_inputs = required + entry.optional_inputs.size();
+  if (inputs->empty() || inputs->size() < required || inputs->size() > max_inputs) {
+    return absl::InvalidArgumentError(absl::StrCat("inputs: model.builtin ", entry.name, " takes ", entry.inputs_text,
+                                                   "; got ", inputs->size(), " (leave inputs empty for the defaults)"));
   }
-  if (builtin != ModelSpec::bert) return absl::OkStatus();
-  const at::Tensor ids = inputs->front().tensor;  // a handle: push_back below may reallocate
-  while (inputs->size() < 3) {
-    const bool mask = inputs->size() == 1;
-    const int64_t bytes = static_cast<int64_t>(ids.numel()) * 8;
+  const at::Tensor first = inputs->front().tensor;  // a handle: push_back below may reallocate
+  while (inputs->size() < max_inputs) {
+    const ConstantInput& constant = entry.optional_inputs[inputs->size() - required];
+    const int64_t bytes = static_cast<int64_t>(first.numel()) * 8;
     if (bytes > *remaining_bytes) {
-      return absl::ResourceExhaustedError("inputs: bert's default attention mask / token types exceed "
-                                          "WorkloadLimits.max_input_bytes; use fewer tokens or raise the limit");
+      std::vector<std::string> names;
+      for (const ConstantInput& optional : entry.optional_inputs) names.push_back(optional.name);
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "inputs: ", entry.name, "'s default ", absl::StrJoin(names, " / "),
+          " exceed WorkloadLimits.max_input_bytes; use fewer ", entry.work_unit, " or raise the limit"));
     }
     *remaining_bytes -= bytes;
-    PreparedInput constant;
-    constant.name = mask ? "attention_mask" : "token_type_ids";
-    absl::Status made = RunTorch("bert default inputs", [&] {
-      constant.tensor = mask ? torch::ones(ids.sizes(), torch::kInt64) : torch::zeros(ids.sizes(), torch::kInt64);
-    });
+    PreparedInput input;
+    input.name = constant.name;
+    absl::Status made = RunTorch(absl::StrCat(entry.name, " default inputs"),
+                                 [&] { input.tensor = torch::full(first.sizes(), constant.value, torch::kInt64); });
     if (!made.ok()) return made;
-    constant.fields["source"] = mask ? "constant 1 (all tokens visible)" : "constant 0 (one segment)";
-    inputs->push_back(std::move(constant));
+    input.fields["source"] = constant.source;
+    inputs->push_back(std::move(input));
   }
   return absl::OkStatus();
 }
@@ -435,165 +378,226 @@ std::string CallText(const std::string& method, const std::vector<PreparedInput>
   return absl::StrCat(method, "(", absl::StrJoin(arguments, ", "), ") on ", device);
 }
 
+// ---------------------------------------------------------------- the phases
+
+// Builds one workload from a valid spec, phase by phase: Build lists the phases; each reads
+// what the earlier ones left in the members and returns the first error it meets.
+class WorkloadBuilder {
+ public:
+  WorkloadBuilder(const WorkloadSpec& spec, const WorkloadOptions& options, ResolvedDevice resolved)
+      : spec_(spec),
+        options_(options),
+        resolved_(std::move(resolved)),
+        device_(resolved_.name),
+        dtype_(Precision(spec.dtype())),
+        builtin_(spec.model().source_case() == ModelSpec::kBuiltin ? FindBuiltin(spec.model().builtin()) : nullptr),
+        per_sample_(spec.execution_mode() == WorkloadSpec::per_sample) {}
+
+  absl::StatusOr<Workload> Build() {
+    // Seed, then the model, then the inputs: the order of `torch.manual_seed(0); model = ...;
+    // inputs = torch.randn(...)`, so that the global generator draws the same numbers.
+    if (absl::Status s = SeedGenerator(); !s.ok()) return s;
+    if (absl::Status s = BuildModel(); !s.ok()) return s;
+    if (absl::Status s = MakeInputs(); !s.ok()) return s;
+    if (absl::Status s = MoveInputsToDevice(); !s.ok()) return s;
+    if (absl::Status s = CheckInputsSuitExecution(); !s.ok()) return s;
+    PrepareCall();
+    if (absl::Status s = CheckInputsFitModel(); !s.ok()) return s;
+    CountWorkUnits();
+    if (absl::Status s = RecordInputMetadata(); !s.ok()) return s;
+    Describe();
+    CollectResidentTensors();
+    ScanGraph();
+    return std::move(workload_);
+  }
+
+ private:
+  absl::Status SeedGenerator() {
+    return RunTorch("seed", [&] { torch::manual_seed(static_cast<uint64_t>(spec_.seed())); });
+  }
+
+  // The model, converted to the device, precision and layout.
+  absl::Status BuildModel() {
+    absl::StatusOr<Model> model = builtin_ != nullptr
+                                      ? BuildBuiltin(*builtin_, device_, dtype_, spec_.channels_last())
+                                      : BuildTorchScript(spec_.model().torchscript(), spec_, device_, dtype_);
+    if (!model.ok()) return model.status();
+    model_ = *std::move(model);
+    keep_batch_dim_ = spec_.keep_batch_dim() || model_.needs_batch_dim;
+    return absl::OkStatus();
+  }
+
+  // The spec's inputs (a built-in's defaults when it gives none), generated or loaded on the
+  // CPU within options.max_input_bytes, then what a built-in fills in.
+  absl::Status MakeInputs() {
+    std::vector<InputSpec> input_specs(spec_.inputs().begin(), spec_.inputs().end());
+    if (builtin_ != nullptr && input_specs.empty()) input_specs = builtin_->default_inputs;
+    int64_t remaining_bytes = options_.max_input_bytes;
+    for (size_t i = 0; i < input_specs.size(); ++i) {
+      absl::StatusOr<PreparedInput> input = MakeInput(input_specs[i], static_cast<int>(i), &remaining_bytes);
+      if (!input.ok()) return input.status();
+      prepared_.push_back(*std::move(input));
+    }
+    if (builtin_ == nullptr) return absl::OkStatus();
+    return CompleteBuiltinInputs(*builtin_, &prepared_, &remaining_bytes);
+  }
+
+  absl::Status MoveInputsToDevice() {
+    return RunTorch("moving the inputs to " + resolved_.name, [&] {
+      for (const PreparedInput& p : prepared_) inputs_.push_back(Convert(p.tensor, device_, dtype_, spec_.channels_last()));
+    });
+  }
+
+  // channels_last needs a 4-D floating input; per_sample a common, non-empty dim 0.
+  absl::Status CheckInputsSuitExecution() const {
+    if (spec_.channels_last() && std::none_of(inputs_.begin(), inputs_.end(), [](const at::Tensor& t) {
+          return t.dim() == 4 && t.is_floating_point();
+        })) {
+      return absl::InvalidArgumentError(absl::StrCat("channels_last: no 4-D floating-point input to convert (inputs: ",
+                                                     InputsText(prepared_, inputs_, resolved_.name),
+                                                     "); it applies to image models such as resnet18"));
+    }
+    if (!per_sample_) return absl::OkStatus();
+    for (const at::Tensor& input : inputs_) {
+      if (input.dim() == 0 || input.size(0) == 0 || input.size(0) != inputs_[0].size(0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "execution_mode per_sample: every input needs the same non-empty dim 0 (inputs: ",
+            InputsText(prepared_, inputs_, resolved_.name), "); use execution_mode batch or matching shapes"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The call and the wait for the device's queued work.
+  void PrepareCall() {
+    workload_.device = resolved_.name;
+    workload_.call = MakeCall(model_.forward, inputs_, per_sample_, keep_batch_dim_);
+    if (resolved_.cuda) {
+#if TORCHSCAN_LIBTORCH_CUDA
+      const int64_t index = resolved_.index;
+      workload_.synchronize = [index] { torch::cuda::synchronize(index); };
+#endif
+    }
+    if (!workload_.synchronize) workload_.synchronize = [] {};
+  }
+
+  // The fit check (options.trial_call): one call, whose failure names the call as it was made.
+  absl::Status CheckInputsFitModel() {
+    if (!options_.trial_call) return absl::OkStatus();
+    const std::string precision_hint =
+        dtype_ == at::kFloat ? "" : absl::StrCat("; precision ", DTypeName(dtype_), " may lack kernels on ", resolved_.name);
+    const auto method = model_.description.find("method");
+    const std::string call = CallText(method == model_.description.end() ? "forward" : method->second, prepared_,
+                                      ForwardInputShapes(inputs_, per_sample_, keep_batch_dim_), inputs_, resolved_.name);
+    absl::Status fits = RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"),
+                                 [&] { output_ = workload_.call(); });
+    if (fits.ok()) return fits;
+    return absl::Status(fits.code(), absl::StrCat(fits.message(), "; give one input per argument of the method, "
+                                                  "shaped and typed as it expects (--input / --input-file)"));
+  }
+
+  // A built-in's work units come from its table entry; TorchScript's from the spec, else dim 0.
+  void CountWorkUnits() {
+    if (builtin_ != nullptr) {
+      workload_.work_units = BuiltinWorkUnits(*builtin_, inputs_[0].sizes().vec());
+      workload_.work_unit = builtin_->work_unit;
+      return;
+    }
+    workload_.work_units = spec_.work_units() > 0 ? spec_.work_units() : inputs_[0].dim() == 0 ? 1.0 : inputs_[0].size(0);
+    workload_.work_unit = spec_.work_unit().empty() ? "samples" : spec_.work_unit();
+  }
+
+  // Input metadata: what a comparison must match (the inputs). The model and the candidate
+  // changes (revision, method, execution mode, precision, layout) go to the description,
+  // where a comparison lists them as changed settings instead of refusing to compare.
+  absl::Status RecordInputMetadata() {
+    auto& fields = *workload_.input_metadata.mutable_fields();
+    for (const auto& [key, value] : spec_.input_metadata()) {
+      if (key == "seed" || absl::StartsWith(key, "input.")) {
+        return absl::InvalidArgumentError(absl::StrCat("input_metadata: key \"", key,
+                                                       "\" is TorchScan's own (seed, input.*); choose another name"));
+      }
+      fields[key] = value;
+    }
+    fields["seed"] = absl::StrCat(spec_.seed());
+    for (size_t i = 0; i < prepared_.size(); ++i) {
+      const PreparedInput& input = prepared_[i];
+      torchscan::v1::TensorInfo* info = workload_.input_metadata.add_tensors();
+      info->set_name(input.name);
+      for (int64_t d : inputs_[i].sizes()) info->add_shape(d);
+      // The source data's dtype: the precision the workload converts it to is a candidate
+      // change (description "dtype"), not different inputs.
+      info->set_dtype(DTypeName(input.tensor.scalar_type()));
+      info->set_device(resolved_.name);
+      for (const auto& [key, value] : input.fields) fields[absl::StrCat("input.", input.name, ".", key)] = value;
+      if (input.file) {
+        workload_.description[absl::StrCat("input.", input.name, ".file")] = input.file->Description();
+        workload_.description[absl::StrCat("input.", input.name, ".sha256")] = input.file->sha256;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The description: what ran.
+  void Describe() {
+    std::map<std::string, std::string>& description = workload_.description;
+    description.insert(model_.description.begin(), model_.description.end());
+    description["model"] = model_.name;
+    description["model_revision"] = model_.revision;
+    description["execution_mode"] = WorkloadSpec::ExecutionMode_Name(spec_.execution_mode());
+    if (per_sample_) {
+      description["per_sample"] = keep_batch_dim_
+          ? "each call runs input.narrow(0, i, 1) for every i and concatenates the outputs on dim 0"
+          : "each call runs input[i] for every i and stacks the outputs";
+    }
+    description["dtype"] = DTypeName(dtype_);
+    description["device"] = resolved_.name;
+    description["channels_last"] = spec_.channels_last() ? "true" : "false";
+    description["seed"] = absl::StrCat(spec_.seed());
+    description["mode"] = "eval, c10::InferenceMode";
+    if (builtin_ == nullptr) {
+      description["freeze"] = spec_.freeze() || spec_.optimize_for_inference() ? "true" : "false";
+      description["optimize_for_inference"] = spec_.optimize_for_inference() ? "true" : "false";
+    }
+    description["work_unit"] = workload_.work_unit;
+    description["work_units"] = absl::StrCat(workload_.work_units);
+    description["output"] = options_.trial_call ? ValueText(output_) : "not described (built without a trial call)";
+  }
+
+  void CollectResidentTensors() {
+    workload_.resident_tensors = model_.weights;
+    workload_.resident_tensors.insert(workload_.resident_tensors.end(), inputs_.begin(), inputs_.end());
+  }
+
+  // TorchScript: the compute nodes of the method's graph for the shapes one forward sees.
+  void ScanGraph() {
+    if (!model_.scan_graph) return;
+    workload_.graph_compute = model_.scan_graph(ForwardInputShapes(inputs_, per_sample_, keep_batch_dim_),
+                                                per_sample_ ? inputs_.front().size(0) : 1);
+  }
+
+  const WorkloadSpec& spec_;
+  const WorkloadOptions& options_;
+  const ResolvedDevice resolved_;
+  const torch::Device device_;
+  const at::ScalarType dtype_;
+  const BuiltinModel* const builtin_;  // nullptr: a TorchScript model
+  const bool per_sample_;
+  Model model_;
+  bool keep_batch_dim_ = false;         // per_sample narrows dim 0 instead of selecting it
+  std::vector<PreparedInput> prepared_;  // on the CPU, as made
+  std::vector<at::Tensor> inputs_;       // converted and on the device
+  Workload workload_;
+  c10::IValue output_;                   // the trial call's
+};
+
 }  // namespace
 
 absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadOptions& options) {
   if (absl::Status valid = ValidateSpec(spec); !valid.ok()) return valid;
   absl::StatusOr<ResolvedDevice> resolved = ResolveDevice(spec.device());
   if (!resolved.ok()) return resolved.status();
-  const torch::Device device(resolved->name);
-  const at::ScalarType dtype = Precision(spec.dtype());
-  const bool builtin = spec.model().source_case() == ModelSpec::kBuiltin;
-
-  // Seed, then the model, then the inputs: the order of `torch.manual_seed(0); model = ...;
-  // inputs = torch.randn(...)`, so that the global generator draws the same numbers.
-  if (absl::Status seeded = RunTorch("seed", [&] { torch::manual_seed(static_cast<uint64_t>(spec.seed())); });
-      !seeded.ok()) {
-    return seeded;
-  }
-  absl::StatusOr<Model> model;
-  if (builtin) {
-    absl::Status built = RunTorch(absl::StrCat("building model.builtin ", ModelSpec::Builtin_Name(spec.model().builtin())),
-                                  [&] { model = BuildBuiltin(spec.model().builtin(), device, dtype, spec.channels_last()); });
-    if (!built.ok()) return built;
-  } else {
-    model = BuildTorchScript(spec.model().torchscript(), spec, device, dtype);
-  }
-  if (!model.ok()) return model.status();
-
-  std::vector<InputSpec> input_specs(spec.inputs().begin(), spec.inputs().end());
-  if (builtin && input_specs.empty()) input_specs = DefaultInputs(spec.model().builtin());
-  int64_t remaining_bytes = options.max_input_bytes;
-  std::vector<PreparedInput> prepared;
-  for (size_t i = 0; i < input_specs.size(); ++i) {
-    absl::StatusOr<PreparedInput> input = MakeInput(input_specs[i], static_cast<int>(i), &remaining_bytes);
-    if (!input.ok()) return input.status();
-    prepared.push_back(*std::move(input));
-  }
-  if (builtin) {
-    if (absl::Status s = CompleteBuiltinInputs(spec.model().builtin(), &prepared, &remaining_bytes); !s.ok()) return s;
-  }
-
-  std::vector<at::Tensor> inputs;
-  absl::Status moved = RunTorch("moving the inputs to " + resolved->name, [&] {
-    for (const PreparedInput& p : prepared) inputs.push_back(Convert(p.tensor, device, dtype, spec.channels_last()));
-  });
-  if (!moved.ok()) return moved;
-  if (spec.channels_last() &&
-      std::none_of(inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.dim() == 4 && t.is_floating_point(); })) {
-    return absl::InvalidArgumentError(absl::StrCat("channels_last: no 4-D floating-point input to convert (inputs: ",
-                                                   InputsText(prepared, inputs, resolved->name),
-                                                   "); it applies to image models such as resnet18"));
-  }
-  const bool per_sample = spec.execution_mode() == WorkloadSpec::per_sample;
-  const bool keep_batch_dim = spec.keep_batch_dim() || model->needs_batch_dim;
-  if (per_sample) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i].dim() == 0 || inputs[i].size(0) == 0 || inputs[i].size(0) != inputs[0].size(0)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "execution_mode per_sample: every input needs the same non-empty dim 0 (inputs: ",
-            InputsText(prepared, inputs, resolved->name), "); use execution_mode batch or matching shapes"));
-      }
-    }
-  }
-
-  Workload workload;
-  workload.device = resolved->name;
-  workload.call = MakeCall(model->forward, inputs, per_sample, keep_batch_dim);
-  c10::IValue output;
-  if (options.trial_call) {
-    const std::string precision_hint =
-        dtype == at::kFloat ? "" : absl::StrCat("; precision ", DTypeName(dtype), " may lack kernels on ", resolved->name);
-    const auto method = model->description.find("method");
-    const std::string call = CallText(method == model->description.end() ? "forward" : method->second, prepared,
-                                      ForwardInputShapes(inputs, per_sample, keep_batch_dim), inputs, resolved->name);
-    absl::Status fits = RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"),
-                                 [&] { output = workload.call(); });
-    if (!fits.ok()) {
-      return absl::Status(fits.code(), absl::StrCat(fits.message(), "; give one input per argument of the method, "
-                                                    "shaped and typed as it expects (--input / --input-file)"));
-    }
-  }
-
-  if (resolved->cuda) {
-#if TORCHSCAN_LIBTORCH_CUDA
-    const int64_t index = resolved->index;
-    workload.synchronize = [index] { torch::cuda::synchronize(index); };
-#endif
-  }
-  if (!workload.synchronize) workload.synchronize = [] {};
-
-  // Work units.
-  const std::string model_name = model->name;
-  if (model_name == "bert") {
-    workload.work_units = static_cast<double>(inputs[0].numel());
-    workload.work_unit = "tokens";
-  } else if (model_name == "torchscript") {
-    workload.work_units = spec.work_units() > 0 ? spec.work_units() : inputs[0].dim() == 0 ? 1.0 : inputs[0].size(0);
-    workload.work_unit = spec.work_unit().empty() ? "samples" : spec.work_unit();
-  } else {
-    const int64_t full_dims = model_name == "linear" ? 2 : 4;
-    workload.work_units = inputs[0].dim() >= full_dims ? static_cast<double>(inputs[0].size(0)) : 1.0;
-    workload.work_unit = model_name == "linear" ? "samples" : "images";
-  }
-
-  // Input metadata: what a comparison must match (the inputs). The model and the candidate
-  // changes (revision, method, execution mode, precision, layout) go to the description,
-  // where a comparison lists them as changed settings instead of refusing to compare.
-  auto& fields = *workload.input_metadata.mutable_fields();
-  for (const auto& [key, value] : spec.input_metadata()) {
-    if (key == "seed" || absl::StartsWith(key, "input.")) {
-      return absl::InvalidArgumentError(absl::StrCat("input_metadata: key \"", key,
-                                                     "\" is TorchScan's own (seed, input.*); choose another name"));
-    }
-    fields[key] = value;
-  }
-  fields["seed"] = absl::StrCat(spec.seed());
-  for (size_t i = 0; i < prepared.size(); ++i) {
-    torchscan::v1::TensorInfo* info = workload.input_metadata.add_tensors();
-    info->set_name(prepared[i].name);
-    for (int64_t d : inputs[i].sizes()) info->add_shape(d);
-    // The source data's dtype: the precision the workload converts it to is a candidate
-    // change (description "dtype"), not different inputs.
-    info->set_dtype(DTypeName(prepared[i].tensor.scalar_type()));
-    info->set_device(resolved->name);
-    for (const auto& [key, value] : prepared[i].fields) fields[absl::StrCat("input.", prepared[i].name, ".", key)] = value;
-    if (prepared[i].file) {
-      workload.description[absl::StrCat("input.", prepared[i].name, ".file")] = prepared[i].file->Description();
-      workload.description[absl::StrCat("input.", prepared[i].name, ".sha256")] = prepared[i].file->sha256;
-    }
-  }
-
-  // Description: what ran.
-  workload.description.insert(model->description.begin(), model->description.end());
-  workload.description["model"] = model_name;
-  workload.description["model_revision"] = model->revision;
-  workload.description["execution_mode"] = WorkloadSpec::ExecutionMode_Name(spec.execution_mode());
-  if (per_sample) {
-    workload.description["per_sample"] = keep_batch_dim
-        ? "each call runs input.narrow(0, i, 1) for every i and concatenates the outputs on dim 0"
-        : "each call runs input[i] for every i and stacks the outputs";
-  }
-  workload.description["dtype"] = DTypeName(dtype);
-  workload.description["device"] = resolved->name;
-  workload.description["channels_last"] = spec.channels_last() ? "true" : "false";
-  workload.description["seed"] = fields["seed"];
-  workload.description["mode"] = "eval, c10::InferenceMode";
-  if (!builtin) {
-    workload.description["freeze"] = spec.freeze() || spec.optimize_for_inference() ? "true" : "false";
-    workload.description["optimize_for_inference"] = spec.optimize_for_inference() ? "true" : "false";
-  }
-  workload.description["work_unit"] = workload.work_unit;
-  workload.description["work_units"] = absl::StrCat(workload.work_units);
-  workload.description["output"] = options.trial_call ? ValueText(output) : "not described (built without a trial call)";
-
-  workload.resident_tensors = model->weights;
-  workload.resident_tensors.insert(workload.resident_tensors.end(), inputs.begin(), inputs.end());
-  if (model->scan_graph) {
-    workload.graph_compute = model->scan_graph(ForwardInputShapes(inputs, per_sample, keep_batch_dim),
-                                               per_sample ? inputs.front().size(0) : 1);
-  }
-  return workload;
+  return WorkloadBuilder(spec, options, *std::move(resolved)).Build();
 }
 
 }  // namespace torchscan::workloads

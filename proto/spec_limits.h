@@ -1,0 +1,106 @@
+// The limits and defaults of the schema's messages (proto/*.proto): what a zero field stands
+// for, and what is refused. One home for each number, read by everything that applies or
+// states it: the daemon's validation (daemon/job_spec.cc, daemon/config.cc), the worker's
+// and core's defaults (daemon/job_options.cc, core/latency_runner.h, core/experiment.h,
+// core/torch_measure.cc), the client's flags (client/job_flags.*, client/input_flags.cc) and
+// the help texts (torchscand --help, torchscan-client measure/compare --help), which format
+// the numbers from these constants.
+//
+// The .proto comments cannot include a header, so they state the values for readers of the
+// schema; proto/spec_limits_test.cc reads the .proto files and fails when a number they
+// state differs from its constant here (or when a "default N", "at most N", "up to N" or
+// "N..M" appears that no constant checks). Change a value here, then the comment it names.
+//
+// Plain constexpr values: no dependencies, no LibTorch, no gRPC. Beside the schema because
+// every layer (report/ included, which depends on proto/ only) reads it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace torchscan {
+
+// ---------------------------------------------------------------- MeasurementOptions
+
+// Blocks run until this much timed work has passed: torch.utils.benchmark's
+// blocked_autorange default. The value of MeasurementOptions.min_run_time_s 0, of
+// LatencyOptions and of the client's --min-run-time.
+inline constexpr double kDefaultMinRunTimeS = 0.2;
+// ...and until at least this many blocks exist (MeasurementOptions.min_blocks 0).
+inline constexpr int kDefaultMinBlocks = 10;
+// Calls the operator profile observes (MeasurementOptions.profile_calls 0).
+inline constexpr int kDefaultProfileCalls = 10;
+// Intra-op threads when a job gives 0 and no daemon default fills it (and the daemon's
+// default_intra_op_threads when its configuration gives 0): the guide's
+// torch.set_num_threads(1). Also the client's --threads default.
+inline constexpr int kDefaultIntraOpThreads = 1;
+// Inter-op threads likewise (MeasurementOptions.inter_op_threads 0, default_inter_op_threads
+// 0). What jobs have always run with and reports record; LibTorch's own default is larger.
+inline constexpr int kDefaultInterOpThreads = 1;
+// Thread counts above are refused: by the daemon (job options and its configuration's
+// defaults), by the client's --threads and by core's ApplyThreadSettings.
+inline constexpr int kMaxThreads = 4096;
+// min_run_time_s and max_run_time_s above are refused when a job is submitted: a day. Not
+// job_wall_time_s, so that a job longer than the wall time still reaches a worker, which the
+// wall time then kills.
+inline constexpr double kMaxRunTimeS = 86400;
+// The client's --min-run-time is refused above this: an hour (a job file may still ask for
+// up to kMaxRunTimeS).
+inline constexpr double kMaxMinRunTimeFlagS = 3600;
+
+// ---------------------------------------------------------------- CompareJob
+
+// Timing rounds of a comparison when CompareJob.rounds is 0 (one pass), and the client's
+// --rounds default.
+inline constexpr int kDefaultRounds = 1;
+// Rounds above are refused (CompareJob.rounds, --rounds, ExperimentOptions.rounds).
+inline constexpr int kMaxRounds = 100;
+
+// ---------------------------------------------------------------- text of a job
+
+// A path the worker opens (TorchScriptSpec.path, InputSpec.tensor_file, and their
+// source_name): PATH_MAX, the longest path the kernel takes.
+inline constexpr size_t kMaxPathBytes = 4096;
+// Every string field of a job (report/printable_text.h): room for any path.
+inline constexpr size_t kMaxJobTextBytes = kMaxPathBytes;
+
+// WorkloadSpec.input_metadata (daemon/job_spec.h ValidateInputMetadata): at most this many
+// entries, keys of 1 to kMaxInputMetadataKeyBytes characters, values of at most
+// kMaxInputMetadataValueBytes bytes.
+inline constexpr size_t kMaxInputMetadataEntries = 64;
+inline constexpr size_t kMaxInputMetadataKeyBytes = 64;
+inline constexpr size_t kMaxInputMetadataValueBytes = 1024;
+
+// The client's --input NAME=...: a NAME longer than this is not taken as a name (the whole
+// text is then read as the shape, and refused as one).
+inline constexpr size_t kMaxInputFlagNameBytes = 64;
+
+// ---------------------------------------------------------------- GeneratedTensor
+
+// NormalDistribution.std when unset (the default distribution is normal(0, 1)).
+inline constexpr double kDefaultNormalStd = 1;
+// UniformDistribution.high when unset (uniform on [0, 1)).
+inline constexpr double kDefaultUniformHigh = 1;
+
+// ---------------------------------------------------------------- RSS child
+
+// Completed calls inside each fresh RSS child: the guide's "100 completed calls".
+inline constexpr int kRssChildCalls = 100;
+// The RSS child is killed (SIGKILL) past this many seconds.
+inline constexpr double kRssChildTimeoutS = 300;
+
+// ---------------------------------------------------------------- DaemonConfig
+
+// What a zero (or empty) field of torchscand's configuration stands for (daemon/config.h
+// ApplyDefaults); the thread defaults are kDefaultIntraOpThreads and kDefaultInterOpThreads.
+inline constexpr const char* kDefaultSocketMode = "0660";  // DaemonConfig.socket_mode
+inline constexpr const char* kDefaultWorkerUser = "nobody";  // DaemonConfig.worker_user, when torchscand is root
+inline constexpr int kDefaultMaxQueueLength = 100;  // DaemonLimits.max_queue_length: queued jobs
+inline constexpr double kDefaultJobWallTimeS = 3600;  // DaemonLimits.job_wall_time_s: a worker is killed past it
+// DaemonLimits.max_upload_bytes: a larger serialized JobSpec (uploaded files included) is
+// refused. Also what daemon/job_spec.h JobSpecLimits assumes when not told.
+inline constexpr int64_t kDefaultMaxUploadBytes = int64_t{64} << 20;
+inline constexpr int kDefaultWorkerOpenFiles = 1024;  // DaemonLimits.worker_open_files: RLIMIT_NOFILE
+inline constexpr int kMinWorkerOpenFiles = 16;  // fewer is refused: too few for a worker
+
+}  // namespace torchscan
