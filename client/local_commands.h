@@ -7,8 +7,9 @@
 
 namespace torchscan {
 
-// `render IN.json [-o OUT] [--format html|terminal|markdown|csv|gbench] [--run RUN]`: IN is a
-// report or a comparison (strictly loaded); without -o the output goes to stdout. A
+// `render IN.json [-o OUT] [--format F] [--run RUN]`: IN is a report or a comparison
+// (strictly loaded); F one of RenderFormats() (report/render_by_format.h); without -o the
+// output goes to stdout. A
 // comparison's saved check status is rendered as saved; nothing is rerun. `run` (empty: the
 // whole file) selects one run of a comparison, "before", "after" or a run's name, rendered as
 // a plain report (SelectRun of report/evidence_view.h). A format that refuses the evidence

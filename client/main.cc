@@ -14,6 +14,7 @@
 #include "client/jobs_commands.h"
 #include "client/local_commands.h"
 #include "client/multi_daemon.h"
+#include "report/render_by_format.h"
 
 namespace {
 
@@ -112,8 +113,9 @@ int main(int argc, char** argv) {
   render->add_option("input", input, "report or comparison JSON")->required();
   render->add_option("-o,--output", output, "output file (default stdout)");
   render->add_option("--format", format,
-                     "html | terminal | markdown | csv | gbench (gbench refuses a comparison whose check failed or "
-                     "whose runs are not comparable: export its runs one by one with --run)")
+                     RenderFormatList(" | ") +
+                         " (gbench refuses a comparison whose check failed or "
+                         "whose runs are not comparable: export its runs one by one with --run)")
       ->capture_default_str();
   render->add_option("--run", run, "one run of a comparison, rendered as a plain report: before, after or its name");
 

@@ -1,5 +1,7 @@
 #include "report/render_by_format.h"
 
+#include <functional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "report/csv_export.h"
@@ -9,17 +11,42 @@
 #include "report/terminal_renderer.h"
 
 namespace torchscan {
+namespace {
 
-std::vector<std::string> RenderFormats() { return {"html", "terminal", "markdown", "csv", "gbench"}; }
+// The registry: every format's name and renderer, in the order RenderFormats() lists them.
+struct RenderFormat {
+  const char* name;
+  std::function<std::unique_ptr<Renderer>(const RenderOptions&)> make;
+};
+
+const std::vector<RenderFormat>& Registry() {
+  static const auto* const registry = new std::vector<RenderFormat>{
+      {"html", [](const RenderOptions&) { return std::make_unique<HtmlRenderer>(); }},
+      {"terminal", [](const RenderOptions& o) { return std::make_unique<TerminalRenderer>(TerminalOptions{o.color}); }},
+      {"markdown", [](const RenderOptions&) { return std::make_unique<MarkdownRenderer>(); }},
+      {"csv", [](const RenderOptions&) { return std::make_unique<CsvExporter>(); }},
+      {"gbench", [](const RenderOptions&) { return std::make_unique<GbenchExporter>(); }},
+  };
+  return *registry;
+}
+
+}  // namespace
+
+std::vector<std::string> RenderFormats() {
+  std::vector<std::string> names;
+  for (const RenderFormat& format : Registry()) names.push_back(format.name);
+  return names;
+}
+
+std::string RenderFormatList(std::string_view separator) {
+  return absl::StrJoin(RenderFormats(), absl::string_view(separator.data(), separator.size()));
+}
 
 absl::StatusOr<std::unique_ptr<Renderer>> RenderByFormat(std::string_view format, const RenderOptions& options) {
-  if (format == "html") return std::make_unique<HtmlRenderer>();
-  if (format == "terminal") return std::make_unique<TerminalRenderer>(TerminalOptions{options.color});
-  if (format == "markdown") return std::make_unique<MarkdownRenderer>();
-  if (format == "csv") return std::make_unique<CsvExporter>();
-  if (format == "gbench") return std::make_unique<GbenchExporter>();
+  for (const RenderFormat& known : Registry())
+    if (format == known.name) return known.make(options);
   return absl::InvalidArgumentError(absl::StrCat("unknown format \"", std::string(format),
-                                                 "\"; accepted formats: ", absl::StrJoin(RenderFormats(), ", ")));
+                                                 "\"; accepted formats: ", RenderFormatList(", ")));
 }
 
 }  // namespace torchscan

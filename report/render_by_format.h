@@ -1,4 +1,6 @@
 // Picks a renderer by format name, for command lines (`torchscan-client render --format`).
+// The one registry of formats: the client's help text and its error for an unknown --format
+// list the names from here (RenderFormats), so a format added here shows up there by itself.
 #pragma once
 
 #include <memory>
@@ -18,6 +20,10 @@ struct RenderOptions {
 
 // The accepted names, in this order: html, terminal, markdown, csv, gbench.
 std::vector<std::string> RenderFormats();
+
+// RenderFormats() joined by `separator`, for help texts and messages: "html | terminal | ..."
+// for " | ".
+std::string RenderFormatList(std::string_view separator);
 
 // The renderer for `format` (exact, lower case). An unknown name gives InvalidArgument
 // naming it and the accepted formats: 'unknown format "xml"; accepted formats: html, ...'.

@@ -2,7 +2,8 @@
 // withheld (a failed output check, runs that are not comparable) are refused as Google
 // Benchmark JSON with exit 2, a message saying why and the command that exports one run;
 // `--run` renders one run as a plain report in any format; the other formats render and
-// CSV carries the check status and comparability on every row.
+// CSV carries the check status and comparability on every row. The formats its help, its
+// error for an unknown --format and README.md's command table list are the registry's.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "io/proto_json.h"
+#include "report/render_by_format.h"
 #include "tests/e2e_support.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
@@ -34,6 +36,48 @@ std::string Save(const std::string& dir, const std::string& name, const google::
   const std::string path = dir + "/" + name;
   EXPECT_TRUE(SaveJson(message, path).ok()) << path;
   return path;
+}
+
+// The text of `line` from `end` back to the column gap (two spaces) before it.
+std::string BackToGap(const std::string& line, size_t end) {
+  const size_t gap = line.rfind("  ", end);
+  return gap == std::string::npos ? "" : line.substr(gap + 2, end - gap - 2);
+}
+
+TEST(RenderCommand, HelpListsExactlyTheRegisteredFormats) {
+  const CommandResult help = Render({"--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  const size_t option = help.out.find("--format");
+  ASSERT_NE(option, std::string::npos) << help.out;
+  const std::string line = help.out.substr(option, help.out.find('\n', option) - option);
+  const size_t note = line.find(" (gbench refuses");
+  ASSERT_NE(note, std::string::npos) << line;
+  EXPECT_EQ(BackToGap(line, note), RenderFormatList(" | ")) << line;
+  ASSERT_GE(RenderFormats().size(), 2u);
+}
+
+TEST(RenderCommand, AnUnknownFormatIsRefusedNamingExactlyTheRegisteredFormats) {
+  const std::string dir = TempDir("render_unknown_format");
+  const std::string path = Save(dir, "report.json", fixtures::ReportAlone());
+  const CommandResult r = Render({path, "--format", "xml"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--format: unknown format \"xml\"; accepted formats: " + RenderFormatList(", ") + "\n"))
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// README.md's command table: `render ... [--format A\|B\|...]` names the registry's formats.
+TEST(RenderCommand, ReadmeListsExactlyTheRegisteredFormats) {
+  const std::string readme = Slurp(Runfile("README.md"));
+  const size_t row = readme.find("| `render IN.json");
+  ASSERT_NE(row, std::string::npos) << "README.md has no row for `render IN.json ...`";
+  const std::string start = "[--format ";
+  const size_t from = readme.find(start, row);
+  ASSERT_NE(from, std::string::npos);
+  const size_t to = readme.find(']', from);
+  std::string listed = readme.substr(from + start.size(), to - from - start.size());
+  for (size_t at = listed.find("\\|"); at != std::string::npos; at = listed.find("\\|", at)) listed.erase(at, 1);
+  EXPECT_EQ(listed, RenderFormatList("|"));
 }
 
 TEST(RenderCommand, GbenchOfAFailedCheckIsRefusedWithTheWayOut) {
