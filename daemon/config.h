@@ -62,8 +62,8 @@ MachineFacts CurrentMachine();
 // Defaults (zero values in DaemonConfig mean "default") and limits: proto/spec_limits.h
 // (kDefaultSocketMode, kDefaultMaxQueueLength, kDefaultJobWallTimeS, kDefaultMaxUploadBytes,
 // kDefaultWorkerOpenFiles, kMinWorkerOpenFiles, kDefaultWorkerUser, kDefaultIntraOpThreads,
-// kDefaultInterOpThreads, kMaxThreads). File names:
-inline constexpr const char* kSocketFileName = "torchscand.sock";
+// kDefaultInterOpThreads, kMaxThreads). The socket's name in state_dir: kStateSocketFile
+// (daemon/state_folder.h). The programs' file names:
 inline constexpr const char* kWorkerFileName = "torchscan-worker";
 inline constexpr const char* kRssChildFileName = "torchscan_rss_child";
 

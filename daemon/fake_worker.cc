@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "daemon/fake_report.h"
+#include "daemon/state_folder.h"
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
@@ -47,8 +48,8 @@ int main(int argc, char** argv) {
   }
   if (!job_dir.empty()) {
     torchscan::v1::JobSpec spec;
-    if (!torchscan::LoadJsonStrict(job_dir + "/spec.json", &spec).ok()) {
-      std::cerr << "torchscan-worker: fake: cannot read spec.json" << std::endl;
+    if (!torchscan::LoadJsonStrict(job_dir + "/" + torchscan::kJobSpecFile, &spec).ok()) {
+      std::cerr << "torchscan-worker: fake: cannot read " << torchscan::kJobSpecFile << std::endl;
       return 2;
     }
     mode_text = spec.label();
@@ -121,7 +122,7 @@ int main(int argc, char** argv) {
     } else {
       *result.mutable_report() = FakeReport("measurement");
     }
-    if (!torchscan::SaveJson(result, job_dir + "/result.json").ok()) return 5;
+    if (!torchscan::SaveJson(result, job_dir + "/" + torchscan::kJobResultFile).ok()) return 5;
     std::cout << "done" << std::endl;
   }
   Log(keys, "end " + job_dir);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/config.h"
+#include "daemon/state_folder.h"
 #include "daemon/worker_protocol.h"
 
 namespace torchscan::daemon {
@@ -39,7 +40,7 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   // The daemon writes spec.json, uploaded files included, at submission; a job queued by an
   // older daemon has only its record, whose spec is then whole.
   if (absl::Status s = store.HasSpec(id) ? absl::OkStatus() : store.WriteSpec(id, spec); !s.ok()) {
-    outcome.error = absl::StrCat("could not write the job's spec.json: ", s.message());
+    outcome.error = absl::StrCat("could not write the job's ", kJobSpecFile, ": ", s.message());
     return outcome;
   }
   if (options.uid >= 0 && ::chown(store.JobDir(id).c_str(), options.uid, options.gid) != 0) {

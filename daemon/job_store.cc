@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "daemon/state_folder.h"
 #include "io/proto_json.h"
 #include "report/report_json.h"
 #include "report/validate.h"
@@ -23,9 +24,6 @@ namespace torchscan::daemon {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kJobsDir = "jobs";
-constexpr const char* kJobFile = "job.json";
 
 absl::Status MakeDir(const std::string& path) {
   if (::mkdir(path.c_str(), 0755) == 0 || errno == EEXIST) {
@@ -50,8 +48,8 @@ absl::Status JobStore::Open() {
   std::error_code error;
   fs::create_directories(state_dir_, error);  // parents; the checks below name what failed
   if (absl::Status s = MakeDir(state_dir_); !s.ok()) return s;
-  if (absl::Status s = MakeDir((fs::path(state_dir_) / kJobsDir).string()); !s.ok()) return s;
-  const std::string lock_path = (fs::path(state_dir_) / "torchscand.lock").string();
+  if (absl::Status s = MakeDir((fs::path(state_dir_) / kStateJobsFolder).string()); !s.ok()) return s;
+  const std::string lock_path = (fs::path(state_dir_) / kStateLockFile).string();
   lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return absl::InternalError(absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -62,12 +60,12 @@ absl::Status JobStore::Open() {
   return absl::OkStatus();
 }
 
-std::string JobStore::JobId(int64_t number) { return absl::StrFormat("job-%06d", number); }
+std::string JobStore::JobId(int64_t number) { return absl::StrFormat("%s%0*d", kJobIdPrefix, kJobIdDigits, number); }
 
 int64_t JobStore::JobNumber(const std::string& id) {
   absl::string_view digits = id;
   int64_t number = -1;
-  if (!absl::ConsumePrefix(&digits, "job-") || digits.size() < 6 ||
+  if (!absl::ConsumePrefix(&digits, kJobIdPrefix) || digits.size() < static_cast<size_t>(kJobIdDigits) ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
       !absl::SimpleAtoi(digits, &number))
     return -1;
@@ -75,31 +73,33 @@ int64_t JobStore::JobNumber(const std::string& id) {
 }
 
 std::string JobStore::JobDir(const std::string& id) const {
-  return (fs::path(state_dir_) / kJobsDir / id).string();
+  return (fs::path(state_dir_) / kStateJobsFolder / id).string();
 }
-std::string JobStore::ResultPath(const std::string& id) const { return JobDir(id) + "/result.json"; }
-std::string JobStore::StderrPath(const std::string& id) const { return JobDir(id) + "/worker.stderr"; }
+std::string JobStore::ResultPath(const std::string& id) const { return JobDir(id) + "/" + kJobResultFile; }
+std::string JobStore::StderrPath(const std::string& id) const { return JobDir(id) + "/" + kWorkerStderrFile; }
 
 JobStore::Loaded JobStore::LoadAll(const std::string& now) {
   Loaded loaded;
   std::vector<std::pair<int64_t, std::string>> ids;
   std::error_code error;
-  for (fs::directory_iterator it(fs::path(state_dir_) / kJobsDir, error), end; !error && it != end;
+  for (fs::directory_iterator it(fs::path(state_dir_) / kStateJobsFolder, error), end; !error && it != end;
        it.increment(error)) {
     const std::string name = it->path().filename().string();
     const int64_t number = JobNumber(name);
     if (number < 0) {
-      loaded.problems.push_back(absl::StrCat(it->path().string(), ": not a job folder (job-NNNNNN); ignored"));
+      loaded.problems.push_back(
+          absl::StrCat(it->path().string(), ": not a job folder (", kJobIdPrefix, "NNNNNN); ignored"));
       continue;
     }
     loaded.last_number = std::max(loaded.last_number, number);
     ids.emplace_back(number, name);
   }
-  if (error) loaded.problems.push_back(absl::StrCat("cannot list ", state_dir_, "/jobs: ", error.message()));
+  if (error)
+    loaded.problems.push_back(absl::StrCat("cannot list ", state_dir_, "/", kStateJobsFolder, ": ", error.message()));
   std::sort(ids.begin(), ids.end());
   for (const auto& [number, id] : ids) {
     v1::Job job;
-    const std::string path = JobDir(id) + "/" + kJobFile;
+    const std::string path = JobDir(id) + "/" + kJobRecordFile;
     if (absl::Status s = LoadJsonStrict(path, &job); !s.ok()) {
       loaded.problems.push_back(absl::StrCat(s.message(), "; job skipped"));
       continue;
@@ -126,17 +126,17 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
 absl::Status JobStore::SaveJob(const v1::Job& job) {
   if (JobNumber(job.id()) < 0) return absl::InvalidArgumentError(absl::StrCat("job id \"", job.id(), "\" is malformed"));
   if (absl::Status s = MakeDir(JobDir(job.id())); !s.ok()) return s;
-  return SaveJson(job, JobDir(job.id()) + "/" + kJobFile);
+  return SaveJson(job, JobDir(job.id()) + "/" + kJobRecordFile);
 }
 
 absl::Status JobStore::WriteSpec(const std::string& id, const v1::JobSpec& spec) {
   if (absl::Status s = MakeDir(JobDir(id)); !s.ok()) return s;
-  return SaveJson(spec, JobDir(id) + "/spec.json");
+  return SaveJson(spec, JobDir(id) + "/" + kJobSpecFile);
 }
 
 absl::Status JobStore::DiscardRefused(const std::string& id) {
   if (JobNumber(id) < 0) return absl::InvalidArgumentError(absl::StrCat("job id \"", id, "\" is malformed"));
-  const std::string spec = JobDir(id) + "/spec.json";
+  const std::string spec = JobDir(id) + "/" + kJobSpecFile;
   if (::unlink(spec.c_str()) != 0 && errno != ENOENT)
     return absl::InternalError(absl::StrCat("cannot remove ", spec, ": ", std::strerror(errno)));
   if (::rmdir(JobDir(id).c_str()) != 0 && errno != ENOENT)
@@ -152,7 +152,7 @@ int64_t JobStore::FreeBytes() const {
 
 bool JobStore::HasSpec(const std::string& id) const {
   std::error_code error;
-  return fs::exists(JobDir(id) + "/spec.json", error);
+  return fs::exists(JobDir(id) + "/" + kJobSpecFile, error);
 }
 
 absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const {

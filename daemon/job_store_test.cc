@@ -49,6 +49,24 @@ TEST(JobStore, IdsSortInSubmissionOrder) {
   EXPECT_EQ(JobStore::JobNumber("../etc"), -1);
 }
 
+// The on-disk layout (daemon/state_folder.h), spelled out here as literals so that renaming a
+// constant fails this test: folders of older daemons would no longer be found.
+TEST(JobStore, FilesHaveTheDocumentedNames) {
+  const std::string dir = FreshDir("layout");
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  EXPECT_TRUE(fs::exists(dir + "/torchscand.lock"));
+  const std::string id = JobStore::JobId(7);
+  EXPECT_EQ(store.JobDir(id), dir + "/jobs/job-000007");
+  EXPECT_EQ(store.ResultPath(id), dir + "/jobs/job-000007/result.json");
+  EXPECT_EQ(store.StderrPath(id), dir + "/jobs/job-000007/worker.stderr");
+  ASSERT_TRUE(store.SaveJob(MakeJob(7, v1::Job::queued)).ok());
+  ASSERT_TRUE(store.WriteSpec(id, MakeJob(7, v1::Job::queued).spec()).ok());
+  std::set<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir + "/jobs/job-000007")) files.insert(entry.path().filename());
+  EXPECT_EQ(files, (std::set<std::string>{"job.json", "spec.json"}));
+}
+
 TEST(JobStore, RecordsRoundTrip) {
   JobStore store(FreshDir("round_trip"));
   ASSERT_TRUE(store.Open().ok());

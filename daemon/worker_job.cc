@@ -7,6 +7,7 @@
 #include "core/experiment.h"
 #include "daemon/job_options.h"
 #include "daemon/result_labels.h"
+#include "daemon/state_folder.h"
 #include "core/phase_timeline.h"
 #include "daemon/worker_protocol.h"
 #include "io/proto_json.h"
@@ -51,7 +52,7 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
   PhaseTimeline timeline;  // time 0: the worker begins the job
   if (flags.job_dir.empty()) return Fail(errors, kWorkerBadSpec, absl::InvalidArgumentError("--job: required"));
   v1::JobSpec spec;
-  if (absl::Status s = LoadJsonStrict(flags.job_dir + "/spec.json", &spec); !s.ok())
+  if (absl::Status s = LoadJsonStrict(flags.job_dir + "/" + kJobSpecFile, &spec); !s.ok())
     return Fail(errors, kWorkerBadSpec, s);
   absl::StatusOr<ExperimentOptions> options = ExperimentOptionsFor(spec, flags.rss_child_path);
   if (!options.ok()) return Fail(errors, kWorkerBadSpec, options.status());
@@ -75,7 +76,7 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
   }
   LabelResult(spec, &result);
   progress.Phase("write result");
-  if (absl::Status s = SaveJson(result, flags.job_dir + "/result.json"); !s.ok())
+  if (absl::Status s = SaveJson(result, flags.job_dir + "/" + kJobResultFile); !s.ok())
     return Fail(errors, kWorkerResultNotWritten, s);
   progress.Done();
   return kWorkerOk;

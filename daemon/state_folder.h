@@ -1,0 +1,48 @@
+// The names of the files and folders torchscand, torchscan-worker and torchscan-client's
+// private daemon create: the on-disk contract between them, stated once. A state folder
+// (DaemonConfig.state_dir) holds
+//
+//   torchscand.lock        locked (flock) by the torchscand that uses the folder; a second
+//                          one refuses to start on it (daemon/job_store.h)
+//   torchscand.sock        the default listen address, unix:<state_dir>/torchscand.sock
+//                          (daemon/config.h), when the configuration names none
+//   jobs/                  one folder per job, named by its id: "job-" and at least six
+//     job-000001/          digits, zero-padded, so that names sort in submission order
+//       job.json           the Job record, rewritten by the daemon at each state change
+//       spec.json          the JobSpec, uploaded files included: written by the daemon at
+//                          submission, read by the worker (daemon/worker_protocol.h)
+//       result.json        the JobResult, written by the worker, read by the daemon
+//       worker.stderr      what the worker wrote to stderr (its last lines name a failure)
+//
+// A client without --daemon starts a private daemon in a fresh /tmp/torchscan-client-XXXXXX/
+// holding torchscand.sock, torchscand.log (the daemon's stderr) and state/ (its state folder).
+//
+// Nothing else is written there. Renaming a constant moves files that daemons of the
+// previous version wrote: their jobs would be skipped at start-up. Tests spell these names
+// as literals, so that such a rename fails them.
+//
+// Plain constexpr values: no dependencies, no LibTorch, no gRPC (the worker includes it).
+#pragma once
+
+namespace torchscan {
+
+// ---------------------------------------------------------------- the state folder
+inline constexpr char kStateLockFile[] = "torchscand.lock";
+inline constexpr char kStateSocketFile[] = "torchscand.sock";
+inline constexpr char kStateJobsFolder[] = "jobs";
+
+// ---------------------------------------------------------------- a job's folder
+// Its name: kJobIdPrefix followed by the number, zero-padded to at least kJobIdDigits.
+inline constexpr char kJobIdPrefix[] = "job-";
+inline constexpr int kJobIdDigits = 6;
+inline constexpr char kJobRecordFile[] = "job.json";
+inline constexpr char kJobSpecFile[] = "spec.json";
+inline constexpr char kJobResultFile[] = "result.json";
+inline constexpr char kWorkerStderrFile[] = "worker.stderr";
+
+// ---------------------------------------------------------------- a client's private daemon
+inline constexpr char kPrivateDaemonFolderTemplate[] = "/tmp/torchscan-client-XXXXXX";  // for mkdtemp
+inline constexpr char kPrivateDaemonLogFile[] = "torchscand.log";
+inline constexpr char kPrivateDaemonStateFolder[] = "state";
+
+}  // namespace torchscan
