@@ -12,7 +12,9 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "client/daemon_client.h"
+#include "daemon/state_folder.h"
 #include "io/file_io.h"
 
 namespace torchscan {
@@ -64,14 +66,15 @@ absl::StatusOr<std::string> FindDaemonBinary(const std::string& explicit_path) {
 absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const EmbeddedDaemonOptions& options) {
   absl::StatusOr<std::string> binary = FindDaemonBinary(options.daemon_path);
   if (!binary.ok()) return binary.status();
-  char tmpl[] = "/tmp/torchscan-client-XXXXXX";
-  if (!::mkdtemp(tmpl)) return absl::InternalError("cannot create a private folder under /tmp for the daemon");
+  std::string tmpl = kPrivateDaemonFolderTemplate;
+  if (!::mkdtemp(tmpl.data())) return absl::InternalError("cannot create a private folder under /tmp for the daemon");
   std::unique_ptr<EmbeddedDaemon> daemon(new EmbeddedDaemon());
   daemon->directory_ = tmpl;
-  daemon->address_ = "unix:" + daemon->directory_ + "/torchscand.sock";
+  daemon->address_ = absl::StrCat("unix:", daemon->directory_, "/", kStateSocketFile);
   daemon->process_ = std::make_unique<Process>();
-  daemon->process_->stderr_path = daemon->directory_ + "/torchscand.log";
-  std::vector<std::string> args = {"--state-dir", daemon->directory_ + "/state", "--listen", daemon->address_};
+  daemon->process_->stderr_path = absl::StrCat(daemon->directory_, "/", kPrivateDaemonLogFile);
+  std::vector<std::string> args = {"--state-dir", absl::StrCat(daemon->directory_, "/", kPrivateDaemonStateFolder),
+                                   "--listen", daemon->address_};
   // A private daemon runs the user's own jobs as the user: as root it keeps root rather than
   // switching to "nobody", who could not reach binaries under /root.
   if (::geteuid() == 0) args.insert(args.end(), {"--worker-user", "root"});
