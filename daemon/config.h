@@ -76,8 +76,10 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config);
 // Fills defaults: state_dir, worker_path and rss_child_path made absolute; listen
 // ["unix:<state_dir>/torchscand.sock"]; socket_mode kDefaultSocketMode; devices ["cpu"];
 // threads kDefaultIntraOpThreads and kDefaultInterOpThreads; limits kDefaultMaxQueueLength,
-// kDefaultJobWallTimeS, kDefaultMaxUploadBytes and kDefaultWorkerOpenFiles; worker_path
-// <executable_dir>/torchscan-worker; rss_child_path the first executable of
+// kDefaultJobWallTimeS, kDefaultMaxUploadBytes and kDefaultWorkerOpenFiles; worker_path the
+// first executable of <executable_dir>/torchscan-worker and
+// <executable_dir>/../worker/torchscan-worker (the Bazel output layout), else the first of
+// them (validation then names it); rss_child_path the first executable of
 // <worker dir>/torchscan_rss_child and
 // <worker dir>/../core/workloads/torchscan_rss_child (the Bazel output layout), else left
 // empty (jobs asking for RSS are then refused); worker_user kDefaultWorkerUser when

@@ -1,7 +1,7 @@
 // torchscand's own costs, measured on a real daemon (a child process) over its unix socket:
 // the figures of issue 4's "Performance" section. A benchmark that prints figures, not a test.
 //
-//   bazel build //daemon:daemon_benchmark //daemon:torchscand //daemon:torchscan-worker
+//   bazel build //daemon:daemon_benchmark //daemon:torchscand //worker:torchscan-worker
 //     //core/workloads:torchscan_rss_child &&
 //   bazel-bin/daemon/daemon_benchmark bazel-bin/daemon/torchscand
 //
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   const std::string daemon_path = argc > 1 ? argv[1] : "bazel-bin/daemon/torchscand";
   if (::access(daemon_path.c_str(), X_OK) != 0) {
     std::fprintf(stderr, "usage: %s [TORCHSCAND]\n%s is not executable: build it with `bazel build "
-                 "//daemon:torchscand //daemon:torchscan-worker`\n", argv[0], daemon_path.c_str());
+                 "//daemon:torchscand //worker:torchscan-worker`\n", argv[0], daemon_path.c_str());
     return 2;
   }
   char pattern[] = "/tmp/tsbench-XXXXXX";  // short: unix socket paths are limited to 107 bytes

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/config.h"
-#include "daemon/worker_protocol.h"
+#include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
 

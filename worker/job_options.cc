@@ -1,4 +1,4 @@
-#include "daemon/job_options.h"
+#include "worker/job_options.h"
 
 #include "daemon/job_spec.h"
 #include "proto/spec_limits.h"

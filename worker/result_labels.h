@@ -7,6 +7,7 @@
 
 #include "proto/service.pb.h"
 
+// (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
 namespace torchscan::daemon {
 
 // The model's name for titles: a built-in's enum name ("resnet18"), else the file name (no

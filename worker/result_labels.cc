@@ -1,4 +1,4 @@
-#include "daemon/result_labels.h"
+#include "worker/result_labels.h"
 
 namespace torchscan::daemon {
 namespace {

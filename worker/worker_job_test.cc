@@ -1,6 +1,6 @@
 // The worker's job in-process: option mapping, refusals with exit codes, and one tiny real
 // linear measurement with its progress lines.
-#include "daemon/worker_job.h"
+#include "worker/worker_job.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <sstream>
 #include <vector>
 
-#include "daemon/job_options.h"
-#include "daemon/worker_protocol.h"
+#include "worker/job_options.h"
+#include "worker/worker_protocol.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
 

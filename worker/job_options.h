@@ -8,6 +8,7 @@
 #include "core/experiment.h"
 #include "proto/service.pb.h"
 
+// (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
 namespace torchscan::daemon {
 
 // Defaults (proto/spec_limits.h): min_run_time_s kDefaultMinRunTimeS, min_blocks

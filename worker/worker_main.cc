@@ -1,11 +1,11 @@
 // torchscan-worker --job JOB_DIR [--rss-child PATH]: runs one TorchScan job in this fresh
-// process. The line protocol and exit codes are in daemon/worker_protocol.h.
+// process. The line protocol and exit codes are in worker/worker_protocol.h.
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
-#include "daemon/worker_job.h"
-#include "daemon/worker_protocol.h"
+#include "worker/worker_job.h"
+#include "worker/worker_protocol.h"
 
 int main(int argc, char** argv) {
   torchscan::daemon::WorkerFlags flags;

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+// (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
 namespace torchscan::daemon {
 
 struct WorkerFlags {

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+// (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
 namespace torchscan::daemon {
 
 // Exit codes of torchscan-worker.

@@ -1,4 +1,4 @@
-#include "daemon/worker_protocol.h"
+#include "worker/worker_protocol.h"
 
 #include <algorithm>
 

@@ -1,14 +1,14 @@
-#include "daemon/worker_job.h"
+#include "worker/worker_job.h"
 
 #include <chrono>
 #include <exception>
 
 #include "absl/strings/str_cat.h"
 #include "core/experiment.h"
-#include "daemon/job_options.h"
-#include "daemon/result_labels.h"
+#include "worker/job_options.h"
+#include "worker/result_labels.h"
 #include "core/phase_timeline.h"
-#include "daemon/worker_protocol.h"
+#include "worker/worker_protocol.h"
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
 
