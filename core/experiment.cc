@@ -8,9 +8,9 @@
 #include "core/script_check.h"
 #include "core/timing_rounds.h"
 #include "core/torch_measure.h"
-#include "core/workloads/operator_profile.h"
-#include "core/workloads/peak_memory.h"
-#include "core/workloads/peak_rss.h"
+#include "passes/operator_profile.h"
+#include "passes/peak_memory.h"
+#include "passes/peak_rss.h"
 #include "core/workloads/torch_status.h"
 #include "core/workloads/workload.h"
 

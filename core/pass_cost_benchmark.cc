@@ -1,8 +1,8 @@
 // Cost of each diagnostic pass as a ratio to the timing pass, for the built-in models, and
 // the wall time of one RSS child for each. Measured side by side in one run; prints ratios.
 //
-//   bazel build //core:pass_cost_benchmark //core/workloads:torchscan_rss_child
-//   bazel-bin/core/pass_cost_benchmark bazel-bin/core/workloads/torchscan_rss_child [THREADS]
+//   bazel build //core:pass_cost_benchmark //passes:torchscan_rss_child
+//   bazel-bin/core/pass_cost_benchmark bazel-bin/passes/torchscan_rss_child [THREADS]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,9 +11,9 @@
 
 #include "core/torch_measure.h"
 #include "core/workloads/builtin_models.h"
-#include "core/workloads/operator_profile.h"
-#include "core/workloads/peak_memory.h"
-#include "core/workloads/peak_rss.h"
+#include "passes/operator_profile.h"
+#include "passes/peak_memory.h"
+#include "passes/peak_rss.h"
 #include "core/workloads/workload.h"
 #include "proto/spec_limits.h"
 

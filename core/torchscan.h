@@ -25,6 +25,6 @@
 #include "core/output_check.h"
 #include "core/torch_check.h"
 #include "core/torch_measure.h"
-#include "core/workloads/operator_profile.h"
+#include "passes/operator_profile.h"
 #include "io/proto_json.h"
 #include "report/report_json.h"

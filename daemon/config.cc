@@ -202,7 +202,7 @@ std::string DefaultWorker(const std::string& executable_dir) {
 
 std::string DefaultRssChild(const std::string& worker_path) {
   const fs::path dir = fs::path(worker_path).parent_path();
-  return FirstExecutable({dir / kRssChildFileName, dir / ".." / "core" / "workloads" / kRssChildFileName});
+  return FirstExecutable({dir / kRssChildFileName, dir / ".." / "passes" / kRssChildFileName});
 }
 
 }  // namespace
@@ -323,7 +323,7 @@ absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& 
                                       "\" is not an executable file; build //worker:torchscan-worker and pass --worker");
   if (!config.rss_child_path().empty() && !IsExecutableFile(config.rss_child_path()))
     return Invalid("rss_child_path", "\"" + config.rss_child_path() +
-                                         "\" is not an executable file; build //core/workloads:torchscan_rss_child");
+                                         "\" is not an executable file; build //passes:torchscan_rss_child");
   if (absl::Status s = ValidateAccounts(config, machine); !s.ok()) return s;
   return absl::OkStatus();
 }

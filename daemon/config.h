@@ -81,7 +81,7 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config);
 // <executable_dir>/../worker/torchscan-worker (the Bazel output layout), else the first of
 // them (validation then names it); rss_child_path the first executable of
 // <worker dir>/torchscan_rss_child and
-// <worker dir>/../core/workloads/torchscan_rss_child (the Bazel output layout), else left
+// <worker dir>/../passes/torchscan_rss_child (the Bazel output layout), else left
 // empty (jobs asking for RSS are then refused); worker_user kDefaultWorkerUser when
 // machine.is_root. Negative values are kept so that validation names them.
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config);

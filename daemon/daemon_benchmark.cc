@@ -2,7 +2,7 @@
 // the figures of issue 4's "Performance" section. A benchmark that prints figures, not a test.
 //
 //   bazel build //daemon:daemon_benchmark //daemon:torchscand //worker:torchscan-worker
-//     //core/workloads:torchscan_rss_child &&
+//     //passes:torchscan_rss_child &&
 //   bazel-bin/daemon/daemon_benchmark bazel-bin/daemon/torchscand
 //
 // The daemon runs with its defaults (max queue 100) on a private socket and state folder under

@@ -1,5 +1,5 @@
 // FLOP formulas for LibTorch operators, from the shapes and arguments of one call.
-// Pure functions (no LibTorch): the profiler (operator_profile.h) converts each operator's
+// Pure functions (no LibTorch): the profiler (passes/operator_profile.h) converts each operator's
 // inputs into OpArgs and asks here.
 //
 // Convention (stated in every profile, kFlopConvention): a multiply-add counts as 2 FLOPs.

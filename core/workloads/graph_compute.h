@@ -1,6 +1,6 @@
 // What a TorchScript method's graph says about its compute (convolutions, matrix products, their
 // MKLDNN / prepacked variants), and how it reconciles with the operators RecordFunction observers
-// saw in a profile (operator_profile.h). Pure: no LibTorch. graph_scan.h fills a GraphCompute from
+// saw in a profile (passes/operator_profile.h). Pure: no LibTorch. graph_scan.h fills a GraphCompute from
 // a module; the Workload (workload.h) carries it; ProfileWorkload reconciles.
 //
 // Why: after torch::jit::freeze + optimize_for_inference a graph runs operators that never reach

@@ -63,7 +63,7 @@ struct Workload {
   // generation throughput).
   std::map<std::string, std::string> description;
   // Model weights (parameters, buffers, frozen constants) and inputs held by `call`: the
-  // resident baseline for MeasurePeakMemory (peak_memory.h).
+  // resident baseline for MeasurePeakMemory (passes/peak_memory.h).
   std::vector<at::Tensor> resident_tensors;
   std::string device;  // normalised, e.g. "cpu", "cuda:0"
   // TorchScript only: the compute nodes of the method's graph as it runs (after freeze /

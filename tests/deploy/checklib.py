@@ -173,7 +173,7 @@ def daemonset_config(ds, configmaps):
 PROGRAMS = {
     "torchscand": "daemon/torchscand",
     "torchscan-worker": "worker/torchscan-worker",
-    "torchscan_rss_child": "core/workloads/torchscan_rss_child",
+    "torchscan_rss_child": "passes/torchscan_rss_child",
     "torchscan-client": "client/torchscan-client",
 }
 

@@ -1,4 +1,4 @@
-#include "core/workloads/peak_rss.h"
+#include "passes/peak_rss.h"
 
 #include <cstdlib>
 #include <chrono>
@@ -11,8 +11,8 @@ namespace torchscan::workloads {
 namespace {
 
 // Runfiles: bazel test runs in the workspace's runfiles directory.
-constexpr char kChild[] = "core/workloads/torchscan_rss_child";
-constexpr char kFakeChild[] = "core/workloads/fake_rss_child";
+constexpr char kChild[] = "passes/torchscan_rss_child";
+constexpr char kFakeChild[] = "passes/fake_rss_child";
 
 torchscan::v1::WorkloadSpec LinearSpec() {
   torchscan::v1::WorkloadSpec spec;
@@ -112,7 +112,7 @@ TEST(MeasurePeakRss, ChildThatIgnoresTheThreadsIsUnknown) {
 }
 
 TEST(MeasurePeakRss, MissingChildIsUnknown) {
-  ExpectUnknown(MeasurePeakRss(LinearSpec(), "core/workloads/no_such_child", Trial(100, 10)), "missing or not executable");
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), "passes/no_such_child", Trial(100, 10)), "missing or not executable");
   ExpectUnknown(MeasurePeakRss(LinearSpec(), "", Trial(100, 10)), "missing or not executable");
 }
 

@@ -1,4 +1,4 @@
-#include "core/workloads/peak_memory.h"
+#include "passes/peak_memory.h"
 
 #include <algorithm>
 #include <cstdint>

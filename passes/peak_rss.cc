@@ -1,4 +1,4 @@
-#include "core/workloads/peak_rss.h"
+#include "passes/peak_rss.h"
 
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "core/workloads/rss_protocol.h"
+#include "passes/rss_protocol.h"
 #include "io/file_io.h"
 
 namespace torchscan::workloads {
@@ -107,7 +107,7 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
   if (child_path.empty() || ::access(child_path.c_str(), X_OK) != 0) {
     return unknown(absl::StrCat("RSS child '", child_path, "' is missing or not executable (",
                                 child_path.empty() ? "empty path" : std::strerror(errno),
-                                "); build //core/workloads:torchscan_rss_child and pass its path"));
+                                "); build //passes:torchscan_rss_child and pass its path"));
   }
   TempFiles files;
   std::string serialized;

@@ -1,5 +1,5 @@
 // measure_peak_rss: the peak resident set of a workload in a fresh child process
-// (//core/workloads:torchscan_rss_child), launched with Boost.Process. No LibTorch here.
+// (//passes:torchscan_rss_child), launched with Boost.Process. No LibTorch here.
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 #include "proto/spec_limits.h"
 #include "proto/workload.pb.h"
 
+// (Namespace torchscan::workloads kept from when the passes lived in core/workloads/.)
 namespace torchscan::workloads {
 
 // What happened to the child, for logs and the cost benchmark (not part of the metric).

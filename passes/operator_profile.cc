@@ -1,4 +1,4 @@
-#include "core/workloads/operator_profile.h"
+#include "passes/operator_profile.h"
 
 #include <algorithm>
 #include <chrono>

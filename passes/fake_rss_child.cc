@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "core/workloads/rss_protocol.h"
+#include "passes/rss_protocol.h"
 
 int main(int argc, char** argv) {
   const char* mode_env = std::getenv("FAKE_RSS_CHILD_MODE");

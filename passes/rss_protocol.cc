@@ -1,4 +1,4 @@
-#include "core/workloads/rss_protocol.h"
+#include "passes/rss_protocol.h"
 
 #include <vector>
 

@@ -6,8 +6,8 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
-#include "core/workloads/operator_profile.h"
-#include "core/workloads/peak_memory.h"
+#include "passes/operator_profile.h"
+#include "passes/peak_memory.h"
 #include "core/workloads/workload.h"
 
 namespace torchscan::workloads {

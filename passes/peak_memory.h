@@ -12,6 +12,7 @@
 
 #include "proto/report.pb.h"
 
+// (Namespace torchscan::workloads kept from when the passes lived in core/workloads/.)
 namespace torchscan::workloads {
 
 // Runs `call` once on `device` ("cpu" or "cuda:N", as Workload::device) and returns:

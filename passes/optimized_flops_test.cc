@@ -9,7 +9,7 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
-#include "core/workloads/operator_profile.h"
+#include "passes/operator_profile.h"
 #include "core/workloads/test_cnn.h"
 #include "core/workloads/workload.h"
 

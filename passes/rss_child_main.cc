@@ -18,7 +18,7 @@
 
 #include "absl/strings/numbers.h"
 #include "core/torch_measure.h"
-#include "core/workloads/rss_protocol.h"
+#include "passes/rss_protocol.h"
 #include "core/workloads/torch_status.h"
 #include "core/workloads/workload.h"
 #include "proto/workload.pb.h"
