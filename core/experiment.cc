@@ -11,8 +11,8 @@
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
 #include "passes/peak_rss.h"
-#include "core/workloads/torch_status.h"
-#include "core/workloads/workload.h"
+#include "workloads/torch_status.h"
+#include "workloads/workload.h"
 
 namespace torchscan {
 namespace {

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "core/torch_measure.h"
-#include "core/workloads/builtin_models.h"
+#include "workloads/builtin_models.h"
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
 #include "passes/peak_rss.h"
-#include "core/workloads/workload.h"
+#include "workloads/workload.h"
 #include "proto/spec_limits.h"
 
 namespace {

@@ -11,8 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/workloads/flop_formulas.h"
-#include "core/workloads/torch_status.h"
+#include "workloads/flop_formulas.h"
+#include "workloads/torch_status.h"
 
 namespace torchscan::workloads {
 namespace {

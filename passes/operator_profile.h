@@ -1,6 +1,6 @@
 // profile_workload: a diagnostic pass, separate from timing, that observes every LibTorch
 // operator of a workload call through RecordFunction and reports per-operator statistics and
-// FLOPs (formulas and convention in core/workloads/flop_formulas.h).
+// FLOPs (formulas and convention in workloads/flop_formulas.h).
 #pragma once
 
 #include <functional>
@@ -8,10 +8,10 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
-#include "core/workloads/graph_compute.h"
+#include "workloads/graph_compute.h"
 #include "proto/report.pb.h"
 
-// (Namespace torchscan::workloads kept from when the passes lived in core/workloads/.)
+// (Namespace torchscan::workloads kept from when the passes lived among the workloads.)
 namespace torchscan::workloads {
 
 // Runs `call` once unobserved (lazy initialisation and TorchScript's profiling runs stay out
@@ -31,14 +31,14 @@ namespace torchscan::workloads {
 // make it incomplete (the value is then a lower bound).
 // `graph` (a TorchScript workload's Workload::graph_compute; nullptr for the built-ins): the
 // method graph's compute nodes are reconciled with what the observers saw (ReconcileGraphCompute,
-// core/workloads/graph_compute.h): nodes the observers cannot see (prim::mkldnn_convolution after
+// workloads/graph_compute.h): nodes the observers cannot see (prim::mkldnn_convolution after
 // optimize_for_inference) or see without formula (XNNPACK prepacked operators) are counted from
 // the graph's static shapes and listed in flops_per_call's diagnostics (the operator's
 // OperatorStat.flops then holds the graph's count when it has one); nodes that cannot be counted
 // make it incomplete, with a diagnostic naming the operator.
 // `note` says that profiler times include instrumentation and are not clean workload timing.
 // Errors: kInvalidArgument when `call` is empty or calls < 1; kFailedPrecondition when a
-// profile is already running on this thread; the status RunTorch (core/workloads/torch_status.h) maps from
+// profile is already running on this thread; the status RunTorch (workloads/torch_status.h) maps from
 // what `call` throws (the observer is removed in every case).
 absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::function<c10::IValue()>& call,
                                                                int calls, const GraphCompute* graph = nullptr);

@@ -6,7 +6,7 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
-#include "core/workloads/workload.h"
+#include "workloads/workload.h"
 
 namespace torchscan::workloads {
 namespace {

@@ -10,8 +10,8 @@
 #include <torch/torch.h>
 
 #include "passes/operator_profile.h"
-#include "core/workloads/test_cnn.h"
-#include "core/workloads/workload.h"
+#include "workloads/test_cnn.h"
+#include "workloads/workload.h"
 
 namespace torchscan::workloads {
 namespace {

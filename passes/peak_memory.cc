@@ -9,8 +9,8 @@
 #include <c10/util/ThreadLocalDebugInfo.h>
 
 #include "absl/strings/str_cat.h"
-#include "core/workloads/device.h"
-#include "core/workloads/torch_status.h"
+#include "workloads/device.h"
+#include "workloads/torch_status.h"
 #include "libtorch_build_info.h"
 
 #if TORCHSCAN_LIBTORCH_CUDA

@@ -12,7 +12,7 @@
 
 #include "proto/report.pb.h"
 
-// (Namespace torchscan::workloads kept from when the passes lived in core/workloads/.)
+// (Namespace torchscan::workloads kept from when the passes lived among the workloads.)
 namespace torchscan::workloads {
 
 // Runs `call` once on `device` ("cpu" or "cuda:N", as Workload::device) and returns:

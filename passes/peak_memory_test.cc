@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "core/workloads/workload.h"
+#include "workloads/workload.h"
 
 namespace torchscan::workloads {
 namespace {

@@ -8,7 +8,7 @@
 #include "proto/spec_limits.h"
 #include "proto/workload.pb.h"
 
-// (Namespace torchscan::workloads kept from when the passes lived in core/workloads/.)
+// (Namespace torchscan::workloads kept from when the passes lived among the workloads.)
 namespace torchscan::workloads {
 
 // What happened to the child, for logs and the cost benchmark (not part of the metric).

@@ -19,8 +19,8 @@
 #include "absl/strings/numbers.h"
 #include "core/torch_measure.h"
 #include "passes/rss_protocol.h"
-#include "core/workloads/torch_status.h"
-#include "core/workloads/workload.h"
+#include "workloads/torch_status.h"
+#include "workloads/workload.h"
 #include "proto/workload.pb.h"
 
 namespace {

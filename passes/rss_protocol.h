@@ -8,7 +8,7 @@
 #include <string>
 #include "absl/strings/string_view.h"
 
-// (Namespace torchscan::workloads kept from when the passes lived in core/workloads/.)
+// (Namespace torchscan::workloads kept from when the passes lived among the workloads.)
 namespace torchscan::workloads {
 
 struct RssChildResult {

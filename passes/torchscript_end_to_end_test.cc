@@ -8,7 +8,7 @@
 
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
-#include "core/workloads/workload.h"
+#include "workloads/workload.h"
 
 namespace torchscan::workloads {
 namespace {
