@@ -16,7 +16,7 @@
 //       -> torchscan::RunComparison                                    core/experiment.h
 //
 // Thread counts: torchscan::ApplyThreadSettings before the model is constructed.
-// See core/compare_two_runs_example.cc for the guide's "Compare two runs" in C++.
+// See benchmarks/compare_two_runs_example.cc for the guide's "Compare two runs" in C++.
 #pragma once
 
 #include "core/compare.h"

@@ -1,8 +1,8 @@
 // Cost of each diagnostic pass as a ratio to the timing pass, for the built-in models, and
 // the wall time of one RSS child for each. Measured side by side in one run; prints ratios.
 //
-//   bazel build //core:pass_cost_benchmark //passes:torchscan_rss_child
-//   bazel-bin/core/pass_cost_benchmark bazel-bin/passes/torchscan_rss_child [THREADS]
+//   bazel build //benchmarks:pass_cost_benchmark //passes:torchscan_rss_child
+//   bazel-bin/benchmarks/pass_cost_benchmark bazel-bin/passes/torchscan_rss_child [THREADS]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

@@ -1,9 +1,9 @@
 // torchscand's own costs, measured on a real daemon (a child process) over its unix socket:
 // the figures of issue 4's "Performance" section. A benchmark that prints figures, not a test.
 //
-//   bazel build //daemon:daemon_benchmark //daemon:torchscand //worker:torchscan-worker
+//   bazel build //benchmarks:daemon_benchmark //daemon:torchscand //worker:torchscan-worker
 //     //passes:torchscan_rss_child &&
-//   bazel-bin/daemon/daemon_benchmark bazel-bin/daemon/torchscand
+//   bazel-bin/benchmarks/daemon_benchmark bazel-bin/daemon/torchscand
 //
 // The daemon runs with its defaults (max queue 100) on a private socket and state folder under
 // /tmp. Every job is tiny: measure linear, min_run_time_s 0.001, min_blocks 1, no diagnostics.

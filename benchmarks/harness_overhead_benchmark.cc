@@ -2,7 +2,7 @@
 // loop over the same callable, measured side by side in one run (alternating rounds, so
 // drift and background load hit both). Prints ratios; it is a benchmark, not a test.
 //
-//   bazel run //core:harness_overhead_benchmark [-- ROUNDS]
+//   bazel run //benchmarks:harness_overhead_benchmark [-- ROUNDS]
 //
 // Targets (issue 2): within 2 % for the Linear(128,128) batch forward on 32x128, and a
 // few nanoseconds per call for an empty callable.
