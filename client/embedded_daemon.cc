@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/daemon_client.h"
-#include "daemon/state_folder.h"
+#include "worker/state_folder.h"
 #include "io/file_io.h"
 
 namespace torchscan {

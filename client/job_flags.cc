@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "absl/strings/str_format.h"
-#include "core/workloads/builtin_models.h"
+#include "workloads/builtin_models.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
 #include "report/printable_text.h"

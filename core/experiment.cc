@@ -8,11 +8,11 @@
 #include "core/script_check.h"
 #include "core/timing_rounds.h"
 #include "core/torch_measure.h"
-#include "core/workloads/operator_profile.h"
-#include "core/workloads/peak_memory.h"
-#include "core/workloads/peak_rss.h"
-#include "core/workloads/torch_status.h"
-#include "core/workloads/workload.h"
+#include "passes/operator_profile.h"
+#include "passes/peak_memory.h"
+#include "passes/peak_rss.h"
+#include "workloads/torch_status.h"
+#include "workloads/workload.h"
 
 namespace torchscan {
 namespace {

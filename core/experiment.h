@@ -44,7 +44,7 @@ struct ExperimentOptions {
   int profile_calls = kDefaultProfileCalls;  // calls observed by the operator profile
   bool skip_diagnostics = false;     // no operator profile or tensor-memory pass (RSS still runs with rss)
   bool rss = false;                  // run a fresh RSS child per workload
-  std::string rss_child_path;        // //core/workloads:torchscan_rss_child; required with rss
+  std::string rss_child_path;        // //passes:torchscan_rss_child; required with rss
   int rss_calls = kRssChildCalls;    // completed calls inside the RSS child
   double rss_timeout_s = kRssChildTimeoutS;  // the child is killed past this
   // The declarative check: rtol and atol are required unless skip_check or check_module

@@ -8,7 +8,7 @@
 #include <torch/script.h>
 
 #include "core/output_check.h"
-#include "core/workloads/workload_file.h"
+#include "workloads/workload_file.h"
 
 namespace torchscan {
 namespace {

@@ -25,7 +25,7 @@ namespace torchscan {
 class ScriptCheck {
  public:
   // Loads the module from spec.module_bytes (sent with the job) or spec.path (read by this
-  // process, core/workloads/workload_file.h) and finds the method.
+  // process, workloads/workload_file.h) and finds the method.
   // InvalidArgument naming `field` (e.g. "spec.compare.check.torchscript") when the bytes or
   // file are not a TorchScript module, the path is not a regular file, no source is set, or
   // the method is missing; NotFound for a path this process cannot read (naming its user).

@@ -9,7 +9,7 @@
 #include <torch/torch.h>
 
 #include "core/output_check.h"
-#include "core/workloads/sha256.h"
+#include "workloads/sha256.h"
 
 namespace torchscan {
 namespace {

@@ -10,13 +10,13 @@
 //       -> torchscan::SaveJson, ToJson                                 io/proto_json.h
 //          torchscan::LoadReport, LoadComparison                       report/report_json.h
 //   profile_workload, measure_peak_memory, measure_peak_rss
-//       -> torchscan::workloads::ProfileWorkload, MeasurePeakMemory,    core/workloads/
+//       -> torchscan::workloads::ProfileWorkload, MeasurePeakMemory,    passes/
 //          MeasurePeakRss
 //   the whole benchmark_comparison experiment
 //       -> torchscan::RunComparison                                    core/experiment.h
 //
 // Thread counts: torchscan::ApplyThreadSettings before the model is constructed.
-// See core/compare_two_runs_example.cc for the guide's "Compare two runs" in C++.
+// See benchmarks/compare_two_runs_example.cc for the guide's "Compare two runs" in C++.
 #pragma once
 
 #include "core/compare.h"
@@ -25,6 +25,6 @@
 #include "core/output_check.h"
 #include "core/torch_check.h"
 #include "core/torch_measure.h"
-#include "core/workloads/operator_profile.h"
+#include "passes/operator_profile.h"
 #include "io/proto_json.h"
 #include "report/report_json.h"

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -17,7 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/environment.h"
-#include "daemon/state_folder.h"
+#include "worker/state_folder.h"
 #include "daemon/token_file.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
@@ -184,13 +185,25 @@ absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
   return absl::OkStatus();
 }
 
-std::string DefaultRssChild(const std::string& worker_path) {
-  const fs::path dir = fs::path(worker_path).parent_path();
-  for (const fs::path& candidate :
-       {dir / kRssChildFileName, dir / ".." / "core" / "workloads" / kRssChildFileName}) {
+// The first executable of `candidates`, normalised; "" when none is.
+std::string FirstExecutable(const std::vector<fs::path>& candidates) {
+  for (const fs::path& candidate : candidates) {
     if (IsExecutableFile(candidate.string())) return candidate.lexically_normal().string();
   }
   return "";
+}
+
+// Beside torchscand (an installation), else where Bazel puts it (bazel-bin/worker/); when
+// neither is executable, the path beside torchscand, for validation to name.
+std::string DefaultWorker(const std::string& executable_dir) {
+  const fs::path dir(executable_dir);
+  const std::string found = FirstExecutable({dir / kWorkerFileName, dir / ".." / "worker" / kWorkerFileName});
+  return found.empty() ? (dir / kWorkerFileName).string() : found;
+}
+
+std::string DefaultRssChild(const std::string& worker_path) {
+  const fs::path dir = fs::path(worker_path).parent_path();
+  return FirstExecutable({dir / kRssChildFileName, dir / ".." / "passes" / kRssChildFileName});
 }
 
 }  // namespace
@@ -261,7 +274,7 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
   if (limits->worker_open_files() == 0) limits->set_worker_open_files(kDefaultWorkerOpenFiles);
   if (machine.is_root && config->worker_user().empty()) config->set_worker_user(kDefaultWorkerUser);
   if (config->worker_path().empty() && !machine.executable_dir.empty())
-    config->set_worker_path((fs::path(machine.executable_dir) / kWorkerFileName).string());
+    config->set_worker_path(DefaultWorker(machine.executable_dir));
   std::vector<std::string*> paths = {config->mutable_worker_path(), config->mutable_rss_child_path(),
                                      config->mutable_token_file()};
   if (config->has_tls()) {
@@ -308,10 +321,10 @@ absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& 
   if (absl::Status s = ValidateLimits(config.limits()); !s.ok()) return s;
   if (!IsExecutableFile(config.worker_path()))
     return Invalid("worker_path", "\"" + config.worker_path() +
-                                      "\" is not an executable file; build //daemon:torchscan-worker and pass --worker");
+                                      "\" is not an executable file; build //worker:torchscan-worker and pass --worker");
   if (!config.rss_child_path().empty() && !IsExecutableFile(config.rss_child_path()))
     return Invalid("rss_child_path", "\"" + config.rss_child_path() +
-                                         "\" is not an executable file; build //core/workloads:torchscan_rss_child");
+                                         "\" is not an executable file; build //passes:torchscan_rss_child");
   if (absl::Status s = ValidateAccounts(config, machine); !s.ok()) return s;
   return absl::OkStatus();
 }

@@ -63,7 +63,7 @@ MachineFacts CurrentMachine();
 // (kDefaultSocketMode, kDefaultMaxQueueLength, kDefaultJobWallTimeS, kDefaultMaxUploadBytes,
 // kDefaultWorkerOpenFiles, kMinWorkerOpenFiles, kDefaultWorkerUser, kDefaultIntraOpThreads,
 // kDefaultInterOpThreads, kMaxThreads). The socket's name in state_dir: kStateSocketFile
-// (daemon/state_folder.h). The programs' file names:
+// (worker/state_folder.h). The programs' file names:
 inline constexpr const char* kWorkerFileName = "torchscan-worker";
 inline constexpr const char* kRssChildFileName = "torchscan_rss_child";
 
@@ -76,10 +76,12 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config);
 // Fills defaults: state_dir, worker_path and rss_child_path made absolute; listen
 // ["unix:<state_dir>/torchscand.sock"]; socket_mode kDefaultSocketMode; devices ["cpu"];
 // threads kDefaultIntraOpThreads and kDefaultInterOpThreads; limits kDefaultMaxQueueLength,
-// kDefaultJobWallTimeS, kDefaultMaxUploadBytes and kDefaultWorkerOpenFiles; worker_path
-// <executable_dir>/torchscan-worker; rss_child_path the first executable of
+// kDefaultJobWallTimeS, kDefaultMaxUploadBytes and kDefaultWorkerOpenFiles; worker_path the
+// first executable of <executable_dir>/torchscan-worker and
+// <executable_dir>/../worker/torchscan-worker (the Bazel output layout), else the first of
+// them (validation then names it); rss_child_path the first executable of
 // <worker dir>/torchscan_rss_child and
-// <worker dir>/../core/workloads/torchscan_rss_child (the Bazel output layout), else left
+// <worker dir>/../passes/torchscan_rss_child (the Bazel output layout), else left
 // empty (jobs asking for RSS are then refused); worker_user kDefaultWorkerUser when
 // machine.is_root. Negative values are kept so that validation names them.
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config);

@@ -258,11 +258,11 @@ TEST(Config, AdminGroupMustExist) {
   EXPECT_EQ(config->admin_group(), "root");
 }
 
-TEST(Config, RssChildIsFoundInTheBazelLayout) {
+TEST(Config, WorkerAndRssChildAreFoundInTheBazelLayout) {
   const std::string root = TempDir() + "/layout";
   ::mkdir(root.c_str(), 0755);
-  for (const char* dir : {"/daemon", "/core", "/core/workloads"}) ::mkdir((root + dir).c_str(), 0755);
-  for (const char* file : {"/daemon/torchscan-worker", "/core/workloads/torchscan_rss_child"}) {
+  for (const char* dir : {"/daemon", "/worker", "/passes"}) ::mkdir((root + dir).c_str(), 0755);
+  for (const char* file : {"/worker/torchscan-worker", "/passes/torchscan_rss_child"}) {
     std::ofstream(root + file) << "#!/bin/sh\n";
     ::chmod((root + file).c_str(), 0755);
   }
@@ -270,7 +270,8 @@ TEST(Config, RssChildIsFoundInTheBazelLayout) {
   machine.executable_dir = root + "/daemon";
   absl::StatusOr<v1::DaemonConfig> config = EffectiveConfig(Minimal(), machine);
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_EQ(config->rss_child_path(), root + "/core/workloads/torchscan_rss_child");
+  EXPECT_EQ(config->worker_path(), root + "/worker/torchscan-worker");
+  EXPECT_EQ(config->rss_child_path(), root + "/passes/torchscan_rss_child");
 }
 
 TEST(Config, CpuListsParse) {

@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "daemon/fake_report.h"
-#include "daemon/state_folder.h"
+#include "worker/state_folder.h"
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"

@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/config.h"
-#include "daemon/state_folder.h"
-#include "daemon/worker_protocol.h"
+#include "worker/state_folder.h"
+#include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
 

@@ -13,7 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
-#include "core/workloads/builtin_models.h"
+#include "workloads/builtin_models.h"
 #include "report/printable_text.h"
 
 namespace torchscan::daemon {

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "daemon/state_folder.h"
+#include "worker/state_folder.h"
 #include "io/proto_json.h"
 #include "report/report_json.h"
 #include "report/validate.h"

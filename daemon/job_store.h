@@ -5,7 +5,7 @@
 //                   submission)
 //   result.json     the JobResult, written by the worker
 //   worker.stderr   what the worker wrote to stderr
-// (the names: daemon/state_folder.h, the folder layout's contract).
+// (the names: worker/state_folder.h, the folder layout's contract).
 // Every JSON file is written atomically (temporary file, fsync, rename), so a reader or a
 // restart after kill -9 sees the old or the new file, never a torn one; a write that fails
 // (a full disk) leaves the old file whole. The store deletes only what a refused submission

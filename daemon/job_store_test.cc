@@ -49,7 +49,7 @@ TEST(JobStore, IdsSortInSubmissionOrder) {
   EXPECT_EQ(JobStore::JobNumber("../etc"), -1);
 }
 
-// The on-disk layout (daemon/state_folder.h), spelled out here as literals so that renaming a
+// The on-disk layout (worker/state_folder.h), spelled out here as literals so that renaming a
 // constant fails this test: folders of older daemons would no longer be found.
 TEST(JobStore, FilesHaveTheDocumentedNames) {
   const std::string dir = FreshDir("layout");

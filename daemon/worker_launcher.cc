@@ -27,7 +27,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "daemon/worker_protocol.h"
+#include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
 namespace {

@@ -9,7 +9,7 @@
 // was already gone by then is seen by getppid and the child exits), with no signal blocked
 // and SIGPIPE at its default. If any of that fails the child writes why to its stderr and
 // exits with kWorkerLaunchSetupFailed (120). So a worker never outlives torchscand, even
-// after kill -9 of torchscand; its RSS children die with it in turn (core/workloads/peak_rss.h).
+// after kill -9 of torchscand; its RSS children die with it in turn (passes/peak_rss.h).
 //
 // However the worker ends (by itself, crashed, killed here or from outside), RunWorker then
 // kills what is left of its process group (SIGKILL) and returns only once none of it is

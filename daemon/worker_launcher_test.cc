@@ -11,7 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "daemon/worker_protocol.h"
+#include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
 namespace {

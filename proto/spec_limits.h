@@ -1,7 +1,7 @@
 // The limits and defaults of the schema's messages (proto/*.proto): what a zero field stands
 // for, and what is refused. One home for each number, read by everything that applies or
 // states it: the daemon's validation (daemon/job_spec.cc, daemon/config.cc), the worker's
-// and core's defaults (daemon/job_options.cc, core/latency_runner.h, core/experiment.h,
+// and core's defaults (worker/job_options.cc, core/latency_runner.h, core/experiment.h,
 // core/torch_measure.cc), the client's flags (client/job_flags.*, client/input_flags.cc) and
 // the help texts (torchscand --help, torchscan-client measure/compare --help), which format
 // the numbers from these constants.

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh >&2
 bazel build --ui_event_filters=-info,-debug --noshow_progress \
-  //client:torchscan-client //daemon:torchscand //daemon:torchscan-worker //core/workloads:torchscan_rss_child >&2
+  //client:torchscan-client //daemon:torchscand //worker:torchscan-worker //passes:torchscan_rss_child >&2
 daemon=()
 [[ -n "${TORCHSCAN_DAEMON:-}" ]] && daemon=(--daemon "$TORCHSCAN_DAEMON")
 exec bazel-bin/client/torchscan-client "${daemon[@]}" example "$@"

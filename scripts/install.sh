@@ -21,7 +21,7 @@ if [[ $# -gt 1 || "$prefix" == -* ]]; then
 fi
 read -r -a bazel <<<"${BAZEL:-bazel}"
 
-targets=(//daemon:torchscand //daemon:torchscan-worker //core/workloads:torchscan_rss_child
+targets=(//daemon:torchscand //worker:torchscan-worker //passes:torchscan_rss_child
          //client:torchscan-client)
 "${bazel[@]}" build --experimental_convenience_symlinks=ignore "${targets[@]}"
 

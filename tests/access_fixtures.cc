@@ -57,7 +57,7 @@ Placement OpenPlacement(const std::string& name) {
   fs::remove_all(dir, ec);
   fs::create_directories(dir);
   ::chmod(dir.c_str(), 0755);
-  for (const char* binary : {"daemon/torchscan-worker", "core/workloads/torchscan_rss_child"})
+  for (const char* binary : {"worker/torchscan-worker", "passes/torchscan_rss_child"})
     fs::copy_file(Runfile(binary), dir + "/" + fs::path(binary).filename().string());
   return {dir + "/state",
           {"--worker-user", "nobody", "--worker", dir + "/torchscan-worker", "--rss-child",

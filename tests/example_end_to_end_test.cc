@@ -94,7 +94,7 @@ TEST(ExampleEndToEnd, ReverseTimesTheCandidateFirst) {
 
 TEST(ExampleEndToEnd, CompareTwoRunsInCppWritesAPassedComparison) {
   const std::string out = OutputDir("two_runs");
-  ASSERT_EQ(std::system(("mkdir -p " + out + " && " + Runfile("core/compare_two_runs_example") + " " + out +
+  ASSERT_EQ(std::system(("mkdir -p " + out + " && " + Runfile("benchmarks/compare_two_runs_example") + " " + out +
                          " > /dev/null").c_str()), 0);
   absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();

@@ -172,8 +172,8 @@ def daemonset_config(ds, configmaps):
 # The programs the tests run, by their path in the runfiles (tests/deploy:programs).
 PROGRAMS = {
     "torchscand": "daemon/torchscand",
-    "torchscan-worker": "daemon/torchscan-worker",
-    "torchscan_rss_child": "core/workloads/torchscan_rss_child",
+    "torchscan-worker": "worker/torchscan-worker",
+    "torchscan_rss_child": "passes/torchscan_rss_child",
     "torchscan-client": "client/torchscan-client",
 }
 

@@ -1,0 +1,263 @@
+// torchscand's own costs, measured on a real daemon (a child process) over its unix socket:
+// the figures of issue 4's "Performance" section. A benchmark that prints figures, not a test.
+//
+//   bazel build //benchmarks:daemon_benchmark //daemon:torchscand //worker:torchscan-worker
+//     //passes:torchscan_rss_child &&
+//   bazel-bin/benchmarks/daemon_benchmark bazel-bin/daemon/torchscand
+//
+// The daemon runs with its defaults (max queue 100) on a private socket and state folder under
+// /tmp. Every job is tiny: measure linear, min_run_time_s 0.001, min_blocks 1, no diagnostics.
+//  1. Idle RSS: the daemon's VmRSS right after start and after all jobs below; it should stay
+//     flat, since the daemon never loads LibTorch (each job runs in a fresh worker).
+//  2. Idle latency, 5 sequential jobs: submit-to-start = the job's started_at minus the moment
+//     Submit was called, and minus the moment it returned to us (negative: the job had started
+//     before the reply arrived). Same machine clock; started_at is truncated to 1 ms. Per-job
+//     overhead = finished_at - started_at - the report's timing.timed_total_s, i.e. worker
+//     start, LibTorch load, workload build, warm-up and the atomic result write.
+//  3. 50 clients at once, each with its own DaemonClient (channel), each submitting 2 jobs:
+//     accepted, refused (by reason), succeeded, failed, lost (accepted but not found or not
+//     finished at the end; must be 0), overlapping executions (daemon/job_timeline.h; must be 0)
+//     and the wall time until all finished.
+// Everything gives up after 10 minutes. Exit 0 when every figure that must hold holds, else 1.
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/process.hpp>
+
+#include "client/daemon_client.h"
+#include "daemon/job_timeline.h"
+#include "io/file_io.h"
+#include "proto/service.pb.h"
+
+namespace {
+
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+namespace v1 = torchscan::v1;
+using torchscan::DaemonClient;
+using torchscan::daemon::CountOverlappingExecutions;
+using torchscan::daemon::ParseRfc3339Seconds;
+using torchscan::daemon::VmRssMiB;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kSequentialJobs = 5;
+constexpr int kClients = 50;
+constexpr int kJobsPerClient = 2;
+constexpr auto kGiveUpAfter = std::chrono::minutes(10);
+
+// Read by GiveUp, which may run on the watchdog thread.
+std::atomic<pid_t> g_daemon_pid{0};
+std::string g_dir;
+
+[[noreturn]] void GiveUp(const std::string& why) {
+  std::fprintf(stderr, "daemon_benchmark: giving up: %s\n", why.c_str());
+  if (pid_t pid = g_daemon_pid.load(); pid > 0) ::kill(pid, SIGKILL);
+  if (!g_dir.empty()) {
+    std::error_code ec;
+    fs::remove_all(g_dir, ec);
+  }
+  std::fflush(stdout);
+  std::_Exit(1);
+}
+
+std::string Tail(const std::string& path) {
+  const std::string s = torchscan::ReadFile(path).value_or("");
+  return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
+}
+
+double NowEpochSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+v1::JobSpec TinyJob(const std::string& label) {
+  v1::JobSpec spec;
+  spec.set_label(label);
+  spec.mutable_measure()->mutable_workload()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  spec.mutable_options()->set_min_run_time_s(0.001);
+  spec.mutable_options()->set_min_blocks(1);
+  spec.mutable_options()->set_skip_diagnostics(true);
+  return spec;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+double Max(const std::vector<double>& v) { return v.empty() ? NAN : *std::max_element(v.begin(), v.end()); }
+
+// A fresh client per attempt (a failed channel waits out gRPC's reconnect backoff).
+std::unique_ptr<DaemonClient> ConnectOrGiveUp(const std::string& address, bp::child& daemon,
+                                              const std::string& log) {
+  const auto until = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < until) {
+    if (!daemon.running()) GiveUp("torchscand exited during start-up:\n" + Tail(log));
+    if (auto client = DaemonClient::Connect(address, {}, 0.2); client.ok()) return std::move(*client);
+  }
+  GiveUp("torchscand did not answer on " + address + " within 30 s:\n" + Tail(log));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string daemon_path = argc > 1 ? argv[1] : "bazel-bin/daemon/torchscand";
+  if (::access(daemon_path.c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "usage: %s [TORCHSCAND]\n%s is not executable: build it with `bazel build "
+                 "//daemon:torchscand //worker:torchscan-worker`\n", argv[0], daemon_path.c_str());
+    return 2;
+  }
+  char pattern[] = "/tmp/tsbench-XXXXXX";  // short: unix socket paths are limited to 107 bytes
+  if (!::mkdtemp(pattern)) GiveUp("cannot create a folder under /tmp");
+  g_dir = pattern;
+  std::thread([] {
+    std::this_thread::sleep_for(kGiveUpAfter);
+    GiveUp("not finished after 10 minutes");
+  }).detach();
+
+  // ---------------------------------------------------------------- start the daemon
+  const std::string address = "unix:" + g_dir + "/d.sock";
+  const std::string log = g_dir + "/torchscand.log";
+  std::error_code ec;
+  bp::child daemon(daemon_path, "--state-dir", g_dir + "/state", "--listen", address, bp::std_in < bp::null,
+                   bp::std_out > bp::null, bp::std_err > log, ec);
+  if (ec) GiveUp("cannot start " + daemon_path + ": " + ec.message());
+  g_daemon_pid = daemon.id();
+  std::unique_ptr<DaemonClient> client = ConnectOrGiveUp(address, daemon, log);
+  absl::StatusOr<v1::DaemonInfo> info = client->Info();
+  if (!info.ok()) GiveUp("info: " + std::string(info.status().message()));
+  const double rss_idle = VmRssMiB(daemon.id());
+  std::printf("torchscand %s, pid %d, max queue %d, socket %s\n", info->version().c_str(), daemon.id(),
+              info->config().limits().max_queue_length(), address.c_str());
+
+  // ---------------------------------------------------------------- 2. idle latency
+  bool ok = true;
+  std::vector<double> call_ms, latency_ms, overhead_ms;
+  std::printf("\nidle daemon, %d sequential tiny jobs (ms):\n  %-4s %12s %14s %14s %12s\n", kSequentialJobs, "job",
+              "call->start", "return->start", "job overhead", "timed total");
+  for (int i = 0; i < kSequentialJobs; ++i) {
+    const double called = NowEpochSeconds();
+    absl::StatusOr<v1::Job> submitted = client->Submit(TinyJob("latency"));
+    const double returned = NowEpochSeconds();
+    if (!submitted.ok()) GiveUp("submit: " + std::string(submitted.status().message()));
+    absl::StatusOr<v1::Job> job = client->Watch(submitted->id(), nullptr);
+    if (!job.ok() || job->state() != v1::Job::succeeded) {
+      std::printf("  %-4d failed: %s\n", i + 1, job.ok() ? job->error().c_str() : job.status().ToString().c_str());
+      ok = false;
+      continue;
+    }
+    absl::StatusOr<v1::JobResult> result = client->FetchResult(job->id());
+    if (!result.ok()) GiveUp("fetch: " + std::string(result.status().message()));
+    const double started = ParseRfc3339Seconds(job->started_at()), finished = ParseRfc3339Seconds(job->finished_at());
+    const double timed = result->report().timing().timed_total_s();
+    call_ms.push_back((started - called) * 1e3);
+    latency_ms.push_back((started - returned) * 1e3);
+    overhead_ms.push_back((finished - started - timed) * 1e3);
+    std::printf("  %-4d %12.1f %14.1f %14.0f %12.2f\n", i + 1, call_ms.back(), latency_ms.back(), overhead_ms.back(),
+                timed * 1e3);
+  }
+  std::printf("  submit-to-start  median %.1f ms, max %.1f ms from the call; median %.1f ms, max %.1f ms from its "
+              "return (1 ms resolution)\n",
+              Median(call_ms), Max(call_ms), Median(latency_ms), Max(latency_ms));
+  std::printf("  per-job overhead median %.0f ms, max %.0f ms (worker start + LibTorch load + build + write)\n",
+              Median(overhead_ms), Max(overhead_ms));
+
+  // ---------------------------------------------------------------- 3. 50 clients at once
+  struct Submission {
+    std::string id;       // accepted
+    std::string refusal;  // or refused: the status
+  };
+  std::vector<Submission> submissions(kClients * kJobsPerClient);
+  std::atomic<int> connected{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClients; ++c) {
+    threads.emplace_back([&, c] {
+      absl::StatusOr<std::unique_ptr<DaemonClient>> own = DaemonClient::Connect(address, {}, 30);
+      ++connected;
+      while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      for (int j = 0; j < kJobsPerClient; ++j) {
+        Submission& s = submissions[c * kJobsPerClient + j];
+        if (!own.ok()) {
+          s.refusal = "connect: " + own.status().ToString();
+          continue;
+        }
+        absl::StatusOr<v1::Job> job = (*own)->Submit(TinyJob("client " + std::to_string(c)));
+        if (job.ok()) s.id = job->id();
+        else s.refusal = job.status().ToString();
+      }
+      for (int j = 0; j < kJobsPerClient; ++j)  // until finished; the final count uses GetJob
+        if (const std::string& id = submissions[c * kJobsPerClient + j].id; !id.empty() && own.ok())
+          (void)(*own)->Watch(id, nullptr);
+    });
+  }
+  while (connected < kClients) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto start = Clock::now();
+  go = true;
+  for (std::thread& t : threads) t.join();
+  const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+
+  int accepted = 0, refused = 0, succeeded = 0, failed = 0, lost = 0;
+  std::map<std::string, int> reasons, failures;
+  std::vector<v1::Job> executed;  // every job that started and finished, succeeded or not
+  for (const Submission& s : submissions) {
+    if (s.id.empty()) {
+      ++refused;
+      ++reasons[s.refusal];
+      continue;
+    }
+    ++accepted;
+    absl::StatusOr<v1::Job> job = client->GetJob(s.id);
+    if (!job.ok() || !torchscan::IsFinished(job->state())) {
+      ++lost;
+      continue;
+    }
+    if (job->state() == v1::Job::succeeded) {
+      ++succeeded;
+    } else {
+      ++failed;
+      ++failures[v1::Job::State_Name(job->state()) + ": " + job->error()];
+    }
+    if (!job->started_at().empty() && !job->finished_at().empty()) executed.push_back(*job);
+  }
+  const int overlaps = CountOverlappingExecutions(executed);
+
+  std::printf("\n%d clients x %d tiny jobs submitted at once (max queue %d):\n", kClients, kJobsPerClient,
+              info->config().limits().max_queue_length());
+  std::printf("  accepted %d, refused %d, succeeded %d, failed %d, lost %d (must be 0)\n", accepted, refused,
+              succeeded, failed, lost);
+  for (const auto& [reason, n] : reasons) std::printf("  refused x%d: %s\n", n, reason.c_str());
+  for (const auto& [error, n] : failures) std::printf("  failed x%d: %s\n", n, error.c_str());
+  std::printf("  overlapping executions %d of %zu executed jobs (must be 0)\n", overlaps, executed.size());
+  std::printf("  wall time %.1f s until all finished (%.0f ms per executed job)\n", wall_s,
+              executed.empty() ? NAN : wall_s * 1e3 / executed.size());
+  ok = ok && lost == 0 && overlaps == 0 && failed == 0;
+
+  // ---------------------------------------------------------------- 1. idle RSS
+  const double rss_after = VmRssMiB(daemon.id());
+  std::printf("\ntorchscand VmRSS: %.1f MiB idle after start, %.1f MiB idle after %d jobs (%+.1f MiB)\n", rss_idle,
+              rss_after, kSequentialJobs + accepted, rss_after - rss_idle);
+
+  // ---------------------------------------------------------------- stop
+  client.reset();
+  ::kill(daemon.id(), SIGTERM);
+  // Polled: boost's wait_for waits on SIGCHLD, which a gRPC thread may take.
+  const auto until = Clock::now() + std::chrono::seconds(10);
+  while (daemon.running(ec) && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (daemon.running(ec)) daemon.terminate(ec);
+  g_daemon_pid = 0;
+  fs::remove_all(g_dir, ec);
+  std::printf("%s\n", ok ? "ok" : "FAILED: see above");
+  return ok ? 0 : 1;
+}

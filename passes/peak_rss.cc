@@ -1,0 +1,194 @@
+#include "passes/peak_rss.h"
+
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <boost/process.hpp>
+#include <boost/process/extend.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "passes/rss_protocol.h"
+#include "io/file_io.h"
+
+namespace torchscan::workloads {
+namespace {
+
+namespace bp = boost::process;
+using Clock = std::chrono::steady_clock;
+
+// The exit status of a child whose parent died before it could arrange to die with it; no
+// one is left to read it.
+constexpr int kRssChildOrphaned = 125;
+
+// Temporary files of one trial, removed when the trial ends.
+class TempFiles {
+ public:
+  ~TempFiles() {
+    for (const std::string& path : paths_) {
+      std::error_code ignored;
+      std::filesystem::remove(path, ignored);
+    }
+  }
+  // Creates an empty file; "" when it cannot.
+  std::string Make(const std::string& contents) {
+    std::error_code error;
+    std::filesystem::path dir = std::filesystem::temp_directory_path(error);
+    if (error) dir = "/tmp";
+    std::string pattern = (dir / "torchscan_rss_XXXXXX").string();
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) return "";
+    paths_.emplace_back(name.data());
+    bool ok = true;
+    for (size_t done = 0; done < contents.size() && ok;) {
+      const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+      ok = n > 0;
+      if (ok) done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    return ok ? paths_.back() : "";
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
+
+std::string Tail(const std::string& text, size_t max_chars = 2000) {
+  std::string tail = text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
+  return std::string(absl::StripAsciiWhitespace(tail));
+}
+
+std::string Scope(int64_t calls, int64_t intra_op_threads, int64_t inter_op_threads) {
+  return absl::StrCat("process start-up + model/input construction + ", calls, " completed calls with ",
+                      intra_op_threads, " intra-op and ", inter_op_threads, " inter-op threads; no profiling");
+}
+
+}  // namespace
+
+torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
+                                           const RssTrialOptions& options, RssTrialInfo* info) {
+  const int calls = options.calls;
+  const double timeout_s = options.timeout_s;
+  torchscan::v1::MetricResult metric;
+  metric.set_name("peak_rss_bytes");
+  metric.set_unit("bytes");
+  metric.set_method("VmHWM of a fresh child process");
+  metric.set_scope(absl::StrCat("process start-up + model/input construction + ", calls,
+                                " completed calls; no profiling (the child did not report its threads)"));
+  RssTrialInfo local;
+  RssTrialInfo& trial = info != nullptr ? *info : local;
+  trial = RssTrialInfo();
+  auto unknown = [&](const std::string& reason) {
+    metric.clear_value();
+    metric.set_complete(false);
+    metric.add_diagnostics(reason);
+    return metric;
+  };
+
+  if (calls < 1) return unknown(absl::StrCat("calls is ", calls, "; the child must complete at least 1 call"));
+  if (options.intra_op_threads < 0 || options.inter_op_threads < 0)
+    return unknown("thread counts must be >= 0 (0 keeps LibTorch's default)");
+  if (!(timeout_s > 0)) return unknown(absl::StrCat("timeout_s is ", timeout_s, "; give a positive timeout"));
+  if (child_path.empty() || ::access(child_path.c_str(), X_OK) != 0) {
+    return unknown(absl::StrCat("RSS child '", child_path, "' is missing or not executable (",
+                                child_path.empty() ? "empty path" : std::strerror(errno),
+                                "); build //passes:torchscan_rss_child and pass its path"));
+  }
+  TempFiles files;
+  std::string serialized;
+  if (!spec.SerializeToString(&serialized)) return unknown("the WorkloadSpec could not be serialized");
+  const std::string spec_path = files.Make(serialized);
+  const std::string out_path = files.Make("");
+  const std::string err_path = files.Make("");
+  if (spec_path.empty() || out_path.empty() || err_path.empty()) {
+    return unknown(absl::StrCat("could not create temporary files for the RSS child: ", std::strerror(errno)));
+  }
+
+  int status = 0;
+  bool status_known = false;
+  const Clock::time_point start = Clock::now();
+  try {
+    // The child dies with this thread (kill -9 of the worker, or of torchscand, whose death
+    // kills the worker): no RSS child runs on after the job it measured for. A parent gone
+    // before prctl took effect is seen by getppid.
+    const pid_t parent = ::getpid();
+    auto die_with_parent = [parent](auto&) {
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kRssChildOrphaned);
+    };
+    bp::child child(bp::exe = child_path,
+                    bp::args = {spec_path, std::to_string(calls), std::to_string(options.intra_op_threads),
+                                std::to_string(options.inter_op_threads)},
+                    bp::std_in < bp::null,
+                    bp::std_out > out_path, bp::std_err > err_path, bp::extend::on_exec_setup = die_with_parent);
+    std::error_code error;
+    auto poll = std::chrono::milliseconds(1);
+    while (child.running(error)) {
+      if (std::chrono::duration<double>(Clock::now() - start).count() >= timeout_s) {
+        child.terminate(error);  // SIGKILL, then reaps the child
+        trial.timed_out = true;
+        break;
+      }
+      std::this_thread::sleep_for(poll);
+      poll = std::min(poll * 2, std::chrono::milliseconds(20));
+    }
+    if (!trial.timed_out && !error) {
+      status = child.native_exit_code();
+      status_known = WIFEXITED(status) || WIFSIGNALED(status);
+    }
+  } catch (const std::exception& e) {
+    trial.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    return unknown(absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what()));
+  }
+  trial.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  trial.stderr_tail = Tail(ReadFile(err_path).value_or(""));
+  const std::string with_stderr = trial.stderr_tail.empty() ? "" : absl::StrCat("; its stderr: ", trial.stderr_tail);
+
+  if (trial.timed_out) {
+    trial.signal = SIGKILL;
+    return unknown(absl::StrFormat("RSS child timed out after %g s and was killed (SIGKILL)%s", timeout_s, with_stderr));
+  }
+  if (!status_known) return unknown(absl::StrCat("the RSS child's exit status could not be read", with_stderr));
+  if (WIFSIGNALED(status)) {
+    trial.signal = WTERMSIG(status);
+    return unknown(absl::StrCat("RSS child was killed by signal ", trial.signal, " (", strsignal(trial.signal), ")",
+                                with_stderr));
+  }
+  trial.exit_code = WEXITSTATUS(status);
+  if (trial.exit_code != 0) return unknown(absl::StrCat("RSS child exited with status ", trial.exit_code, with_stderr));
+  const std::string out = ReadFile(out_path).value_or("");
+  const std::optional<RssChildResult> result = ParseRssChildOutput(out);
+  if (!result) {
+    return unknown(absl::StrCat("RSS child printed no valid '", FormatRssChildLine({0, 0}).substr(0, 20),
+                                "vm_hwm_bytes=N calls=N intra_op_threads=N inter_op_threads=N' line; its stdout: ",
+                                out.empty() ? "(empty)" : Tail(out, 500)));
+  }
+  metric.set_scope(Scope(result->calls, result->intra_op_threads, result->inter_op_threads));
+  if (result->calls != calls) {
+    return unknown(absl::StrCat("RSS child reported ", result->calls, " completed calls, expected ", calls));
+  }
+  for (const auto& [what, asked, ran] : {std::tuple{"intra-op", options.intra_op_threads, result->intra_op_threads},
+                                         std::tuple{"inter-op", options.inter_op_threads, result->inter_op_threads}}) {
+    if (asked > 0 && ran != asked)
+      return unknown(absl::StrCat("RSS child ran with ", ran, " ", what, " threads, asked for ", asked));
+  }
+  metric.set_value(static_cast<double>(result->vm_hwm_bytes));
+  metric.set_complete(true);
+  return metric;
+}
+
+}  // namespace torchscan::workloads

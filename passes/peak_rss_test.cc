@@ -1,0 +1,169 @@
+#include "passes/peak_rss.h"
+
+#include <cstdlib>
+#include <chrono>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <torch/script.h>
+
+namespace torchscan::workloads {
+namespace {
+
+// Runfiles: bazel test runs in the workspace's runfiles directory.
+constexpr char kChild[] = "passes/torchscan_rss_child";
+constexpr char kFakeChild[] = "passes/fake_rss_child";
+
+torchscan::v1::WorkloadSpec LinearSpec() {
+  torchscan::v1::WorkloadSpec spec;
+  spec.mutable_model()->set_builtin(torchscan::v1::ModelSpec::linear);
+  return spec;
+}
+
+RssTrialOptions Trial(int calls, double timeout_s, int intra_op = 1, int inter_op = 1) {
+  RssTrialOptions o;
+  o.calls = calls;
+  o.timeout_s = timeout_s;
+  o.intra_op_threads = intra_op;
+  o.inter_op_threads = inter_op;
+  return o;
+}
+
+// A TorchScript module that counts its calls in an attribute and fails the call that goes
+// past `limit`, saved as bytes in a WorkloadSpec with one 4x4 input.
+torchscan::v1::WorkloadSpec CountingSpec(int64_t limit) {
+  torch::jit::Module m("Counter");
+  m.register_attribute("calls", c10::IntType::get(), int64_t{0});
+  m.register_attribute("limit", c10::IntType::get(), limit);
+  m.define(R"(
+def forward(self, x):
+    self.calls += 1
+    assert self.calls <= self.limit, "more calls than the scope says"
+    return x * 2
+)");
+  std::ostringstream bytes;
+  m.save(bytes);
+  torchscan::v1::WorkloadSpec spec;
+  spec.mutable_model()->mutable_torchscript()->set_module_bytes(bytes.str());
+  spec.add_inputs()->mutable_generated()->add_shape(4);
+  spec.mutable_inputs(0)->mutable_generated()->add_shape(4);
+  return spec;
+}
+
+bool DiagnosticsContain(const torchscan::v1::MetricResult& m, const std::string& text) {
+  for (const std::string& d : m.diagnostics()) {
+    if (d.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+void ExpectUnknown(const torchscan::v1::MetricResult& m, const std::string& reason) {
+  EXPECT_FALSE(m.has_value());
+  EXPECT_FALSE(m.complete());
+  EXPECT_TRUE(DiagnosticsContain(m, reason)) << m.DebugString();
+  EXPECT_EQ(m.name(), "peak_rss_bytes");
+  EXPECT_EQ(m.method(), "VmHWM of a fresh child process");
+}
+
+class FakeChildMode {
+ public:
+  explicit FakeChildMode(const char* mode) { setenv("FAKE_RSS_CHILD_MODE", mode, 1); }
+  ~FakeChildMode() { unsetenv("FAKE_RSS_CHILD_MODE"); }
+};
+
+TEST(MeasurePeakRss, LinearChildReportsItsPeak) {
+  RssTrialInfo info;
+  const auto m = MeasurePeakRss(LinearSpec(), kChild, Trial(100, 120), &info);
+  ASSERT_TRUE(m.has_value()) << m.DebugString();
+  EXPECT_TRUE(m.complete());
+  EXPECT_EQ(m.unit(), "bytes");
+  EXPECT_EQ(m.scope(),
+            "process start-up + model/input construction + 100 completed calls with 1 intra-op and 1 inter-op "
+            "threads; no profiling");
+  EXPECT_GT(m.value(), 10.0 * (1 << 20));  // LibTorch alone maps tens of MiB
+  EXPECT_EQ(info.exit_code, 0);
+  EXPECT_GT(info.wall_s, 0);
+  std::printf("linear RSS child: %.1f MiB, %.3f s wall\n", m.value() / (1 << 20), info.wall_s);
+}
+
+// LibTorch's default on this machine is one intra-op thread per core; 3 and 2 are neither
+// that nor 1, so a child that ignored them would be caught.
+TEST(MeasurePeakRss, ChildRunsWithTheThreadsOfTheJob) {
+  const auto m = MeasurePeakRss(LinearSpec(), kChild, Trial(10, 120, 3, 2));
+  ASSERT_TRUE(m.has_value()) << m.DebugString();
+  EXPECT_NE(m.scope().find("10 completed calls with 3 intra-op and 2 inter-op threads"), std::string::npos) << m.scope();
+  const auto one = MeasurePeakRss(LinearSpec(), kChild, Trial(10, 120, 1, 1));
+  ASSERT_TRUE(one.has_value()) << one.DebugString();
+  EXPECT_NE(one.scope().find("with 1 intra-op and 1 inter-op threads"), std::string::npos) << one.scope();
+}
+
+// The module fails its 101st call: 100 calls complete only when the child makes no call
+// besides the 100 of its scope (no trial call while building), and 101 must fail.
+TEST(MeasurePeakRss, ChildCompletesExactlyTheCallsOfItsScope) {
+  const auto exact = MeasurePeakRss(CountingSpec(100), kChild, Trial(100, 120));
+  ASSERT_TRUE(exact.has_value()) << exact.DebugString();
+  EXPECT_NE(exact.scope().find("+ 100 completed calls"), std::string::npos) << exact.scope();
+  ExpectUnknown(MeasurePeakRss(CountingSpec(100), kChild, Trial(101, 120)), "more calls than the scope says");
+}
+
+TEST(MeasurePeakRss, ChildThatIgnoresTheThreadsIsUnknown) {
+  FakeChildMode mode("threads");
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kFakeChild, Trial(5, 30)), "ran with 7 intra-op threads, asked for 1");
+}
+
+TEST(MeasurePeakRss, MissingChildIsUnknown) {
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), "passes/no_such_child", Trial(100, 10)), "missing or not executable");
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), "", Trial(100, 10)), "missing or not executable");
+}
+
+TEST(MeasurePeakRss, CrashingChildIsUnknownWithTheSignal) {
+  FakeChildMode mode("crash");
+  RssTrialInfo info;
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kFakeChild, Trial(100, 30), &info), "killed by signal 11");
+  EXPECT_EQ(info.signal, 11);
+}
+
+TEST(MeasurePeakRss, HangingChildIsKilledAtTheTimeout) {
+  FakeChildMode mode("hang");
+  RssTrialInfo info;
+  const auto start = std::chrono::steady_clock::now();
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kFakeChild, Trial(100, 0.5), &info), "timed out after 0.5 s");
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(info.timed_out);
+  EXPECT_LT(elapsed, 5.0);
+}
+
+TEST(MeasurePeakRss, FailingChildIsUnknownWithItsStderr) {
+  FakeChildMode mode("fail");
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kFakeChild, Trial(100, 30)), "exited with status 3");
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kFakeChild, Trial(100, 30)), "model file vanished");
+}
+
+TEST(MeasurePeakRss, GarbageOutputIsUnknown) {
+  FakeChildMode mode("garbage");
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kFakeChild, Trial(100, 30)), "hello from a confused child");
+}
+
+TEST(MeasurePeakRss, FakeChildContractHolds) {
+  FakeChildMode mode("ok");
+  const auto m = MeasurePeakRss(LinearSpec(), kFakeChild, Trial(7, 30));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m.value(), 4096);
+}
+
+TEST(MeasurePeakRss, RealChildWithABogusSpecFailsWithTheBuildError) {
+  torchscan::v1::WorkloadSpec spec;
+  spec.mutable_model()->mutable_torchscript()->set_path("/nonexistent/model.pt");
+  spec.add_inputs()->mutable_generated()->add_shape(4);
+  ExpectUnknown(MeasurePeakRss(spec, kChild, Trial(100, 60)), "exited with status 2");
+  ExpectUnknown(MeasurePeakRss(spec, kChild, Trial(100, 60)), "model.torchscript.path");
+}
+
+TEST(MeasurePeakRss, BadArgumentsAreUnknown) {
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kChild, Trial(0, 10)), "at least 1 call");
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kChild, Trial(100, 0)), "positive timeout");
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kChild, Trial(100, 10, -1, 1)), "thread counts must be >= 0");
+}
+
+}  // namespace
+}  // namespace torchscan::workloads

@@ -1,0 +1,24 @@
+// torchscan-worker's whole job (worker_protocol.h): read JOB_DIR/spec.json, run the
+// measurement or comparison (core/experiment.h; threads are applied there before anything
+// is built), write JOB_DIR/result.json atomically, report progress lines. The worker is
+// fresh per job: LibTorch's thread settings can be set once per process. The result's
+// timeline (report.timeline or comparison.timeline) counts from when the worker began the
+// job, before it read spec.json.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+// (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
+namespace torchscan::daemon {
+
+struct WorkerFlags {
+  std::string job_dir;         // --job: holds spec.json, receives result.json (required)
+  std::string rss_child_path;  // --rss-child: torchscan_rss_child, needed by rss jobs
+};
+
+// Returns the exit code (WorkerExitCode). Progress lines go to `progress` (flushed each);
+// on failure one line "torchscan-worker: <why>" goes to `errors`. Never throws.
+int RunWorkerJob(const WorkerFlags& flags, std::ostream& progress, std::ostream& errors);
+
+}  // namespace torchscan::daemon

@@ -1,0 +1,26 @@
+// torchscan-worker --job JOB_DIR [--rss-child PATH]: runs one TorchScan job in this fresh
+// process. The line protocol and exit codes are in worker/worker_protocol.h.
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "worker/state_folder.h"
+#include "worker/worker_job.h"
+#include "worker/worker_protocol.h"
+
+int main(int argc, char** argv) {
+  torchscan::daemon::WorkerFlags flags;
+  CLI::App app{"torchscan-worker: runs one TorchScan job (started by torchscand)"};
+  app.add_option("--job", flags.job_dir,
+                 std::string("job folder holding ") + torchscan::kJobSpecFile + "; " + torchscan::kJobResultFile +
+                     " is written there")
+      ->required();
+  app.add_option("--rss-child", flags.rss_child_path, "torchscan_rss_child path (jobs with rss)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : torchscan::daemon::kWorkerBadSpec;
+  }
+  return torchscan::daemon::RunWorkerJob(flags, std::cout, std::cerr);
+}

@@ -1,0 +1,57 @@
+#include "worker/worker_protocol.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace torchscan::daemon {
+
+std::string DescribeWorkerExit(int exit_code) {
+  switch (exit_code) {
+    case kWorkerOk: return "success";
+    case kWorkerInternalError: return "internal error";
+    case kWorkerBadSpec: return "bad spec";
+    case kWorkerWorkloadError: return "workload error";
+    case kWorkerOutOfMemory: return "out of memory";
+    case kWorkerResultNotWritten: return "result not written";
+    case kWorkerLaunchSetupFailed: return "launch set-up failed";
+    default: return "unknown exit code";
+  }
+}
+
+std::string FormatPhaseLine(std::string_view phase) {
+  std::string text(phase);
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return absl::StrCat("phase ", text);
+}
+
+std::string FormatBlocksLine(int64_t blocks_done) { return absl::StrCat("blocks ", blocks_done); }
+
+std::optional<WorkerLine> ParseWorkerLine(std::string_view text) {
+  absl::string_view line(text.data(), text.size());
+  absl::ConsumeSuffix(&line, "\r");
+  WorkerLine parsed;
+  if (line == kDoneLine) {
+    parsed.kind = WorkerLine::Kind::kDone;
+    return parsed;
+  }
+  if (absl::ConsumePrefix(&line, "phase ")) {
+    if (absl::StripAsciiWhitespace(line).empty()) return std::nullopt;
+    parsed.kind = WorkerLine::Kind::kPhase;
+    parsed.phase = std::string(line);
+    return parsed;
+  }
+  if (absl::ConsumePrefix(&line, "blocks ")) {
+    if (line.empty() || !std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    if (!absl::SimpleAtoi(line, &parsed.blocks)) return std::nullopt;
+    parsed.kind = WorkerLine::Kind::kBlocks;
+    return parsed;
+  }
+  return std::nullopt;
+}
+
+}  // namespace torchscan::daemon

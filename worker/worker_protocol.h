@@ -1,0 +1,58 @@
+// The contract between torchscand and torchscan-worker: the worker's command line, its
+// progress lines on stdout and its exit codes. Pure (no gRPC, no LibTorch, no I/O).
+//
+// Command line:  torchscan-worker --job JOB_DIR [--rss-child PATH]
+//   reads JOB_DIR/spec.json (a JobSpec, JSON mapping), writes JOB_DIR/result.json (a
+//   JobResult) atomically, and exits with one of the codes below; on failure the last line
+//   of stderr says why ("torchscan-worker: <message naming the field or step>").
+//
+// Progress lines on stdout, one per line, in this order of a run:
+//   phase <text>   a step began: "build baseline", "timing baseline", "profile candidate",
+//                  "memory ...", "rss ...", "check", "write result"
+//   blocks <n>     n >= 0 timed blocks are done in the current timing phase (throttled: at
+//                  most about 10 lines a second)
+//   done           result.json is written; the worker exits 0 next
+// Other lines are not part of the protocol: readers ignore them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+// (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
+namespace torchscan::daemon {
+
+// Exit codes of torchscan-worker.
+enum WorkerExitCode : int {
+  kWorkerOk = 0,
+  kWorkerInternalError = 1,   // an unexpected exception: a bug
+  kWorkerBadSpec = 2,         // bad flags, spec.json unreadable / invalid / unsupported
+  kWorkerWorkloadError = 3,   // the workload could not be built, timed, profiled or checked
+  kWorkerOutOfMemory = 4,     // LibTorch or the allocator ran out of memory (RESOURCE_EXHAUSTED)
+  kWorkerResultNotWritten = 5,  // result.json could not be written
+  // Used by the launcher in the forked child when setting affinity or limits failed before
+  // exec (the worker never started).
+  kWorkerLaunchSetupFailed = 120,
+};
+
+// A short name of an exit code ("bad spec", "workload error" ...); "unknown exit code" else.
+std::string DescribeWorkerExit(int exit_code);
+
+std::string FormatPhaseLine(std::string_view phase);  // "phase <phase>" (newlines become spaces)
+std::string FormatBlocksLine(int64_t blocks_done);    // "blocks <n>"
+inline constexpr const char* kDoneLine = "done";
+
+struct WorkerLine {
+  enum class Kind { kPhase, kBlocks, kDone };
+  Kind kind = Kind::kPhase;
+  std::string phase;       // kPhase
+  int64_t blocks = 0;      // kBlocks
+};
+
+// Parses one line (without its newline; a trailing '\r' is ignored). nullopt for lines
+// outside the protocol: unknown words, "blocks" without a non-negative integer, "phase"
+// without text.
+std::optional<WorkerLine> ParseWorkerLine(std::string_view line);
+
+}  // namespace torchscan::daemon
