@@ -10,7 +10,7 @@
 //     job-000001/          digits, zero-padded, so that names sort in submission order
 //       job.json           the Job record, rewritten by the daemon at each state change
 //       spec.json          the JobSpec, uploaded files included: written by the daemon at
-//                          submission, read by the worker (daemon/worker_protocol.h)
+//                          submission, read by the worker (worker/worker_protocol.h)
 //       result.json        the JobResult, written by the worker, read by the daemon
 //       worker.stderr      what the worker wrote to stderr (its last lines name a failure)
 //
