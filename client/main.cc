@@ -74,21 +74,23 @@ void AddJobCommands(CLI::App& app, CommandLine* cl) {
                   "Ctrl-C cancels the job on a resident daemon too (a private daemon's job is always cancelled)");
     return o;
   };
+  // --job and --output of measure and compare; `overridable` names the flags that may stand beside --job.
+  const auto add_job_file = [cl, &add_output](CLI::App* sub, const std::string& overridable, const std::string& files) {
+    sub->add_option("--job", cl->job_file,
+                    "a JSON job file (JobSpec) instead of the flags; " + overridable +
+                        " given beside it override its fields, other job flags are refused");
+    add_output(sub, files);
+  };
   cl->measure = app.add_subcommand("measure", "measure one workload");
   AddMeasureFlags(cl->measure, &cl->measure_flags);
   cl->measure->footer(kMeasureExamples);
-  cl->measure->add_option("--job", cl->job_file,
-                          "a JSON job file (JobSpec) instead of the flags; --threads, --min-run-time, --rss and --label "
-                          "given beside it override its fields, other job flags are refused");
-  add_output(cl->measure, "report.json and report.html");
+  add_job_file(cl->measure, "--threads, --min-run-time, --rss and --label", "report.json and report.html");
 
   cl->compare = app.add_subcommand("compare", "compare a baseline and a candidate workload, with an output check");
   AddCompareFlags(cl->compare, &cl->compare_flags);
   cl->compare->footer(kCompareExamples);
-  cl->compare->add_option("--job", cl->job_file,
-                          "a JSON job file (JobSpec) instead of the flags; --threads, --min-run-time, --rss, --label, "
-                          "--reverse and --rounds given beside it override its fields, other job flags are refused");
-  add_output(cl->compare, "comparison.json and comparison.html");
+  add_job_file(cl->compare, "--threads, --min-run-time, --rss, --label, --reverse and --rounds",
+               "comparison.json and comparison.html");
 
   cl->example = app.add_subcommand("example", "the guide's benchmark_comparison: one sample at a time versus one batch");
   AddExampleFlags(cl->example, &cl->example_flags);
