@@ -109,15 +109,8 @@ std::unique_ptr<DaemonClient> ConnectOrGiveUp(const std::string& address, bp::ch
   GiveUp("torchscand did not answer on " + address + " within 30 s:\n" + Tail(log));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::string daemon_path = argc > 1 ? argv[1] : "bazel-bin/daemon/torchscand";
-  if (::access(daemon_path.c_str(), X_OK) != 0) {
-    std::fprintf(stderr, "usage: %s [TORCHSCAND]\n%s is not executable: build it with `bazel build "
-                 "//daemon:torchscand //worker:torchscan-worker`\n", argv[0], daemon_path.c_str());
-    return 2;
-  }
+// Creates the private folder (g_dir) and starts the watchdog that gives up after kGiveUpAfter.
+void MakeFolderAndWatchdog() {
   char pattern[] = "/tmp/tsbench-XXXXXX";  // short: unix socket paths are limited to 107 bytes
   if (!::mkdtemp(pattern)) GiveUp("cannot create a folder under /tmp");
   g_dir = pattern;
@@ -125,39 +118,36 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(kGiveUpAfter);
     GiveUp("not finished after 10 minutes");
   }).detach();
+}
 
-  // ---------------------------------------------------------------- start the daemon
-  const std::string address = "unix:" + g_dir + "/d.sock";
-  const std::string log = g_dir + "/torchscand.log";
+// Starts torchscand with its defaults on `address`, its stderr in `log`.
+bp::child StartDaemon(const std::string& daemon_path, const std::string& address, const std::string& log) {
   std::error_code ec;
   bp::child daemon(daemon_path, "--state-dir", g_dir + "/state", "--listen", address, bp::std_in < bp::null,
                    bp::std_out > bp::null, bp::std_err > log, ec);
   if (ec) GiveUp("cannot start " + daemon_path + ": " + ec.message());
   g_daemon_pid = daemon.id();
-  std::unique_ptr<DaemonClient> client = ConnectOrGiveUp(address, daemon, log);
-  absl::StatusOr<v1::DaemonInfo> info = client->Info();
-  if (!info.ok()) GiveUp("info: " + std::string(info.status().message()));
-  const double rss_idle = VmRssMiB(daemon.id());
-  std::printf("torchscand %s, pid %d, max queue %d, socket %s\n", info->version().c_str(), daemon.id(),
-              info->config().limits().max_queue_length(), address.c_str());
+  return daemon;
+}
 
-  // ---------------------------------------------------------------- 2. idle latency
+// Figure 2: kSequentialJobs jobs one after the other on the idle daemon. False when one failed.
+bool MeasureIdleLatency(DaemonClient& client) {
   bool ok = true;
   std::vector<double> call_ms, latency_ms, overhead_ms;
   std::printf("\nidle daemon, %d sequential tiny jobs (ms):\n  %-4s %12s %14s %14s %12s\n", kSequentialJobs, "job",
               "call->start", "return->start", "job overhead", "timed total");
   for (int i = 0; i < kSequentialJobs; ++i) {
     const double called = NowEpochSeconds();
-    absl::StatusOr<v1::Job> submitted = client->Submit(TinyJob("latency"));
+    absl::StatusOr<v1::Job> submitted = client.Submit(TinyJob("latency"));
     const double returned = NowEpochSeconds();
     if (!submitted.ok()) GiveUp("submit: " + std::string(submitted.status().message()));
-    absl::StatusOr<v1::Job> job = client->Watch(submitted->id(), nullptr);
+    absl::StatusOr<v1::Job> job = client.Watch(submitted->id(), nullptr);
     if (!job.ok() || job->state() != v1::Job::succeeded) {
       std::printf("  %-4d failed: %s\n", i + 1, job.ok() ? job->error().c_str() : job.status().ToString().c_str());
       ok = false;
       continue;
     }
-    absl::StatusOr<v1::JobResult> result = client->FetchResult(job->id());
+    absl::StatusOr<v1::JobResult> result = client.FetchResult(job->id());
     if (!result.ok()) GiveUp("fetch: " + std::string(result.status().message()));
     const double started = ParseRfc3339Seconds(job->started_at()), finished = ParseRfc3339Seconds(job->finished_at());
     const double timed = result->report().timing().timed_total_s();
@@ -172,12 +162,17 @@ int main(int argc, char** argv) {
               Median(call_ms), Max(call_ms), Median(latency_ms), Max(latency_ms));
   std::printf("  per-job overhead median %.0f ms, max %.0f ms (worker start + LibTorch load + build + write)\n",
               Median(overhead_ms), Max(overhead_ms));
+  return ok;
+}
 
-  // ---------------------------------------------------------------- 3. 50 clients at once
-  struct Submission {
-    std::string id;       // accepted
-    std::string refusal;  // or refused: the status
-  };
+struct Submission {
+  std::string id;       // accepted
+  std::string refusal;  // or refused: the status
+};
+
+// Figure 3, the load: kClients clients, each on its own channel, submit kJobsPerClient jobs at
+// once and watch them until finished. Sets `wall_s` from the go signal until all threads ended.
+std::vector<Submission> SubmitFromManyClients(const std::string& address, double* wall_s) {
   std::vector<Submission> submissions(kClients * kJobsPerClient);
   std::atomic<int> connected{0};
   std::atomic<bool> go{false};
@@ -206,51 +201,59 @@ int main(int argc, char** argv) {
   const auto start = Clock::now();
   go = true;
   for (std::thread& t : threads) t.join();
-  const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  *wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return submissions;
+}
 
+// Figure 3, the outcome of every submission as the daemon reports it at the end.
+struct Outcomes {
   int accepted = 0, refused = 0, succeeded = 0, failed = 0, lost = 0;
   std::map<std::string, int> reasons, failures;
   std::vector<v1::Job> executed;  // every job that started and finished, succeeded or not
+};
+
+Outcomes CountOutcomes(DaemonClient& client, const std::vector<Submission>& submissions) {
+  Outcomes o;
   for (const Submission& s : submissions) {
     if (s.id.empty()) {
-      ++refused;
-      ++reasons[s.refusal];
+      ++o.refused;
+      ++o.reasons[s.refusal];
       continue;
     }
-    ++accepted;
-    absl::StatusOr<v1::Job> job = client->GetJob(s.id);
+    ++o.accepted;
+    absl::StatusOr<v1::Job> job = client.GetJob(s.id);
     if (!job.ok() || !torchscan::IsFinished(job->state())) {
-      ++lost;
+      ++o.lost;
       continue;
     }
     if (job->state() == v1::Job::succeeded) {
-      ++succeeded;
+      ++o.succeeded;
     } else {
-      ++failed;
-      ++failures[v1::Job::State_Name(job->state()) + ": " + job->error()];
+      ++o.failed;
+      ++o.failures[v1::Job::State_Name(job->state()) + ": " + job->error()];
     }
-    if (!job->started_at().empty() && !job->finished_at().empty()) executed.push_back(*job);
+    if (!job->started_at().empty() && !job->finished_at().empty()) o.executed.push_back(*job);
   }
-  const int overlaps = CountOverlappingExecutions(executed);
+  return o;
+}
 
-  std::printf("\n%d clients x %d tiny jobs submitted at once (max queue %d):\n", kClients, kJobsPerClient,
-              info->config().limits().max_queue_length());
-  std::printf("  accepted %d, refused %d, succeeded %d, failed %d, lost %d (must be 0)\n", accepted, refused,
-              succeeded, failed, lost);
-  for (const auto& [reason, n] : reasons) std::printf("  refused x%d: %s\n", n, reason.c_str());
-  for (const auto& [error, n] : failures) std::printf("  failed x%d: %s\n", n, error.c_str());
-  std::printf("  overlapping executions %d of %zu executed jobs (must be 0)\n", overlaps, executed.size());
+// Prints figure 3; false when a job was lost, failed or overlapped another.
+bool PrintManyClients(const Outcomes& o, double wall_s, int max_queue) {
+  const int overlaps = CountOverlappingExecutions(o.executed);
+  std::printf("\n%d clients x %d tiny jobs submitted at once (max queue %d):\n", kClients, kJobsPerClient, max_queue);
+  std::printf("  accepted %d, refused %d, succeeded %d, failed %d, lost %d (must be 0)\n", o.accepted, o.refused,
+              o.succeeded, o.failed, o.lost);
+  for (const auto& [reason, n] : o.reasons) std::printf("  refused x%d: %s\n", n, reason.c_str());
+  for (const auto& [error, n] : o.failures) std::printf("  failed x%d: %s\n", n, error.c_str());
+  std::printf("  overlapping executions %d of %zu executed jobs (must be 0)\n", overlaps, o.executed.size());
   std::printf("  wall time %.1f s until all finished (%.0f ms per executed job)\n", wall_s,
-              executed.empty() ? NAN : wall_s * 1e3 / executed.size());
-  ok = ok && lost == 0 && overlaps == 0 && failed == 0;
+              o.executed.empty() ? NAN : wall_s * 1e3 / o.executed.size());
+  return o.lost == 0 && overlaps == 0 && o.failed == 0;
+}
 
-  // ---------------------------------------------------------------- 1. idle RSS
-  const double rss_after = VmRssMiB(daemon.id());
-  std::printf("\ntorchscand VmRSS: %.1f MiB idle after start, %.1f MiB idle after %d jobs (%+.1f MiB)\n", rss_idle,
-              rss_after, kSequentialJobs + accepted, rss_after - rss_idle);
-
-  // ---------------------------------------------------------------- stop
-  client.reset();
+// SIGTERM, then SIGKILL after 10 s; removes the private folder.
+void StopDaemon(bp::child& daemon) {
+  std::error_code ec;
   ::kill(daemon.id(), SIGTERM);
   // Polled: boost's wait_for waits on SIGCHLD, which a gRPC thread may take.
   const auto until = Clock::now() + std::chrono::seconds(10);
@@ -258,6 +261,42 @@ int main(int argc, char** argv) {
   if (daemon.running(ec)) daemon.terminate(ec);
   g_daemon_pid = 0;
   fs::remove_all(g_dir, ec);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string daemon_path = argc > 1 ? argv[1] : "bazel-bin/daemon/torchscand";
+  if (::access(daemon_path.c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "usage: %s [TORCHSCAND]\n%s is not executable: build it with `bazel build "
+                 "//daemon:torchscand //worker:torchscan-worker`\n", argv[0], daemon_path.c_str());
+    return 2;
+  }
+  MakeFolderAndWatchdog();
+  const std::string address = "unix:" + g_dir + "/d.sock";
+  const std::string log = g_dir + "/torchscand.log";
+  bp::child daemon = StartDaemon(daemon_path, address, log);
+  std::unique_ptr<DaemonClient> client = ConnectOrGiveUp(address, daemon, log);
+  absl::StatusOr<v1::DaemonInfo> info = client->Info();
+  if (!info.ok()) GiveUp("info: " + std::string(info.status().message()));
+  const int max_queue = info->config().limits().max_queue_length();
+  const double rss_idle = VmRssMiB(daemon.id());
+  std::printf("torchscand %s, pid %d, max queue %d, socket %s\n", info->version().c_str(), daemon.id(), max_queue,
+              address.c_str());
+
+  bool ok = MeasureIdleLatency(*client);
+  double wall_s = 0;
+  const std::vector<Submission> submissions = SubmitFromManyClients(address, &wall_s);
+  const Outcomes outcomes = CountOutcomes(*client, submissions);
+  ok = PrintManyClients(outcomes, wall_s, max_queue) && ok;
+
+  // Figure 1: idle RSS before and after all jobs.
+  const double rss_after = VmRssMiB(daemon.id());
+  std::printf("\ntorchscand VmRSS: %.1f MiB idle after start, %.1f MiB idle after %d jobs (%+.1f MiB)\n", rss_idle,
+              rss_after, kSequentialJobs + outcomes.accepted, rss_after - rss_idle);
+
+  client.reset();
+  StopDaemon(daemon);
   std::printf("%s\n", ok ? "ok" : "FAILED: see above");
   return ok ? 0 : 1;
 }

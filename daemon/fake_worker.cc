@@ -38,6 +38,94 @@ void Log(const std::map<std::string, std::string>& keys, const std::string& what
   std::ofstream(it->second, std::ios::app) << what << std::endl;
 }
 
+// MODE and its key=value words.
+struct Mode {
+  std::string name;
+  std::map<std::string, std::string> keys;
+};
+
+Mode ParseMode(const std::string& text) {
+  std::istringstream words(text);
+  Mode mode;
+  std::string word;
+  words >> mode.name;
+  while (words >> word) {
+    const size_t eq = word.find('=');
+    if (eq != std::string::npos) mode.keys[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  return mode;
+}
+
+// "affinity <cpus>", "rlimit_as <n>", "rlimit_core <n>", "pgid_is_pid <0|1>" on stdout.
+void PrintEnvironment() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof(set), &set);
+  std::string cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+  rlimit as{}, core{};
+  getrlimit(RLIMIT_AS, &as);
+  getrlimit(RLIMIT_CORE, &core);
+  std::cout << "affinity " << cpus << "\nrlimit_as " << static_cast<long long>(as.rlim_cur) << "\nrlimit_core "
+            << static_cast<long long>(core.rlim_cur) << "\npgid_is_pid " << (getpgrp() == getpid()) << std::endl;
+}
+
+// Does what the mode asks (the modes that write a result do nothing here); the exit code.
+int Act(Mode& mode) {
+  int code = 0;
+  if (mode.name == "exit") {
+    code = std::atoi(mode.keys["exit"].c_str());
+    std::cerr << "some noise\ntorchscan-worker: fake failure " << code << std::endl;
+  } else if (mode.name == "crash") {
+    std::cerr << "about to crash" << std::endl;
+    ::raise(SIGSEGV);
+  } else if (mode.name == "memory") {
+    void* block = std::malloc(size_t{1} << 30);
+    if (block == nullptr) {
+      std::cerr << "torchscan-worker: out of memory" << std::endl;
+      code = 4;
+    } else {
+      std::memset(block, 1, size_t{1} << 30);
+      std::free(block);
+    }
+  } else if (mode.name == "env") {
+    PrintEnvironment();
+  } else if (mode.name == "spawn") {
+    const pid_t child = fork();
+    if (child == 0) {
+      std::cout << "grandchild " << getpid() << std::endl;
+      std::this_thread::sleep_for(std::chrono::seconds(60));
+      _exit(0);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+  } else if (mode.name == "flood") {
+    const int lines = std::atoi(mode.keys["lines"].c_str());
+    for (int i = 1; i <= lines; ++i) std::cout << "blocks " << i << "\n";
+    std::cout << std::flush;
+  }
+  return code;
+}
+
+// Writes a fake comparison (mode compare) or measurement result into `job_dir`; false when it cannot.
+bool WriteResult(const std::string& mode, const std::string& job_dir) {
+  torchscan::v1::JobResult result;
+  if (mode == "compare") {
+    auto* c = result.mutable_comparison();
+    c->set_schema_version(torchscan::kReportSchemaVersion);
+    *c->mutable_before() = FakeReport("baseline");
+    *c->mutable_after() = FakeReport("candidate");
+    c->mutable_output_check()->set_status(torchscan::v1::OutputCheck::passed);
+    c->mutable_compatibility();
+    c->set_latency_change(torchscan::v1::Comparison::faster);
+  } else {
+    *result.mutable_report() = FakeReport("measurement");
+  }
+  if (!torchscan::SaveJson(result, job_dir + "/" + torchscan::kJobResultFile).ok()) return false;
+  std::cout << "done" << std::endl;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,77 +142,16 @@ int main(int argc, char** argv) {
     }
     mode_text = spec.label();
   }
-  std::istringstream words(mode_text);
-  std::string mode, word;
-  words >> mode;
-  std::map<std::string, std::string> keys;
-  while (words >> word) {
-    const size_t eq = word.find('=');
-    if (eq != std::string::npos) keys[word.substr(0, eq)] = word.substr(eq + 1);
-  }
-  Log(keys, "start " + job_dir);
-  std::cout << "phase fake " << mode << std::endl;
+  Mode mode = ParseMode(mode_text);
+  Log(mode.keys, "start " + job_dir);
+  std::cout << "phase fake " << mode.name << std::endl;
   std::cout << "not a protocol line" << std::endl;
   std::cout << "blocks 3" << std::endl;
-  if (keys.count("sleep")) std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(keys["sleep"].c_str())));
+  if (mode.keys.count("sleep"))
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(mode.keys["sleep"].c_str())));
 
-  int code = 0;
-  if (mode == "exit") {
-    code = std::atoi(keys["exit"].c_str());
-    std::cerr << "some noise\ntorchscan-worker: fake failure " << code << std::endl;
-  } else if (mode == "crash") {
-    std::cerr << "about to crash" << std::endl;
-    ::raise(SIGSEGV);
-  } else if (mode == "memory") {
-    void* block = std::malloc(size_t{1} << 30);
-    if (block == nullptr) {
-      std::cerr << "torchscan-worker: out of memory" << std::endl;
-      code = 4;
-    } else {
-      std::memset(block, 1, size_t{1} << 30);
-      std::free(block);
-    }
-  } else if (mode == "env") {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    sched_getaffinity(0, sizeof(set), &set);
-    std::string cpus;
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-      if (CPU_ISSET(cpu, &set)) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
-    rlimit as{}, core{};
-    getrlimit(RLIMIT_AS, &as);
-    getrlimit(RLIMIT_CORE, &core);
-    std::cout << "affinity " << cpus << "\nrlimit_as " << static_cast<long long>(as.rlim_cur) << "\nrlimit_core "
-              << static_cast<long long>(core.rlim_cur) << "\npgid_is_pid " << (getpgrp() == getpid()) << std::endl;
-  } else if (mode == "spawn") {
-    const pid_t child = fork();
-    if (child == 0) {
-      std::cout << "grandchild " << getpid() << std::endl;
-      std::this_thread::sleep_for(std::chrono::seconds(60));
-      _exit(0);
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(60));
-  } else if (mode == "flood") {
-    const int lines = std::atoi(keys["lines"].c_str());
-    for (int i = 1; i <= lines; ++i) std::cout << "blocks " << i << "\n";
-    std::cout << std::flush;
-  }
-  if (code == 0 && !job_dir.empty() && mode != "noresult") {
-    torchscan::v1::JobResult result;
-    if (mode == "compare") {
-      auto* c = result.mutable_comparison();
-      c->set_schema_version(torchscan::kReportSchemaVersion);
-      *c->mutable_before() = FakeReport("baseline");
-      *c->mutable_after() = FakeReport("candidate");
-      c->mutable_output_check()->set_status(torchscan::v1::OutputCheck::passed);
-      c->mutable_compatibility();
-      c->set_latency_change(torchscan::v1::Comparison::faster);
-    } else {
-      *result.mutable_report() = FakeReport("measurement");
-    }
-    if (!torchscan::SaveJson(result, job_dir + "/" + torchscan::kJobResultFile).ok()) return 5;
-    std::cout << "done" << std::endl;
-  }
-  Log(keys, "end " + job_dir);
+  const int code = Act(mode);
+  if (code == 0 && !job_dir.empty() && mode.name != "noresult" && !WriteResult(mode.name, job_dir)) return 5;
+  Log(mode.keys, "end " + job_dir);
   return code;
 }

@@ -35,6 +35,23 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TlsCredentials(const v1
   return grpc::SslServerCredentials(options);
 }
 
+// The gid of `admin_group`; nullopt when it is empty; an error naming the field when no such group exists.
+absl::StatusOr<std::optional<gid_t>> AdminGid(const std::string& admin_group) {
+  if (admin_group.empty()) return std::nullopt;
+  const group* found = ::getgrnam(admin_group.c_str());
+  if (found == nullptr)
+    return absl::InvalidArgumentError(absl::StrCat("admin_group: no group named \"", admin_group,
+                                                   "\"; create it (groupadd ", admin_group, ")"));
+  return found->gr_gid;
+}
+
+// Where callers reach `address`: a unix socket as configured, a TCP address with the port gRPC
+// bound (the real one when the configuration asked for port 0).
+std::string BoundAddress(const std::string& address, int port) {
+  if (UnixSocketPath(address)) return address;
+  return absl::StrCat(address.substr(0, address.rfind(':')), ":", port);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const v1::DaemonConfig& config) {
@@ -52,19 +69,13 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
     if (!credentials.ok()) return credentials.status();
     tls = *credentials;
   }
-  std::optional<gid_t> admin_gid;
-  if (!config.admin_group().empty()) {
-    const group* found = ::getgrnam(config.admin_group().c_str());
-    if (found == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat("admin_group: no group named \"", config.admin_group(),
-                                                     "\"; create it (groupadd ", config.admin_group(), ")"));
-    admin_gid = found->gr_gid;
-  }
+  absl::StatusOr<std::optional<gid_t>> admin_gid = AdminGid(config.admin_group());
+  if (!admin_gid.ok()) return admin_gid.status();
   absl::StatusOr<std::unique_ptr<Daemon>> daemon = Daemon::Open(config);
   if (!daemon.ok()) return daemon.status();
   server->daemon_ = *std::move(daemon);
   server->service_ =
-      std::make_unique<TorchScanService>(server->daemon_.get(), server->tokens_.get(), &server->peers_, admin_gid);
+      std::make_unique<TorchScanService>(server->daemon_.get(), server->tokens_.get(), &server->peers_, *admin_gid);
 
   absl::StatusOr<mode_t> mode = ParseSocketMode(config.socket_mode());
   if (!mode.ok()) return mode.status();
@@ -103,12 +114,7 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
   for (const std::unique_ptr<UnixSocketListener>& listener : server->listeners_) listener->Start(server->server_.get());
   for (int i = 0; i < config.listen_size(); ++i) {
     const std::string& address = config.listen(i);
-    if (UnixSocketPath(address)) {
-      server->addresses_.push_back(address);
-    } else {
-      const std::string host = address.substr(0, address.rfind(':'));
-      server->addresses_.push_back(absl::StrCat(host, ":", ports[i]));
-    }
+    server->addresses_.push_back(BoundAddress(address, ports[i]));
     const bool is_tcp = !UnixSocketPath(address).has_value();
     spdlog::info("listening on {}{}", server->addresses_.back(),
                  !is_tcp                                ? " (callers known by their uid)"

@@ -78,17 +78,136 @@ std::string Scope(int64_t calls, int64_t intra_op_threads, int64_t inter_op_thre
                       intra_op_threads, " intra-op and ", inter_op_threads, " inter-op threads; no profiling");
 }
 
+// Why `options` cannot run `child_path`; "" when they can.
+std::string CheckOptions(const std::string& child_path, const RssTrialOptions& options) {
+  if (options.calls < 1) return absl::StrCat("calls is ", options.calls, "; the child must complete at least 1 call");
+  if (options.intra_op_threads < 0 || options.inter_op_threads < 0)
+    return "thread counts must be >= 0 (0 keeps LibTorch's default)";
+  if (!(options.timeout_s > 0))
+    return absl::StrCat("timeout_s is ", options.timeout_s, "; give a positive timeout");
+  if (child_path.empty() || ::access(child_path.c_str(), X_OK) != 0) {
+    return absl::StrCat("RSS child '", child_path, "' is missing or not executable (",
+                        child_path.empty() ? "empty path" : std::strerror(errno),
+                        "); build //passes:torchscan_rss_child and pass its path");
+  }
+  return "";
+}
+
+// The child's input (the serialized spec) and where its stdout and stderr go.
+struct TrialPaths {
+  std::string spec;
+  std::string out;
+  std::string err;
+};
+
+// Writes the spec and creates the empty output files in `files`; the reason on failure.
+std::string WriteTrialFiles(const torchscan::v1::WorkloadSpec& spec, TempFiles& files, TrialPaths* paths) {
+  std::string serialized;
+  if (!spec.SerializeToString(&serialized)) return "the WorkloadSpec could not be serialized";
+  paths->spec = files.Make(serialized);
+  paths->out = files.Make("");
+  paths->err = files.Make("");
+  if (paths->spec.empty() || paths->out.empty() || paths->err.empty()) {
+    return absl::StrCat("could not create temporary files for the RSS child: ", std::strerror(errno));
+  }
+  return "";
+}
+
+// How the child ended: its wait status when it could be read, or why it could not be launched.
+struct ChildEnd {
+  int status = 0;
+  bool status_known = false;
+  std::string launch_error;  // non-empty: the child never ran
+};
+
+// Runs the child, kills it (SIGKILL) past options.timeout_s; sets trial.timed_out and trial.wall_s.
+ChildEnd RunChildWithTimeout(const std::string& child_path, const TrialPaths& paths, const RssTrialOptions& options,
+                             RssTrialInfo& trial) {
+  ChildEnd end;
+  const Clock::time_point start = Clock::now();
+  try {
+    // The child dies with this thread (kill -9 of the worker, or of torchscand, whose death
+    // kills the worker): no RSS child runs on after the job it measured for. A parent gone
+    // before prctl took effect is seen by getppid.
+    const pid_t parent = ::getpid();
+    auto die_with_parent = [parent](auto&) {
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kRssChildOrphaned);
+    };
+    bp::child child(bp::exe = child_path,
+                    bp::args = {paths.spec, std::to_string(options.calls), std::to_string(options.intra_op_threads),
+                                std::to_string(options.inter_op_threads)},
+                    bp::std_in < bp::null,
+                    bp::std_out > paths.out, bp::std_err > paths.err, bp::extend::on_exec_setup = die_with_parent);
+    std::error_code error;
+    auto poll = std::chrono::milliseconds(1);
+    while (child.running(error)) {
+      if (std::chrono::duration<double>(Clock::now() - start).count() >= options.timeout_s) {
+        child.terminate(error);  // SIGKILL, then reaps the child
+        trial.timed_out = true;
+        break;
+      }
+      std::this_thread::sleep_for(poll);
+      poll = std::min(poll * 2, std::chrono::milliseconds(20));
+    }
+    if (!trial.timed_out && !error) {
+      end.status = child.native_exit_code();
+      end.status_known = WIFEXITED(end.status) || WIFSIGNALED(end.status);
+    }
+  } catch (const std::exception& e) {
+    end.launch_error = absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what());
+  }
+  trial.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return end;
+}
+
+// Why the child gave no result (timeout, signal, non-zero exit, unreadable status); "" when it
+// exited with 0. Sets trial.signal or trial.exit_code.
+std::string DescribeEnd(const ChildEnd& end, double timeout_s, RssTrialInfo& trial) {
+  const std::string with_stderr = trial.stderr_tail.empty() ? "" : absl::StrCat("; its stderr: ", trial.stderr_tail);
+  if (trial.timed_out) {
+    trial.signal = SIGKILL;
+    return absl::StrFormat("RSS child timed out after %g s and was killed (SIGKILL)%s", timeout_s, with_stderr);
+  }
+  if (!end.status_known) return absl::StrCat("the RSS child's exit status could not be read", with_stderr);
+  if (WIFSIGNALED(end.status)) {
+    trial.signal = WTERMSIG(end.status);
+    return absl::StrCat("RSS child was killed by signal ", trial.signal, " (", strsignal(trial.signal), ")",
+                        with_stderr);
+  }
+  trial.exit_code = WEXITSTATUS(end.status);
+  if (trial.exit_code != 0) return absl::StrCat("RSS child exited with status ", trial.exit_code, with_stderr);
+  return "";
+}
+
+// Why the child's stdout `out` holds no valid result line.
+std::string NoResultLine(const std::string& out) {
+  return absl::StrCat("RSS child printed no valid '", FormatRssChildLine({0, 0}).substr(0, 20),
+                      "vm_hwm_bytes=N calls=N intra_op_threads=N inter_op_threads=N' line; its stdout: ",
+                      out.empty() ? "(empty)" : Tail(out, 500));
+}
+
+// Why the child did not run what `options` asked (other calls, other thread counts when not 0); "" when it did.
+std::string CheckChildRan(const RssChildResult& result, const RssTrialOptions& options) {
+  if (result.calls != options.calls) {
+    return absl::StrCat("RSS child reported ", result.calls, " completed calls, expected ", options.calls);
+  }
+  for (const auto& [what, asked, ran] : {std::tuple{"intra-op", options.intra_op_threads, result.intra_op_threads},
+                                         std::tuple{"inter-op", options.inter_op_threads, result.inter_op_threads}}) {
+    if (asked > 0 && ran != asked)
+      return absl::StrCat("RSS child ran with ", ran, " ", what, " threads, asked for ", asked);
+  }
+  return "";
+}
+
 }  // namespace
 
 torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
                                            const RssTrialOptions& options, RssTrialInfo* info) {
-  const int calls = options.calls;
-  const double timeout_s = options.timeout_s;
   torchscan::v1::MetricResult metric;
   metric.set_name("peak_rss_bytes");
   metric.set_unit("bytes");
   metric.set_method("VmHWM of a fresh child process");
-  metric.set_scope(absl::StrCat("process start-up + model/input construction + ", calls,
+  metric.set_scope(absl::StrCat("process start-up + model/input construction + ", options.calls,
                                 " completed calls; no profiling (the child did not report its threads)"));
   RssTrialInfo local;
   RssTrialInfo& trial = info != nullptr ? *info : local;
@@ -100,92 +219,20 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
     return metric;
   };
 
-  if (calls < 1) return unknown(absl::StrCat("calls is ", calls, "; the child must complete at least 1 call"));
-  if (options.intra_op_threads < 0 || options.inter_op_threads < 0)
-    return unknown("thread counts must be >= 0 (0 keeps LibTorch's default)");
-  if (!(timeout_s > 0)) return unknown(absl::StrCat("timeout_s is ", timeout_s, "; give a positive timeout"));
-  if (child_path.empty() || ::access(child_path.c_str(), X_OK) != 0) {
-    return unknown(absl::StrCat("RSS child '", child_path, "' is missing or not executable (",
-                                child_path.empty() ? "empty path" : std::strerror(errno),
-                                "); build //passes:torchscan_rss_child and pass its path"));
-  }
+  if (std::string why = CheckOptions(child_path, options); !why.empty()) return unknown(why);
   TempFiles files;
-  std::string serialized;
-  if (!spec.SerializeToString(&serialized)) return unknown("the WorkloadSpec could not be serialized");
-  const std::string spec_path = files.Make(serialized);
-  const std::string out_path = files.Make("");
-  const std::string err_path = files.Make("");
-  if (spec_path.empty() || out_path.empty() || err_path.empty()) {
-    return unknown(absl::StrCat("could not create temporary files for the RSS child: ", std::strerror(errno)));
-  }
+  TrialPaths paths;
+  if (std::string why = WriteTrialFiles(spec, files, &paths); !why.empty()) return unknown(why);
+  const ChildEnd end = RunChildWithTimeout(child_path, paths, options, trial);
+  if (!end.launch_error.empty()) return unknown(end.launch_error);
+  trial.stderr_tail = Tail(ReadFile(paths.err).value_or(""));
+  if (std::string why = DescribeEnd(end, options.timeout_s, trial); !why.empty()) return unknown(why);
 
-  int status = 0;
-  bool status_known = false;
-  const Clock::time_point start = Clock::now();
-  try {
-    // The child dies with this thread (kill -9 of the worker, or of torchscand, whose death
-    // kills the worker): no RSS child runs on after the job it measured for. A parent gone
-    // before prctl took effect is seen by getppid.
-    const pid_t parent = ::getpid();
-    auto die_with_parent = [parent](auto&) {
-      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kRssChildOrphaned);
-    };
-    bp::child child(bp::exe = child_path,
-                    bp::args = {spec_path, std::to_string(calls), std::to_string(options.intra_op_threads),
-                                std::to_string(options.inter_op_threads)},
-                    bp::std_in < bp::null,
-                    bp::std_out > out_path, bp::std_err > err_path, bp::extend::on_exec_setup = die_with_parent);
-    std::error_code error;
-    auto poll = std::chrono::milliseconds(1);
-    while (child.running(error)) {
-      if (std::chrono::duration<double>(Clock::now() - start).count() >= timeout_s) {
-        child.terminate(error);  // SIGKILL, then reaps the child
-        trial.timed_out = true;
-        break;
-      }
-      std::this_thread::sleep_for(poll);
-      poll = std::min(poll * 2, std::chrono::milliseconds(20));
-    }
-    if (!trial.timed_out && !error) {
-      status = child.native_exit_code();
-      status_known = WIFEXITED(status) || WIFSIGNALED(status);
-    }
-  } catch (const std::exception& e) {
-    trial.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-    return unknown(absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what()));
-  }
-  trial.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  trial.stderr_tail = Tail(ReadFile(err_path).value_or(""));
-  const std::string with_stderr = trial.stderr_tail.empty() ? "" : absl::StrCat("; its stderr: ", trial.stderr_tail);
-
-  if (trial.timed_out) {
-    trial.signal = SIGKILL;
-    return unknown(absl::StrFormat("RSS child timed out after %g s and was killed (SIGKILL)%s", timeout_s, with_stderr));
-  }
-  if (!status_known) return unknown(absl::StrCat("the RSS child's exit status could not be read", with_stderr));
-  if (WIFSIGNALED(status)) {
-    trial.signal = WTERMSIG(status);
-    return unknown(absl::StrCat("RSS child was killed by signal ", trial.signal, " (", strsignal(trial.signal), ")",
-                                with_stderr));
-  }
-  trial.exit_code = WEXITSTATUS(status);
-  if (trial.exit_code != 0) return unknown(absl::StrCat("RSS child exited with status ", trial.exit_code, with_stderr));
-  const std::string out = ReadFile(out_path).value_or("");
+  const std::string out = ReadFile(paths.out).value_or("");
   const std::optional<RssChildResult> result = ParseRssChildOutput(out);
-  if (!result) {
-    return unknown(absl::StrCat("RSS child printed no valid '", FormatRssChildLine({0, 0}).substr(0, 20),
-                                "vm_hwm_bytes=N calls=N intra_op_threads=N inter_op_threads=N' line; its stdout: ",
-                                out.empty() ? "(empty)" : Tail(out, 500)));
-  }
+  if (!result) return unknown(NoResultLine(out));
   metric.set_scope(Scope(result->calls, result->intra_op_threads, result->inter_op_threads));
-  if (result->calls != calls) {
-    return unknown(absl::StrCat("RSS child reported ", result->calls, " completed calls, expected ", calls));
-  }
-  for (const auto& [what, asked, ran] : {std::tuple{"intra-op", options.intra_op_threads, result->intra_op_threads},
-                                         std::tuple{"inter-op", options.inter_op_threads, result->inter_op_threads}}) {
-    if (asked > 0 && ran != asked)
-      return unknown(absl::StrCat("RSS child ran with ", ran, " ", what, " threads, asked for ", asked));
-  }
+  if (std::string why = CheckChildRan(*result, options); !why.empty()) return unknown(why);
   metric.set_value(static_cast<double>(result->vm_hwm_bytes));
   metric.set_complete(true);
   return metric;

@@ -35,88 +35,114 @@ absl::Status OverBudget(absl::string_view field, absl::string_view what, int64_t
 
 std::string Number(double v) { return absl::StrCat(v); }
 
-absl::StatusOr<PreparedInput> Generate(const GeneratedTensor& g, const std::string& field,
-                                       int64_t* remaining_bytes) {
-  // Size first: nothing is allocated for a shape over the budget.
-  std::vector<int64_t> shape(g.shape().begin(), g.shape().end());
+// The bytes a tensor of `g`'s shape and dtype needs, checked against `remaining_bytes` before
+// anything is allocated; an error for a negative dimension, an element count over int64, or a
+// size over the budget.
+absl::StatusOr<int64_t> GeneratedBytes(const GeneratedTensor& g, const std::string& field, int64_t remaining_bytes) {
   const int64_t element_size = g.dtype() == GeneratedTensor::int64 ? 8 : 4;
   int64_t bytes = element_size;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ".generated.shape[", i, "] is ", shape[i],
+  for (int i = 0; i < g.shape_size(); ++i) {
+    const int64_t dim = g.shape(i);
+    if (dim < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".generated.shape[", i, "] is ", dim,
                                                      "; dimensions must be >= 0"));
     }
-    if (shape[i] != 0 && bytes > std::numeric_limits<int64_t>::max() / shape[i]) {
+    if (dim != 0 && bytes > std::numeric_limits<int64_t>::max() / dim) {
       return absl::InvalidArgumentError(absl::StrCat(field, ".generated.shape ", ShapeText(g.shape()),
                                                      " has more elements than int64 can count"));
     }
-    bytes *= shape[i];
+    bytes *= dim;
   }
-  if (bytes > *remaining_bytes) {
+  if (bytes > remaining_bytes) {
     return OverBudget(field + ".generated.shape",
                       absl::StrCat(ShapeText(g.shape()), " ", GeneratedTensor::DType_Name(g.dtype())),
-                      bytes, *remaining_bytes);
+                      bytes, remaining_bytes);
   }
+  return bytes;
+}
 
-  const bool integer_dtype = g.dtype() != GeneratedTensor::float32;
-  std::string distribution;
+// The distribution `g` draws from, its parameters (defaults filled in) and its description.
+struct Distribution {
+  std::string text;
   double mean = 0, std_dev = 1, low = 0, high = 1;
   int64_t int_low = 0, int_high = 0;
+};
+
+// An error for std <= 0, high <= low, or an integer dtype without the integers distribution.
+absl::StatusOr<Distribution> CheckedDistribution(const GeneratedTensor& g, const std::string& field) {
+  Distribution d;
   switch (g.distribution_case()) {
     case GeneratedTensor::kNormal:
     case GeneratedTensor::DISTRIBUTION_NOT_SET:
-      mean = g.normal().mean();
-      std_dev = g.normal().has_std() ? g.normal().std() : kDefaultNormalStd;
-      if (!(std_dev > 0)) {
-        return absl::InvalidArgumentError(absl::StrCat(field, ".generated.normal.std is ", std_dev, "; it must be > 0"));
+      d.mean = g.normal().mean();
+      d.std_dev = g.normal().has_std() ? g.normal().std() : kDefaultNormalStd;
+      if (!(d.std_dev > 0)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".generated.normal.std is ", d.std_dev, "; it must be > 0"));
       }
-      distribution = absl::StrCat("normal(mean=", Number(mean), ", std=", Number(std_dev), ")");
+      d.text = absl::StrCat("normal(mean=", Number(d.mean), ", std=", Number(d.std_dev), ")");
       break;
     case GeneratedTensor::kUniform:
-      low = g.uniform().low();
-      high = g.uniform().has_high() ? g.uniform().high() : kDefaultUniformHigh;
-      if (!(high > low)) {
+      d.low = g.uniform().low();
+      d.high = g.uniform().has_high() ? g.uniform().high() : kDefaultUniformHigh;
+      if (!(d.high > d.low)) {
         return absl::InvalidArgumentError(
-            absl::StrCat(field, ".generated.uniform: high (", high, ") must be > low (", low, ")"));
+            absl::StrCat(field, ".generated.uniform: high (", d.high, ") must be > low (", d.low, ")"));
       }
-      distribution = absl::StrCat("uniform[", Number(low), ", ", Number(high), ")");
+      d.text = absl::StrCat("uniform[", Number(d.low), ", ", Number(d.high), ")");
       break;
     case GeneratedTensor::kIntegers:
-      int_low = g.integers().low();
-      int_high = g.integers().high();
-      if (int_high <= int_low) {
-        return absl::InvalidArgumentError(absl::StrCat(field, ".generated.integers: high (", int_high,
-                                                       ") must be > low (", int_low, "); the range is [low, high)"));
+      d.int_low = g.integers().low();
+      d.int_high = g.integers().high();
+      if (d.int_high <= d.int_low) {
+        return absl::InvalidArgumentError(absl::StrCat(field, ".generated.integers: high (", d.int_high,
+                                                       ") must be > low (", d.int_low,
+                                                       "); the range is [low, high)"));
       }
-      distribution = absl::StrCat("integers in [", int_low, ", ", int_high, ")");
+      d.text = absl::StrCat("integers in [", d.int_low, ", ", d.int_high, ")");
       break;
   }
+  const bool integer_dtype = g.dtype() != GeneratedTensor::float32;
   if (integer_dtype && g.distribution_case() != GeneratedTensor::kIntegers) {
     return absl::InvalidArgumentError(absl::StrCat(field, ".generated: dtype ", GeneratedTensor::DType_Name(g.dtype()),
                                                    " needs the integers distribution (set generated.integers)"));
   }
+  return d;
+}
 
-  PreparedInput input;
-  absl::Status status = RunTorch(field + ".generated", [&] {
+// Draws the tensor of `g` from `d`: from a private generator when `g` has a seed, else from the global one.
+absl::Status Draw(const GeneratedTensor& g, const Distribution& d, const std::string& field, at::Tensor* tensor) {
+  return RunTorch(field + ".generated", [&] {
+    const std::vector<int64_t> shape(g.shape().begin(), g.shape().end());
     c10::optional<at::Generator> generator;
     if (g.has_seed()) generator = at::detail::createCPUGenerator(static_cast<uint64_t>(g.seed()));
     const auto dtype = g.dtype() == GeneratedTensor::int64   ? torch::kInt64
                        : g.dtype() == GeneratedTensor::int32 ? torch::kInt32
                                                              : torch::kFloat32;
     if (g.distribution_case() == GeneratedTensor::kIntegers) {
-      input.tensor = generator ? torch::randint(int_low, int_high, shape, *generator, torch::dtype(dtype))
-                               : torch::randint(int_low, int_high, shape, torch::dtype(dtype));
+      *tensor = generator ? torch::randint(d.int_low, d.int_high, shape, *generator, torch::dtype(dtype))
+                          : torch::randint(d.int_low, d.int_high, shape, torch::dtype(dtype));
     } else if (g.distribution_case() == GeneratedTensor::kUniform) {
-      input.tensor = torch::empty(shape, torch::dtype(dtype)).uniform_(low, high, generator);
+      *tensor = torch::empty(shape, torch::dtype(dtype)).uniform_(d.low, d.high, generator);
     } else {
       // normal_(0, 1) draws exactly what torch::randn draws.
-      input.tensor = torch::empty(shape, torch::dtype(dtype)).normal_(mean, std_dev, generator);
+      *tensor = torch::empty(shape, torch::dtype(dtype)).normal_(d.mean, d.std_dev, generator);
     }
   });
-  if (!status.ok()) return status;
-  *remaining_bytes -= bytes;
+}
+
+absl::StatusOr<PreparedInput> Generate(const GeneratedTensor& g, const std::string& field,
+                                       int64_t* remaining_bytes) {
+  // Size first: nothing is allocated for a shape over the budget.
+  absl::StatusOr<int64_t> bytes = GeneratedBytes(g, field, *remaining_bytes);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<Distribution> distribution = CheckedDistribution(g, field);
+  if (!distribution.ok()) return distribution.status();
+  PreparedInput input;
+  if (absl::Status status = Draw(g, *distribution, field, &input.tensor); !status.ok()) return status;
+  *remaining_bytes -= *bytes;
   input.fields["source"] = "generated";
-  input.fields["distribution"] = distribution;
+  input.fields["distribution"] = distribution->text;
   input.fields["seed"] = g.has_seed() ? absl::StrCat(g.seed(), " (private generator)")
                                       : "global generator after model construction";
   return input;
