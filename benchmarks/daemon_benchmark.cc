@@ -120,11 +120,13 @@ void MakeFolderAndWatchdog() {
   }).detach();
 }
 
-// Starts torchscand with its defaults on `address`, its stderr in `log`.
+// Starts torchscand with its defaults on `address`, its stderr in `log`. Run as root, workers
+// run as root too: the default worker_user (nobody) cannot reach bazel-bin under /root.
 bp::child StartDaemon(const std::string& daemon_path, const std::string& address, const std::string& log) {
   std::error_code ec;
-  bp::child daemon(daemon_path, "--state-dir", g_dir + "/state", "--listen", address, bp::std_in < bp::null,
-                   bp::std_out > bp::null, bp::std_err > log, ec);
+  std::vector<std::string> args = {"--state-dir", g_dir + "/state", "--listen", address};
+  if (::geteuid() == 0) args.insert(args.end(), {"--worker-user", "root"});
+  bp::child daemon(daemon_path, bp::args = args, bp::std_in < bp::null, bp::std_out > bp::null, bp::std_err > log, ec);
   if (ec) GiveUp("cannot start " + daemon_path + ": " + ec.message());
   g_daemon_pid = daemon.id();
   return daemon;
