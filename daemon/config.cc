@@ -185,25 +185,26 @@ absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
   return absl::OkStatus();
 }
 
-// The first executable of `candidates`, normalised; "" when none is.
-std::string FirstExecutable(const std::vector<fs::path>& candidates) {
-  for (const fs::path& candidate : candidates) {
-    if (IsExecutableFile(candidate.string())) return candidate.lexically_normal().string();
-  }
-  return "";
-}
+// In Bazel's output layout each program sits in its package's folder (bin/daemon/torchscand,
+// bin/worker/torchscan-worker, bin/passes/torchscan_rss_child); an installation puts them all
+// in one folder. The layout is read from the folder's name, and only that layout's path is
+// used: a program left beside torchscand by an older build (before the worker moved to
+// worker/) must never run in place of the current one.
+bool InBazelPackage(const fs::path& dir, const char* package) { return dir.filename() == package; }
 
-// Beside torchscand (an installation), else where Bazel puts it (bazel-bin/worker/); when
-// neither is executable, the path beside torchscand, for validation to name.
 std::string DefaultWorker(const std::string& executable_dir) {
   const fs::path dir(executable_dir);
-  const std::string found = FirstExecutable({dir / kWorkerFileName, dir / ".." / "worker" / kWorkerFileName});
-  return found.empty() ? (dir / kWorkerFileName).string() : found;
+  const fs::path path = InBazelPackage(dir, "daemon") ? dir.parent_path() / "worker" / kWorkerFileName
+                                                      : dir / kWorkerFileName;
+  return path.lexically_normal().string();
 }
 
+// "" when the child is not there (jobs asking for RSS are then refused).
 std::string DefaultRssChild(const std::string& worker_path) {
   const fs::path dir = fs::path(worker_path).parent_path();
-  return FirstExecutable({dir / kRssChildFileName, dir / ".." / "passes" / kRssChildFileName});
+  const fs::path path = InBazelPackage(dir, "worker") ? dir.parent_path() / "passes" / kRssChildFileName
+                                                      : dir / kRssChildFileName;
+  return IsExecutableFile(path.string()) ? path.lexically_normal().string() : "";
 }
 
 }  // namespace

@@ -77,11 +77,11 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config);
 // ["unix:<state_dir>/torchscand.sock"]; socket_mode kDefaultSocketMode; devices ["cpu"];
 // threads kDefaultIntraOpThreads and kDefaultInterOpThreads; limits kDefaultMaxQueueLength,
 // kDefaultJobWallTimeS, kDefaultMaxUploadBytes and kDefaultWorkerOpenFiles; worker_path the
-// first executable of <executable_dir>/torchscan-worker and
-// <executable_dir>/../worker/torchscan-worker (the Bazel output layout), else the first of
-// them (validation then names it); rss_child_path the first executable of
-// <worker dir>/torchscan_rss_child and
-// <worker dir>/../passes/torchscan_rss_child (the Bazel output layout), else left
+// Bazel output layout's <executable_dir>/../worker/torchscan-worker when executable_dir is
+// named "daemon", else <executable_dir>/torchscan-worker (an installation), never a guess
+// between the two, so a stale program of an older build cannot run; rss_child_path likewise
+// <worker dir>/../passes/torchscan_rss_child when the worker's folder is named "worker", else
+// <worker dir>/torchscan_rss_child, when executable, else left
 // empty (jobs asking for RSS are then refused); worker_user kDefaultWorkerUser when
 // machine.is_root. Negative values are kept so that validation names them.
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config);

@@ -258,11 +258,13 @@ TEST(Config, AdminGroupMustExist) {
   EXPECT_EQ(config->admin_group(), "root");
 }
 
-TEST(Config, WorkerAndRssChildAreFoundInTheBazelLayout) {
+TEST(Config, WorkerAndRssChildAreFoundInTheBazelLayoutAndStaleCopiesBesideAreNot) {
   const std::string root = TempDir() + "/layout";
   ::mkdir(root.c_str(), 0755);
   for (const char* dir : {"/daemon", "/worker", "/passes"}) ::mkdir((root + dir).c_str(), 0755);
-  for (const char* file : {"/worker/torchscan-worker", "/passes/torchscan_rss_child"}) {
+  // Also stale copies where an older build put them (beside torchscand and the worker): never chosen.
+  for (const char* file : {"/worker/torchscan-worker", "/passes/torchscan_rss_child", "/daemon/torchscan-worker",
+                           "/worker/torchscan_rss_child"}) {
     std::ofstream(root + file) << "#!/bin/sh\n";
     ::chmod((root + file).c_str(), 0755);
   }
