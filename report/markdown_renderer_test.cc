@@ -98,5 +98,26 @@ TEST(MarkdownRenderer, TheTimelineIsACollapsedTableOfPhaseStartAndDuration) {
   EXPECT_FALSE(Has(MarkdownRenderer().Render(fixtures::FailedCheckComparison()), "Phase timeline"));
 }
 
+
+v1::Comparison WithBaselineLoad() {
+  v1::Comparison c = fixtures::PassedComparison();
+  v1::TimingLoad* l = c.mutable_before()->mutable_timing()->mutable_load();
+  l->set_other_cpu_share(0.38);
+  l->set_interval_s(2);
+  l->set_cpus("0-1");
+  l->set_cpu_count(2);
+  l->set_loadavg_1m_start(1.5);
+  l->set_loadavg_1m_end(2.25);
+  return c;
+}
+
+TEST(MarkdownRenderer, LoadDuringTimingOnlyWhereSampled) {
+  const std::string md = MarkdownRenderer().Render(WithBaselineLoad());
+  EXPECT_NE(md.find("Load during timing: before: baseline: others used 38% of CPUs 0-1; 1-min load 1.50 to 2.25"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(MarkdownRenderer().Render(fixtures::PassedComparison()).find("Load during timing"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace torchscan
