@@ -244,20 +244,8 @@ TEST(HtmlRenderer, ComputedComparisonWithoutBlocksStillRenders) {
 }
 
 
-v1::Comparison WithBaselineLoad() {
-  v1::Comparison c = fixtures::PassedComparison();
-  v1::TimingLoad* l = c.mutable_before()->mutable_timing()->mutable_load();
-  l->set_other_cpu_share(0.38);
-  l->set_interval_s(2);
-  l->set_cpus("0-1");
-  l->set_cpu_count(2);
-  l->set_loadavg_1m_start(1.5);
-  l->set_loadavg_1m_end(2.25);
-  return c;
-}
-
 TEST(HtmlRenderer, LoadDuringTimingIsARowOnlyWhereSampled) {
-  const std::string page = Render(WithBaselineLoad());
+  const std::string page = Render(fixtures::BusyBaselineComparison());
   EXPECT_NE(page.find("<th>load during timing</th>"), std::string::npos);
   EXPECT_NE(page.find("others used 38% of CPUs 0-1; 1-min load 1.50 to 2.25"), std::string::npos);
   EXPECT_EQ(Render(fixtures::PassedComparison()).find("load during timing"), std::string::npos);

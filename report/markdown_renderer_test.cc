@@ -99,20 +99,8 @@ TEST(MarkdownRenderer, TheTimelineIsACollapsedTableOfPhaseStartAndDuration) {
 }
 
 
-v1::Comparison WithBaselineLoad() {
-  v1::Comparison c = fixtures::PassedComparison();
-  v1::TimingLoad* l = c.mutable_before()->mutable_timing()->mutable_load();
-  l->set_other_cpu_share(0.38);
-  l->set_interval_s(2);
-  l->set_cpus("0-1");
-  l->set_cpu_count(2);
-  l->set_loadavg_1m_start(1.5);
-  l->set_loadavg_1m_end(2.25);
-  return c;
-}
-
 TEST(MarkdownRenderer, LoadDuringTimingOnlyWhereSampled) {
-  const std::string md = MarkdownRenderer().Render(WithBaselineLoad());
+  const std::string md = MarkdownRenderer().Render(fixtures::BusyBaselineComparison());
   EXPECT_NE(md.find("Load during timing: before: baseline: others used 38% of CPUs 0-1; 1-min load 1.50 to 2.25"),
             std::string::npos)
       << md;
