@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/compare.h"
+#include "core/cpu_load.h"
 #include "core/output_check.h"
+#include "core/proc_load.h"
 #include "core/script_check.h"
 #include "core/timing_rounds.h"
 #include "core/torch_measure.h"
@@ -84,9 +86,25 @@ absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& n
   t.workload = w.description;
   if (o.on_block) t.on_block = [&o](const v1::TimingBlock&, int64_t blocks_done) { o.on_block(blocks_done); };
   absl::StatusOr<v1::BenchmarkReport> report;
+  // The load is sampled just outside the timed calls (warm-up and block sizing included): an
+  // unreadable /proc leaves Timing.load absent rather than failing the job.
+  const absl::StatusOr<CpuLoadSample> load_start = ReadCpuLoad();
   const absl::Status ran = workloads::RunTorch("timing " + name, [&] { report = MeasureTorchLatency([&] { w.call(); }, t); });
   if (!ran.ok()) return ran;
+  if (report.ok() && load_start.ok()) {
+    const absl::StatusOr<CpuLoadSample> load_end = ReadCpuLoad();
+    absl::StatusOr<v1::TimingLoad> load =
+        load_end.ok() ? LoadOnThisProcessCpus(*load_start, *load_end) : absl::StatusOr<v1::TimingLoad>(load_end.status());
+    if (load.ok()) *report->mutable_timing()->mutable_load() = *std::move(load);
+  }
   return report;
+}
+
+// A "busy_machine" warning on `report` when other work used more than the limit of its CPUs
+// while it was timed (all rounds together).
+void WarnIfBusy(const std::string& whose, v1::BenchmarkReport* report) {
+  if (std::optional<v1::Warning> w = BusyMachineWarning(report->timing().load(), whose))
+    *report->add_warnings() = *std::move(w);
 }
 
 // FLOPs per call (profile) / median latency (timing): the achieved FLOP rate, a lower bound
@@ -149,6 +167,7 @@ absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec,
   if (!w.ok()) return w.status();
   absl::StatusOr<v1::BenchmarkReport> report = Time(*w, name, o, timeline);
   if (!report.ok()) return report.status();
+  WarnIfBusy("this job's", &*report);
   if (absl::Status s = AddDiagnostics(spec, *w, o, timeline, &*report); !s.ok()) return s;
   *report->mutable_timeline() = timeline.Snapshot();
   return report;
@@ -197,6 +216,8 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
     r->mutable_settings()->set_order(order);
     r->mutable_settings()->mutable_timing()->set_rounds(o.rounds);
   }
+  WarnIfBusy("the baseline's", &before);
+  WarnIfBusy("the candidate's", &after);
 
   if (absl::Status s = AddDiagnostics(baseline_spec, *baseline, o, timeline, &before); !s.ok()) return s;
   if (absl::Status s = AddDiagnostics(candidate_spec, *candidate, o, timeline, &after); !s.ok()) return s;

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "core/cpu_load.h"
 #include "core/latency_runner.h"
 
 namespace torchscan {
@@ -29,6 +30,7 @@ void AddTimingRound(const v1::BenchmarkReport& round, int index, const std::stri
     *t->mutable_summary() = SummarizeBlocks(t->blocks());
     const double median = t->summary().median_s();
     t->set_throughput(median > 0 ? pooled->work_units() / median : std::numeric_limits<double>::infinity());
+    if (round.timing().has_load()) PoolTimingLoad(round.timing().load(), t->mutable_load());
     for (const v1::Warning& w : round.warnings())
       if (!HasWarning(*pooled, w.code())) *pooled->add_warnings() = w;
   }

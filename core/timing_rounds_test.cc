@@ -42,6 +42,22 @@ TEST(AddTimingRound, PoolsBlocksInOrderAndKeepsEachRoundsMedian) {
   EXPECT_DOUBLE_EQ(pooled.timing().rounds(1).median_s(), 6.5);
 }
 
+TEST(AddTimingRound, PoolsTheLoadOfEveryRound) {
+  v1::BenchmarkReport a = Pass({1, 2}), b = Pass({3, 4});
+  for (auto [r, other_s] : {std::pair{&a, 0.1}, std::pair{&b, 0.7}}) {
+    v1::TimingLoad* load = r->mutable_timing()->mutable_load();
+    load->set_other_cpu_s(other_s);
+    load->set_interval_s(1);
+    load->set_cpu_count(1);
+    load->set_cpus("0");
+  }
+  v1::BenchmarkReport pooled;
+  AddTimingRound(a, 1, "first", &pooled);
+  AddTimingRound(b, 2, "second", &pooled);
+  EXPECT_DOUBLE_EQ(pooled.timing().load().interval_s(), 2);
+  EXPECT_DOUBLE_EQ(pooled.timing().load().other_cpu_share(), 0.4);
+}
+
 TEST(AlternatingOrder, AlternatesWhoGoesFirst) {
   EXPECT_EQ(AlternatingOrder(1, false), "baseline, candidate");
   EXPECT_EQ(AlternatingOrder(3, false), "baseline, candidate, candidate, baseline, baseline, candidate");

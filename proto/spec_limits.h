@@ -56,6 +56,12 @@ inline constexpr int kDefaultRounds = 1;
 // Rounds above are refused (CompareJob.rounds, --rounds, ExperimentOptions.rounds).
 inline constexpr int kMaxRounds = 100;
 
+// ---------------------------------------------------------------- TimingLoad
+
+// A run whose timing saw other processes use more than this share of the job's CPUs
+// (Timing.load.other_cpu_share, core/cpu_load.h) gets a "busy_machine" warning.
+inline constexpr double kBusyMachineOtherCpuShare = 0.25;
+
 // ---------------------------------------------------------------- text of a job
 
 // A path the worker opens (TorchScriptSpec.path, InputSpec.tensor_file, and their

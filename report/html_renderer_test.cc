@@ -243,5 +243,13 @@ TEST(HtmlRenderer, ComputedComparisonWithoutBlocksStillRenders) {
   EXPECT_TRUE(Has(page, "<div class=\"v\">unavailable</div>"));
 }
 
+
+TEST(HtmlRenderer, LoadDuringTimingIsARowOnlyWhereSampled) {
+  const std::string page = Render(fixtures::BusyBaselineComparison());
+  EXPECT_NE(page.find("<th>load during timing</th>"), std::string::npos);
+  EXPECT_NE(page.find("others used 38% of CPUs 0-1; 1-min load 1.50 to 2.25"), std::string::npos);
+  EXPECT_EQ(Render(fixtures::PassedComparison()).find("load during timing"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace torchscan

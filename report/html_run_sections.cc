@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "report/format.h"
+#include "report/load_text.h"
 #include "report/timing_plot.h"
 
 namespace torchscan::html {
@@ -159,6 +160,16 @@ void TimingSection(const std::vector<RunView>& runs, std::string* out) {
   add("timed calls", [](const v1::Timing& t) { return FormatCount(t.summary().total_calls()); });
   add("timed total", [](const v1::Timing& t) { return FormatSeconds(t.timed_total_s()); });
   add("warm-up calls", [](const v1::Timing& t) { return FormatCount(t.warmup_calls()); });
+  const bool any_load = std::any_of(runs.begin(), runs.end(),
+                                    [](const RunView& run) { return !DescribeTimingLoad(run.report->timing()).empty(); });
+  if (any_load) {  // only where sampled, so reports from before Timing.load read as they did
+    Row load{"load during timing", {}, false};
+    for (const RunView& run : runs) {
+      const std::string text = DescribeTimingLoad(run.report->timing());
+      load.values.push_back(text.empty() ? "-" : text);
+    }
+    rows.push_back(std::move(load));
+  }
   Row work{"work per call", {}, true};
   for (const RunView& run : runs)
     work.values.push_back(FormatAmount(run.report->work_units(), run.report->work_unit()));

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "report/evidence_view.h"
 #include "report/format.h"
+#include "report/load_text.h"
 
 namespace torchscan {
 namespace {
@@ -28,6 +29,11 @@ void RunsTable(const std::vector<RunView>& runs, std::string* out) {
                     FormatSeconds(t.summary().iqr_s()), " | ", M(FormatSi(t.throughput(), t.throughput_unit())), " | ",
                     FormatCount(t.blocks_size()), " |\n");
   }
+  std::string load;
+  for (const RunView& run : runs)
+    if (const std::string text = DescribeTimingLoad(run.report->timing()); !text.empty())
+      absl::StrAppend(&load, load.empty() ? "" : "; ", RunLabel(run), ": ", M(text));
+  if (!load.empty()) absl::StrAppend(out, "\nLoad during timing: ", load, "\n");
 }
 
 void Verdict(const v1::Comparison& c, std::string* out) {

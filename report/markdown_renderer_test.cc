@@ -98,5 +98,14 @@ TEST(MarkdownRenderer, TheTimelineIsACollapsedTableOfPhaseStartAndDuration) {
   EXPECT_FALSE(Has(MarkdownRenderer().Render(fixtures::FailedCheckComparison()), "Phase timeline"));
 }
 
+
+TEST(MarkdownRenderer, LoadDuringTimingOnlyWhereSampled) {
+  const std::string md = MarkdownRenderer().Render(fixtures::BusyBaselineComparison());
+  EXPECT_NE(md.find("Load during timing: before: baseline: others used 38% of CPUs 0-1; 1-min load 1.50 to 2.25"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(MarkdownRenderer().Render(fixtures::PassedComparison()).find("Load during timing"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace torchscan

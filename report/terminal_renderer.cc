@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "report/evidence_view.h"
 #include "report/format.h"
+#include "report/load_text.h"
 
 namespace torchscan {
 namespace {
@@ -53,6 +54,9 @@ void RunLines(const std::vector<RunView>& runs, bool show_role, Lines* lines) {
     absl::StrAppend(&lines->out, "  ", show_role ? Pad(run.role, 9) + " " : "", Pad(S(run.name), name_width), "  ",
                     stats, "\n");
   }
+  for (const RunView& run : runs)
+    if (const std::string load = DescribeTimingLoad(run.report->timing()); !load.empty())
+      absl::StrAppend(&lines->out, "  load      ", S(run.name), ": ", S(load), "\n");
   for (const RunView& run : runs)
     for (const v1::Warning& w : run.report->warnings())
       absl::StrAppend(&lines->out, "  ", lines->Paint("warning", kYellow), "   ", S(run.name), ": ", S(w.code()), ": ",

@@ -105,5 +105,13 @@ TEST(TerminalRenderer, HostileNamesCannotEmitEscapeSequences) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 9);
 }
 
+
+TEST(TerminalRenderer, LoadDuringTimingOnlyWhereSampled) {
+  const std::string out = TerminalRenderer().Render(fixtures::BusyBaselineComparison());
+  EXPECT_NE(out.find("load      baseline: others used 38% of CPUs 0-1; 1-min load 1.50 to 2.25"), std::string::npos)
+      << out;
+  EXPECT_EQ(TerminalRenderer().Render(fixtures::PassedComparison()).find("others used"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace torchscan

@@ -18,6 +18,26 @@ absl::Status CheckVersion(int found, int expected, const std::string& field) {
                                       "or load it with the TorchScan that wrote it", found, expected));
 }
 
+// Timing.load.other_cpu_share is clamped to [0, 1] by its producer (core/cpu_load.h); this
+// much beyond either end is still read (a printed or rounded figure), more is refused.
+constexpr double kShareTolerance = 0.01;
+
+absl::Status ValidateLoad(const v1::TimingLoad& load, const std::string& p) {
+  const double share = load.other_cpu_share();
+  if (!std::isfinite(share) || share < -kShareTolerance || share > 1 + kShareTolerance)
+    return Error(p + "other_cpu_share", absl::StrFormat("must be a finite fraction of the CPUs from 0 to 1, got %g", share));
+  if (!std::isfinite(load.other_cpu_s()))
+    return Error(p + "other_cpu_s", absl::StrFormat("must be a finite number of seconds, got %g", load.other_cpu_s()));
+  if (!std::isfinite(load.interval_s()) || load.interval_s() < 0)
+    return Error(p + "interval_s", absl::StrFormat("must be a finite number of seconds >= 0, got %g", load.interval_s()));
+  if (load.cpu_count() < 1) return Error(p + "cpu_count", absl::StrFormat("must be at least 1, got %d", load.cpu_count()));
+  for (const auto& [field, value] : {std::pair{"loadavg_1m_start", load.loadavg_1m_start()},
+                                     std::pair{"loadavg_1m_end", load.loadavg_1m_end()}})
+    if (!std::isfinite(value) || value < 0)
+      return Error(p + field, absl::StrFormat("must be a finite load figure >= 0, got %g", value));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateReport(const v1::BenchmarkReport& r, int schema_version, const std::string& p) {
@@ -39,6 +59,8 @@ absl::Status ValidateReport(const v1::BenchmarkReport& r, int schema_version, co
                                  r.timing().summary().block_count(), r.timing().blocks_size()));
   if (!(r.work_units() > 0) || !std::isfinite(r.work_units()))
     return Error(p + "work_units", absl::StrFormat("must be a positive number of units per call, got %g", r.work_units()));
+  if (r.timing().has_load())
+    if (absl::Status s = ValidateLoad(r.timing().load(), p + "timing.load."); !s.ok()) return s;
   if (r.work_unit().empty()) return Error(p + "work_unit", "missing; name the unit of work, e.g. \"samples\"");
   return ValidateTimeline(r.timeline(), p + "timeline");
 }

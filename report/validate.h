@@ -11,8 +11,10 @@ namespace torchscan {
 
 // schema_version equal to `schema_version`; settings, environment and timing present;
 // at least one timing block; every block with calls >= 1 and a finite duration >= 0;
-// summary.block_count equal to the number of blocks; work_units > 0 and a work_unit; the
-// timeline, when present, valid (ValidateTimeline).
+// summary.block_count equal to the number of blocks; timing.load, when present, with a finite
+// other_cpu_share from 0 to 1 (0.01 either side is allowed for rounding; the producer clamps),
+// finite seconds, interval_s >= 0, cpu_count >= 1 and finite load figures >= 0; work_units > 0
+// and a work_unit; the timeline, when present, valid (ValidateTimeline).
 // `prefix` is prepended to field paths ("before." inside a comparison).
 absl::Status ValidateReport(const v1::BenchmarkReport& report, int schema_version, const std::string& prefix = "");
 

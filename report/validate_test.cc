@@ -82,5 +82,47 @@ TEST(ValidateTimeline, EachBrokenTimelineIsRefusedNamingTheField) {
   }
 }
 
+
+v1::TimingLoad SampledLoad(double share) {
+  v1::TimingLoad load;
+  load.set_other_cpu_share(share);
+  load.set_other_cpu_s(share * 2);
+  load.set_interval_s(1);
+  load.set_cpus("0-1");
+  load.set_cpu_count(2);
+  load.set_loadavg_1m_start(0.5);
+  load.set_loadavg_1m_end(0.7);
+  return load;
+}
+
+TEST(ValidateLoad, AbsentOrSampledLoadsAreValidRoundingIncluded) {
+  for (double share : {0.0, 0.38, 1.0, -0.005, 1.005}) {
+    v1::Comparison c = fixtures::PassedComparison();
+    *c.mutable_before()->mutable_timing()->mutable_load() = SampledLoad(share);
+    EXPECT_TRUE(ValidateComparison(c, kVersion).ok()) << share << ": " << ValidateComparison(c, kVersion);
+  }
+}
+
+TEST(ValidateLoad, EachBrokenLoadIsRefusedNamingTheField) {
+  const std::vector<std::pair<std::function<void(v1::TimingLoad*)>, std::string>> cases = {
+      {[](v1::TimingLoad* l) { l->set_other_cpu_share(kNaN); }, "after.timing.load.other_cpu_share: "},
+      {[](v1::TimingLoad* l) { l->set_other_cpu_share(1.2); }, "after.timing.load.other_cpu_share: "},
+      {[](v1::TimingLoad* l) { l->set_other_cpu_share(-0.05); }, "after.timing.load.other_cpu_share: "},
+      {[](v1::TimingLoad* l) { l->set_other_cpu_s(kNaN); }, "after.timing.load.other_cpu_s: "},
+      {[](v1::TimingLoad* l) { l->set_interval_s(-1); }, "after.timing.load.interval_s: "},
+      {[](v1::TimingLoad* l) { l->set_cpu_count(0); }, "after.timing.load.cpu_count: "},
+      {[](v1::TimingLoad* l) { l->set_loadavg_1m_end(-1); }, "after.timing.load.loadavg_1m_end: "},
+  };
+  for (const auto& [edit, field] : cases) {
+    v1::Comparison c = fixtures::PassedComparison();
+    v1::TimingLoad* load = c.mutable_after()->mutable_timing()->mutable_load();
+    *load = SampledLoad(0.1);
+    edit(load);
+    const absl::Status s = ValidateComparison(c, kVersion);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << field;
+    EXPECT_EQ(s.message().find(field), 0u) << s;
+  }
+}
+
 }  // namespace
 }  // namespace torchscan

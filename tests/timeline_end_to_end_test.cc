@@ -36,6 +36,21 @@ void Print(const std::string& what, const v1::Timeline& timeline) {
                 span.end_s() - span.start_s());
 }
 
+// The run carries the load seen while it was timed (Timing.load, sampled from /proc by the
+// worker around each timing pass): a share of at least one CPU, sampled over an interval that
+// holds its timed blocks and lies within its timing spans (one steady clock).
+void ExpectLoadWithin(const v1::BenchmarkReport& run, const std::vector<v1::PhaseSpan>& timing_spans) {
+  ASSERT_TRUE(run.timing().has_load()) << run.name();
+  const v1::TimingLoad& load = run.timing().load();
+  std::printf("%s: load %s\n", run.name().c_str(), load.ShortDebugString().c_str());
+  EXPECT_GE(load.cpu_count(), 1);
+  EXPECT_FALSE(load.cpus().empty());
+  EXPECT_GE(load.other_cpu_share(), 0);
+  EXPECT_LE(load.other_cpu_share(), 1);
+  EXPECT_GE(load.interval_s(), run.timing().timed_total_s());
+  EXPECT_LE(load.interval_s(), TotalSeconds(timing_spans));
+}
+
 // The spans lie within the job's execution as the daemon recorded it: the worker started its
 // timeline after the daemon marked the job running, and its last phase ended before the
 // daemon marked it finished.
@@ -88,6 +103,8 @@ TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPa
   // runner on the same clock): a span that ended early would be shorter than its blocks.
   EXPECT_GE(TotalSeconds(Spans(t, "timing baseline")), c->before().timing().timed_total_s());
   EXPECT_GE(TotalSeconds(Spans(t, "timing candidate")), c->after().timing().timed_total_s());
+  ExpectLoadWithin(c->before(), Spans(t, "timing baseline"));
+  ExpectLoadWithin(c->after(), Spans(t, "timing candidate"));
 
   // What the daemon announced while the job ran (its events, seen by the client) came in the
   // timeline's order; quick phases may be missed between events, so a subsequence.
@@ -112,6 +129,7 @@ TEST(TimelineEndToEnd, AMeasureJobsReportCarriesItsTimelineWithTimingBeforeDiagn
   EXPECT_LE(LastEnd(Spans(t, "build")), FirstStart(Spans(t, "timing")));
   EXPECT_LE(LastEnd(Spans(t, "timing")), FirstStart(Spans(t, "profile")));
   EXPECT_GE(TotalSeconds(Spans(t, "timing")), report->timing().timed_total_s());
+  ExpectLoadWithin(*report, Spans(t, "timing"));
   EXPECT_GT(FirstStart(Spans(t, "build")), 0);  // the worker read its job first
   ExpectWithinTheJob(d, r.err, t);
 }
