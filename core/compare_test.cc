@@ -353,7 +353,7 @@ TEST(CompareBenchmarks, PairedEvidenceWithoutRoundsOrWithTooFewSaysWhy) {
   EXPECT_EQ(few.evidence().paired().round_ratios_size(), 2);
   EXPECT_FALSE(few.evidence().paired().has_ci_low());
   EXPECT_EQ(few.evidence().paired().claim(), v1::PairedEvidence::no_claim);
-  EXPECT_EQ(few.evidence().paired().note(), "needs at least 5 rounds at 90 % (has 2)");
+  EXPECT_EQ(few.evidence().paired().note(), "needs at least 5 rounds at 90% (has 2)");
 }
 
 TEST(CompareBenchmarks, PairedEvidenceIsWithheldLikeThePValue) {

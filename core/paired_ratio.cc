@@ -22,7 +22,7 @@ double BinomialHalfCdf(int n, int j) {
 }
 
 std::string PercentText(double confidence) {
-  return absl::StrCat(std::round(confidence * 1000) / 10, " %");
+  return absl::StrCat(std::round(confidence * 1000) / 10, "%");
 }
 
 }  // namespace

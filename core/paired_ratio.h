@@ -48,7 +48,7 @@ double SignIntervalCoverage(int n, int k);
 //  - the two lists differ in length, or are empty: nothing computed;
 //  - a median is not finite or not > 0: nothing computed (no ratio is defined);
 //  - fewer rounds than MinRoundsForConfidence(confidence): ratios and median only, note
-//    "needs at least 5 rounds at 90 %";
+//    "needs at least 5 rounds at 90% (has 4)";
 //  - `confidence` outside (0, 1): nothing computed.
 PairedRatioResult PairedRatios(const std::vector<double>& baseline_medians,
                                const std::vector<double>& candidate_medians,

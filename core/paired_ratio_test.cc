@@ -98,13 +98,13 @@ TEST(PairedRatios, TooFewRoundsKeepsRatiosAndSaysHowManyAreNeeded) {
   EXPECT_FALSE(r.achieved_confidence.has_value());
   EXPECT_FALSE(r.resolvable_change.has_value());
   EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
-  EXPECT_EQ(r.note, "needs at least 5 rounds at 90 % (has 4)");
+  EXPECT_EQ(r.note, "needs at least 5 rounds at 90% (has 4)");
 }
 
 TEST(PairedRatios, HigherConfidenceNeedsMoreRounds) {
   const PairedRatioResult r = PairedRatios({1, 1, 1, 1, 1}, {0.5, 0.5, 0.5, 0.5, 0.5}, 0.95);
   EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
-  EXPECT_EQ(r.note, "needs at least 6 rounds at 95 % (has 5)");
+  EXPECT_EQ(r.note, "needs at least 6 rounds at 95% (has 5)");
 }
 
 TEST(PairedRatios, NoRoundsOrUnpairableRoundsComputeNothing) {
