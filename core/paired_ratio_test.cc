@@ -1,12 +1,31 @@
 #include "core/paired_ratio.h"
 
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 
 namespace torchscan {
 namespace {
+
+// The interval, median and claim of `r`, to 1e-12 (ratios of decimals are not exact).
+void ExpectInterval(const PairedRatioResult& r, double median, double low, double high, PairedClaim claim) {
+  ASSERT_TRUE(r.median_ratio && r.ci_low && r.ci_high && r.resolvable_change) << r.note;
+  EXPECT_NEAR(*r.median_ratio, median, 1e-12);
+  EXPECT_NEAR(*r.ci_low, low, 1e-12);
+  EXPECT_NEAR(*r.ci_high, high, 1e-12);
+  EXPECT_NEAR(*r.resolvable_change, (high - low) / 2, 1e-12);
+  EXPECT_EQ(r.claim, claim);
+  EXPECT_EQ(r.note, "");
+}
+
+// No interval and no claim, for the reason `note`.
+void ExpectNoInterval(const PairedRatioResult& r, const std::string& note) {
+  EXPECT_FALSE(r.ci_low || r.ci_high || r.achieved_confidence || r.resolvable_change);
+  EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
+  EXPECT_EQ(r.note, note);
+}
 
 TEST(SignIntervalCoverage, MatchesBinomialByHand) {
   EXPECT_DOUBLE_EQ(SignIntervalCoverage(4, 1), 1 - 2.0 / 16);          // 0.875
@@ -28,93 +47,65 @@ TEST(MinRoundsForConfidence, FiveAtNinetySixAtNinetyFive) {
 TEST(PairedRatios, FiveRoundsAllFasterClaimsFaster) {
   const PairedRatioResult r = PairedRatios({1, 1, 1, 1, 1}, {0.94, 0.90, 0.92, 0.93, 0.91});
   EXPECT_EQ(r.ratios, (std::vector<double>{0.94, 0.90, 0.92, 0.93, 0.91}));
-  EXPECT_DOUBLE_EQ(*r.median_ratio, 0.92);
-  EXPECT_DOUBLE_EQ(*r.ci_low, 0.90);
-  EXPECT_DOUBLE_EQ(*r.ci_high, 0.94);
+  ExpectInterval(r, 0.92, 0.90, 0.94, PairedClaim::kFaster);
   EXPECT_DOUBLE_EQ(*r.achieved_confidence, 0.9375);
   EXPECT_NEAR(*r.resolvable_change, 0.02, 1e-12);
-  EXPECT_EQ(r.claim, PairedClaim::kFaster);
-  EXPECT_EQ(r.note, "");
 }
 
 TEST(PairedRatios, IntervalAboveOneClaimsSlower) {
   // ratios 1.10, 1.05, 1.20, 1.02, 1.08: interval [1.02, 1.20]
   const PairedRatioResult r = PairedRatios({2, 2, 2, 2, 2}, {2.2, 2.1, 2.4, 2.04, 2.16});
-  EXPECT_DOUBLE_EQ(*r.ci_low, 1.02);
-  EXPECT_DOUBLE_EQ(*r.ci_high, 1.2);
-  EXPECT_DOUBLE_EQ(*r.median_ratio, 1.08);
-  EXPECT_EQ(r.claim, PairedClaim::kSlower);
+  ExpectInterval(r, 1.08, 1.02, 1.2, PairedClaim::kSlower);
 }
 
 TEST(PairedRatios, EightRoundsUseSecondOrderStatistics) {
   // sorted ratios 0.8 .. 1.5 step 0.1; k = 2 (0.9297 >= 0.9, k = 3 gives 0.7109)
   const PairedRatioResult r = PairedRatios({1, 1, 1, 1, 1, 1, 1, 1}, {1.5, 0.8, 1.2, 0.9, 1.4, 1.0, 1.3, 1.1});
-  EXPECT_DOUBLE_EQ(*r.ci_low, 0.9);
-  EXPECT_DOUBLE_EQ(*r.ci_high, 1.4);
+  ExpectInterval(r, 1.15, 0.9, 1.4, PairedClaim::kNoClaim);
   EXPECT_DOUBLE_EQ(*r.achieved_confidence, 0.9296875);
-  EXPECT_NEAR(*r.median_ratio, 1.15, 1e-12);
-  EXPECT_NEAR(*r.resolvable_change, 0.25, 1e-12);
-  EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
 }
 
 TEST(PairedRatios, IntervalCrossingOneMakesNoClaim) {
   const PairedRatioResult r = PairedRatios({1, 1, 1, 1, 1}, {0.90, 0.95, 0.97, 1.02, 0.93});
-  EXPECT_DOUBLE_EQ(*r.ci_low, 0.90);
-  EXPECT_DOUBLE_EQ(*r.ci_high, 1.02);
-  EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
-  EXPECT_EQ(r.note, "");
+  ExpectInterval(r, 0.95, 0.90, 1.02, PairedClaim::kNoClaim);
 }
 
 TEST(PairedRatios, RatioExactlyOneAtTheBoundMakesNoClaim) {
   // The interval's upper end is exactly 1: not wholly below 1.
   const PairedRatioResult r = PairedRatios({2, 2, 2, 2, 2}, {1.8, 1.9, 2.0, 1.7, 1.6});
-  EXPECT_DOUBLE_EQ(*r.ci_high, 1.0);
-  EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
+  ExpectInterval(r, 0.9, 0.8, 1.0, PairedClaim::kNoClaim);
 }
 
 TEST(PairedRatios, AllTiedAtOneGivesZeroWidthAndNoClaim) {
   const PairedRatioResult r = PairedRatios({3, 3, 3, 3, 3, 3}, {3, 3, 3, 3, 3, 3});
-  EXPECT_DOUBLE_EQ(*r.median_ratio, 1.0);
-  EXPECT_DOUBLE_EQ(*r.ci_low, 1.0);
-  EXPECT_DOUBLE_EQ(*r.ci_high, 1.0);
-  EXPECT_DOUBLE_EQ(*r.resolvable_change, 0.0);
-  EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
+  ExpectInterval(r, 1.0, 1.0, 1.0, PairedClaim::kNoClaim);  // zero width
 }
 
 TEST(PairedRatios, TiesBelowOneStillClaimFaster) {
   const PairedRatioResult r = PairedRatios({1, 1, 1, 1, 1}, {0.9, 0.9, 0.9, 0.95, 0.9});
-  EXPECT_DOUBLE_EQ(*r.ci_low, 0.9);
-  EXPECT_DOUBLE_EQ(*r.ci_high, 0.95);
-  EXPECT_DOUBLE_EQ(*r.median_ratio, 0.9);
-  EXPECT_EQ(r.claim, PairedClaim::kFaster);
+  ExpectInterval(r, 0.9, 0.9, 0.95, PairedClaim::kFaster);
 }
 
 TEST(PairedRatios, TooFewRoundsKeepsRatiosAndSaysHowManyAreNeeded) {
   const PairedRatioResult r = PairedRatios({1, 1, 1, 1}, {0.5, 0.5, 0.5, 0.5});
   EXPECT_EQ(r.ratios.size(), 4u);
   EXPECT_DOUBLE_EQ(*r.median_ratio, 0.5);
-  EXPECT_FALSE(r.ci_low.has_value());
-  EXPECT_FALSE(r.ci_high.has_value());
-  EXPECT_FALSE(r.achieved_confidence.has_value());
-  EXPECT_FALSE(r.resolvable_change.has_value());
-  EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
-  EXPECT_EQ(r.note, "needs at least 5 rounds at 90% (has 4)");
+  ExpectNoInterval(r, "needs at least 5 rounds at 90% (has 4)");
 }
 
 TEST(PairedRatios, HigherConfidenceNeedsMoreRounds) {
   const PairedRatioResult r = PairedRatios({1, 1, 1, 1, 1}, {0.5, 0.5, 0.5, 0.5, 0.5}, 0.95);
-  EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
-  EXPECT_EQ(r.note, "needs at least 6 rounds at 95% (has 5)");
+  ExpectNoInterval(r, "needs at least 6 rounds at 95% (has 5)");
 }
 
 TEST(PairedRatios, NoRoundsOrUnpairableRoundsComputeNothing) {
   const PairedRatioResult none = PairedRatios({}, {});
   EXPECT_TRUE(none.ratios.empty());
   EXPECT_FALSE(none.median_ratio.has_value());
-  EXPECT_EQ(none.note, "no timing rounds to pair: the runs were timed in a single pass");
+  ExpectNoInterval(none, "no timing rounds to pair: the runs were timed in a single pass");
   const PairedRatioResult uneven = PairedRatios({1, 1}, {1});
   EXPECT_FALSE(uneven.median_ratio.has_value());
-  EXPECT_EQ(uneven.note, "the runs have different round counts (2 vs 1): rounds cannot be paired");
+  ExpectNoInterval(uneven, "the runs have different round counts (2 vs 1): rounds cannot be paired");
 }
 
 TEST(PairedRatios, NonPositiveOrNonFiniteMedianComputesNothing) {
@@ -122,8 +113,7 @@ TEST(PairedRatios, NonPositiveOrNonFiniteMedianComputesNothing) {
     const PairedRatioResult r = PairedRatios({1, 1, bad, 1, 1}, {1, 1, 1, 1, 1});
     EXPECT_TRUE(r.ratios.empty());
     EXPECT_FALSE(r.median_ratio.has_value());
-    EXPECT_EQ(r.claim, PairedClaim::kNoClaim);
-    EXPECT_EQ(r.note, "round 3 has a median that is not a positive number: no ratio is defined");
+    ExpectNoInterval(r, "round 3 has a median that is not a positive number: no ratio is defined");
   }
 }
 
