@@ -1,15 +1,19 @@
 #include "core/compare.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/compatibility.h"
 #include "core/deltas.h"
 #include "core/latency_runner.h"
+#include "core/paired_ratio.h"
 #include "core/statistics.h"
 #include "report/format.h"
 
@@ -32,6 +36,46 @@ std::string WithheldReason(const v1::OutputCheck& check, const v1::Compatibility
     return "withheld: the runs are not comparable (" + fields + ")";
   }
   return "";
+}
+
+constexpr const char* kPairedMethod =
+    "sign-test (order-statistic) interval for the median of per-round ratios after/before; "
+    "distribution-free, exact coverage";
+
+// Per-round medians of one run keyed by round number (1-based), in round order.
+std::vector<std::pair<int, double>> RoundMedians(const v1::BenchmarkReport& run) {
+  std::vector<std::pair<int, double>> medians;
+  for (const v1::TimingRound& r : run.timing().rounds()) medians.emplace_back(r.round(), r.median_s());
+  std::sort(medians.begin(), medians.end());
+  return medians;
+}
+
+// Pairs round i of each run (by round number) and fills the paired evidence; rounds that do
+// not pair up (different numbers) give a note and nothing else.
+void SetPairedEvidence(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, v1::PairedEvidence* p) {
+  p->set_confidence(kPairedConfidence);
+  p->set_method(kPairedMethod);
+  const std::vector<std::pair<int, double>> b = RoundMedians(before), a = RoundMedians(after);
+  std::vector<double> bm, am;  // PairedRatios names the counts when they differ
+  for (const auto& [round, median] : b) bm.push_back(median);
+  for (const auto& [round, median] : a) am.push_back(median);
+  for (size_t i = 0; i < b.size() && i < a.size(); ++i) {
+    if (b[i].first != a[i].first) {
+      p->set_note(absl::StrCat("round ", b[i].first, " of the baseline has no partner in the candidate: rounds cannot be paired"));
+      return;
+    }
+  }
+  const PairedRatioResult r = PairedRatios(bm, am, kPairedConfidence);
+  for (double ratio : r.ratios) p->add_round_ratios(ratio);
+  if (r.median_ratio) p->set_median_ratio(*r.median_ratio);
+  if (r.ci_low) p->set_ci_low(*r.ci_low);
+  if (r.ci_high) p->set_ci_high(*r.ci_high);
+  if (r.achieved_confidence) p->set_achieved_confidence(*r.achieved_confidence);
+  if (r.resolvable_change) p->set_resolvable_change(*r.resolvable_change);
+  p->set_claim(r.claim == PairedClaim::kFaster   ? v1::PairedEvidence::faster
+               : r.claim == PairedClaim::kSlower ? v1::PairedEvidence::slower
+                                                 : v1::PairedEvidence::no_claim);
+  p->set_note(r.note);
 }
 
 void Label(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, v1::Comparison* c) {
@@ -58,6 +102,7 @@ void Label(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, 
   const MannWhitneyResult mw = MannWhitneyU(PerCallTimes(before.timing().blocks()), PerCallTimes(after.timing().blocks()));
   if (mw.p_value) e->set_mann_whitney_p(*mw.p_value);
   e->set_mann_whitney_note(mw.note);
+  SetPairedEvidence(before, after, e->mutable_paired());
 }
 
 }  // namespace
@@ -81,6 +126,7 @@ v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::Bench
     c.set_latency_change(v1::Comparison::unavailable);
     c.set_latency_change_reason(withheld);
     c.mutable_evidence()->set_mann_whitney_note(withheld);
+    c.mutable_evidence()->mutable_paired()->set_note(withheld);
   }
   for (const v1::Mismatch& m : c.compatibility().mismatches())
     if (m.before() == m.after())

@@ -12,7 +12,10 @@
 //    latency_change_reason states the rule in units a person reads (report/format.h):
 //    "median change -274.9 µs vs larger IQR 399.0 µs: larger than the spread".
 //  - Beyond the guide, not used for the label: relative change of the medians and a
-//    Mann-Whitney U p-value over per-block times (core/statistics.h guards small samples).
+//    Mann-Whitney U p-value over per-block times (core/statistics.h guards small samples),
+//    and paired evidence over alternating rounds (core/paired_ratio.h: per-round ratios, a
+//    sign-test interval at 90 %, a faster/slower/no_claim claim), withheld like the p-value
+//    (only its note, the withheld reason, is set).
 #pragma once
 
 #include "core/output_check.h"

@@ -305,5 +305,73 @@ TEST(CompareBenchmarks, TooFewBlocksGiveNoPValueButKeepTheLabel) {
   EXPECT_NE(c.evidence().mann_whitney_note().find("cannot reach"), std::string::npos);
 }
 
+// Adds synthetic timing rounds with the given per-round medians (round numbers 1..n).
+v1::BenchmarkReport WithRounds(v1::BenchmarkReport r, const std::vector<double>& medians) {
+  for (size_t i = 0; i < medians.size(); ++i) {
+    v1::TimingRound* round = r.mutable_timing()->add_rounds();
+    round->set_round(static_cast<int>(i) + 1);
+    round->set_position(i % 2 == 0 ? "first" : "second");
+    round->set_median_s(medians[i]);
+  }
+  return r;
+}
+
+TEST(CompareBenchmarks, PairedClaimSitsBesideTheLabelAndNeverChangesIt) {
+  // Identical pooled blocks (within_variability), but every round of the candidate is 10 %
+  // slower than its partner: the paired claim says slower, the label stays the guide's.
+  const v1::Comparison c = CompareBenchmarks(WithRounds(Report(kSlow), {10, 12, 11, 13, 10}),
+                                             WithRounds(Report(kSlow), {11, 13.2, 12.1, 14.3, 11}), [] { return true; });
+  EXPECT_EQ(c.latency_change(), v1::Comparison::within_variability);
+  const v1::PairedEvidence& p = c.evidence().paired();
+  ASSERT_EQ(p.round_ratios_size(), 5);
+  EXPECT_DOUBLE_EQ(p.round_ratios(1), 1.1);
+  EXPECT_DOUBLE_EQ(p.median_ratio(), 1.1);
+  EXPECT_DOUBLE_EQ(p.ci_low(), 1.1);
+  EXPECT_DOUBLE_EQ(p.ci_high(), 1.1);
+  EXPECT_DOUBLE_EQ(p.achieved_confidence(), 0.9375);
+  EXPECT_DOUBLE_EQ(p.confidence(), 0.9);
+  EXPECT_EQ(p.claim(), v1::PairedEvidence::slower);
+  EXPECT_NE(p.method().find("sign-test"), std::string::npos);
+  EXPECT_EQ(p.note(), "");
+}
+
+TEST(CompareBenchmarks, PairedRoundsAreMatchedByRoundNumberNotStorageOrder) {
+  v1::BenchmarkReport before = WithRounds(Report(kSlow), {1, 2, 3, 4, 5});
+  v1::BenchmarkReport after = WithRounds(Report(kSlow), {0.5, 1, 1.5, 2, 2.5});
+  after.mutable_timing()->mutable_rounds()->SwapElements(0, 4);
+  const v1::PairedEvidence& p = CompareBenchmarks(before, after, [] { return true; }).evidence().paired();
+  for (double ratio : p.round_ratios()) EXPECT_DOUBLE_EQ(ratio, 0.5);
+  EXPECT_EQ(p.claim(), v1::PairedEvidence::faster);
+}
+
+TEST(CompareBenchmarks, PairedEvidenceWithoutRoundsOrWithTooFewSaysWhy) {
+  const v1::Comparison single = CompareBenchmarks(Report(kSlow), Report(kFast), [] { return true; });
+  EXPECT_EQ(single.evidence().paired().claim(), v1::PairedEvidence::no_claim);
+  EXPECT_EQ(single.evidence().paired().note(), "no timing rounds to pair: the runs were timed in a single pass");
+  const v1::Comparison few =
+      CompareBenchmarks(WithRounds(Report(kSlow), {2, 2}), WithRounds(Report(kFast), {1, 1}), [] { return true; });
+  EXPECT_EQ(few.evidence().paired().round_ratios_size(), 2);
+  EXPECT_FALSE(few.evidence().paired().has_ci_low());
+  EXPECT_EQ(few.evidence().paired().claim(), v1::PairedEvidence::no_claim);
+  EXPECT_EQ(few.evidence().paired().note(), "needs at least 5 rounds at 90% (has 2)");
+}
+
+TEST(CompareBenchmarks, PairedEvidenceIsWithheldLikeThePValue) {
+  const v1::BenchmarkReport before = WithRounds(Report(kSlow), {2, 2, 2, 2, 2});
+  v1::BenchmarkReport after = WithRounds(Report(kFast), {1, 1, 1, 1, 1});
+  const v1::Comparison failed = CompareBenchmarks(before, after, [] { return false; });
+  after.mutable_environment()->set_cpu_model("Other CPU");
+  const v1::Comparison incompatible = CompareBenchmarks(before, after, [] { return true; });
+  for (const v1::Comparison* c : {&failed, &incompatible}) {
+    const v1::PairedEvidence& p = c->evidence().paired();
+    EXPECT_EQ(p.round_ratios_size(), 0);
+    EXPECT_FALSE(p.has_median_ratio() || p.has_ci_low() || p.has_ci_high() || p.has_resolvable_change() ||
+                 p.has_achieved_confidence());
+    EXPECT_EQ(p.claim(), v1::PairedEvidence::no_claim);
+    EXPECT_EQ(p.note(), c->evidence().mann_whitney_note());
+    EXPECT_NE(p.note().find("withheld"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace torchscan

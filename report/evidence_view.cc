@@ -148,6 +148,45 @@ std::string WithheldDetail(const v1::Comparison& comparison) {
   return absl::StrJoin(reasons, "; ");
 }
 
+const char* PairedClaimText(v1::PairedEvidence::Claim claim) {
+  switch (claim) {
+    case v1::PairedEvidence::faster:
+      return "faster";
+    case v1::PairedEvidence::slower:
+      return "slower";
+    default:
+      return "no_claim";
+  }
+}
+
+namespace {
+// FormatPercent without its sign: 0.9 -> "90.0%".
+std::string UnsignedPercent(double fraction) {
+  std::string text = FormatPercent(std::fabs(fraction));
+  if (!text.empty() && text[0] == '+') text.erase(0, 1);
+  return text;
+}
+}  // namespace
+
+std::string PairedSummaryText(const v1::PairedEvidence& p) {
+  if (p.method().empty() && p.note().empty() && p.round_ratios().empty()) return "not recorded";
+  const int rounds = p.round_ratios_size();
+  const std::string over = p.has_median_ratio()
+                               ? absl::StrCat("median ratio ", FormatRatio(p.median_ratio()), " over ", rounds,
+                                              rounds == 1 ? " round" : " rounds")
+                               : "";
+  if (!p.has_ci_low() || !p.has_ci_high())
+    return absl::StrCat("no_claim: ", p.note().empty() ? "no interval" : p.note(), over.empty() ? "" : "; ", over);
+  return absl::StrCat(PairedClaimText(p.claim()), " at ", UnsignedPercent(p.confidence()), ": ", over,
+                      over.empty() ? "" : ", ", "interval ", FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()),
+                      p.has_achieved_confidence()
+                          ? absl::StrCat(" (exact confidence ", UnsignedPercent(p.achieved_confidence()), ")")
+                          : "",
+                      p.has_resolvable_change()
+                          ? absl::StrCat(", resolves changes of \u00b1", UnsignedPercent(p.resolvable_change()))
+                          : "");
+}
+
 const char* LatencyLabelName(v1::Comparison::LatencyChange change) {
   switch (change) {
     case v1::Comparison::faster:

@@ -69,6 +69,13 @@ std::string MismatchesText(const v1::Compatibility& compatibility);
 std::string WithheldDetail(const v1::Comparison& comparison);
 
 const char* LatencyLabelName(v1::Comparison::LatencyChange change);  // "faster", ...
+const char* PairedClaimText(v1::PairedEvidence::Claim claim);          // "faster", "slower", "no_claim"
+
+// The paired evidence in one line, as saved: "faster at 90.0%: median ratio 0.505× over 6
+// rounds, interval 0.49× to 0.53× (exact confidence 96.9%), resolves changes of ±2.0%";
+// without an interval "no_claim: <note>" (its ratios, when any, still counted); "not recorded"
+// for evidence from before paired rounds. Callers show it only when numbers are not withheld.
+std::string PairedSummaryText(const v1::PairedEvidence& paired);
 const char* CheckStatusName(v1::OutputCheck::Status status);         // "passed", "not provided"
 
 // True when `text` names a speed label ("faster", "slower", "within_variability", any case).

@@ -202,5 +202,21 @@ TEST(FieldTexts, FormatsByNameAndPresence) {
   EXPECT_EQ(timing["min_blocks"], "0");
 }
 
+TEST(PairedSummaryText, StatesClaimIntervalAndResolutionOrWhyNot) {
+  EXPECT_EQ(PairedSummaryText(fixtures::RoundsComparison().evidence().paired()),
+            "faster at 90.0%: median ratio 0.505\u00d7 over 6 rounds, interval 0.49\u00d7 to 0.53\u00d7 (exact "
+            "confidence 96.9%), resolves changes of \u00b12.0%");
+  EXPECT_EQ(PairedSummaryText(fixtures::PassedComparison().evidence().paired()),
+            "no_claim: no timing rounds to pair: the runs were timed in a single pass");
+  v1::PairedEvidence few;
+  few.set_confidence(0.9);
+  few.set_note("needs at least 5 rounds at 90% (has 2)");
+  few.add_round_ratios(0.5);
+  few.add_round_ratios(0.7);
+  few.set_median_ratio(0.6);
+  EXPECT_EQ(PairedSummaryText(few), "no_claim: needs at least 5 rounds at 90% (has 2); median ratio 0.6\u00d7 over 2 rounds");
+  EXPECT_EQ(PairedSummaryText(v1::PairedEvidence()), "not recorded");
+}
+
 }  // namespace
 }  // namespace torchscan

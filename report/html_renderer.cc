@@ -5,6 +5,7 @@
 #include "report/evidence_view.h"
 #include "report/format.h"
 #include "report/html_run_sections.h"
+#include "report/paired_plot.h"
 
 namespace torchscan {
 namespace {
@@ -143,6 +144,17 @@ void ReportCards(const v1::BenchmarkReport& r, std::string* out) {
   out->append("</div>");
 }
 
+// The paired rounds beside the Mann-Whitney evidence (never the label): the claim, its
+// interval and what it resolves, and the per-round ratios drawn.
+void PairedRounds(const v1::PairedEvidence& p, std::string* out) {
+  absl::StrAppend(out, "<h3>Paired rounds (not used to choose the label)</h3><table class=\"numbers\"><tbody><tr><th>claim</th>",
+                  Td(PairedClaimText(p.claim())), "</tr><tr><th>evidence</th>", Td(PairedSummaryText(p)),
+                  "</tr><tr><th>method</th>", Td(p.method().empty() ? "not recorded" : p.method()), "</tr></tbody></table>");
+  if (const std::string svg = PairedRatioSvg(p); !svg.empty())
+    absl::StrAppend(out, "<figure>", svg, "<figcaption>Each dot is one round's median after/before; the band is the ",
+                    "interval, the dashed line no change.</figcaption></figure>");
+}
+
 void DeltasSection(const v1::Comparison& c, std::string* out) {
   out->append("<section id=\"deltas\"><h2>Deltas (after - before)</h2>");
   const Withheld withheld = WithheldBecause(c);
@@ -181,6 +193,7 @@ void DeltasSection(const v1::Comparison& c, std::string* out) {
                   "</tr><tr><th>Mann-Whitney U, two-sided p</th>",
                   TdNum(e.has_mann_whitney_p() ? FormatProbability(e.mann_whitney_p()) : "unknown"),
                   "</tr><tr><th>method</th>", Td(e.mann_whitney_note()), "</tr></tbody></table>");
+  PairedRounds(e.paired(), out);
   out->append("</section>");
 }
 

@@ -32,6 +32,7 @@ const std::vector<std::string> kLabelsAndDeltas = {
 
 void ExpectNoLabelOrDelta(const std::string& page) {
   for (const std::string& text : kLabelsAndDeltas) EXPECT_FALSE(Has(page, text)) << "page shows " << text;
+  for (const char* text : {"Paired rounds", "paired-title", "no_claim"}) EXPECT_FALSE(Has(page, text)) << text;
 }
 
 // Evidence text is escaped, so every '<' starts one of our own tags: none of them may load
@@ -139,6 +140,24 @@ TEST(HtmlRenderer, PassedComparisonShowsLabelEvidenceAndDeltas) {
   EXPECT_EQ(Count(page, "<svg"), 1u);
   EXPECT_TRUE(Has(page, ">before: baseline</text>"));
   EXPECT_TRUE(Has(page, ">after: candidate</text>"));
+}
+
+TEST(HtmlRenderer, PairedRoundsShowTheClaimAndDrawEachRatio) {
+  const std::string page = Render(fixtures::RoundsComparison());
+  ExpectSelfContained(page);
+  EXPECT_TRUE(Has(page, "<h3>Paired rounds (not used to choose the label)</h3>"));
+  EXPECT_TRUE(Has(page, "<th>claim</th><td>faster</td>"));
+  EXPECT_TRUE(Has(page, "resolves changes of \u00b12.0%"));
+  EXPECT_EQ(Count(page, "<svg"), 2u);  // the blocks, then the per-round ratios
+  EXPECT_TRUE(Has(page, "<title id=\"paired-title\">Per-round ratio after/before</title>"));
+  // The label is still the guide's, from the pooled blocks.
+  EXPECT_TRUE(Has(page, "<div class=\"k\">Latency change</div><div class=\"v\">faster</div>"));
+
+  v1::Comparison failed = fixtures::RoundsComparison();
+  failed.mutable_output_check()->set_status(v1::OutputCheck::failed);  // an edited file keeps its ratios
+  const std::string withheld = Render(failed);
+  ExpectNoLabelOrDelta(withheld);
+  EXPECT_EQ(Count(withheld, "<svg"), 1u);
 }
 
 TEST(HtmlRenderer, FailedCheckIsABannerAndShowsNoLabelOrDelta) {

@@ -60,6 +60,7 @@ void Verdict(const v1::Comparison& c, std::string* out) {
                     e.has_relative_change() ? M(FormatPercent(e.relative_change())) : "unknown",
                     e.has_mann_whitney_p() ? ", Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()) : "", " (",
                     M(e.mann_whitney_note()), ")\n");
+    absl::StrAppend(out, "- **Paired rounds (not used for the label):** ", M(PairedSummaryText(e.paired())), "\n");
   }
   out->append("\n");
 }

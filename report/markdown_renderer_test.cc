@@ -28,6 +28,8 @@ TEST(MarkdownRenderer, ComparisonForAPullRequest) {
                   "- **Latency change:** **faster** \u2014 median change -194.9 µs vs larger IQR 11.00 µs: larger "
                   "than the spread\n"));
   EXPECT_TRUE(Has(md, "- **Evidence:** median change -92.4%, Mann-Whitney p = 3.7e-05"));
+  EXPECT_TRUE(Has(md, "- **Paired rounds (not used for the label):** no\\_claim: no timing rounds to pair: the runs were "
+                      "timed in a single pass\n"));
   EXPECT_TRUE(Has(md, "| before: baseline | 211.0 µs | 11.00 µs | 151.7 k samples/s | 12 |\n"));
   EXPECT_TRUE(Has(md, "| latency\\_median | 211.0 µs | 16.10 µs | -194.9 µs | 0.0763× |  |\n"));
   EXPECT_TRUE(Has(md, "| workload.execution\\_mode | per-sample forwards + torch.stack | one batched forward |\n"));
@@ -48,9 +50,17 @@ TEST(MarkdownRenderer, FailedCheckOpensWithAWarningAndShowsNoLabelOrDelta) {
     const std::string md = MarkdownRenderer().Render(c);
     EXPECT_TRUE(Has(md, "\n\n> **\u274c Output check failed:** max abs diff 0.5 exceeds atol 1e-05 (rtol 1e-04)\n"));
     EXPECT_TRUE(Has(md, "- **Latency change:** withheld because the output check failed\n"));
-    for (const char* text : {"faster", "slower", "within", "×", "-194.9", "-92.4%", "Mann-Whitney"})
+    for (const char* text : {"faster", "slower", "within", "×", "-194.9", "-92.4%", "Mann-Whitney", "Paired", "claim"})
       EXPECT_FALSE(Has(md, text)) << text;
   }
+}
+
+TEST(MarkdownRenderer, PairedRoundsShowTheirClaimBesideTheLabel) {
+  const std::string md = MarkdownRenderer().Render(fixtures::RoundsComparison());
+  EXPECT_TRUE(Has(md, "- **Paired rounds (not used for the label):** faster at 90.0%: median ratio 0.505\u00d7 over 6 "
+                      "rounds, interval 0.49\u00d7 to 0.53\u00d7 (exact confidence 96.9%), resolves changes of "
+                      "\u00b12.0%\n"))
+      << md;
 }
 
 TEST(MarkdownRenderer, UnknownDeltasKeepTheirReasons) {

@@ -38,7 +38,46 @@ absl::Status ValidateLoad(const v1::TimingLoad& load, const std::string& p) {
   return absl::OkStatus();
 }
 
+// A ratio field, when set, is a finite number > 0.
+absl::Status CheckRatio(bool has, double value, const std::string& field) {
+  if (!has || (std::isfinite(value) && value > 0)) return absl::OkStatus();
+  return Error(field, absl::StrFormat("must be a finite ratio > 0, got %g", value));
+}
+
+absl::Status CheckProbability(double value, const std::string& field) {
+  if (std::isfinite(value) && value >= 0 && value <= 1) return absl::OkStatus();
+  return Error(field, absl::StrFormat("must be a probability in [0, 1], got %g", value));
+}
+
 }  // namespace
+
+absl::Status ValidatePairedEvidence(const v1::PairedEvidence& p, const std::string& f) {
+  for (int i = 0; i < p.round_ratios_size(); ++i)
+    if (absl::Status s = CheckRatio(true, p.round_ratios(i), absl::StrFormat("%s.round_ratios[%d]", f, i)); !s.ok())
+      return s;
+  if (absl::Status s = CheckRatio(p.has_median_ratio(), p.median_ratio(), f + ".median_ratio"); !s.ok()) return s;
+  if (absl::Status s = CheckRatio(p.has_ci_low(), p.ci_low(), f + ".ci_low"); !s.ok()) return s;
+  if (absl::Status s = CheckRatio(p.has_ci_high(), p.ci_high(), f + ".ci_high"); !s.ok()) return s;
+  if (p.has_ci_low() != p.has_ci_high())
+    return Error(f + (p.has_ci_low() ? ".ci_high" : ".ci_low"), "missing; an interval has both ends or neither");
+  if (p.has_ci_low() && p.ci_low() > p.ci_high())
+    return Error(f + ".ci_low", absl::StrFormat("%g is above ci_high (%g)", p.ci_low(), p.ci_high()));
+  if (absl::Status s = CheckProbability(p.confidence(), f + ".confidence"); !s.ok()) return s;
+  if (p.has_achieved_confidence()) {
+    if (absl::Status s = CheckProbability(p.achieved_confidence(), f + ".achieved_confidence"); !s.ok()) return s;
+    if (p.achieved_confidence() < p.confidence())
+      return Error(f + ".achieved_confidence", absl::StrFormat("%g is below the stated confidence %g",
+                                                               p.achieved_confidence(), p.confidence()));
+  }
+  if (p.has_resolvable_change() && !(std::isfinite(p.resolvable_change()) && p.resolvable_change() >= 0))
+    return Error(f + ".resolvable_change",
+                 absl::StrFormat("must be a finite relative change >= 0, got %g", p.resolvable_change()));
+  if (p.claim() == v1::PairedEvidence::faster && !(p.has_ci_high() && p.ci_high() < 1))
+    return Error(f + ".claim", "is faster but the interval is not wholly below 1; faster needs ci_high < 1");
+  if (p.claim() == v1::PairedEvidence::slower && !(p.has_ci_low() && p.ci_low() > 1))
+    return Error(f + ".claim", "is slower but the interval is not wholly above 1; slower needs ci_low > 1");
+  return absl::OkStatus();
+}
 
 absl::Status ValidateReport(const v1::BenchmarkReport& r, int schema_version, const std::string& p) {
   if (absl::Status s = CheckVersion(r.schema_version(), schema_version, p + "schema_version"); !s.ok()) return s;
@@ -73,6 +112,7 @@ absl::Status ValidateComparison(const v1::Comparison& c, int schema_version) {
   if (!c.has_compatibility()) return Error("compatibility", "missing");
   if (absl::Status s = ValidateReport(c.before(), schema_version, "before."); !s.ok()) return s;
   if (absl::Status s = ValidateReport(c.after(), schema_version, "after."); !s.ok()) return s;
+  if (absl::Status s = ValidatePairedEvidence(c.evidence().paired(), "evidence.paired"); !s.ok()) return s;
   return ValidateTimeline(c.timeline(), "timeline");
 }
 

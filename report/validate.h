@@ -19,8 +19,17 @@ namespace torchscan {
 absl::Status ValidateReport(const v1::BenchmarkReport& report, int schema_version, const std::string& prefix = "");
 
 // schema_version, output_check, compatibility and both reports present and valid; the
-// comparison's own timeline, when present, valid.
+// paired evidence valid (ValidatePairedEvidence); the comparison's own timeline, when
+// present, valid.
 absl::Status ValidateComparison(const v1::Comparison& comparison, int schema_version);
+
+// Paired evidence (comparisons without it, older or withheld, are valid: every field empty).
+// Each ratio that is set (round_ratios, median_ratio, ci_low, ci_high) finite and > 0;
+// ci_low and ci_high both set or neither, ci_low <= ci_high; confidence and
+// achieved_confidence probabilities, achieved >= confidence; resolvable_change finite >= 0;
+// a faster claim needs ci_high < 1, a slower one ci_low > 1 (the claim follows the interval).
+// `field` names it in errors ("evidence.paired").
+absl::Status ValidatePairedEvidence(const v1::PairedEvidence& paired, const std::string& field);
 
 // A timeline without spans is valid (evidence from before timelines, a comparison of saved
 // reports). With spans: started_at set; each span named, with finite start_s >= 0 and

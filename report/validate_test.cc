@@ -1,4 +1,4 @@
-// What a loaded timeline must hold (report/validate.h ValidateTimeline), through the
+// What a loaded timeline and paired evidence must hold (report/validate.h), through the
 // validators every loader calls.
 #include "report/validate.h"
 
@@ -121,6 +121,47 @@ TEST(ValidateLoad, EachBrokenLoadIsRefusedNamingTheField) {
     const absl::Status s = ValidateComparison(c, kVersion);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << field;
     EXPECT_EQ(s.message().find(field), 0u) << s;
+  }
+}
+
+TEST(ValidatePairedEvidence, TheFixturesPairedEvidenceIsValid) {
+  for (const v1::Comparison& c : {fixtures::RoundsComparison(), fixtures::PassedComparison(),
+                                  fixtures::FailedCheckComparison(), fixtures::IncompatibleComparison()})
+    EXPECT_TRUE(ValidateComparison(c, kVersion).ok()) << ValidateComparison(c, kVersion);
+  EXPECT_TRUE(ValidatePairedEvidence(v1::PairedEvidence(), "evidence.paired").ok());  // older files have none
+}
+
+TEST(ValidatePairedEvidence, EachBrokenFieldIsRefusedNamingIt) {
+  struct Broken {
+    std::string what;
+    std::function<void(v1::PairedEvidence*)> edit;
+    std::string field, says;
+  };
+  const std::vector<Broken> cases = {
+      {"negative ratio", [](v1::PairedEvidence* p) { p->set_round_ratios(2, -0.5); }, "evidence.paired.round_ratios[2]",
+       "finite ratio > 0"},
+      {"NaN median", [](v1::PairedEvidence* p) { p->set_median_ratio(kNaN); }, "evidence.paired.median_ratio",
+       "finite ratio > 0"},
+      {"one end only", [](v1::PairedEvidence* p) { p->clear_ci_high(); }, "evidence.paired.ci_high", "both ends"},
+      {"ends swapped", [](v1::PairedEvidence* p) { p->set_ci_low(0.6); }, "evidence.paired.ci_low", "above ci_high"},
+      {"confidence above 1", [](v1::PairedEvidence* p) { p->set_confidence(90); }, "evidence.paired.confidence",
+       "probability"},
+      {"achieved below stated", [](v1::PairedEvidence* p) { p->set_achieved_confidence(0.5); },
+       "evidence.paired.achieved_confidence", "below the stated confidence"},
+      {"negative resolvable", [](v1::PairedEvidence* p) { p->set_resolvable_change(-0.1); },
+       "evidence.paired.resolvable_change", ">= 0"},
+      {"faster across 1", [](v1::PairedEvidence* p) { p->set_ci_high(1.2); }, "evidence.paired.claim",
+       "ci_high < 1"},
+      {"slower below 1", [](v1::PairedEvidence* p) { p->set_claim(v1::PairedEvidence::slower); },
+       "evidence.paired.claim", "ci_low > 1"},
+  };
+  for (const Broken& c : cases) {
+    v1::Comparison comparison = fixtures::RoundsComparison();
+    c.edit(comparison.mutable_evidence()->mutable_paired());
+    const absl::Status s = ValidateComparison(comparison, kVersion);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.what;
+    EXPECT_EQ(s.message().find(c.field + ": "), 0u) << c.what << ": " << s;
+    EXPECT_NE(s.message().find(c.says), std::string::npos) << c.what << ": " << s;
   }
 }
 

@@ -153,6 +153,15 @@ TEST(DaemonEndToEnd, AlternatingRoundsPoolBlocksAndKeepEachRound) {
   EXPECT_EQ(c->before().timing().rounds(0).position(), "first");
   EXPECT_EQ(c->before().timing().rounds(1).position(), "second");
   EXPECT_TRUE(LabelFollowsTheGuideRule(*c));
+  // Paired evidence, structure only: one ratio per round pair, and two rounds are too few for
+  // an interval at 90 %, whatever the timings.
+  const v1::PairedEvidence& paired = c->evidence().paired();
+  ASSERT_EQ(paired.round_ratios_size(), 2);
+  for (double ratio : paired.round_ratios()) EXPECT_GT(ratio, 0);
+  EXPECT_TRUE(paired.has_median_ratio());
+  EXPECT_FALSE(paired.has_ci_low() || paired.has_ci_high());
+  EXPECT_EQ(paired.claim(), v1::PairedEvidence::no_claim);
+  EXPECT_EQ(paired.note(), "needs at least 5 rounds at 90% (has 2)");
 }
 
 TEST(DaemonEndToEnd, CancelStopsARunningJobAndTheNextRuns) {

@@ -1,0 +1,81 @@
+#include "report/paired_plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "report/evidence_view.h"
+#include "report/format.h"
+
+namespace torchscan {
+namespace {
+
+constexpr double kWidth = 480, kHeight = 64, kLeft = 16, kRight = 16, kMid = 26;
+
+std::string F(double v) { return absl::StrFormat("%.1f", v); }
+
+bool Drawable(double r) { return std::isfinite(r) && r > 0; }
+
+struct Axis {
+  double lo, hi;
+  double X(double r) const { return kLeft + (r - lo) / (hi - lo) * (kWidth - kLeft - kRight); }
+};
+
+Axis MakeAxis(const std::vector<double>& ratios, const v1::PairedEvidence& p) {
+  double lo = 1, hi = 1;
+  for (double r : ratios) lo = std::min(lo, r), hi = std::max(hi, r);
+  if (p.has_ci_low() && Drawable(p.ci_low())) lo = std::min(lo, p.ci_low());
+  if (p.has_ci_high() && Drawable(p.ci_high())) hi = std::max(hi, p.ci_high());
+  const double pad = std::max((hi - lo) * 0.08, 0.01);
+  return {lo - pad, hi + pad};
+}
+
+}  // namespace
+
+std::string PairedRatioSvg(const v1::PairedEvidence& p) {
+  std::vector<double> ratios;
+  for (double r : p.round_ratios())
+    if (Drawable(r) && ratios.size() < static_cast<size_t>(kMaxPairedDots)) ratios.push_back(r);
+  if (ratios.empty()) return "";
+  const Axis a = MakeAxis(ratios, p);
+  const int left_out = p.round_ratios_size() - static_cast<int>(ratios.size());
+  std::string out = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+      "aria-labelledby=\"paired-title paired-desc\" font-family=\"system-ui, sans-serif\">"
+      "<title id=\"paired-title\">Per-round ratio after/before</title><desc id=\"paired-desc\">%s</desc>",
+      kWidth, kHeight,
+      HtmlEscape(absl::StrCat(ratios.size(), " rounds drawn", left_out > 0 ? absl::StrCat(", ", left_out, " not drawn") : "",
+                              "; ", PairedSummaryText(p))));
+  if (p.has_ci_low() && p.has_ci_high() && Drawable(p.ci_low()) && Drawable(p.ci_high()) && p.ci_low() <= p.ci_high()) {
+    const double x0 = a.X(p.ci_low()), x1 = a.X(p.ci_high());
+    absl::StrAppend(&out, "<rect x=\"", F(x0), "\" y=\"", F(kMid - 14), "\" width=\"", F(std::max(x1 - x0, 1.0)),
+                    "\" height=\"28\" fill=\"#0969da\" fill-opacity=\"0.14\"><title>",
+                    HtmlEscape(absl::StrCat("interval ", FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()))),
+                    "</title></rect>");
+  }
+  const std::string one = F(a.X(1));
+  absl::StrAppend(&out, "<line x1=\"", one, "\" x2=\"", one, "\" y1=\"", F(kMid - 18), "\" y2=\"", F(kMid + 18),
+                  "\" stroke=\"#57606a\" stroke-dasharray=\"3 3\"/><text x=\"", one, "\" y=\"", F(kHeight - 6),
+                  "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#57606a\">1 (no change)</text>");
+  if (p.has_median_ratio() && Drawable(p.median_ratio())) {
+    const std::string m = F(a.X(p.median_ratio()));
+    absl::StrAppend(&out, "<line x1=\"", m, "\" x2=\"", m, "\" y1=\"", F(kMid - 14), "\" y2=\"", F(kMid + 14),
+                    "\" stroke=\"#0969da\" stroke-width=\"2\"><title>median ",
+                    HtmlEscape(FormatRatio(p.median_ratio())), "</title></line>");
+  }
+  std::string path;
+  for (size_t i = 0; i < ratios.size(); ++i)  // three lanes so tied rounds stay countable
+    absl::StrAppend(&path, "M", F(a.X(ratios[i])), " ", F(kMid + (static_cast<int>(i % 3) - 1) * 7.0), "h0");
+  absl::StrAppend(&out, "<path d=\"", path,
+                  "\" fill=\"none\" stroke=\"#1f2328\" stroke-width=\"6\" stroke-linecap=\"round\" "
+                  "stroke-opacity=\"0.8\"/>");
+  absl::StrAppend(&out, "<text x=\"", F(kLeft), "\" y=\"", F(kHeight - 6), "\" font-size=\"11\" fill=\"#57606a\">",
+                  HtmlEscape(FormatRatio(a.lo)), "</text><text x=\"", F(kWidth - kRight), "\" y=\"", F(kHeight - 6),
+                  "\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">", HtmlEscape(FormatRatio(a.hi)),
+                  "</text></svg>");
+  return out;
+}
+
+}  // namespace torchscan

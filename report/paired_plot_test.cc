@@ -1,0 +1,68 @@
+#include "report/paired_plot.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "tests/fixtures/evidence_fixtures.h"
+
+namespace torchscan {
+namespace {
+
+bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+int Count(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+TEST(PairedRatioSvg, DrawsEachRoundTheIntervalTheMedianAndTheLineAtOne) {
+  const std::string svg = PairedRatioSvg(fixtures::RoundsComparison().evidence().paired());
+  EXPECT_EQ(svg.rfind("<svg ", 0), 0u);
+  EXPECT_TRUE(Has(svg, "</svg>"));
+  EXPECT_EQ(Count(svg, "h0"), 6);  // one dot per round
+  EXPECT_TRUE(Has(svg, "<title>interval 0.49\u00d7 to 0.53\u00d7</title>"));
+  EXPECT_TRUE(Has(svg, "<title>median 0.505\u00d7</title>"));
+  EXPECT_TRUE(Has(svg, ">1 (no change)</text>"));
+  EXPECT_TRUE(Has(svg, "6 rounds drawn; faster at 90.0%"));
+  for (const char* banned : {"<script", "http://", "https://"})  // offline, no scripts (xmlns aside)
+    EXPECT_EQ(Count(svg, banned), std::string(banned) == "http://" ? 1 : 0) << banned;
+  EXPECT_FALSE(Has(svg, "nan"));
+  EXPECT_FALSE(Has(svg, "inf"));
+}
+
+TEST(PairedRatioSvg, NothingToDrawGivesEmpty) {
+  EXPECT_EQ(PairedRatioSvg(v1::PairedEvidence()), "");
+  EXPECT_EQ(PairedRatioSvg(fixtures::PassedComparison().evidence().paired()), "");
+  EXPECT_EQ(PairedRatioSvg(fixtures::FailedCheckComparison().evidence().paired()), "");
+  v1::PairedEvidence bad;
+  bad.add_round_ratios(std::numeric_limits<double>::quiet_NaN());
+  bad.add_round_ratios(-1);
+  EXPECT_EQ(PairedRatioSvg(bad), "");
+}
+
+TEST(PairedRatioSvg, TiedRatiosAtOneStillGiveFiniteCoordinates) {
+  v1::PairedEvidence p;
+  for (int i = 0; i < 5; ++i) p.add_round_ratios(1.0);
+  p.set_median_ratio(1.0);
+  p.set_ci_low(1.0);
+  p.set_ci_high(1.0);
+  const std::string svg = PairedRatioSvg(p);
+  EXPECT_EQ(Count(svg, "h0"), 5);
+  EXPECT_FALSE(Has(svg, "nan"));
+  EXPECT_FALSE(Has(svg, "inf"));
+}
+
+TEST(PairedRatioSvg, ManyRoundsAreBoundedAndCounted) {
+  v1::PairedEvidence p;
+  for (int i = 0; i < kMaxPairedDots + 25; ++i) p.add_round_ratios(0.9 + (i % 10) * 0.02);
+  const std::string svg = PairedRatioSvg(p);
+  EXPECT_EQ(Count(svg, "h0"), kMaxPairedDots);
+  EXPECT_TRUE(Has(svg, "400 rounds drawn, 25 not drawn"));
+  EXPECT_EQ(Count(svg, "<path"), 1);
+}
+
+}  // namespace
+}  // namespace torchscan
