@@ -168,7 +168,7 @@ std::string UnsignedPercent(double fraction) {
 }
 }  // namespace
 
-std::string PairedSummaryText(const v1::PairedEvidence& p) {
+std::string PairedDetailText(const v1::PairedEvidence& p) {
   if (p.method().empty() && p.note().empty() && p.round_ratios().empty()) return "not recorded";
   const int rounds = p.round_ratios_size();
   const std::string over = p.has_median_ratio()
@@ -176,15 +176,22 @@ std::string PairedSummaryText(const v1::PairedEvidence& p) {
                                               rounds == 1 ? " round" : " rounds")
                                : "";
   if (!p.has_ci_low() || !p.has_ci_high())
-    return absl::StrCat("no_claim: ", p.note().empty() ? "no interval" : p.note(), over.empty() ? "" : "; ", over);
-  return absl::StrCat(PairedClaimText(p.claim()), " at ", UnsignedPercent(p.confidence()), ": ", over,
-                      over.empty() ? "" : ", ", "interval ", FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()),
+    return absl::StrCat(p.note().empty() ? "no interval" : p.note(), over.empty() ? "" : "; ", over);
+  return absl::StrCat("at ", UnsignedPercent(p.confidence()), ": ", over, over.empty() ? "" : ", ", "interval ",
+                      FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()),
                       p.has_achieved_confidence()
                           ? absl::StrCat(" (exact confidence ", UnsignedPercent(p.achieved_confidence()), ")")
                           : "",
                       p.has_resolvable_change()
                           ? absl::StrCat(", resolves changes of \u00b1", UnsignedPercent(p.resolvable_change()))
                           : "");
+}
+
+std::string PairedSummaryText(const v1::PairedEvidence& p) {
+  const std::string detail = PairedDetailText(p);
+  if (detail == "not recorded") return detail;
+  if (!p.has_ci_low() || !p.has_ci_high()) return absl::StrCat("no_claim: ", detail);
+  return absl::StrCat(PairedClaimText(p.claim()), " ", detail);
 }
 
 const char* LatencyLabelName(v1::Comparison::LatencyChange change) {

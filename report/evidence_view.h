@@ -76,6 +76,10 @@ const char* PairedClaimText(v1::PairedEvidence::Claim claim);          // "faste
 // without an interval "no_claim: <note>" (its ratios, when any, still counted); "not recorded"
 // for evidence from before paired rounds. Callers show it only when numbers are not withheld.
 std::string PairedSummaryText(const v1::PairedEvidence& paired);
+
+// The same line without its leading claim ("at 90.0%: median ratio ...", or the note), for
+// renderers that show the claim in a column of its own.
+std::string PairedDetailText(const v1::PairedEvidence& paired);
 const char* CheckStatusName(v1::OutputCheck::Status status);         // "passed", "not provided"
 
 // True when `text` names a speed label ("faster", "slower", "within_variability", any case).

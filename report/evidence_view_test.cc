@@ -218,5 +218,13 @@ TEST(PairedSummaryText, StatesClaimIntervalAndResolutionOrWhyNot) {
   EXPECT_EQ(PairedSummaryText(v1::PairedEvidence()), "not recorded");
 }
 
+TEST(PairedDetailText, IsTheSummaryWithoutItsClaimForAClaimColumn) {
+  EXPECT_EQ(PairedDetailText(fixtures::RoundsComparison().evidence().paired()).rfind("at 90.0%: median ratio 0.505", 0),
+            0u);
+  EXPECT_EQ(PairedDetailText(fixtures::PassedComparison().evidence().paired()),
+            "no timing rounds to pair: the runs were timed in a single pass");
+  EXPECT_EQ(PairedDetailText(v1::PairedEvidence()), "not recorded");
+}
+
 }  // namespace
 }  // namespace torchscan

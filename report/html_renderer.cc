@@ -148,7 +148,7 @@ void ReportCards(const v1::BenchmarkReport& r, std::string* out) {
 // interval and what it resolves, and the per-round ratios drawn.
 void PairedRounds(const v1::PairedEvidence& p, std::string* out) {
   absl::StrAppend(out, "<h3>Paired rounds (not used to choose the label)</h3><table class=\"numbers\"><tbody><tr><th>claim</th>",
-                  Td(PairedClaimText(p.claim())), "</tr><tr><th>evidence</th>", Td(PairedSummaryText(p)),
+                  Td(PairedClaimText(p.claim())), "</tr><tr><th>evidence</th>", Td(PairedDetailText(p)),
                   "</tr><tr><th>method</th>", Td(p.method().empty() ? "not recorded" : p.method()), "</tr></tbody></table>");
   if (const std::string svg = PairedRatioSvg(p); !svg.empty())
     absl::StrAppend(out, "<figure>", svg, "<figcaption>Each dot is one round's median after/before; the band is the ",

@@ -85,7 +85,7 @@ void ComparisonLines(const v1::Comparison& c, Lines* lines) {
         "evidence", evidence,
         e.has_mann_whitney_p() ? "Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()) : e.mann_whitney_note());
     // Beside the label, never choosing it: the claim of the paired rounds.
-    lines->Field("paired", PairedClaimText(e.paired().claim()), PairedSummaryText(e.paired()));
+    lines->Field("paired", PairedClaimText(e.paired().claim()), PairedDetailText(e.paired()));
   }
   if (c.compatibility().compatible()) {
     const int changes = c.changed_settings_size();
