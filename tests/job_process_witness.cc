@@ -168,7 +168,12 @@ void JobProcessWitness::Scan() {
   for (const Fresh& f : looked_at) {
     if (f.stat.ppid != daemon_pid_) continue;
     auto known = known_.find(f.pid);
-    if (known != known_.end() && known->second.kind == Known::Kind::kJob) continue;
+    if (known != known_.end() && known->second.kind == Known::Kind::kJob) {
+      // A worker seen before it led its own group (between fork and setsid/setpgid) names
+      // its group's job once it does; else its children would be taken as unrelated.
+      if (f.stat.pgid == f.pid) group_jobs_.emplace(f.pid, known->second.job);
+      continue;
+    }
     const std::string job = JobOfCommandLine(ReadSmallFile("/proc/" + std::to_string(f.pid) + "/cmdline"));
     if (job.empty()) continue;
     known_[f.pid] = {f.stat.start_ticks, Known::Kind::kJob, job};

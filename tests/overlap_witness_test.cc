@@ -190,6 +190,24 @@ TEST(JobProcessWitness, RealWorkersOneAfterTheOtherPass) {
   EXPECT_GT(log.scans, 20);
 }
 
+// A worker first seen before it leads its own process group (here a shell that waits 200 ms,
+// then becomes a session leader with setsid and runs the job's shell): its later children
+// are still its job's. This once lost a sleep under load (the group was never registered).
+TEST(JobProcessWitness, AWorkerThatLeadsItsGroupOnlyLaterStillOwnsItsChildren) {
+  JobProcessWitness witness(::getpid());
+  v1::Job r;
+  r.set_id("A");
+  r.set_started_at(Now());
+  Background worker("/bin/sh", {"-c", "sleep 0.2; exec /usr/bin/setsid /bin/sh -c 'sleep 0.4; true' sh --job /state/jobs/A",
+                                "sh", "--job", "/state/jobs/A"});
+  EXPECT_EQ(worker.Wait(30).exit_code, 0);
+  r.set_finished_at(Now());
+  const OverlapVerdict v = JudgeOverlaps(witness.Stop(), {r}, kGrace);
+  std::printf("group led later: %s\n", v.Summary().c_str());
+  for (const std::string& problem : v.problems()) ADD_FAILURE() << problem;
+  EXPECT_EQ(v.ran("sleep"), 1) << "the 0.4 s sleep of the job's shell (the 0.2 s one is not in its group)";
+}
+
 TEST(JobProcessWitness, AChildOutlivingItsWorkerIsCaught) {
   JobProcessWitness witness(::getpid());
   v1::Job r;
