@@ -168,8 +168,15 @@ std::string UnsignedPercent(double fraction) {
 }
 }  // namespace
 
+namespace {
+// False for evidence saved before paired rounds existed.
+bool PairedRecorded(const v1::PairedEvidence& p) {
+  return !p.method().empty() || !p.note().empty() || !p.round_ratios().empty();
+}
+}  // namespace
+
 std::string PairedDetailText(const v1::PairedEvidence& p) {
-  if (p.method().empty() && p.note().empty() && p.round_ratios().empty()) return "not recorded";
+  if (!PairedRecorded(p)) return "not recorded";
   const int rounds = p.round_ratios_size();
   const std::string over = p.has_median_ratio()
                                ? absl::StrCat("median ratio ", FormatRatio(p.median_ratio()), " over ", rounds,
@@ -188,10 +195,9 @@ std::string PairedDetailText(const v1::PairedEvidence& p) {
 }
 
 std::string PairedSummaryText(const v1::PairedEvidence& p) {
-  const std::string detail = PairedDetailText(p);
-  if (detail == "not recorded") return detail;
-  if (!p.has_ci_low() || !p.has_ci_high()) return absl::StrCat("no_claim: ", detail);
-  return absl::StrCat(PairedClaimText(p.claim()), " ", detail);
+  if (!PairedRecorded(p)) return "not recorded";
+  const char* claim = p.has_ci_low() && p.has_ci_high() ? PairedClaimText(p.claim()) : "no_claim:";
+  return absl::StrCat(claim, " ", PairedDetailText(p));
 }
 
 const char* LatencyLabelName(v1::Comparison::LatencyChange change) {

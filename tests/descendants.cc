@@ -22,6 +22,7 @@ namespace {
 
 struct Stat {
   std::string comm;
+  char state = 0;  // R, S, D, Z (zombie), ...
   pid_t parent = 0;
 };
 
@@ -31,11 +32,17 @@ bool ReadStat(pid_t pid, Stat* out) {
   const size_t open = stat.find('('), close = stat.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close + 4 >= stat.size()) return false;
   out->comm = stat.substr(open + 1, close - open - 1);
+  out->state = stat[close + 2];
   out->parent = std::atoi(stat.c_str() + close + 4);
   return true;
 }
 
 }  // namespace
+
+bool AliveNotZombie(pid_t pid) {
+  Stat stat;
+  return ReadStat(pid, &stat) && stat.state != 'Z';
+}
 
 pid_t ParentOf(pid_t pid) {
   Stat stat;

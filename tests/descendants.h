@@ -14,6 +14,9 @@
 
 namespace torchscan::e2e {
 
+// True while `pid` runs (its /proc/PID/stat exists and its state is not Z, a zombie).
+bool AliveNotZombie(pid_t pid);
+
 // The parent of `pid` from /proc/PID/stat; 0 when it cannot be read (no such process).
 pid_t ParentOf(pid_t pid);
 

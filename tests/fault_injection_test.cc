@@ -71,13 +71,6 @@ std::map<std::string, std::string> Contents(const std::string& dir, const std::v
   return contents;
 }
 
-// Alive and not a zombie.
-bool Alive(pid_t pid) {
-  const std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
-}
-
 // The names whose contents differ between two Contents(), each marked "changed: ",
 // "added: " or "removed: "; empty when they are the same.
 std::vector<std::string> Differences(const std::map<std::string, std::string>& before,
@@ -272,7 +265,7 @@ TEST_F(FaultInjection, WorkerKilledDuringRssLeavesNoChildBehind) {
   const v1::Job failed = ShowJob(*daemon_, running.id());
   EXPECT_EQ(failed.state(), v1::Job::failed);
   EXPECT_NE(failed.error().find("worker killed by signal 9 (SIGKILL)"), std::string::npos) << failed.error();
-  EXPECT_FALSE(Alive(child)) << "the RSS child " << child << " outlived its job";
+  EXPECT_FALSE(AliveNotZombie(child)) << "the RSS child " << child << " outlived its job";
   ExpectDaemonServes();
   const OverlapVerdict seen = JudgeOverlaps(witness.Stop(), ListJobs(*daemon_), kRecordGraceS);
   std::printf("witness: %s\n", seen.Summary().c_str());
