@@ -219,6 +219,7 @@ CompareFlags GuideExampleFlags() {
   f.candidate.mode = "batch";
   f.check.rtol = 1e-4;
   f.check.atol = 1e-5;
+  f.rounds = 1;  // the guide's example times each run in one pass, one after the other (--reverse: order)
   return f;
 }
 
@@ -264,7 +265,8 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
   app->add_flag("--no-check", f->check.no_check, "run no output check (output_check: not_provided)");
   app->add_flag("--reverse", f->reverse, "time the candidate first, to check order effects");
   app->add_option("--rounds", f->rounds,
-                  "timing rounds in alternating order (baseline, candidate, candidate, baseline ...)")
+                  "timing rounds in alternating order (baseline, candidate, candidate, baseline ...), each "
+                  "timing its share of --min-run-time; 1: one pass of each, one after the other")
       ->capture_default_str();
 }
 

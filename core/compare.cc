@@ -56,6 +56,12 @@ void SetPairedEvidence(const v1::BenchmarkReport& before, const v1::BenchmarkRep
   p->set_confidence(kPairedConfidence);
   p->set_method(kPairedMethod);
   const std::vector<std::pair<int, double>> b = RoundMedians(before), a = RoundMedians(after);
+  const std::string& before_id = before.settings().timing().interleave_id();
+  if (!b.empty() && !a.empty() && (before_id.empty() || before_id != after.settings().timing().interleave_id())) {
+    p->set_note("the runs' rounds were not interleaved in one job (their interleave_id differs or is missing): "
+                "rounds cannot be paired");
+    return;
+  }
   std::vector<double> bm, am;  // PairedRatios names the counts when they differ
   for (const auto& [round, median] : b) bm.push_back(median);
   for (const auto& [round, median] : a) am.push_back(median);

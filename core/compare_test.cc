@@ -305,8 +305,11 @@ TEST(CompareBenchmarks, TooFewBlocksGiveNoPValueButKeepTheLabel) {
   EXPECT_NE(c.evidence().mann_whitney_note().find("cannot reach"), std::string::npos);
 }
 
-// Adds synthetic timing rounds with the given per-round medians (round numbers 1..n).
-v1::BenchmarkReport WithRounds(v1::BenchmarkReport r, const std::vector<double>& medians) {
+// Adds synthetic timing rounds with the given per-round medians (round numbers 1..n), as
+// timed in the job whose interleave id is `interleave_id`.
+v1::BenchmarkReport WithRounds(v1::BenchmarkReport r, const std::vector<double>& medians,
+                               const std::string& interleave_id = "job-1") {
+  r.mutable_settings()->mutable_timing()->set_interleave_id(interleave_id);
   for (size_t i = 0; i < medians.size(); ++i) {
     v1::TimingRound* round = r.mutable_timing()->add_rounds();
     round->set_round(static_cast<int>(i) + 1);
@@ -354,6 +357,24 @@ TEST(CompareBenchmarks, PairedEvidenceWithoutRoundsOrWithTooFewSaysWhy) {
   EXPECT_FALSE(few.evidence().paired().has_ci_low());
   EXPECT_EQ(few.evidence().paired().claim(), v1::PairedEvidence::no_claim);
   EXPECT_EQ(few.evidence().paired().note(), "needs at least 5 rounds at 90% (has 2)");
+}
+
+TEST(CompareBenchmarks, RoundsOfRunsNotInterleavedInOneJobAreNeverPaired) {
+  // Two saved reports from different jobs each have rounds: pairing round i of one with round
+  // i of the other would pair rounds that never ran side by side.
+  const std::string expected =
+      "the runs' rounds were not interleaved in one job (their interleave_id differs or is missing): rounds cannot be "
+      "paired";
+  for (const auto& [before_id, after_id] : {std::pair{"job-1", "job-2"}, std::pair{"", ""}, std::pair{"job-1", ""}}) {
+    const v1::Comparison c = CompareBenchmarks(WithRounds(Report(kSlow), {2, 2, 2, 2, 2}, before_id),
+                                               WithRounds(Report(kFast), {1, 1, 1, 1, 1}, after_id), [] { return true; });
+    const v1::PairedEvidence& p = c.evidence().paired();
+    EXPECT_EQ(p.note(), expected) << before_id << " / " << after_id;
+    EXPECT_EQ(p.round_ratios_size(), 0);
+    EXPECT_EQ(p.claim(), v1::PairedEvidence::no_claim);
+    for (const v1::SettingChange& change : c.changed_settings())
+      EXPECT_NE(change.name(), "settings.timing.interleave_id") << "the id names a job, not a setting";
+  }
 }
 
 TEST(CompareBenchmarks, PairedEvidenceIsWithheldLikeThePValue) {

@@ -76,7 +76,9 @@ v1::Compatibility CheckCompatibility(const v1::BenchmarkReport& before, const v1
 google::protobuf::RepeatedPtrField<v1::SettingChange> ChangedSettings(const v1::BenchmarkReport& before,
                                                                       const v1::BenchmarkReport& after) {
   std::vector<FieldDifference> diffs;
-  DiffMessages(before.settings(), after.settings(), "settings", {"settings.device"}, &diffs);
+  // The interleave id names the job, not a setting: it differs between any two jobs.
+  DiffMessages(before.settings(), after.settings(), "settings", {"settings.device", "settings.timing.interleave_id"},
+               &diffs);
   for (FieldDifference& d : EnvironmentDifferences(before, after))
     if (!IsBlockingEnvironmentField(d.field)) diffs.push_back(std::move(d));
   DiffStringMaps({before.workload().begin(), before.workload().end()},

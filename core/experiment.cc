@@ -2,11 +2,18 @@
 
 #include <torch/torch.h>
 
+#include <memory>
+#include <random>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/compare.h"
 #include "core/cpu_load.h"
 #include "core/output_check.h"
 #include "core/proc_load.h"
+#include "core/round_plan.h"
 #include "core/script_check.h"
 #include "core/timing_rounds.h"
 #include "core/torch_measure.h"
@@ -73,9 +80,21 @@ absl::StatusOr<Workload> Build(const v1::WorkloadSpec& spec, const std::string& 
   return w;
 }
 
-absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& name, const ExperimentOptions& o,
-                                          PhaseTimeline& timeline) {
-  const Phase phase(o, timeline, "timing " + name);
+// One run's timing, in one round or several: its session (warm-up and block size once), the
+// block range of each round, and the load seen around its rounds.
+struct TimedRun {
+  std::string name;  // "baseline", "candidate", or a measurement's name
+  std::unique_ptr<TorchTimingSession> session;
+  struct Round {
+    int index;
+    std::string position;
+    int64_t first_block, block_count;
+  };
+  std::vector<Round> rounds;
+  v1::TimingLoad load;  // interval_s 0 while nothing was sampled
+};
+
+absl::StatusOr<TimedRun> StartRun(const Workload& w, const std::string& name, const ExperimentOptions& o) {
   TorchLatencyOptions t;
   t.timing = o.timing;
   t.timing.work_units = w.work_units;
@@ -85,19 +104,59 @@ absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& n
   t.input_metadata = w.input_metadata;
   t.workload = w.description;
   if (o.on_block) t.on_block = [&o](const v1::TimingBlock&, int64_t blocks_done) { o.on_block(blocks_done); };
-  absl::StatusOr<v1::BenchmarkReport> report;
+  TimedRun run;
+  run.name = name;
+  absl::StatusOr<std::unique_ptr<TorchTimingSession>> session = TorchTimingSession::Start([&w] { w.call(); }, t);
+  if (!session.ok()) return session.status();
+  run.session = *std::move(session);
+  return run;
+}
+
+// One round of `run` (a phase "timing <name>"); its first round warms up and sizes the block.
+absl::Status TimeRound(const RoundPlan& plan, const RoundStep& step, const ExperimentOptions& o,
+                       PhaseTimeline& timeline, TimedRun& run) {
+  const Phase phase(o, timeline, "timing " + run.name);
   // The load is sampled just outside the timed calls (warm-up and block sizing included): an
   // unreadable /proc leaves Timing.load absent rather than failing the job.
   const absl::StatusOr<CpuLoadSample> load_start = ReadCpuLoad();
-  const absl::Status ran = workloads::RunTorch("timing " + name, [&] { report = MeasureTorchLatency([&] { w.call(); }, t); });
+  std::pair<int64_t, int64_t> blocks;
+  const absl::Status ran = workloads::RunTorch("timing " + run.name, [&] {
+    blocks = run.session->TimeRound(plan.round_min_run_time_s, plan.round_min_blocks, plan.round_max_run_time_s);
+  });
   if (!ran.ok()) return ran;
-  if (report.ok() && load_start.ok()) {
+  if (load_start.ok()) {
     const absl::StatusOr<CpuLoadSample> load_end = ReadCpuLoad();
-    absl::StatusOr<v1::TimingLoad> load =
+    const absl::StatusOr<v1::TimingLoad> load =
         load_end.ok() ? LoadOnThisProcessCpus(*load_start, *load_end) : absl::StatusOr<v1::TimingLoad>(load_end.status());
-    if (load.ok()) *report->mutable_timing()->mutable_load() = *std::move(load);
+    if (load.ok()) PoolTimingLoad(*load, &run.load);
   }
+  run.rounds.push_back({step.round, step.leads ? "first" : "second", blocks.first, blocks.second});
+  return absl::OkStatus();
+}
+
+// The run's report: every block, the load of all its rounds, and (rounds > 1) each round.
+v1::BenchmarkReport FinishRun(const RoundPlan& plan, const TimedRun& run) {
+  v1::BenchmarkReport report = run.session->Finish();
+  if (run.load.interval_s() > 0) *report.mutable_timing()->mutable_load() = run.load;
+  if (plan.rounds > 1)
+    for (const TimedRun::Round& r : run.rounds)
+      AddTimingRound(r.index, r.position, r.first_block, r.block_count, report.mutable_timing());
   return report;
+}
+
+absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& name, const ExperimentOptions& o,
+                                          PhaseTimeline& timeline) {
+  absl::StatusOr<TimedRun> run = StartRun(w, name, o);
+  if (!run.ok()) return run.status();
+  const RoundPlan plan = PlanRounds(1, false, o.timing);
+  if (absl::Status s = TimeRound(plan, plan.steps[0], o, timeline, *run); !s.ok()) return s;
+  return FinishRun(plan, *run);
+}
+
+// A random id shared by the two runs of one comparison (TimingSettings.interleave_id).
+std::string NewInterleaveId() {
+  std::random_device random;
+  return absl::StrFormat("%08x%08x", random(), random());
 }
 
 // A "busy_machine" warning on `report` when other work used more than the limit of its CPUs
@@ -191,31 +250,32 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   absl::StatusOr<Workload> candidate = Build(candidate_spec, "candidate", o, timeline);
   if (!candidate.ok()) return candidate.status();
 
-  // All timing first, in the requested order, before any diagnostic pass. With rounds > 1
-  // the order alternates (baseline, candidate, candidate, baseline ...) and each run pools
-  // its blocks.
-  v1::BenchmarkReport before, after;
-  for (int round = 1; round <= o.rounds; ++round) {
-    const bool candidate_first = o.reverse != (round % 2 == 0);
-    for (const bool is_candidate : {candidate_first, !candidate_first}) {
-      absl::StatusOr<v1::BenchmarkReport> pass =
-          is_candidate ? Time(*candidate, "candidate", o, timeline) : Time(*baseline, "baseline", o, timeline);
-      if (!pass.ok()) return pass.status();
-      const std::string position = is_candidate == candidate_first ? "first" : "second";
-      if (o.rounds == 1) {
-        (is_candidate ? after : before) = *std::move(pass);
-      } else {
-        AddTimingRound(*pass, round, position, is_candidate ? &after : &before);
-      }
-    }
-  }
-  const std::string order = o.rounds > 1 ? "alternating rounds: " + AlternatingOrder(o.rounds, o.reverse)
+  // All timing first, in the planned order (core/round_plan.h), before any diagnostic pass.
+  const RoundPlan plan = PlanRounds(o.rounds, o.reverse, o.timing);
+  absl::StatusOr<TimedRun> baseline_run = StartRun(*baseline, "baseline", o);
+  if (!baseline_run.ok()) return baseline_run.status();
+  absl::StatusOr<TimedRun> candidate_run = StartRun(*candidate, "candidate", o);
+  if (!candidate_run.ok()) return candidate_run.status();
+  for (const RoundStep& step : plan.steps)
+    if (absl::Status s = TimeRound(plan, step, o, timeline, step.candidate ? *candidate_run : *baseline_run); !s.ok())
+      return s;
+  v1::BenchmarkReport before = FinishRun(plan, *baseline_run);
+  v1::BenchmarkReport after = FinishRun(plan, *candidate_run);
+  const std::string order = o.rounds > 1 ? "alternating rounds: " + RoundOrder(plan)
                             : o.reverse  ? "candidate_first"
                                          : "baseline_first";
+  const std::string interleave_id = o.rounds > 1 ? NewInterleaveId() : "";
   for (v1::BenchmarkReport* r : {&before, &after}) {
     r->mutable_settings()->set_order(order);
-    r->mutable_settings()->mutable_timing()->set_rounds(o.rounds);
+    v1::TimingSettings* t = r->mutable_settings()->mutable_timing();
+    t->set_rounds(o.rounds);
+    if (o.rounds > 1) {
+      t->set_round_min_run_time_s(plan.round_min_run_time_s);
+      t->set_interleave_id(interleave_id);
+    }
   }
+  const v1::RoundPlan round_plan = RoundPlanRecord(plan, o.timing, baseline_run->session->calls_per_block(),
+                                                   candidate_run->session->calls_per_block());
   WarnIfBusy("the baseline's", &before);
   WarnIfBusy("the candidate's", &after);
 
@@ -247,6 +307,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   }
   v1::Comparison comparison = CompareReports(before, after, check);
   *comparison.mutable_timeline() = timeline.Snapshot();
+  *comparison.mutable_round_plan() = round_plan;
   return comparison;
 }
 

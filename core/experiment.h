@@ -1,7 +1,8 @@
 // The guide's benchmark_comparison experiment over two WorkloadSpecs (baseline, candidate),
 // in the order that keeps timing clean:
 //   1. thread counts applied, then both workloads built (seed, eval, inference mode)
-//   2. timing of both (baseline first, or candidate first with `reverse`)
+//   2. timing of both: in alternating rounds (default), or one pass each (rounds 1: baseline
+//      first, or candidate first with `reverse`)
 //   3. diagnostic passes per run: operator profile + FLOPs, tensor memory, RSS child (--rss)
 //   4. the output check, outside timing: AssertClose(baseline(), candidate()), or the
 //      TorchScript check module called with (baseline(), candidate()); with
@@ -37,9 +38,11 @@ struct ExperimentOptions {
   int intra_op_threads = kDefaultIntraOpThreads;
   int inter_op_threads = kDefaultInterOpThreads;
   bool reverse = false;              // comparisons: time the candidate first
-  // Comparisons: timing rounds, 1..kMaxRounds. N > 1 alternates the order: baseline,
-  // candidate, candidate, baseline ... (reversed with `reverse`); blocks are pooled per run
-  // and each round's median is kept (Timing.rounds).
+  // Comparisons: timing rounds, 1..kMaxRounds (core/round_plan.h). N > 1 alternates the
+  // order: baseline, candidate, candidate, baseline ... (reversed with `reverse`), each round
+  // timing timing.min_run_time_s / N of each run after one warm-up and one block sizing per
+  // run; blocks are pooled per run and each round's median is kept (Timing.rounds). The
+  // comparison records the plan (round_plan) and both runs share an interleave_id.
   int rounds = kDefaultRounds;
   int profile_calls = kDefaultProfileCalls;  // calls observed by the operator profile
   bool skip_diagnostics = false;     // no operator profile or tensor-memory pass (RSS still runs with rss)

@@ -86,11 +86,14 @@ int64_t LatencyRunner::SizeBlock() {
   return calls_per_block_ = calls;
 }
 
-void LatencyRunner::RunBlocks() {
+void LatencyRunner::RunBlocks() { RunRound(options_.min_run_time_s, options_.min_blocks, options_.max_run_time_s); }
+
+int64_t LatencyRunner::RunRound(double min_time_s, int min_blocks, double max_time_s) {
   double timed = 0;
+  int64_t added = 0;
   const auto enough = [&] {
-    if (options_.max_run_time_s > 0 && timed >= options_.max_run_time_s) return true;
-    return timed >= options_.min_run_time_s && static_cast<int>(blocks_.size()) >= options_.min_blocks;
+    if (max_time_s > 0 && timed >= max_time_s) return true;
+    return timed >= min_time_s && added >= min_blocks;
   };
   while (!enough()) {
     v1::TimingBlock block;
@@ -98,8 +101,10 @@ void LatencyRunner::RunBlocks() {
     block.set_duration_s(TimeCalls(calls_per_block_));
     timed += block.duration_s();
     blocks_.push_back(block);
-    if (hooks_.on_block) hooks_.on_block(block, static_cast<int64_t>(blocks_.size()));
+    ++added;
+    if (hooks_.on_block) hooks_.on_block(block, added);
   }
+  return added;
 }
 
 v1::Timing LatencyRunner::Finish(google::protobuf::RepeatedPtrField<v1::Warning>* warnings) const {

@@ -66,7 +66,16 @@ class LatencyRunner {
 
   void WarmUp();
   int64_t SizeBlock();
+  // RunRound(min_run_time_s, min_blocks, max_run_time_s) of the options: a single pass.
   void RunBlocks();
+  // One round of a run timed in rounds (core/round_plan.h): timed blocks of the size chosen
+  // by SizeBlock until `min_time_s` of timed work has passed in this round and it has at
+  // least `min_blocks` blocks (or `max_time_s`, when > 0, has passed in this round). Blocks
+  // are appended to the run's; on_block counts the blocks of this round. Returns how many
+  // blocks it added. Call SizeBlock first.
+  int64_t RunRound(double min_time_s, int min_blocks, double max_time_s);
+  int64_t blocks_done() const { return static_cast<int64_t>(blocks_.size()); }
+  int64_t calls_per_block() const { return calls_per_block_; }
   // The timing and any warnings ("high_iqr", "few_blocks") appended to `warnings`.
   v1::Timing Finish(google::protobuf::RepeatedPtrField<v1::Warning>* warnings) const;
 

@@ -1,22 +1,20 @@
-// Pooling the timing of a run measured in several rounds (alternating order, so order
-// effects show). No LibTorch.
+// The rounds of a run timed in alternating rounds (core/round_plan.h), recorded in its
+// Timing: which blocks each round timed, where it stood in its round, and its own median, so
+// that order effects show and rounds can be paired. No LibTorch.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "proto/report.pb.h"
 
 namespace torchscan {
 
-// Adds `round` (a report from one timing pass of the same workload) to `pooled`. The first
-// call copies it; later calls append its blocks in measurement order, add its timed total
-// and warm-up calls and its warnings (each code once), pool its load (core/cpu_load.h
-// PoolTimingLoad), and recompute the summary and the throughput from all blocks. Either way a TimingRound entry records the round's index
-// (1-based), `position` ("first" or "second") and its own median.
-void AddTimingRound(const v1::BenchmarkReport& round, int index, const std::string& position,
-                    v1::BenchmarkReport* pooled);
-
-// "baseline, candidate, candidate, baseline" for 2 rounds starting with the baseline.
-std::string AlternatingOrder(int rounds, bool candidate_first);
+// Appends TimingRound `index` (1-based) at `position` ("first" or "second") to `timing`: its
+// blocks are timing->blocks [first_block, first_block + block_count), and its median is
+// theirs (per-call, type 7). A range outside the blocks is clamped to them (median 0 when
+// empty).
+void AddTimingRound(int index, const std::string& position, int64_t first_block, int64_t block_count,
+                    v1::Timing* timing);
 
 }  // namespace torchscan

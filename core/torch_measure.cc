@@ -68,8 +68,8 @@ std::vector<v1::TensorInfo> DescribeTensors(const std::vector<at::Tensor>& tenso
   return out;
 }
 
-absl::StatusOr<v1::BenchmarkReport> MeasureTorchLatency(const std::function<void()>& call,
-                                                        const TorchLatencyOptions& options) {
+absl::StatusOr<std::unique_ptr<TorchTimingSession>> TorchTimingSession::Start(const std::function<void()>& call,
+                                                                              const TorchLatencyOptions& options) {
   absl::StatusOr<torch::Device> device = ParseDevice(options.device);
   if (!device.ok()) return device.status();
   LatencyOptions timing = options.timing;
@@ -84,23 +84,54 @@ absl::StatusOr<v1::BenchmarkReport> MeasureTorchLatency(const std::function<void
   } else {
     timing.synchronization = "none";
   }
-  absl::StatusOr<v1::BenchmarkReport> report = MeasureLatency(call, timing, SteadyClock(), hooks);
-  if (!report.ok()) return report.status();
-  report->set_schema_version(kSchemaVersion);
-  report->set_name(options.name);
-  report->set_created_at(NowRfc3339());
-  v1::Settings* settings = report->mutable_settings();
-  settings->set_device(options.device);
+  if (absl::Status s = ValidateLatencyOptions(timing); !s.ok()) return s;
+  return std::unique_ptr<TorchTimingSession>(new TorchTimingSession(call, options, timing, std::move(hooks)));
+}
+
+TorchTimingSession::TorchTimingSession(const std::function<void()>& call, TorchLatencyOptions options,
+                                       LatencyOptions timing, LatencyHooks hooks)
+    : options_(std::move(options)), timing_(timing), runner_(call, std::move(timing), SteadyClock(), std::move(hooks)) {}
+
+std::pair<int64_t, int64_t> TorchTimingSession::TimeRound(double min_time_s, int min_blocks, double max_time_s) {
+  if (!sized_) {
+    runner_.WarmUp();
+    runner_.SizeBlock();
+    sized_ = true;
+  }
+  const int64_t first = runner_.blocks_done();
+  return {first, runner_.RunRound(min_time_s, min_blocks, max_time_s)};
+}
+
+v1::BenchmarkReport TorchTimingSession::Finish() const {
+  v1::BenchmarkReport report;
+  *report.mutable_settings()->mutable_timing() = ToTimingSettings(timing_, *SteadyClock());
+  *report.mutable_timing() = runner_.Finish(report.mutable_warnings());
+  report.set_work_units(timing_.work_units);
+  report.set_work_unit(timing_.work_unit);
+  report.set_schema_version(kSchemaVersion);
+  report.set_name(options_.name);
+  report.set_created_at(NowRfc3339());
+  v1::Settings* settings = report.mutable_settings();
+  settings->set_device(options_.device);
   settings->mutable_threads()->set_intra_op(torch::get_num_threads());
   settings->mutable_threads()->set_inter_op(at::get_num_interop_threads());
   for (const char* excluded : {"model and input construction", "host-device transfers", "output check",
                                "diagnostic passes (profile, memory, RSS)"})
     settings->add_excluded_from_timing(excluded);
-  *report->mutable_environment() = CaptureEnvironment();
-  AddTorchEnvironment(report->mutable_environment(), options.device);
-  *report->mutable_input_metadata() = options.input_metadata;
-  report->mutable_workload()->insert(options.workload.begin(), options.workload.end());
+  *report.mutable_environment() = CaptureEnvironment();
+  AddTorchEnvironment(report.mutable_environment(), options_.device);
+  *report.mutable_input_metadata() = options_.input_metadata;
+  report.mutable_workload()->insert(options_.workload.begin(), options_.workload.end());
   return report;
+}
+
+absl::StatusOr<v1::BenchmarkReport> MeasureTorchLatency(const std::function<void()>& call,
+                                                        const TorchLatencyOptions& options) {
+  absl::StatusOr<std::unique_ptr<TorchTimingSession>> session = TorchTimingSession::Start(call, options);
+  if (!session.ok()) return session.status();
+  const LatencyOptions& t = options.timing;
+  (*session)->TimeRound(t.min_run_time_s, t.min_blocks, t.max_run_time_s);
+  return (*session)->Finish();
 }
 
 }  // namespace torchscan

@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -37,7 +39,32 @@ struct TorchLatencyOptions {
   std::function<void(const v1::TimingBlock&, int64_t blocks_done)> on_block;
 };
 
-// Runs the timing pass and returns a complete report: settings (device, threads as now
+// A run timed in rounds (core/round_plan.h): the device checked and the runner made once;
+// the first TimeRound warms up and sizes the block, every later one keeps that block size;
+// Finish makes one report of all the rounds' blocks, as MeasureTorchLatency's. Exceptions
+// from `call` propagate from TimeRound. Not copyable; `call` must outlive the session.
+class TorchTimingSession {
+ public:
+  // InvalidArgument for bad options or an unusable device.
+  static absl::StatusOr<std::unique_ptr<TorchTimingSession>> Start(const std::function<void()>& call,
+                                                                   const TorchLatencyOptions& options);
+  // Warm-up and block sizing on the first call only, then LatencyRunner::RunRound. Returns
+  // the index of the round's first block and how many it added.
+  std::pair<int64_t, int64_t> TimeRound(double min_time_s, int min_blocks, double max_time_s);
+  int64_t calls_per_block() const { return runner_.calls_per_block(); }
+  // The report of every block timed so far (settings, environment, inputs, timing, warnings).
+  v1::BenchmarkReport Finish() const;
+
+ private:
+  TorchTimingSession(const std::function<void()>& call, TorchLatencyOptions options, LatencyOptions timing,
+                     LatencyHooks hooks);
+  TorchLatencyOptions options_;
+  LatencyOptions timing_;
+  LatencyRunner runner_;
+  bool sized_ = false;
+};
+
+// Runs the timing pass (a session of one round) and returns a complete report: settings (device, threads as now
 // applied, timing, what timing excludes), environment (core/environment.h and
 // core/torch_environment.h), input metadata, timing, warnings. InvalidArgument for bad
 // options or an unusable device; exceptions from `call` propagate.

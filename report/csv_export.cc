@@ -19,19 +19,32 @@ std::string VerdictColumns(const Evidence& evidence) {
                       CsvField(absl::StrJoin(fields, "; ")));
 }
 
+// The 1-based timing round of each of `t`'s blocks, 0 for a single pass.
+std::vector<int> BlockRounds(const v1::Timing& t) {
+  std::vector<int> rounds(t.blocks_size(), 0);
+  for (const v1::TimingRound& r : t.rounds())
+    for (int64_t i = r.first_block(); i < r.first_block() + r.block_count() && i < t.blocks_size(); ++i)
+      if (i >= 0) rounds[i] = r.round();
+  return rounds;
+}
+
 }  // namespace
 
 std::string CsvExporter::Render(const Evidence& evidence) const {
   const std::vector<RunView> runs = Runs(evidence);
   const std::vector<std::string> names = ExportNames(evidence);
   const std::string verdict = VerdictColumns(evidence);
-  std::string out = "run,block,calls,duration_s,per_call_s,output_check,compatibility,mismatches\n";
+  std::string out = "run,block,calls,duration_s,per_call_s,output_check,compatibility,mismatches,round\n";
   for (size_t r = 0; r < runs.size(); ++r) {
     const std::string name = CsvField(names[r]);
-    int64_t index = 0;
-    for (const v1::TimingBlock& b : runs[r].report->timing().blocks())
-      absl::StrAppend(&out, name, ",", ++index, ",", b.calls(), ",", ShortestDouble(b.duration_s()), ",",
-                      b.calls() > 0 ? ShortestDouble(PerCallSeconds(b)) : "", verdict, "\n");
+    const v1::Timing& t = runs[r].report->timing();
+    const std::vector<int> rounds = BlockRounds(t);
+    for (int i = 0; i < t.blocks_size(); ++i) {
+      const v1::TimingBlock& b = t.blocks(i);
+      absl::StrAppend(&out, name, ",", i + 1, ",", b.calls(), ",", ShortestDouble(b.duration_s()), ",",
+                      b.calls() > 0 ? ShortestDouble(PerCallSeconds(b)) : "", verdict, ",",
+                      rounds[i] > 0 ? absl::StrCat(rounds[i]) : "", "\n");
+    }
   }
   return out;
 }

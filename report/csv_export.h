@@ -1,8 +1,8 @@
 // CSV of the raw timing blocks (RFC 4180, "\n" line ends), one row per block in measurement
 // order, before's blocks then after's for a comparison:
 //
-//   run,block,calls,duration_s,per_call_s,output_check,compatibility,mismatches
-//   baseline,1,1000,0.211,0.000211,passed,compatible,
+//   run,block,calls,duration_s,per_call_s,output_check,compatibility,mismatches,round
+//   baseline,1,1000,0.211,0.000211,passed,compatible,,1
 //
 // run: ExportNames() of report/evidence_view.h (the report's name, made unique within a
 // comparison); block: 1-based position; duration_s and per_call_s (= duration_s / calls)
@@ -19,6 +19,8 @@
 // When the check failed or the runs are not comparable TorchScan withholds every delta and
 // the label; the raw blocks stay (they are each run's own evidence), and these columns say
 // so. A plain report has no comparison: the three columns are "n/a".
+// round: the block's timing round (Timing.rounds, 1-based) when its run was timed in
+// alternating rounds; empty for a single pass.
 #pragma once
 
 #include "report/renderer.h"

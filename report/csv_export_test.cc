@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "tests/fixtures/evidence_fixtures.h"
 
 namespace torchscan {
@@ -16,13 +19,13 @@ v1::BenchmarkReport TwoBlocks(const std::string& name) {
   return r;
 }
 
-constexpr char kHeader[] = "run,block,calls,duration_s,per_call_s,output_check,compatibility,mismatches\n";
+constexpr char kHeader[] = "run,block,calls,duration_s,per_call_s,output_check,compatibility,mismatches,round\n";
 
 TEST(CsvExporter, OneExactRowPerBlock) {
   EXPECT_EQ(CsvExporter().Render(TwoBlocks("baseline")),
             std::string(kHeader) +
-                "baseline,1,4,0.5,0.125,n/a,n/a,n/a\n"  // a plain report has no check or comparability
-                "baseline,2,2,0.0012,6e-04,n/a,n/a,n/a\n");  // the shortest form that reads back
+                "baseline,1,4,0.5,0.125,n/a,n/a,n/a,\n"  // a plain report has no check or comparability
+                "baseline,2,2,0.0012,6e-04,n/a,n/a,n/a,\n");  // the shortest form that reads back
 }
 
 TEST(CsvExporter, ComparisonListsBeforeThenAfterWithUniqueQuotedNames) {
@@ -32,10 +35,10 @@ TEST(CsvExporter, ComparisonListsBeforeThenAfterWithUniqueQuotedNames) {
   c.mutable_after()->mutable_timing()->mutable_blocks(1)->set_calls(0);
   EXPECT_EQ(CsvExporter().Render(c),
             std::string(kHeader) +
-                "\"base,line/before\",1,4,0.5,0.125,passed,compatible,\n"
-                "\"base,line/before\",2,2,0.0012,6e-04,passed,compatible,\n"
-                "\"base,line/after\",1,4,0.5,0.125,passed,compatible,\n"
-                "\"base,line/after\",2,0,0.0012,,passed,compatible,\n");
+                "\"base,line/before\",1,4,0.5,0.125,passed,compatible,,\n"
+                "\"base,line/before\",2,2,0.0012,6e-04,passed,compatible,,\n"
+                "\"base,line/after\",1,4,0.5,0.125,passed,compatible,,\n"
+                "\"base,line/after\",2,0,0.0012,,passed,compatible,,\n");
 }
 
 // Every row of a withheld comparison says why; the raw blocks stay, no delta is added.
@@ -44,21 +47,45 @@ TEST(CsvExporter, EveryRowCarriesTheCheckStatusAndComparability) {
   *failed.mutable_before() = TwoBlocks("baseline");
   *failed.mutable_after() = TwoBlocks("candidate");
   EXPECT_EQ(CsvExporter().Render(failed), std::string(kHeader) +
-                                              "baseline,1,4,0.5,0.125,failed,compatible,\n"
-                                              "baseline,2,2,0.0012,6e-04,failed,compatible,\n"
-                                              "candidate,1,4,0.5,0.125,failed,compatible,\n"
-                                              "candidate,2,2,0.0012,6e-04,failed,compatible,\n");
+                                              "baseline,1,4,0.5,0.125,failed,compatible,,\n"
+                                              "baseline,2,2,0.0012,6e-04,failed,compatible,,\n"
+                                              "candidate,1,4,0.5,0.125,failed,compatible,,\n"
+                                              "candidate,2,2,0.0012,6e-04,failed,compatible,,\n");
   v1::Comparison incompatible = fixtures::IncompatibleComparison();
   *incompatible.mutable_before() = TwoBlocks("baseline");
   *incompatible.mutable_after() = TwoBlocks("candidate");
   const std::string tail =
-      ",passed,not comparable,environment.cpu_model; environment.libtorch_version; environment.device_name\n";
+      ",passed,not comparable,environment.cpu_model; environment.libtorch_version; environment.device_name,\n";
   EXPECT_EQ(CsvExporter().Render(incompatible), std::string(kHeader) + "baseline,1,4,0.5,0.125" + tail +
                                                     "baseline,2,2,0.0012,6e-04" + tail + "candidate,1,4,0.5,0.125" +
                                                     tail + "candidate,2,2,0.0012,6e-04" + tail);
   v1::Comparison unchecked = fixtures::PassedComparison();
   unchecked.mutable_output_check()->set_status(v1::OutputCheck::not_provided);
-  EXPECT_NE(CsvExporter().Render(unchecked).find(",not provided,compatible,\n"), std::string::npos);
+  EXPECT_NE(CsvExporter().Render(unchecked).find(",not provided,compatible,,\n"), std::string::npos);
+}
+
+TEST(CsvExporter, EachBlockOfARunTimedInRoundsNamesItsRound) {
+  v1::Comparison c = fixtures::PassedComparison();
+  *c.mutable_before() = fixtures::Report("baseline", 3, 1e-3, 1e-3);
+  *c.mutable_after() = fixtures::Report("candidate", 3, 1e-3, 1e-3);
+  for (v1::BenchmarkReport* run : {c.mutable_before(), c.mutable_after()}) {
+    v1::TimingRound* first = run->mutable_timing()->add_rounds();
+    first->set_round(1);
+    first->set_block_count(2);
+    v1::TimingRound* second = run->mutable_timing()->add_rounds();
+    second->set_round(2);
+    second->set_first_block(2);
+    second->set_block_count(1);
+  }
+  std::vector<std::string> last_fields;  // the round column of each row, header excluded
+  const std::string csv = CsvExporter().Render(c);
+  for (size_t start = csv.find('\n') + 1; start < csv.size();) {
+    const size_t end = csv.find('\n', start);
+    const std::string row = csv.substr(start, end - start);
+    last_fields.push_back(row.substr(row.rfind(',') + 1));
+    start = end + 1;
+  }
+  EXPECT_EQ(last_fields, (std::vector<std::string>{"1", "1", "2", "1", "1", "2"})) << csv;
 }
 
 TEST(CsvExporter, KeepsEveryBlockOfALargeRun) {

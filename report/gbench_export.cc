@@ -1,5 +1,7 @@
 #include "report/gbench_export.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -25,7 +27,8 @@ std::string Context(const v1::BenchmarkReport& r, const std::string& created_at)
       "],\n    \"library_build_type\": ", e.build_type() == "optimized" ? "\"release\"" : "\"debug\"",
       ",\n    \"torchscan_schema_version\": ", r.schema_version(),
       ",\n    \"torchscan_device\": ", JsonString(r.settings().device()),
-      ",\n    \"torchscan_intra_op_threads\": ", r.settings().threads().intra_op(), "\n  },\n");
+      ",\n    \"torchscan_intra_op_threads\": ", r.settings().threads().intra_op(),
+      ",\n    \"torchscan_timing_rounds\": ", std::max(1, r.settings().timing().rounds()), "\n  },\n");
 }
 
 }  // namespace

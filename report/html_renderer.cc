@@ -6,6 +6,7 @@
 #include "report/format.h"
 #include "report/html_run_sections.h"
 #include "report/paired_plot.h"
+#include "report/round_plan_text.h"
 
 namespace torchscan {
 namespace {
@@ -272,6 +273,8 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
   if (c) {
     Banners(*c, &out);
     ComparisonCards(*c, &out);
+    if (const std::string plan = DescribeRoundPlan(c->round_plan()); !plan.empty())
+      absl::StrAppend(&out, "<p class=\"muted\" id=\"round-plan\">Timing plan: ", E(plan), ".</p>");
   } else {
     ReportCards(*runs[0].report, &out);
   }

@@ -66,6 +66,13 @@ v1::Comparison Labelled() {
   return c;
 }
 
+TEST(HtmlRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
+  const v1::Comparison c = fixtures::InterleavedComparison();
+  EXPECT_NE(HtmlRenderer().Render(c).find("<p class=\"muted\" id=\"round-plan\">Timing plan: 10 alternating rounds"),
+            std::string::npos);
+  EXPECT_EQ(HtmlRenderer().Render(fixtures::PassedComparison()).find("round-plan"), std::string::npos);
+}
+
 TEST(HtmlRenderer, TitleAndHeadingCarryTheLabelAndModels) {
   const std::string page = Render(Labelled());
   EXPECT_TRUE(Has(page, "<title>TorchScan: freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)</title>"))

@@ -7,6 +7,7 @@
 #include "report/evidence_view.h"
 #include "report/format.h"
 #include "report/load_text.h"
+#include "report/round_plan_text.h"
 
 namespace torchscan {
 namespace {
@@ -62,6 +63,8 @@ void Verdict(const v1::Comparison& c, std::string* out) {
                     M(e.mann_whitney_note()), ")\n");
     absl::StrAppend(out, "- **Paired rounds (not used for the label):** ", M(PairedSummaryText(e.paired())), "\n");
   }
+  if (const std::string plan = DescribeRoundPlan(c.round_plan()); !plan.empty())
+    absl::StrAppend(out, "- **Timing plan:** ", M(plan), "\n");
   out->append("\n");
 }
 

@@ -36,6 +36,12 @@ TEST(MarkdownRenderer, ComparisonForAPullRequest) {
   EXPECT_TRUE(Has(md, "<details><summary>Environment and inputs</summary>"));
 }
 
+TEST(MarkdownRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
+  const v1::Comparison c = fixtures::InterleavedComparison();
+  EXPECT_NE(MarkdownRenderer().Render(c).find("- **Timing plan:** 10 alternating rounds"), std::string::npos);
+  EXPECT_EQ(MarkdownRenderer().Render(fixtures::PassedComparison()).find("Timing plan"), std::string::npos);
+}
+
 TEST(MarkdownRenderer, HeadingCarriesTheLabelAndModels) {
   v1::Comparison c = fixtures::PassedComparison();
   c.mutable_before()->set_label("mlp v1");

@@ -6,6 +6,7 @@
 #include "report/evidence_view.h"
 #include "report/format.h"
 #include "report/load_text.h"
+#include "report/round_plan_text.h"
 
 namespace torchscan {
 namespace {
@@ -87,6 +88,7 @@ void ComparisonLines(const v1::Comparison& c, Lines* lines) {
     // Beside the label, never choosing it: the claim of the paired rounds.
     lines->Field("paired", PairedClaimText(e.paired().claim()), PairedDetailText(e.paired()));
   }
+  if (const std::string plan = DescribeRoundPlan(c.round_plan()); !plan.empty()) lines->Field("plan", S(plan), "");
   if (c.compatibility().compatible()) {
     const int changes = c.changed_settings_size();
     lines->Field("compat", "compatible",

@@ -27,6 +27,15 @@ TEST(TerminalRenderer, ComparisonIsCompactWithCheckLabelEvidenceAndRuns) {
   EXPECT_FALSE(Has(out, "\x1b"));  // no colour unless asked
 }
 
+TEST(TerminalRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
+  const v1::Comparison c = fixtures::InterleavedComparison();
+  EXPECT_NE(TerminalRenderer().Render(c).find("  plan      10 alternating rounds (baseline, candidate, candidate, "
+                                               "baseline, \u2026), each run timing 20.00 ms per round"),
+            std::string::npos);
+  EXPECT_EQ(TerminalRenderer().Render(fixtures::PassedComparison()).find("  plan "), std::string::npos)
+      << "no plan recorded, no line";
+}
+
 TEST(TerminalRenderer, TitleCarriesTheLabelAndModels) {
   v1::Comparison c = fixtures::PassedComparison();
   c.set_label("freeze trial");

@@ -164,6 +164,50 @@ TEST(DaemonEndToEnd, AlternatingRoundsPoolBlocksAndKeepEachRound) {
   EXPECT_EQ(paired.note(), "needs at least 5 rounds at 90% (has 2)");
 }
 
+// The default compare: ten ABBA rounds that divide --min-run-time between them (each round
+// stops once its share has passed, so at most its last block runs past it), one warm-up and
+// one block size per run, the plan recorded and rendered. Structure only, no timing verdict.
+TEST(DaemonEndToEnd, ADefaultCompareAlternatesTenRoundsThatShareTheTimedWork) {
+  TestDaemon d(TempDir("default_rounds"));
+  const std::string out = TempDir("default_rounds_out");
+  const CommandResult r = d.Client(With(kGuideCompare, {"--min-run-time", "0.05", "--output", out}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const v1::RoundPlan& plan = c->round_plan();
+  EXPECT_EQ(plan.rounds(), 10);
+  EXPECT_EQ(plan.order().substr(0, 40), "baseline, candidate, candidate, baseline");
+  EXPECT_DOUBLE_EQ(plan.min_run_time_s(), 0.05);
+  EXPECT_DOUBLE_EQ(plan.round_min_run_time_s(), 0.005);
+  EXPECT_EQ(plan.round_min_blocks(), 1);
+  const std::string& id = c->before().settings().timing().interleave_id();
+  EXPECT_FALSE(id.empty());
+  EXPECT_EQ(c->after().settings().timing().interleave_id(), id);
+  for (const auto& [run, calls_per_block] : {std::pair{&c->before(), plan.baseline_calls_per_block()},
+                                             std::pair{&c->after(), plan.candidate_calls_per_block()}}) {
+    const v1::Timing& t = run->timing();
+    ASSERT_EQ(t.rounds_size(), 10);
+    EXPECT_EQ(t.calls_per_block(), calls_per_block);
+    for (const v1::TimingBlock& b : t.blocks()) EXPECT_EQ(b.calls(), calls_per_block) << "one block size, kept";
+    int64_t blocks = 0;
+    for (const v1::TimingRound& round : t.rounds()) {
+      ASSERT_GE(round.block_count(), 1);
+      double timed = 0, before_last = 0;
+      for (int64_t i = round.first_block(); i < round.first_block() + round.block_count(); ++i) {
+        before_last = timed;
+        timed += t.blocks(i).duration_s();
+      }
+      EXPECT_GE(timed, 0.005) << "round " << round.round() << " timed its share";
+      EXPECT_LT(before_last, 0.005) << "round " << round.round() << " stopped once its share had passed";
+      blocks += round.block_count();
+    }
+    EXPECT_EQ(blocks, t.blocks_size());
+  }
+  EXPECT_EQ(c->evidence().paired().round_ratios_size(), 10);
+  EXPECT_TRUE(LabelFollowsTheGuideRule(*c));
+  EXPECT_NE(Slurp(out + "/comparison.html").find("Timing plan: 10 alternating rounds"), std::string::npos);
+}
+
 TEST(DaemonEndToEnd, CancelStopsARunningJobAndTheNextRuns) {
   TestDaemon d(TempDir("cancel"));
   std::future<CommandResult> long_job = InBackground(d, kLongMeasure);

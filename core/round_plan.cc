@@ -1,0 +1,44 @@
+#include "core/round_plan.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace torchscan {
+
+RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing) {
+  RoundPlan plan;
+  plan.rounds = rounds < 1 ? 1 : rounds;
+  for (int round = 1; round <= plan.rounds; ++round) {
+    const bool candidate_leads = reverse != (round % 2 == 0);
+    plan.steps.push_back({round, candidate_leads, true});
+    plan.steps.push_back({round, !candidate_leads, false});
+  }
+  plan.round_min_run_time_s = timing.min_run_time_s / plan.rounds;
+  plan.round_min_blocks = (timing.min_blocks + plan.rounds - 1) / plan.rounds;
+  if (plan.round_min_blocks < 1) plan.round_min_blocks = 1;
+  plan.round_max_run_time_s = timing.max_run_time_s / plan.rounds;
+  return plan;
+}
+
+std::string RoundOrder(const RoundPlan& plan) {
+  std::string order;
+  for (const RoundStep& step : plan.steps)
+    absl::StrAppend(&order, order.empty() ? "" : ", ", step.candidate ? "candidate" : "baseline");
+  return order;
+}
+
+v1::RoundPlan RoundPlanRecord(const RoundPlan& plan, const LatencyOptions& timing, int64_t baseline_calls_per_block,
+                              int64_t candidate_calls_per_block) {
+  v1::RoundPlan r;
+  r.set_rounds(plan.rounds);
+  r.set_order(RoundOrder(plan));
+  r.set_min_run_time_s(timing.min_run_time_s);
+  r.set_round_min_run_time_s(plan.round_min_run_time_s);
+  r.set_round_min_blocks(plan.round_min_blocks);
+  r.set_warm_up(plan.rounds > 1 ? "once per run, before its first round; block size chosen then and kept in every round"
+                                : "once per run, before its single pass");
+  r.set_baseline_calls_per_block(baseline_calls_per_block);
+  r.set_candidate_calls_per_block(candidate_calls_per_block);
+  return r;
+}
+
+}  // namespace torchscan

@@ -1,0 +1,51 @@
+// The timing plan of a comparison: which run times when, and how much each round times.
+// No LibTorch, no clock: pure functions, tested with exact values.
+//
+// rounds == 1: a single pass of each run, one after the other (baseline first, or the
+// candidate with `reverse`): the guide's example.
+// rounds > 1: ABBA rounds. Round 1 is baseline, candidate (candidate, baseline with
+// `reverse`), round 2 the opposite, and so on, so each run leads in half the rounds and a
+// steady drift adds as much to one run as to the other. Interleaving divides the timed work,
+// it does not multiply it: each round of a run times min_run_time_s / rounds (and at least
+// ceil(min_blocks / rounds) blocks; a max_run_time_s limit is divided likewise), so a run's
+// rounds together time what its single pass would. Each run warms up and sizes its block
+// once, in its first round, and keeps that block size in every later round (the caller's
+// job: core/experiment.cc with core/torch_measure.h TorchTimingSession).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/latency_runner.h"
+#include "proto/report.pb.h"
+
+namespace torchscan {
+
+// One timing step: a round of one run.
+struct RoundStep {
+  int round = 1;                // 1-based
+  bool candidate = false;       // which run
+  bool leads = false;           // first of the two in its round ("first"/"second" position)
+};
+
+struct RoundPlan {
+  int rounds = 1;
+  std::vector<RoundStep> steps;  // in timing order: 2 x rounds steps
+  double round_min_run_time_s = 0;
+  int round_min_blocks = 1;
+  double round_max_run_time_s = 0;  // 0: no limit
+};
+
+// The plan for `rounds` (>= 1; the caller validates the range) over `timing`'s totals.
+RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing);
+
+// "baseline, candidate, candidate, baseline" for 2 rounds starting with the baseline: the
+// steps' runs in timing order.
+std::string RoundOrder(const RoundPlan& plan);
+
+// What a comparison records of the plan (proto RoundPlan); the block sizes are the ones each
+// run chose in its first round.
+v1::RoundPlan RoundPlanRecord(const RoundPlan& plan, const LatencyOptions& timing, int64_t baseline_calls_per_block,
+                              int64_t candidate_calls_per_block);
+
+}  // namespace torchscan

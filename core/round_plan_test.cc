@@ -1,0 +1,102 @@
+#include "core/round_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "core/fake_clock.h"
+#include "core/latency_runner.h"
+
+namespace torchscan {
+namespace {
+
+LatencyOptions Timing(double min_run_time_s, int min_blocks, double max_run_time_s = 0) {
+  LatencyOptions o;
+  o.min_run_time_s = min_run_time_s;
+  o.min_blocks = min_blocks;
+  o.max_run_time_s = max_run_time_s;
+  return o;
+}
+
+TEST(PlanRounds, AlternatesWhoLeadsInAbbaOrder) {
+  const RoundPlan plan = PlanRounds(3, false, Timing(0.3, 10));
+  EXPECT_EQ(RoundOrder(plan), "baseline, candidate, candidate, baseline, baseline, candidate");
+  ASSERT_EQ(plan.steps.size(), 6u);
+  EXPECT_EQ(plan.steps[2].round, 2);
+  EXPECT_TRUE(plan.steps[2].candidate);
+  EXPECT_TRUE(plan.steps[2].leads);
+  EXPECT_FALSE(plan.steps[3].leads);
+  EXPECT_EQ(RoundOrder(PlanRounds(2, true, Timing(0.2, 10))), "candidate, baseline, baseline, candidate");
+  EXPECT_EQ(RoundOrder(PlanRounds(1, false, Timing(0.2, 10))), "baseline, candidate");
+  EXPECT_EQ(RoundOrder(PlanRounds(1, true, Timing(0.2, 10))), "candidate, baseline");
+}
+
+TEST(PlanRounds, EachRunLeadsInHalfTheRoundsOfAnEvenPlan) {
+  const RoundPlan plan = PlanRounds(10, false, Timing(0.2, 10));
+  int baseline_leads = 0;
+  for (const RoundStep& step : plan.steps) baseline_leads += step.leads && !step.candidate;
+  EXPECT_EQ(baseline_leads, 5);
+}
+
+TEST(PlanRounds, DividesTheTimedWorkAcrossRoundsInsteadOfMultiplyingIt) {
+  const RoundPlan plan = PlanRounds(10, false, Timing(0.2, 10, 3));
+  EXPECT_DOUBLE_EQ(plan.round_min_run_time_s, 0.02);
+  EXPECT_EQ(plan.round_min_blocks, 1);
+  EXPECT_DOUBLE_EQ(plan.round_max_run_time_s, 0.3);
+  EXPECT_DOUBLE_EQ(plan.round_min_run_time_s * plan.rounds, 0.2) << "the rounds together time one pass's work";
+  const RoundPlan four = PlanRounds(4, false, Timing(1, 10));
+  EXPECT_EQ(four.round_min_blocks, 3) << "ceil(10 / 4): the rounds together reach min_blocks";
+  EXPECT_DOUBLE_EQ(four.round_max_run_time_s, 0) << "no limit stays no limit";
+  const RoundPlan single = PlanRounds(1, false, Timing(0.2, 10));
+  EXPECT_DOUBLE_EQ(single.round_min_run_time_s, 0.2);
+  EXPECT_EQ(single.round_min_blocks, 10);
+}
+
+TEST(RoundPlanRecord, RecordsThePlanAndTheBlockSizesChosenOnce) {
+  const v1::RoundPlan r = RoundPlanRecord(PlanRounds(2, false, Timing(0.4, 10)), Timing(0.4, 10), 100, 7);
+  EXPECT_EQ(r.rounds(), 2);
+  EXPECT_EQ(r.order(), "baseline, candidate, candidate, baseline");
+  EXPECT_DOUBLE_EQ(r.min_run_time_s(), 0.4);
+  EXPECT_DOUBLE_EQ(r.round_min_run_time_s(), 0.2);
+  EXPECT_EQ(r.round_min_blocks(), 5);
+  EXPECT_EQ(r.baseline_calls_per_block(), 100);
+  EXPECT_EQ(r.candidate_calls_per_block(), 7);
+  EXPECT_NE(r.warm_up().find("once per run"), std::string::npos);
+}
+
+// The runner under a plan, on a fake clock where each call takes 1 ms: warm-up and block
+// sizing happen once; each round times its share; the rounds together time the whole.
+TEST(RunRound, WarmsUpAndSizesOnceAndEachRoundTimesItsShare) {
+  FakeClock clock;
+  int64_t calls = 0;
+  LatencyOptions o = Timing(0.2, 10);
+  o.warmup_time_s = 0.01;
+  std::vector<int64_t> per_round_blocks_seen;
+  LatencyHooks hooks;
+  hooks.on_block = [&](const v1::TimingBlock&, int64_t done) { per_round_blocks_seen.push_back(done); };
+  LatencyRunner runner([&] { ++calls; clock.Advance(0.001); }, o, &clock, hooks);
+  const RoundPlan plan = PlanRounds(5, false, o);
+  runner.WarmUp();
+  const int64_t warmup_calls = calls;
+  const int64_t block = runner.SizeBlock();
+  const int64_t calls_after_sizing = calls;
+  EXPECT_EQ(warmup_calls, 10);
+  EXPECT_EQ(block, 1) << "1 ms >= 0.2 s / 1000 with no clock overhead";
+  for (int round = 1; round <= plan.rounds; ++round) {
+    per_round_blocks_seen.clear();
+    const int64_t before = runner.blocks_done();
+    const int64_t added = runner.RunRound(plan.round_min_run_time_s, plan.round_min_blocks, plan.round_max_run_time_s);
+    EXPECT_EQ(added, runner.blocks_done() - before);
+    EXPECT_NEAR(static_cast<double>(added) * 0.001, 0.04, 0.0015) << "round " << round << " times 0.2 s / 5";
+    ASSERT_FALSE(per_round_blocks_seen.empty());
+    EXPECT_EQ(per_round_blocks_seen.front(), 1) << "on_block counts this round's blocks";
+    EXPECT_EQ(runner.calls_per_block(), block) << "the block size is kept";
+  }
+  EXPECT_NEAR(static_cast<double>(calls - calls_after_sizing) * 0.001, 0.2, 0.006)
+      << "the rounds together time min_run_time_s once, not once per round";
+  google::protobuf::RepeatedPtrField<v1::Warning> warnings;
+  const v1::Timing t = runner.Finish(&warnings);
+  EXPECT_EQ(t.warmup_calls(), 10) << "one warm-up";
+  EXPECT_EQ(t.blocks_size(), runner.blocks_done());
+}
+
+}  // namespace
+}  // namespace torchscan
