@@ -3,10 +3,11 @@
 //
 //   bazel build //benchmarks:daemon_benchmark //daemon:torchscand //worker:torchscan-worker
 //     //passes:torchscan_rss_child &&
-//   bazel-bin/benchmarks/daemon_benchmark bazel-bin/daemon/torchscand
+//   bazel-bin/benchmarks/daemon_benchmark bazel-bin/daemon/torchscand [--quick]
 //
 // The daemon runs with its defaults (max queue 100) on a private socket and state folder under
-// /tmp. Every job is tiny: measure linear, min_run_time_s 0.001, min_blocks 1, no diagnostics.
+// /tmp, started as benchmarks/benchmark_daemon.h says (as root too). Every job is tiny: measure
+// linear, min_run_time_s 0.001, min_blocks 1, no diagnostics.
 //  1. Idle RSS: the daemon's VmRSS right after start and after all jobs below; it should stay
 //     flat, since the daemon never loads LibTorch (each job runs in a fresh worker).
 //  2. Idle latency, 5 sequential jobs: submit-to-start = the job's started_at minus the moment
@@ -18,64 +19,46 @@
 //     accepted, refused (by reason), succeeded, failed, lost (accepted but not found or not
 //     finished at the end; must be 0), overlapping executions (daemon/job_timeline.h; must be 0)
 //     and the wall time until all finished.
+// --quick: 1 sequential job and 3 clients x 1 job, to check that the benchmark runs
+// (//tests:readme_benchmarks_test); figures from so few jobs mean little.
 // Everything gives up after 10 minutes. Exit 0 when every figure that must hold holds, else 1.
-#include <signal.h>
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <boost/process.hpp>
-
+#include "benchmarks/benchmark_daemon.h"
+#include "benchmarks/benchmark_args.h"
 #include "client/daemon_client.h"
 #include "daemon/job_timeline.h"
-#include "io/file_io.h"
 #include "proto/service.pb.h"
 
 namespace {
 
-namespace bp = boost::process;
-namespace fs = std::filesystem;
 namespace v1 = torchscan::v1;
 using torchscan::DaemonClient;
+using torchscan::benchmarks::BenchmarkDaemon;
+using torchscan::benchmarks::GiveUp;
+using torchscan::benchmarks::StartBenchmarkDaemon;
+using torchscan::benchmarks::StopBenchmarkDaemon;
 using torchscan::daemon::CountOverlappingExecutions;
 using torchscan::daemon::ParseRfc3339Seconds;
 using torchscan::daemon::VmRssMiB;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kSequentialJobs = 5;
-constexpr int kClients = 50;
-constexpr int kJobsPerClient = 2;
-constexpr auto kGiveUpAfter = std::chrono::minutes(10);
-
-// Read by GiveUp, which may run on the watchdog thread.
-std::atomic<pid_t> g_daemon_pid{0};
-std::string g_dir;
-
-[[noreturn]] void GiveUp(const std::string& why) {
-  std::fprintf(stderr, "daemon_benchmark: giving up: %s\n", why.c_str());
-  if (pid_t pid = g_daemon_pid.load(); pid > 0) ::kill(pid, SIGKILL);
-  if (!g_dir.empty()) {
-    std::error_code ec;
-    fs::remove_all(g_dir, ec);
-  }
-  std::fflush(stdout);
-  std::_Exit(1);
-}
-
-std::string Tail(const std::string& path) {
-  const std::string s = torchscan::ReadFile(path).value_or("");
-  return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
-}
+// How many jobs each figure uses: the full run, or --quick's.
+struct Scale {
+  int sequential_jobs = 5;
+  int clients = 50;
+  int jobs_per_client = 2;
+};
+constexpr Scale kQuickScale = {1, 3, 1};
+constexpr auto kGiveUpAfter = std::chrono::seconds(600);
 
 double NowEpochSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -98,47 +81,13 @@ double Median(std::vector<double> v) {
 }
 double Max(const std::vector<double>& v) { return v.empty() ? NAN : *std::max_element(v.begin(), v.end()); }
 
-// A fresh client per attempt (a failed channel waits out gRPC's reconnect backoff).
-std::unique_ptr<DaemonClient> ConnectOrGiveUp(const std::string& address, bp::child& daemon,
-                                              const std::string& log) {
-  const auto until = Clock::now() + std::chrono::seconds(30);
-  while (Clock::now() < until) {
-    if (!daemon.running()) GiveUp("torchscand exited during start-up:\n" + Tail(log));
-    if (auto client = DaemonClient::Connect(address, {}, 0.2); client.ok()) return std::move(*client);
-  }
-  GiveUp("torchscand did not answer on " + address + " within 30 s:\n" + Tail(log));
-}
-
-// Creates the private folder (g_dir) and starts the watchdog that gives up after kGiveUpAfter.
-void MakeFolderAndWatchdog() {
-  char pattern[] = "/tmp/tsbench-XXXXXX";  // short: unix socket paths are limited to 107 bytes
-  if (!::mkdtemp(pattern)) GiveUp("cannot create a folder under /tmp");
-  g_dir = pattern;
-  std::thread([] {
-    std::this_thread::sleep_for(kGiveUpAfter);
-    GiveUp("not finished after 10 minutes");
-  }).detach();
-}
-
-// Starts torchscand with its defaults on `address`, its stderr in `log`. Run as root, workers
-// run as root too: the default worker_user (nobody) cannot reach bazel-bin under /root.
-bp::child StartDaemon(const std::string& daemon_path, const std::string& address, const std::string& log) {
-  std::error_code ec;
-  std::vector<std::string> args = {"--state-dir", g_dir + "/state", "--listen", address};
-  if (::geteuid() == 0) args.insert(args.end(), {"--worker-user", "root"});
-  bp::child daemon(daemon_path, bp::args = args, bp::std_in < bp::null, bp::std_out > bp::null, bp::std_err > log, ec);
-  if (ec) GiveUp("cannot start " + daemon_path + ": " + ec.message());
-  g_daemon_pid = daemon.id();
-  return daemon;
-}
-
-// Figure 2: kSequentialJobs jobs one after the other on the idle daemon. False when one failed.
-bool MeasureIdleLatency(DaemonClient& client) {
+// Figure 2: `jobs` jobs one after the other on the idle daemon. False when one failed.
+bool MeasureIdleLatency(DaemonClient& client, int jobs) {
   bool ok = true;
   std::vector<double> call_ms, latency_ms, overhead_ms;
-  std::printf("\nidle daemon, %d sequential tiny jobs (ms):\n  %-4s %12s %14s %14s %12s\n", kSequentialJobs, "job",
+  std::printf("\nidle daemon, %d sequential tiny jobs (ms):\n  %-4s %12s %14s %14s %12s\n", jobs, "job",
               "call->start", "return->start", "job overhead", "timed total");
-  for (int i = 0; i < kSequentialJobs; ++i) {
+  for (int i = 0; i < jobs; ++i) {
     const double called = NowEpochSeconds();
     absl::StatusOr<v1::Job> submitted = client.Submit(TinyJob("latency"));
     const double returned = NowEpochSeconds();
@@ -172,20 +121,22 @@ struct Submission {
   std::string refusal;  // or refused: the status
 };
 
-// Figure 3, the load: kClients clients, each on its own channel, submit kJobsPerClient jobs at
-// once and watch them until finished. Sets `wall_s` from the go signal until all threads ended.
-std::vector<Submission> SubmitFromManyClients(const std::string& address, double* wall_s) {
-  std::vector<Submission> submissions(kClients * kJobsPerClient);
+// Figure 3, the load: scale.clients clients, each on its own channel, submit
+// scale.jobs_per_client jobs at once and watch them until finished. Sets `wall_s` from the go
+// signal until all threads ended.
+std::vector<Submission> SubmitFromManyClients(const std::string& address, const Scale& scale, double* wall_s) {
+  const int per_client = scale.jobs_per_client;
+  std::vector<Submission> submissions(scale.clients * per_client);
   std::atomic<int> connected{0};
   std::atomic<bool> go{false};
   std::vector<std::thread> threads;
-  for (int c = 0; c < kClients; ++c) {
+  for (int c = 0; c < scale.clients; ++c) {
     threads.emplace_back([&, c] {
       absl::StatusOr<std::unique_ptr<DaemonClient>> own = DaemonClient::Connect(address, {}, 30);
       ++connected;
       while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      for (int j = 0; j < kJobsPerClient; ++j) {
-        Submission& s = submissions[c * kJobsPerClient + j];
+      for (int j = 0; j < per_client; ++j) {
+        Submission& s = submissions[c * per_client + j];
         if (!own.ok()) {
           s.refusal = "connect: " + own.status().ToString();
           continue;
@@ -194,12 +145,12 @@ std::vector<Submission> SubmitFromManyClients(const std::string& address, double
         if (job.ok()) s.id = job->id();
         else s.refusal = job.status().ToString();
       }
-      for (int j = 0; j < kJobsPerClient; ++j)  // until finished; the final count uses GetJob
-        if (const std::string& id = submissions[c * kJobsPerClient + j].id; !id.empty() && own.ok())
+      for (int j = 0; j < per_client; ++j)  // until finished; the final count uses GetJob
+        if (const std::string& id = submissions[c * per_client + j].id; !id.empty() && own.ok())
           (void)(*own)->Watch(id, nullptr);
     });
   }
-  while (connected < kClients) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (connected < scale.clients) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const auto start = Clock::now();
   go = true;
   for (std::thread& t : threads) t.join();
@@ -240,9 +191,10 @@ Outcomes CountOutcomes(DaemonClient& client, const std::vector<Submission>& subm
 }
 
 // Prints figure 3; false when a job was lost, failed or overlapped another.
-bool PrintManyClients(const Outcomes& o, double wall_s, int max_queue) {
+bool PrintManyClients(const Outcomes& o, const Scale& scale, double wall_s, int max_queue) {
   const int overlaps = CountOverlappingExecutions(o.executed);
-  std::printf("\n%d clients x %d tiny jobs submitted at once (max queue %d):\n", kClients, kJobsPerClient, max_queue);
+  std::printf("\n%d clients x %d tiny jobs submitted at once (max queue %d):\n", scale.clients,
+              scale.jobs_per_client, max_queue);
   std::printf("  accepted %d, refused %d, succeeded %d, failed %d, lost %d (must be 0)\n", o.accepted, o.refused,
               o.succeeded, o.failed, o.lost);
   for (const auto& [reason, n] : o.reasons) std::printf("  refused x%d: %s\n", n, reason.c_str());
@@ -253,52 +205,37 @@ bool PrintManyClients(const Outcomes& o, double wall_s, int max_queue) {
   return o.lost == 0 && overlaps == 0 && o.failed == 0;
 }
 
-// SIGTERM, then SIGKILL after 10 s; removes the private folder.
-void StopDaemon(bp::child& daemon) {
-  std::error_code ec;
-  ::kill(daemon.id(), SIGTERM);
-  // Polled: boost's wait_for waits on SIGCHLD, which a gRPC thread may take.
-  const auto until = Clock::now() + std::chrono::seconds(10);
-  while (daemon.running(ec) && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  if (daemon.running(ec)) daemon.terminate(ec);
-  g_daemon_pid = 0;
-  fs::remove_all(g_dir, ec);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string daemon_path = argc > 1 ? argv[1] : "bazel-bin/daemon/torchscand";
-  if (::access(daemon_path.c_str(), X_OK) != 0) {
-    std::fprintf(stderr, "usage: %s [TORCHSCAND]\n%s is not executable: build it with `bazel build "
-                 "//daemon:torchscand //worker:torchscan-worker`\n", argv[0], daemon_path.c_str());
+  const bool quick = torchscan::benchmarks::TakeQuickFlag(&argc, argv);
+  const Scale scale = quick ? kQuickScale : Scale{};
+  if (argc > 2) {
+    std::fprintf(stderr, "usage: daemon_benchmark [TORCHSCAND, default bazel-bin/daemon/torchscand] [--quick]\n");
     return 2;
   }
-  MakeFolderAndWatchdog();
-  const std::string address = "unix:" + g_dir + "/d.sock";
-  const std::string log = g_dir + "/torchscand.log";
-  bp::child daemon = StartDaemon(daemon_path, address, log);
-  std::unique_ptr<DaemonClient> client = ConnectOrGiveUp(address, daemon, log);
-  absl::StatusOr<v1::DaemonInfo> info = client->Info();
+  const std::string daemon_path = argc > 1 ? argv[1] : "bazel-bin/daemon/torchscand";
+  BenchmarkDaemon daemon = StartBenchmarkDaemon("daemon_benchmark", daemon_path, kGiveUpAfter);
+  absl::StatusOr<v1::DaemonInfo> info = daemon.client->Info();
   if (!info.ok()) GiveUp("info: " + std::string(info.status().message()));
   const int max_queue = info->config().limits().max_queue_length();
-  const double rss_idle = VmRssMiB(daemon.id());
-  std::printf("torchscand %s, pid %d, max queue %d, socket %s\n", info->version().c_str(), daemon.id(), max_queue,
-              address.c_str());
+  const double rss_idle = VmRssMiB(daemon.pid);
+  std::printf("torchscand %s, pid %d, max queue %d, socket %s%s\n", info->version().c_str(), daemon.pid, max_queue,
+              daemon.address.c_str(), quick ? " (--quick: too few jobs for figures that mean much)" : "");
 
-  bool ok = MeasureIdleLatency(*client);
+  bool ok = MeasureIdleLatency(*daemon.client, scale.sequential_jobs);
   double wall_s = 0;
-  const std::vector<Submission> submissions = SubmitFromManyClients(address, &wall_s);
-  const Outcomes outcomes = CountOutcomes(*client, submissions);
-  ok = PrintManyClients(outcomes, wall_s, max_queue) && ok;
+  const std::vector<Submission> submissions = SubmitFromManyClients(daemon.address, scale, &wall_s);
+  const Outcomes outcomes = CountOutcomes(*daemon.client, submissions);
+  ok = PrintManyClients(outcomes, scale, wall_s, max_queue) && ok;
 
   // Figure 1: idle RSS before and after all jobs.
-  const double rss_after = VmRssMiB(daemon.id());
+  const double rss_after = VmRssMiB(daemon.pid);
   std::printf("\ntorchscand VmRSS: %.1f MiB idle after start, %.1f MiB idle after %d jobs (%+.1f MiB)\n", rss_idle,
-              rss_after, kSequentialJobs + outcomes.accepted, rss_after - rss_idle);
+              rss_after, scale.sequential_jobs + outcomes.accepted, rss_after - rss_idle);
 
-  client.reset();
-  StopDaemon(daemon);
+  daemon.client.reset();
+  StopBenchmarkDaemon();
   std::printf("%s\n", ok ? "ok" : "FAILED: see above");
   return ok ? 0 : 1;
 }

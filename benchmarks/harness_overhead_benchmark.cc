@@ -2,7 +2,9 @@
 // loop over the same callable, measured side by side in one run (alternating rounds, so
 // drift and background load hit both). Prints ratios; it is a benchmark, not a test.
 //
-//   bazel run //benchmarks:harness_overhead_benchmark [-- ROUNDS]
+//   bazel run //benchmarks:harness_overhead_benchmark [-- ROUNDS] [--quick]
+//
+// --quick: 1 round of 0.01 s each, to check that it runs (//tests:readme_benchmarks_test).
 //
 // Targets (issue 2): within 2 % for the Linear(128,128) batch forward on 32x128, and a
 // few nanoseconds per call for an empty callable.
@@ -10,10 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <torch/torch.h>
 
+#include "benchmarks/benchmark_args.h"
 #include "core/latency_runner.h"
 #include "core/statistics.h"
 #include "core/torch_measure.h"
@@ -70,16 +74,23 @@ void Report(const char* name, const std::function<void()>& call, int rounds, dou
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int rounds = argc > 1 ? std::atoi(argv[1]) : 7;
+  const bool quick = torchscan::benchmarks::TakeQuickFlag(&argc, argv);
+  const std::optional<int> given = argc > 1 ? torchscan::benchmarks::PositiveInt(argv[1]) : 7;
+  if (argc > 2 || !given) {
+    std::fprintf(stderr, "usage: harness_overhead_benchmark [ROUNDS >= 1, default 7] [--quick]\n");
+    return 2;
+  }
+  const int rounds = quick ? 1 : *given;
+  const double min_time = quick ? 0.01 : 0.2;
   if (!torchscan::ApplyThreadSettings(1, 0).ok()) return 1;
-  std::printf("median of %d alternating rounds, 0.2 s of timed work each, 1 intra-op thread\n", rounds);
-  Report("empty callable", [] {}, rounds, 0.2);
+  std::printf("median of %d alternating rounds, %g s of timed work each, 1 intra-op thread\n", rounds, min_time);
+  Report("empty callable", [] {}, rounds, min_time);
 
   torch::manual_seed(0);
   torch::nn::Linear model(128, 128);
   model->eval();
   const torch::Tensor inputs = torch::randn({32, 128});
   torch::InferenceMode guard;
-  Report("Linear(128,128) on 32x128", [&] { model(inputs); }, rounds, 0.2);
+  Report("Linear(128,128) on 32x128", [&] { model(inputs); }, rounds, min_time);
   return 0;
 }

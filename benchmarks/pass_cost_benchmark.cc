@@ -2,13 +2,17 @@
 // the wall time of one RSS child for each. Measured side by side in one run; prints ratios.
 //
 //   bazel build //benchmarks:pass_cost_benchmark //passes:torchscan_rss_child
-//   bazel-bin/benchmarks/pass_cost_benchmark bazel-bin/passes/torchscan_rss_child [THREADS]
+//   bazel-bin/benchmarks/pass_cost_benchmark bazel-bin/passes/torchscan_rss_child [THREADS] [--quick]
+//
+// --quick: 0.01 s of timing and 2 profiled calls per model, to check that it runs
+// (//tests:readme_benchmarks_test); the RSS child still makes its calls.
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "benchmarks/benchmark_args.h"
 #include "core/torch_measure.h"
 #include "workloads/builtin_models.h"
 #include "passes/operator_profile.h"
@@ -28,13 +32,15 @@ double WallSeconds(const std::function<void()>& fn) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s RSS_CHILD [THREADS]\n", argv[0]);
+  const bool quick = torchscan::benchmarks::TakeQuickFlag(&argc, argv);
+  const int profile_calls = quick ? 2 : torchscan::kDefaultProfileCalls;
+  const std::optional<int> threads = argc > 2 ? torchscan::benchmarks::PositiveInt(argv[2]) : 1;
+  if (argc < 2 || argc > 3 || !threads) {
+    std::fprintf(stderr, "usage: %s RSS_CHILD [THREADS >= 1, default 1] [--quick]\n", argv[0]);
     return 2;
   }
   const std::string child = argv[1];
-  const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
-  if (!torchscan::ApplyThreadSettings(threads, 0).ok()) return 2;
+  if (!torchscan::ApplyThreadSettings(*threads, 0).ok()) return 2;
   std::printf("%-9s %12s %10s %10s %10s %12s %14s\n", "model", "timing s", "profile", "memory", "rss", "rss child s",
               "peak RSS MiB");
   for (const torchscan::workloads::BuiltinModel& builtin : torchscan::workloads::BuiltinModels()) {
@@ -48,9 +54,10 @@ int main(int argc, char** argv) {
     torchscan::TorchLatencyOptions options;
     options.timing.work_units = workload->work_units;
     options.timing.work_unit = workload->work_unit;
+    if (quick) options.timing.min_run_time_s = 0.01;
     const double timing = WallSeconds([&] { (void)torchscan::MeasureTorchLatency([&] { workload->call(); }, options); });
     const double profile = WallSeconds(
-        [&] { (void)torchscan::workloads::ProfileWorkload(workload->call, torchscan::kDefaultProfileCalls); });
+        [&] { (void)torchscan::workloads::ProfileWorkload(workload->call, profile_calls); });
     const double memory = WallSeconds(
         [&] { (void)torchscan::workloads::MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors); });
     torchscan::workloads::RssTrialInfo info;
@@ -62,6 +69,6 @@ int main(int argc, char** argv) {
   }
   std::printf("profile/memory/rss: wall time of the pass divided by the timing pass's wall time "
               "(timing: min_run_time %g s, profile: %d observed calls, rss: a fresh child with %d calls)\n",
-              torchscan::kDefaultMinRunTimeS, torchscan::kDefaultProfileCalls, torchscan::kRssChildCalls);
+              quick ? 0.01 : torchscan::kDefaultMinRunTimeS, profile_calls, torchscan::kRssChildCalls);
   return 0;
 }

@@ -107,6 +107,8 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
                                 std::to_string(options.start_timeout_s) + " s: " + Tail(daemon->process_->stderr_path));
 }
 
+int EmbeddedDaemon::pid() const { return process_->child.id(); }
+
 EmbeddedDaemon::~EmbeddedDaemon() {
   if (process_ && process_->child.valid() && process_->child.running()) {
     ::kill(process_->child.id(), SIGTERM);

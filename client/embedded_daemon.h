@@ -36,6 +36,7 @@ class EmbeddedDaemon {
   ~EmbeddedDaemon();
 
   const std::string& address() const { return address_; }
+  int pid() const;  // the daemon's process id (benchmarks read its memory from /proc)
 
  private:
   struct Process;

@@ -1,0 +1,228 @@
+// How often TorchScan's verdicts are wrong on this machine (issue 14, item 5), through a real
+// torchscand (a child process, benchmarks/benchmark_daemon.h). A benchmark that prints
+// figures, not a test.
+//
+//   bazel build //benchmarks:validity_benchmark //daemon:torchscand //worker:torchscan-worker &&
+//   bazel-bin/benchmarks/validity_benchmark bazel-bin/daemon/torchscand [--pairs 40]
+//     [--sequential-pairs 10] [--min-run-time S] [--rounds R] [--threads T] [--quick]
+//
+// Workload (benchmarks/tanh_chain_module.h): a chain of 20 tanh(Linear(256,256)) layers on a
+// 64x256 input, made at start; its second method adds one layer (+5 % work). Compare jobs, one
+// at a time, in an interleaved order (validity_tally.h), each with the output check skipped
+// (the slowdown's outputs differ) and no diagnostic passes (timing only):
+//   A/A            forward vs forward, at --rounds (0: the daemon's default)
+//   +5 %           forward vs forward_plus_one, at --rounds
+//   A/A sequential forward vs forward with rounds 1, the wall-time reference
+// Prints a table per kind, then one figure per line, for the guide's label (latency_change)
+// and the paired claim (evidence.paired.claim): A/A false verdicts (faster or slower),
+// detections of the +5 % (slower), wrong direction on the +5 % (faster), the wall time per
+// comparison (Submit to fetched result, median and p90), and default / sequential wall (the
+// medians of A/A and A/A sequential). The rounds shown are those each comparison records.
+// --quick: 1 pair, 1 sequential pair and min_run_time 0.01 s unless given, to check that it
+// runs (//tests:readme_benchmarks_test). Exit 0 when every job succeeded, 1 when one failed,
+// 2 for bad flags. Gives up after 4 hours.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "benchmarks/benchmark_daemon.h"
+#include "benchmarks/tanh_chain_module.h"
+#include "benchmarks/validity_tally.h"
+#include "core/statistics.h"
+#include "proto/service.pb.h"
+#include "proto/spec_limits.h"
+
+namespace {
+
+namespace v1 = torchscan::v1;
+using namespace torchscan::benchmarks;
+
+constexpr int kLayers = 20;   // +1 layer = +5 % work
+constexpr int kBatch = 64;
+
+struct Flags {
+  std::string daemon_path = "bazel-bin/daemon/torchscand";
+  int pairs = 40;             // A/A jobs, and as many +5 % jobs
+  int sequential_pairs = 10;  // rounds-1 A/A jobs
+  double min_run_time_s = 0;  // 0: the daemon's default
+  int rounds = 0;             // 0: the daemon's default
+  int threads = 0;            // intra-op threads; 0: the daemon's default
+  bool quick = false;
+};
+
+// Parses and checks the flags; exits 0 for --help, 2 naming the flag for a bad value.
+Flags ParseFlags(int argc, char** argv) {
+  Flags f;
+  CLI::App app("validity_benchmark: A/A and +5 % compare jobs through a real torchscand; prints how often the "
+               "label and the paired claim are wrong, and the wall time per comparison");
+  app.add_option("torchscand", f.daemon_path, "torchscand to start (default bazel-bin/daemon/torchscand)");
+  CLI::Option* pairs = app.add_option("--pairs", f.pairs, "A/A jobs, and as many +5 % jobs (default 40)");
+  CLI::Option* sequential =
+      app.add_option("--sequential-pairs", f.sequential_pairs, "rounds-1 A/A jobs for the wall-time ratio (default 10)");
+  CLI::Option* min_run_time =
+      app.add_option("--min-run-time", f.min_run_time_s, "min_run_time_s of every job (default 0: the daemon's)");
+  app.add_option("--rounds", f.rounds, "rounds of the A/A and +5 % jobs (default 0: the daemon's default)");
+  app.add_option("--threads", f.threads, "intra-op threads of every job (default 0: the daemon's default)");
+  app.add_flag("--quick", f.quick, "1 pair, 1 sequential pair, min_run_time 0.01 s unless given: a smoke run");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e) == 0 ? 0 : 2);
+  }
+  if (f.quick) {
+    if (pairs->count() == 0) f.pairs = 1;
+    if (sequential->count() == 0) f.sequential_pairs = 1;
+    if (min_run_time->count() == 0) f.min_run_time_s = 0.01;
+  }
+  auto refuse = [](const std::string& why) {
+    std::fprintf(stderr, "validity_benchmark: %s\n", why.c_str());
+    std::exit(2);
+  };
+  if (f.pairs < 1) refuse("--pairs must be at least 1");
+  if (f.sequential_pairs < 0) refuse("--sequential-pairs must be 0 or more");
+  if (!(f.min_run_time_s >= 0) || f.min_run_time_s > 86400) refuse("--min-run-time must be 0 (default) to 86400 s");
+  if (f.rounds < 0 || f.rounds > torchscan::kMaxRounds)
+    refuse("--rounds must be 0 (the daemon's default) to " + std::to_string(torchscan::kMaxRounds));
+  if (f.threads < 0) refuse("--threads must be 0 (the daemon's default) or more");
+  return f;
+}
+
+v1::WorkloadSpec ChainWorkload(const std::string& module_bytes, const char* method) {
+  v1::WorkloadSpec w;
+  v1::TorchScriptSpec* script = w.mutable_model()->mutable_torchscript();
+  script->set_module_bytes(module_bytes);
+  script->set_method(method);
+  script->set_source_name("tanh_chain.pt (validity_benchmark)");
+  v1::GeneratedTensor* input = w.add_inputs()->mutable_generated();
+  input->add_shape(kBatch);
+  input->add_shape(kChainWidth);
+  return w;
+}
+
+v1::JobSpec CompareSpec(PairKind kind, const std::string& module_bytes, const Flags& f) {
+  v1::JobSpec spec;
+  spec.set_label(std::string("validity ") + PairKindName(kind));
+  v1::CompareJob* compare = spec.mutable_compare();
+  *compare->mutable_baseline() = ChainWorkload(module_bytes, kChainMethod);
+  *compare->mutable_candidate() =
+      ChainWorkload(module_bytes, kind == PairKind::kSlowdown ? kChainPlusOneMethod : kChainMethod);
+  compare->mutable_check()->set_skip(true);
+  compare->set_rounds(kind == PairKind::kSequentialAa ? 1 : f.rounds);
+  spec.mutable_options()->set_min_run_time_s(f.min_run_time_s);
+  spec.mutable_options()->set_intra_op_threads(f.threads);
+  spec.mutable_options()->set_skip_diagnostics(true);
+  return spec;
+}
+
+// Runs one compare job to its result; failures are recorded, not fatal.
+CompareOutcome RunCompare(torchscan::DaemonClient& client, PairKind kind, const v1::JobSpec& spec) {
+  CompareOutcome o;
+  o.kind = kind;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<v1::Job> job = client.Submit(spec);
+  if (job.ok()) job = client.Watch(job->id(), nullptr);
+  if (!job.ok()) GiveUp("submit or watch: " + job.status().ToString());  // the daemon itself is gone
+  if (job->state() != v1::Job::succeeded) {
+    o.error = v1::Job::State_Name(job->state()) + ": " + job->error();
+    return o;
+  }
+  absl::StatusOr<v1::JobResult> result = client.FetchResult(job->id());
+  o.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!result.ok() || !result->has_comparison()) {
+    o.error = "fetch: " + (result.ok() ? std::string("not a comparison") : result.status().ToString());
+    return o;
+  }
+  const v1::Comparison& c = result->comparison();
+  o.label = c.latency_change();
+  o.claim = c.evidence().paired().claim();
+  if (c.evidence().has_relative_change()) o.relative_change = c.evidence().relative_change();
+  o.rounds = c.after().settings().timing().rounds();
+  return o;
+}
+
+std::string Rounds(const KindTally& t) {
+  std::string text;
+  for (int r : t.rounds) text += (text.empty() ? "" : ",") + std::to_string(r);
+  return text.empty() ? "-" : text;
+}
+
+double Q(const std::vector<double>& v, double q) { return torchscan::Quantile(v, q).value_or(NAN); }
+
+void PrintTable(const std::vector<KindTally>& tallies, const std::vector<PairKind>& kinds) {
+  std::printf("\n%-15s %5s %6s %6s | %-26s | %-20s | %8s %8s | %13s\n", "kind", "jobs", "failed", "rounds",
+              "label faster/slower/within", "claim faster/slower/none", "wall p50", "wall p90", "median change");
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const KindTally& t = tallies[i];
+    const std::string label = std::to_string(t.label_faster) + " / " + std::to_string(t.label_slower) + " / " +
+                              std::to_string(t.label_within) +
+                              (t.label_unavailable ? " (+" + std::to_string(t.label_unavailable) + " unavail.)" : "");
+    const std::string claim = std::to_string(t.claim_faster) + " / " + std::to_string(t.claim_slower) + " / " +
+                              std::to_string(t.claim_none);
+    std::printf("%-15s %5d %6d %6s | %-26s | %-20s | %7.2fs %7.2fs | %+12.2f%%\n", PairKindName(kinds[i]), t.jobs,
+                t.failed, Rounds(t).c_str(), label.c_str(), claim.c_str(), Q(t.wall_s, 0.5), Q(t.wall_s, 0.9),
+                100 * Q(t.relative_change, 0.5));
+  }
+}
+
+void PrintFigures(const KindTally& aa, const KindTally& slow, const KindTally& seq) {
+  std::printf("\nlabel A/A false verdicts (faster or slower): %s\n",
+              Rate(aa.label_faster + aa.label_slower, aa.succeeded()).c_str());
+  std::printf("label +5 %% detections (slower): %s\n", Rate(slow.label_slower, slow.succeeded()).c_str());
+  std::printf("label +5 %% wrong direction (faster): %d\n", slow.label_faster);
+  std::printf("claim A/A false claims (faster or slower): %s\n",
+              Rate(aa.claim_faster + aa.claim_slower, aa.succeeded()).c_str());
+  std::printf("claim +5 %% detections (slower): %s\n", Rate(slow.claim_slower, slow.succeeded()).c_str());
+  std::printf("claim +5 %% wrong direction (faster): %d\n", slow.claim_faster);
+  std::vector<double> default_wall = aa.wall_s;
+  default_wall.insert(default_wall.end(), slow.wall_s.begin(), slow.wall_s.end());
+  std::printf("wall per default compare (rounds %s): median %.2f s, p90 %.2f s\n", Rounds(aa).c_str(),
+              Q(default_wall, 0.5), Q(default_wall, 0.9));
+  std::printf("wall per sequential compare (rounds %s): median %.2f s, p90 %.2f s\n", Rounds(seq).c_str(),
+              Q(seq.wall_s, 0.5), Q(seq.wall_s, 0.9));
+  std::printf("default / sequential compare wall (A/A medians; target <= 1.2): %.3f\n",
+              Q(aa.wall_s, 0.5) / Q(seq.wall_s, 0.5));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Flags flags = ParseFlags(argc, argv);
+  const std::string module_bytes = TanhChainModuleBytes(kLayers);
+  BenchmarkDaemon daemon = StartBenchmarkDaemon("validity_benchmark", flags.daemon_path, std::chrono::hours(4));
+  const std::vector<PairKind> order = InterleavedSchedule(flags.pairs, flags.sequential_pairs);
+  std::printf("validity_benchmark: %d A/A + %d +5 %% compares at rounds %d (0: the daemon's default %d), %d sequential "
+              "A/A compares at rounds 1; min_run_time_s %g (0: the daemon's default %g), threads %d (0: default); "
+              "%d tanh(Linear(256,256)) layers on %dx256, +1 layer for +5 %%; check skipped, no diagnostics%s\n",
+              flags.pairs, flags.pairs, flags.rounds, torchscan::kDefaultRounds, flags.sequential_pairs,
+              flags.min_run_time_s, torchscan::kDefaultMinRunTimeS, flags.threads, kLayers, kBatch,
+              flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
+  std::fflush(stdout);  // before the progress lines on stderr
+  std::vector<CompareOutcome> outcomes;
+  for (size_t i = 0; i < order.size(); ++i) {
+    outcomes.push_back(RunCompare(*daemon.client, order[i], CompareSpec(order[i], module_bytes, flags)));
+    const CompareOutcome& o = outcomes.back();
+    std::fprintf(stderr, "  %zu/%zu %-15s %s\n", i + 1, order.size(), PairKindName(o.kind),
+                 o.error.empty() ? (v1::Comparison::LatencyChange_Name(o.label) + ", claim " +
+                                    v1::PairedEvidence::Claim_Name(o.claim))
+                                       .c_str()
+                                 : o.error.c_str());
+  }
+  daemon.client.reset();
+  StopBenchmarkDaemon();
+
+  const std::vector<PairKind> kinds = {PairKind::kAa, PairKind::kSlowdown, PairKind::kSequentialAa};
+  std::vector<KindTally> tallies;
+  for (PairKind kind : kinds) tallies.push_back(Tally(outcomes, kind));
+  PrintTable(tallies, kinds);
+  PrintFigures(tallies[0], tallies[1], tallies[2]);
+  int failed = 0;
+  for (const KindTally& t : tallies) failed += t.failed;
+  for (const CompareOutcome& o : outcomes)
+    if (!o.error.empty()) std::printf("failed %s: %s\n", PairKindName(o.kind), o.error.c_str());
+  std::printf("%s\n", failed == 0 ? "ok" : "FAILED: see above");
+  return failed == 0 ? 0 : 1;
+}
