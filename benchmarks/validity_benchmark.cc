@@ -18,6 +18,8 @@
 // detections of the +5 % (slower), wrong direction on the +5 % (faster), the wall time per
 // comparison (Submit to fetched result, median and p90), and default / sequential wall (the
 // medians of A/A and A/A sequential). The rounds shown are those each comparison records.
+// --ratios-csv FILE: one line per job (kind, label, claim, per-round ratios), to study the
+// paired statistics offline on the same jobs.
 // --quick: 1 pair, 1 sequential pair and min_run_time 0.01 s unless given, to check that it
 // runs (//tests:readme_benchmarks_test). Exit 0 when every job succeeded, 1 when one failed,
 // 2 for bad flags. Gives up after 4 hours.
@@ -52,6 +54,7 @@ struct Flags {
   int rounds = 0;             // 0: the daemon's default
   int threads = 0;            // intra-op threads; 0: the daemon's default
   bool quick = false;
+  std::string ratios_csv;     // "": none; else one line per job: kind, label, claim, per-round ratios
 };
 
 // Parses and checks the flags; exits 0 for --help, 2 naming the flag for a bad value.
@@ -67,6 +70,8 @@ Flags ParseFlags(int argc, char** argv) {
       app.add_option("--min-run-time", f.min_run_time_s, "min_run_time_s of every job (default 0: the daemon's)");
   app.add_option("--rounds", f.rounds, "rounds of the A/A and +5 % jobs (default 0: the daemon's default)");
   app.add_option("--threads", f.threads, "intra-op threads of every job (default 0: the daemon's default)");
+  app.add_option("--ratios-csv", f.ratios_csv,
+                 "write each job's kind, label, claim and per-round ratios to this CSV file (for offline analysis)");
   app.add_flag("--quick", f.quick, "1 pair, 1 sequential pair, min_run_time 0.01 s unless given: a smoke run");
   try {
     app.parse(argc, argv);
@@ -141,6 +146,7 @@ CompareOutcome RunCompare(torchscan::DaemonClient& client, PairKind kind, const 
   o.claim = c.evidence().paired().claim();
   if (c.evidence().has_relative_change()) o.relative_change = c.evidence().relative_change();
   o.rounds = c.after().settings().timing().rounds();
+  o.round_ratios.assign(c.evidence().paired().round_ratios().begin(), c.evidence().paired().round_ratios().end());
   return o;
 }
 
@@ -187,6 +193,20 @@ void PrintFigures(const KindTally& aa, const KindTally& slow, const KindTally& s
               Q(aa.wall_s, 0.5) / Q(seq.wall_s, 0.5));
 }
 
+void WriteRatiosCsv(const std::string& path, const std::vector<CompareOutcome>& outcomes) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) GiveUp("--ratios-csv: cannot write " + path);
+  std::fprintf(f, "kind,label,claim,round_ratios...\n");
+  for (const CompareOutcome& o : outcomes) {
+    if (!o.error.empty()) continue;
+    std::fprintf(f, "%s,%s,%s", PairKindName(o.kind), v1::Comparison::LatencyChange_Name(o.label).c_str(),
+                 v1::PairedEvidence::Claim_Name(o.claim).c_str());
+    for (double r : o.round_ratios) std::fprintf(f, ",%.9g", r);
+    std::fprintf(f, "\n");
+  }
+  std::fclose(f);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -213,6 +233,7 @@ int main(int argc, char** argv) {
   }
   daemon.client.reset();
   StopBenchmarkDaemon();
+  if (!flags.ratios_csv.empty()) WriteRatiosCsv(flags.ratios_csv, outcomes);
 
   const std::vector<PairKind> kinds = {PairKind::kAa, PairKind::kSlowdown, PairKind::kSequentialAa};
   std::vector<KindTally> tallies;

@@ -36,6 +36,7 @@ struct CompareOutcome {
   std::optional<double> relative_change;  // evidence.relative_change, when not withheld
   int rounds = 0;                    // settings.timing.rounds as the comparison records it
   double wall_s = 0;                 // from Submit to the fetched result
+  std::vector<double> round_ratios;  // evidence.paired.round_ratios (after / before per round)
 };
 
 // The counts of one kind's jobs.
