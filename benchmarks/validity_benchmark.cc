@@ -23,6 +23,7 @@
 // --quick: 1 pair, 1 sequential pair and min_run_time 0.01 s unless given, to check that it
 // runs (//tests:readme_benchmarks_test). Exit 0 when every job succeeded, 1 when one failed,
 // 2 for bad flags. Gives up after 4 hours.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -146,6 +147,10 @@ CompareOutcome RunCompare(torchscan::DaemonClient& client, PairKind kind, const 
   o.claim = c.evidence().paired().claim();
   if (c.evidence().has_relative_change()) o.relative_change = c.evidence().relative_change();
   o.rounds = c.after().settings().timing().rounds();
+  for (const v1::BenchmarkReport* run : {&c.before(), &c.after()}) {
+    o.other_cpu_share = std::max(o.other_cpu_share, run->timing().load().other_cpu_share());
+    for (const v1::Warning& w : run->warnings()) o.busy_machine |= w.code() == "busy_machine";
+  }
   o.round_ratios.assign(c.evidence().paired().round_ratios().begin(), c.evidence().paired().round_ratios().end());
   return o;
 }
@@ -189,6 +194,12 @@ void PrintFigures(const KindTally& aa, const KindTally& slow, const KindTally& s
               Q(default_wall, 0.5), Q(default_wall, 0.9));
   std::printf("wall per sequential compare (rounds %s): median %.2f s, p90 %.2f s\n", Rounds(seq).c_str(),
               Q(seq.wall_s, 0.5), Q(seq.wall_s, 0.9));
+  std::vector<double> shares = aa.other_cpu_share;
+  shares.insert(shares.end(), slow.other_cpu_share.begin(), slow.other_cpu_share.end());
+  std::printf("other processes' share of the job's CPUs during timing (A/A and +5 %%): median %.0f %%, p90 %.0f %%; "
+              "busy_machine warnings: %s\n",
+              100 * Q(shares, 0.5), 100 * Q(shares, 0.9),
+              Rate(aa.busy_machine + slow.busy_machine, aa.succeeded() + slow.succeeded()).c_str());
   std::printf("default / sequential compare wall (A/A medians; target <= 1.2): %.3f\n",
               Q(aa.wall_s, 0.5) / Q(seq.wall_s, 0.5));
 }

@@ -57,6 +57,8 @@ KindTally Tally(const std::vector<CompareOutcome>& outcomes, PairKind kind) {
     t.wall_s.push_back(o.wall_s);
     if (o.relative_change) t.relative_change.push_back(*o.relative_change);
     t.rounds.insert(o.rounds);
+    t.other_cpu_share.push_back(o.other_cpu_share);
+    t.busy_machine += o.busy_machine;
   }
   return t;
 }

@@ -37,6 +37,8 @@ struct CompareOutcome {
   int rounds = 0;                    // settings.timing.rounds as the comparison records it
   double wall_s = 0;                 // from Submit to the fetched result
   std::vector<double> round_ratios;  // evidence.paired.round_ratios (after / before per round)
+  double other_cpu_share = 0;        // the larger of the runs' timing.load.other_cpu_share
+  bool busy_machine = false;         // either run carries a "busy_machine" warning
 };
 
 // The counts of one kind's jobs.
@@ -48,6 +50,8 @@ struct KindTally {
   std::vector<double> wall_s;        // in job order
   std::vector<double> relative_change;
   std::set<int> rounds;              // every round count recorded
+  std::vector<double> other_cpu_share;  // per job: what other processes took of the job's CPUs
+  int busy_machine = 0;              // jobs with a busy_machine warning
   int succeeded() const { return jobs - failed; }
 };
 
