@@ -87,6 +87,7 @@ TEST(ComputeNoiseFloor, RatesSpreadSettingsAndResolvableChange) {
   EXPECT_NEAR(f.ratio_max(), 0.14, 1e-12);
   ASSERT_TRUE(f.has_resolvable_change()) << f.note();
   EXPECT_NEAR(f.resolvable_change(), 0.031, 1e-9);
+  EXPECT_EQ(f.power(), 0.9);
   EXPECT_EQ(f.note(), "");
   EXPECT_EQ(f.hostname(), "box");
   EXPECT_EQ(f.cpu_model(), "Some CPU");
