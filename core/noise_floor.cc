@@ -21,12 +21,12 @@ std::optional<double> RelativeChange(const v1::Comparison& c) {
   return std::nullopt;
 }
 
-// "linear (execution_mode batch, dtype float32)": the model and its workload facts.
+// "linear (execution_mode batch, dtype float32)": the model and the workload facts that
+// change its timing most (the report's workload map holds many more).
 std::string DescribeWorkload(const v1::BenchmarkReport& run) {
   std::vector<std::string> facts;
-  std::vector<std::pair<std::string, std::string>> sorted(run.workload().begin(), run.workload().end());
-  std::sort(sorted.begin(), sorted.end());
-  for (const auto& [key, value] : sorted) facts.push_back(absl::StrCat(key, " ", value));
+  for (const char* key : {"method", "execution_mode", "dtype"})
+    if (auto it = run.workload().find(key); it != run.workload().end()) facts.push_back(absl::StrCat(key, " ", it->second));
   const std::string model = run.model().empty() ? "workload" : run.model();
   return facts.empty() ? model : absl::StrCat(model, " (", absl::StrJoin(facts, ", "), ")");
 }

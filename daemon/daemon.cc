@@ -409,6 +409,9 @@ void Daemon::RecordNoiseFloor(const std::string& id, v1::JobResult* result) {
   if (result->has_calibration()) {
     v1::NoiseFloor floor = result->calibration().noise_floor();
     floor.set_job_id(id);
+    result->mutable_calibration()->mutable_noise_floor()->set_job_id(id);
+    if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
+      spdlog::warn("job {}: its result keeps no job_id: {}", id, std::string(s.message()));
     if (absl::Status s = store_.SaveNoiseFloor(floor); !s.ok())
       spdlog::error("job {}: its noise floor could not be stored (kept until the daemon stops; the state folder keeps "
                     "the previous one): {}",

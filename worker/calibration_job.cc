@@ -7,6 +7,7 @@
 #include "core/timestamp.h"
 #include "proto/spec_limits.h"
 #include "report/report_json.h"
+#include "worker/result_labels.h"
 
 namespace torchscan::daemon {
 
@@ -40,6 +41,7 @@ absl::StatusOr<v1::Calibration> RunCalibration(const v1::CalibrateJob& job, cons
     line->set_claim(v1::PairedEvidence::Claim_Name(c->evidence().paired().claim()));
     const double before = c->before().timing().summary().median_s();
     if (before > 0) line->set_median_ratio(c->after().timing().summary().median_s() / before);
+    c->mutable_before()->set_model(ModelName(workload));  // for the noise floor's workload
     comparisons.push_back(*std::move(c));
   }
   *calibration.mutable_noise_floor() = ComputeNoiseFloor(comparisons);
