@@ -118,24 +118,10 @@ TEST(MarkdownRenderer, LoadDuringTimingOnlyWhereSampled) {
 }
 
 
-v1::NoiseFloor StaleFloor() {
-  v1::NoiseFloor f;
-  f.set_measured_at("2026-12-01T10:00:00.000Z");
-  f.set_pairs(20);
-  f.set_false_labels(2);
-  f.set_resolvable_change(0.031);
-  f.set_power(0.9);
-  f.set_min_run_time_s(0.2);
-  f.set_rounds(10);
-  f.set_intra_op_threads(1);
-  f.set_stale(true);
-  f.set_stale_reason("older than 7 days (8 days)");
-  return f;
-}
 
 TEST(MarkdownRenderer, TheNoiseFloorIsOneLineOnlyWhereRecorded) {
   v1::Comparison c = fixtures::PassedComparison();
-  *c.mutable_noise_floor() = StaleFloor();
+  *c.mutable_noise_floor() = fixtures::StaleNoiseFloor();
   const std::string md = MarkdownRenderer().Render(c);
   EXPECT_TRUE(Has(md, "- **Noise floor (not used for the label):** Stale noise floor (older than 7 days (8 days)): "
                       "This machine resolves changes of about 3.1% or more"))

@@ -2,32 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/fixtures/evidence_fixtures.h"
+
 namespace torchscan {
 namespace {
 
-v1::NoiseFloor Floor() {
-  v1::NoiseFloor f;
-  f.set_measured_at("2026-12-01T10:00:00.000Z");
-  f.set_pairs(20);
-  f.set_false_labels(2);
-  f.set_resolvable_change(0.031);
-  f.set_power(0.9);
-  f.set_min_run_time_s(0.2);
-  f.set_rounds(10);
-  f.set_intra_op_threads(1);
-  f.set_device("cpu");
-  return f;
-}
-
 TEST(DescribeNoiseFloor, OneSentenceOfWhatTheMachineResolves) {
-  EXPECT_EQ(DescribeNoiseFloor(Floor()),
+  EXPECT_EQ(DescribeNoiseFloor(fixtures::NoiseFloor()),
             "This machine resolves changes of about 3.1% or more (paired claim, 90% power); the guide's label called 2 "
             "of 20 A/A pairs faster or slower (noise floor of 2026-12-01 10:00 UTC: 20 pairs, min_run_time 0.2 s, 10 "
             "rounds, 1 thread).");
 }
 
 TEST(DescribeNoiseFloor, StaleIsSaidFirstWithWhy) {
-  v1::NoiseFloor f = Floor();
+  v1::NoiseFloor f = fixtures::NoiseFloor();
   f.set_stale(true);
   f.set_stale_reason("measured at other settings: min_run_time_s 0.2 (this run 0.05)");
   EXPECT_EQ(DescribeNoiseFloor(f).find("Stale noise floor (measured at other settings: min_run_time_s 0.2 (this run "
@@ -37,7 +25,7 @@ TEST(DescribeNoiseFloor, StaleIsSaidFirstWithWhy) {
 }
 
 TEST(DescribeNoiseFloor, UnknownResolvableChangeGivesTheNoteAndOtherDevicesAreNamed) {
-  v1::NoiseFloor f = Floor();
+  v1::NoiseFloor f = fixtures::NoiseFloor();
   f.clear_resolvable_change();
   f.set_note("resolvable_change unknown: the paired claim needs 5 rounds or more per pair (these have 1)");
   f.set_rounds(1);
@@ -55,13 +43,13 @@ TEST(DescribeNoiseFloor, UnknownResolvableChangeGivesTheNoteAndOtherDevicesAreNa
 TEST(NoiseFloorOf, AComparisonsOrAReportsOrNone) {
   v1::Comparison c;
   EXPECT_EQ(NoiseFloorOf(Evidence(c)), nullptr);
-  *c.mutable_noise_floor() = Floor();
+  *c.mutable_noise_floor() = fixtures::NoiseFloor();
   const Evidence with(c);
   ASSERT_NE(NoiseFloorOf(with), nullptr);
   EXPECT_EQ(NoiseFloorOf(with)->pairs(), 20);
   v1::BenchmarkReport r;
   EXPECT_EQ(NoiseFloorOf(Evidence(r)), nullptr);
-  *r.mutable_noise_floor() = Floor();
+  *r.mutable_noise_floor() = fixtures::NoiseFloor();
   EXPECT_NE(NoiseFloorOf(Evidence(r)), nullptr);
 }
 
