@@ -115,6 +115,7 @@ TEST(Config, EachBadFieldIsNamed) {
   ExpectFieldError("limits.job_wall_time_s", [](ConfigFlags& f) { f.job_wall_time_s = -5; });
   ExpectFieldError("limits.worker_memory_bytes", [](ConfigFlags& f) { f.worker_memory_bytes = -1; });
   ExpectFieldError("limits.max_upload_bytes", [](ConfigFlags& f) { f.max_upload_bytes = -1; });
+  ExpectFieldError("noise_floor_max_age_s", [](ConfigFlags& f) { f.noise_floor_max_age_s = -1; });
   ExpectFieldError("worker_path", [](ConfigFlags& f) { f.worker_path = "/nonexistent/worker"; });
   ExpectFieldError("rss_child_path", [](ConfigFlags& f) { f.rss_child_path = "/nonexistent/child"; });
 }

@@ -2,7 +2,7 @@
 // stored in the state folder, survives a daemon restart (kill -9), is shown by `info`, and is
 // attached to later results: a comparison at the same settings carries it fresh in
 // comparison.json and states it in comparison.html; one at another min_run_time carries it
-// stale, naming min_run_time_s. A damaged noise_floor.json is skipped at start-up, not fatal.
+// stale, naming min_run_time_s; a measurement carries it as well. A damaged noise_floor.json is skipped at start-up, not fatal.
 // Kept small (3 pairs of 5 rounds at 0.01 s). No timing verdict is asserted: only what was
 // recorded and where it travels.
 #include <cstdio>
@@ -99,6 +99,17 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
   EXPECT_TRUE(Has(stale->noise_floor().stale_reason(), "min_run_time_s 0.01 (this run 0.02)"))
       << stale->noise_floor().stale_reason();
   EXPECT_TRUE(Has(Slurp(other + "/comparison.html"), "Stale noise floor (measured at other settings: min_run_time_s"));
+
+  // A measurement carries it too; a single run has no rounds to differ in.
+  const std::string measured = TempDir("measure");
+  const CommandResult m = d.Client({"measure", "--model", "linear", "--min-run-time", "0.01", "--output", measured});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(measured + "/report.json");
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(report->has_noise_floor());
+  EXPECT_EQ(report->noise_floor().job_id(), id);
+  EXPECT_FALSE(report->noise_floor().stale()) << report->noise_floor().stale_reason();
+  EXPECT_TRUE(Has(Slurp(measured + "/report.html"), "<p class=\"noise-floor\">"));
 
   // A damaged file is skipped at start-up: the daemon runs, without a noise floor.
   d.Kill9();
