@@ -168,12 +168,13 @@ int RunJobAndCollect(const ClientContext& ctx, const v1::JobSpec& spec, const Jo
 
 std::string CalibrationSummary(const v1::Calibration& calibration) {
   const v1::NoiseFloor& f = calibration.noise_floor();
-  std::string out = absl::StrCat("TorchScan calibration: ", f.workload(), "\n  noise     ", DescribeNoiseFloor(f), "\n");
-  absl::StrAppend(&out, "  A/A       false labels ", f.false_labels(), "/", f.pairs(), ", false claims ", f.false_claims(),
-                  "/", f.pairs(), "; relative median differences ", absl::StrFormat("%+.1f%%", f.ratio_min() * 100),
-                  " to ", absl::StrFormat("%+.1f%%", f.ratio_max() * 100), " (5th-95th percentile ",
-                  absl::StrFormat("%+.1f%%", f.ratio_p5() * 100), " to ", absl::StrFormat("%+.1f%%", f.ratio_p95() * 100),
-                  ")\n");
+  std::string out =
+      absl::StrCat("TorchScan calibration: ", f.workload(), "\n  noise     ", DescribeNoiseFloor(f), "\n");
+  absl::StrAppend(
+      &out, "  A/A       false labels ", f.false_labels(), "/", f.pairs(), ", false claims ", f.false_claims(), "/",
+      f.pairs(), "; relative median differences ", absl::StrFormat("%+.1f%%", f.ratio_min() * 100), " to ",
+      absl::StrFormat("%+.1f%%", f.ratio_max() * 100), " (5th-95th percentile ",
+      absl::StrFormat("%+.1f%%", f.ratio_p5() * 100), " to ", absl::StrFormat("%+.1f%%", f.ratio_p95() * 100), ")\n");
   for (int i = 0; i < calibration.pairs_size(); ++i) {
     const v1::CalibrationPair& p = calibration.pairs(i);
     absl::StrAppend(&out, "  pair ", i + 1, "    ", p.latency_change(), ", paired ", p.claim(),
@@ -278,12 +279,12 @@ absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& 
 }
 
 int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options) {
-  const absl::Status output_ok = options.output_dir.empty()
-                                     ? CheckCurrentFolderWritable()
-                                     : CheckOutputFolder(options.output_dir,
-                                                         spec.has_calibrate() ? CalibrationFiles()
-                                                                              : EvidenceFiles(spec.has_compare()),
-                                                         options.force);
+  const absl::Status output_ok =
+      options.output_dir.empty()
+          ? CheckCurrentFolderWritable()
+          : CheckOutputFolder(options.output_dir,
+                              spec.has_calibrate() ? CalibrationFiles() : EvidenceFiles(spec.has_compare()),
+                              options.force);
   if (!output_ok.ok()) return ReportError(output_ok);
   v1::JobCommandOutput output;
   const int exit_code = RunJobAndCollect(ctx, spec, options, output.add_daemons());

@@ -237,7 +237,8 @@ void AddCalibrateFlags(CLI::App* app, CalibrateFlags* f) {
   AddModelFlags(app, &f->measure.model);
   app->add_option("--threads", f->measure.run.threads, "intra-op threads, set before construction")
       ->capture_default_str();
-  app->add_option("--min-run-time", f->measure.run.min_run_time, "seconds of timed work per run")->capture_default_str();
+  app->add_option("--min-run-time", f->measure.run.min_run_time, "seconds of timed work per run")
+      ->capture_default_str();
   app->add_option("--label", f->measure.run.label, "free text shown in listings");
   app->add_option("--execution-mode", f->measure.variant.mode, "batch | per_sample")->capture_default_str();
   app->add_option("--dtype", f->measure.variant.dtype, "float32 | bfloat16 | float16")->capture_default_str();

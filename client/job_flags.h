@@ -87,9 +87,9 @@ struct CompareFlags {
 // A calibration: A/A pairs of one workload (the built-in linear model by default, or the
 // user's own module with the measure flags) at the run flags' settings.
 struct CalibrateFlags {
-  MeasureFlags measure;             // the workload and --threads, --min-run-time, --label (--rss is not offered)
+  MeasureFlags measure;                  // the workload and --threads, --min-run-time, --label (--rss is not offered)
   int pairs = kDefaultCalibrationPairs;  // --pairs: A/A comparisons (1..kMaxCalibrationPairs)
-  int rounds = 0;                   // --rounds: timing rounds of each pair; 0 (not given): the compare default
+  int rounds = 0;                        // --rounds: timing rounds of each pair; 0 (not given): the compare default
 };
 
 // The guide's benchmark_comparison: per-sample baseline, batched candidate, and the guide's

@@ -108,10 +108,10 @@ int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::
     absl::StatusOr<v1::JobResult> result = client.FetchResult(id);
     if (!result.ok()) return ReportError(result.status());
     if (!output_dir.empty()) {
-      if (absl::Status s = CheckOutputFolder(output_dir,
-                                           result->has_calibration() ? CalibrationFiles()
-                                                                     : EvidenceFiles(result->has_comparison()),
-                                           force); !s.ok())
+      if (absl::Status s = CheckOutputFolder(
+              output_dir, result->has_calibration() ? CalibrationFiles() : EvidenceFiles(result->has_comparison()),
+              force);
+          !s.ok())
         return ReportError(s);
       std::string json_path;
       if (absl::Status s = WriteEvidence(*result, output_dir, &json_path); !s.ok()) return ReportError(s);

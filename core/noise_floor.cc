@@ -26,7 +26,8 @@ std::optional<double> RelativeChange(const v1::Comparison& c) {
 std::string DescribeWorkload(const v1::BenchmarkReport& run) {
   std::vector<std::string> facts;
   for (const char* key : {"method", "execution_mode", "dtype"})
-    if (auto it = run.workload().find(key); it != run.workload().end()) facts.push_back(absl::StrCat(key, " ", it->second));
+    if (auto it = run.workload().find(key); it != run.workload().end())
+      facts.push_back(absl::StrCat(key, " ", it->second));
   const std::string model = run.model().empty() ? "workload" : run.model();
   return facts.empty() ? model : absl::StrCat(model, " (", absl::StrJoin(facts, ", "), ")");
 }
@@ -75,7 +76,8 @@ void SetAge(v1::NoiseFloor* floor, const std::string& now, double max_age_s, std
   }
   const double age = std::max(0.0, absl::ToDoubleSeconds(*at - *measured));
   floor->set_age_s(age);
-  if (max_age_s > 0 && age > max_age_s) reasons->push_back(absl::StrCat("older than ", Days(max_age_s), " (", Days(age), ")"));
+  if (max_age_s > 0 && age > max_age_s)
+    reasons->push_back(absl::StrCat("older than ", Days(max_age_s), " (", Days(age), ")"));
 }
 
 void Finish(v1::NoiseFloor* floor, const std::vector<std::string>& reasons) {
@@ -142,10 +144,10 @@ v1::NoiseFloor ComputeNoiseFloor(const std::vector<v1::Comparison>& pairs) {
     floor.set_ratio_max(*std::max_element(changes.begin(), changes.end()));
   }
 
-  floor.set_method(absl::StrCat(
-      "each A/A pair's round ratios scaled by 1+d (and 1/(1+d)); the smallest d in ", kNoiseFloorGridStep * 100,
-      " % steps at which ", kNoiseFloorPower * 100, " % of the pairs' sign-test claims (",
-      kPairedConfidence * 100, " % confidence) call it slower (faster)"));
+  floor.set_method(absl::StrCat("each A/A pair's round ratios scaled by 1+d (and 1/(1+d)); the smallest d in ",
+                                kNoiseFloorGridStep * 100, " % steps at which ", kNoiseFloorPower * 100,
+                                " % of the pairs' sign-test claims (", kPairedConfidence * 100,
+                                " % confidence) call it slower (faster)"));
   floor.set_power(kNoiseFloorPower);
   int used = 0;
   const std::optional<double> resolvable = EmpiricalResolvableChange(round_ratios, kNoiseFloorPower, &used);
@@ -160,8 +162,8 @@ v1::NoiseFloor ComputeNoiseFloor(const std::vector<v1::Comparison>& pairs) {
                                 " rounds or more per pair (these have ", floor.rounds(), "); calibrate with --rounds ",
                                 needed, " or more"));
   } else {
-    floor.set_note(absl::StrCat("resolvable_change unknown: no change up to ", kNoiseFloorGridMax * 100, " % is claimed in ",
-                                kNoiseFloorPower * 100, " % of the pairs"));
+    floor.set_note(absl::StrCat("resolvable_change unknown: no change up to ", kNoiseFloorGridMax * 100,
+                                " % is claimed in ", kNoiseFloorPower * 100, " % of the pairs"));
   }
   return floor;
 }
@@ -186,17 +188,15 @@ v1::NoiseFloor AttachNoiseFloor(const v1::NoiseFloor& floor, const NoiseFloorSet
   v1::NoiseFloor attached = floor;
   std::vector<std::string> reasons;
   SetAge(&attached, now, max_age_s, &reasons);
-  std::vector<std::string> differ;
-  if (floor.device() != settings.device)
-    differ.push_back(absl::StrCat("device ", floor.device(), " (this run ", settings.device, ")"));
-  if (floor.min_run_time_s() != settings.min_run_time_s)
-    differ.push_back(absl::StrCat("min_run_time_s ", floor.min_run_time_s(), " (this run ", settings.min_run_time_s, ")"));
-  if (settings.rounds && std::max(1, floor.rounds()) != *settings.rounds)
-    differ.push_back(absl::StrCat("rounds ", floor.rounds(), " (this run ", *settings.rounds, ")"));
-  if (floor.intra_op_threads() != settings.intra_op_threads)
-    differ.push_back(absl::StrCat("intra_op_threads ", floor.intra_op_threads(), " (this run ", settings.intra_op_threads, ")"));
-  if (floor.inter_op_threads() != settings.inter_op_threads)
-    differ.push_back(absl::StrCat("inter_op_threads ", floor.inter_op_threads(), " (this run ", settings.inter_op_threads, ")"));
+  std::vector<std::string> differ;  // "min_run_time_s 0.2 (this run 0.05)"
+  const auto compare = [&differ](const char* name, const auto& measured, const auto& now) {
+    if (measured != now) differ.push_back(absl::StrCat(name, " ", measured, " (this run ", now, ")"));
+  };
+  compare("device", floor.device(), settings.device);
+  compare("min_run_time_s", floor.min_run_time_s(), settings.min_run_time_s);
+  if (settings.rounds) compare("rounds", std::max(1, floor.rounds()), *settings.rounds);
+  compare("intra_op_threads", floor.intra_op_threads(), settings.intra_op_threads);
+  compare("inter_op_threads", floor.inter_op_threads(), settings.inter_op_threads);
   if (!differ.empty()) reasons.push_back("measured at other settings: " + absl::StrJoin(differ, ", "));
   Finish(&attached, reasons);
   return attached;

@@ -30,15 +30,16 @@
 
 namespace torchscan {
 
-inline constexpr double kNoiseFloorPower = 0.90;       // share of pairs that must claim the change
-inline constexpr double kNoiseFloorGridStep = 0.001;   // 0.1 % steps of d
-inline constexpr double kNoiseFloorGridMax = 1.0;      // ... up to 100 %
+inline constexpr double kNoiseFloorPower = 0.90;      // share of pairs that must claim the change
+inline constexpr double kNoiseFloorGridStep = 0.001;  // 0.1 % steps of d
+inline constexpr double kNoiseFloorGridMax = 1.0;     // ... up to 100 %
 
 // The noise floor of `pairs` (each an A/A comparison of one job, in the order run). The
 // settings (device, min_run_time_s, rounds, threads), hostname, cpu_model and workload (its
-// model name, method, execution_mode and dtype) are taken from the first pair's baseline run; measured_at and job_id are left for the caller.
-// Empty `pairs`: pairs 0 and a note, nothing else set. A pair whose relative change is
-// unknown (withheld numbers) counts in the rates but not in the spread.
+// model name, method, execution_mode and dtype) are taken from the first pair's baseline
+// run; measured_at and job_id are left for the caller. Empty `pairs`: pairs 0 and a note,
+// nothing else set. A pair whose relative change is unknown (withheld numbers) counts in
+// the rates but not in the spread.
 v1::NoiseFloor ComputeNoiseFloor(const std::vector<v1::Comparison>& pairs);
 
 // The smallest d (see above) at which `power` of the pairs' scaled round ratios claim

@@ -24,7 +24,7 @@ TEST(EmpiricalResolvableChange, OnePairIsTheLargerOfBothDirections) {
 
 TEST(EmpiricalResolvableChange, NinetyPercentOfThePairsIsEnough) {
   const std::vector<double> tight = {0.996, 1.0, 1.002, 1.0025, 0.999};  // slower 0.005, faster 0.003
-  const std::vector<double> wide = {0.8, 1.0, 1.0, 1.0, 1.105};         // slower 0.251, faster 0.106
+  const std::vector<double> wide = {0.8, 1.0, 1.0, 1.0, 1.105};          // slower 0.251, faster 0.106
   std::vector<std::vector<double>> nine_tight(9, tight);
   nine_tight.push_back(wide);
   EXPECT_NEAR(*EmpiricalResolvableChange(nine_tight), 0.005, 1e-9);  // 9 of 10 claim at 0.5 %
@@ -71,7 +71,9 @@ TEST(ComputeNoiseFloor, RatesSpreadSettingsAndResolvableChange) {
   std::vector<v1::Comparison> pairs;
   const std::vector<double> ratios = {0.97, 1.0, 1.01, 1.0125, 0.99};  // 0.031, as above
   for (int i = 0; i < 20; ++i) {
-    const auto label = i == 3 ? v1::Comparison::faster : i == 7 ? v1::Comparison::slower : v1::Comparison::within_variability;
+    const auto label = i == 3   ? v1::Comparison::faster
+                       : i == 7 ? v1::Comparison::slower
+                                : v1::Comparison::within_variability;
     const auto claim = i == 7 ? v1::PairedEvidence::slower : v1::PairedEvidence::no_claim;
     pairs.push_back(Pair(label, claim, i * 0.01 - 0.05, ratios));  // -0.05 ... 0.14
   }
@@ -101,8 +103,8 @@ TEST(ComputeNoiseFloor, RatesSpreadSettingsAndResolvableChange) {
 }
 
 TEST(ComputeNoiseFloor, SingleRoundPairsHaveNoResolvableChangeAndSayWhy) {
-  const v1::NoiseFloor f = ComputeNoiseFloor(
-      {Pair(v1::Comparison::within_variability, v1::PairedEvidence::no_claim, 0.01, {1.01})});
+  const v1::NoiseFloor f =
+      ComputeNoiseFloor({Pair(v1::Comparison::within_variability, v1::PairedEvidence::no_claim, 0.01, {1.01})});
   EXPECT_FALSE(f.has_resolvable_change());
   EXPECT_NE(f.note().find("needs 5 rounds or more per pair (these have 1)"), std::string::npos) << f.note();
   EXPECT_EQ(f.false_labels(), 0);
@@ -178,7 +180,8 @@ TEST(AttachNoiseFloor, BothReasonsAreJoined) {
   NoiseFloorSettings other = Same();
   other.inter_op_threads = 4;
   const v1::NoiseFloor f = AttachNoiseFloor(Floor(), other, "2026-12-20T10:00:00.000Z", kWeek);
-  EXPECT_EQ(f.stale_reason(), "older than 7 days (19 days); measured at other settings: inter_op_threads 1 (this run 4)");
+  EXPECT_EQ(f.stale_reason(),
+            "older than 7 days (19 days); measured at other settings: inter_op_threads 1 (this run 4)");
 }
 
 TEST(AttachNoiseFloor, AClockSteppedBackIsAgeZeroAndAnUnreadableTimeIsStale) {

@@ -323,9 +323,9 @@ absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& 
   }
   if (absl::Status s = ValidateLimits(config.limits()); !s.ok()) return s;
   if (!std::isfinite(config.noise_floor_max_age_s()) || config.noise_floor_max_age_s() < 0)
-    return Invalid("noise_floor_max_age_s", absl::StrCat(config.noise_floor_max_age_s(),
-                                                         " is not a number of seconds > 0 (default ",
-                                                         kDefaultNoiseFloorMaxAgeS, ": 7 days)"));
+    return Invalid("noise_floor_max_age_s",
+                   absl::StrCat(config.noise_floor_max_age_s(), " is not a number of seconds > 0 (default ",
+                                kDefaultNoiseFloorMaxAgeS, ": 7 days)"));
   if (!IsExecutableFile(config.worker_path()))
     return Invalid("worker_path", "\"" + config.worker_path() +
                                       "\" is not an executable file; build //worker:torchscan-worker and pass --worker");

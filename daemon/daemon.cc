@@ -73,7 +73,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& con
   for (const std::string& id : loaded.interrupted) spdlog::warn("job {} interrupted: it was running when the daemon stopped", id);
   if (absl::StatusOr<v1::NoiseFloor> floor = daemon->store_.LoadNoiseFloor(); floor.ok()) {
     daemon->noise_floor_ = *std::move(floor);
-    spdlog::info("noise floor of {} (job {}) loaded", daemon->noise_floor_->measured_at(), daemon->noise_floor_->job_id());
+    spdlog::info("noise floor of {} (job {}) loaded", daemon->noise_floor_->measured_at(),
+                 daemon->noise_floor_->job_id());
   } else if (floor.status().code() != absl::StatusCode::kNotFound) {
     // Damaged: reported and left alone (the next calibration replaces it); never fatal.
     spdlog::warn("start-up: no noise floor: {}", std::string(floor.status().message()));

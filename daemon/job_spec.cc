@@ -286,9 +286,9 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
       if (c.has_workload())
         if (absl::Status s = ValidateWorkload("spec.calibrate.workload", c.workload(), limits); !s.ok()) return s;
       if (c.pairs() < 0 || c.pairs() > kMaxCalibrationPairs)
-        return Invalid("spec.calibrate.pairs", absl::StrCat("must be 0 (the default, ", kDefaultCalibrationPairs,
-                                                            ") or 1 up to ", kMaxCalibrationPairs, " A/A pairs, got ",
-                                                            c.pairs()));
+        return Invalid("spec.calibrate.pairs",
+                       absl::StrCat("must be 0 (the default, ", kDefaultCalibrationPairs, ") or 1 up to ",
+                                    kMaxCalibrationPairs, " A/A pairs, got ", c.pairs()));
       if (c.rounds() < 0 || c.rounds() > kMaxRounds)
         return Invalid("spec.calibrate.rounds", absl::StrCat("must be 0 (the compare default) or 1 up to ", kMaxRounds,
                                                              " alternating rounds, got ", c.rounds()));

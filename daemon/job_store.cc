@@ -168,8 +168,8 @@ absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const 
       s = ValidateComparison(result.comparison(), kReportSchemaVersion);
     } else if (result.has_calibration()) {
       if (result.calibration().schema_version() != kReportSchemaVersion)
-        s = absl::InvalidArgumentError(absl::StrCat("calibration.schema_version: ", result.calibration().schema_version(),
-                                                    " is not ", kReportSchemaVersion));
+        s = absl::InvalidArgumentError(absl::StrCat(
+            "calibration.schema_version: ", result.calibration().schema_version(), " is not ", kReportSchemaVersion));
     } else {
       s = absl::InvalidArgumentError("holds neither a report, a comparison nor a calibration");
     }
@@ -189,7 +189,8 @@ absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor() const {
   if (!fs::exists(path, error)) return absl::NotFoundError(absl::StrCat(path, " does not exist"));
   v1::NoiseFloor floor;
   absl::Status s = LoadJsonStrict(path, &floor);
-  if (s.ok() && floor.measured_at().empty()) s = absl::InvalidArgumentError(absl::StrCat(path, ": measured_at is empty"));
+  if (s.ok() && floor.measured_at().empty())
+    s = absl::InvalidArgumentError(absl::StrCat(path, ": measured_at is empty"));
   if (!s.ok()) return absl::DataLossError(std::string(s.message()));
   return floor;
 }

@@ -34,10 +34,11 @@ TEST(DescribeNoiseFloor, UnknownResolvableChangeGivesTheNoteAndOtherDevicesAreNa
   f.set_intra_op_threads(4);
   f.set_device("cuda:0");
   f.set_measured_at("yesterday");
-  EXPECT_EQ(DescribeNoiseFloor(f),
-            "This machine's resolvable change is unknown (resolvable_change unknown: the paired claim needs 5 rounds or "
-            "more per pair (these have 1)); the guide's label called 0 of 1 A/A pair faster or slower (noise floor of "
-            "yesterday: 1 pair, min_run_time 0.2 s, 1 round, 4 threads, cuda:0).");
+  EXPECT_EQ(
+      DescribeNoiseFloor(f),
+      "This machine's resolvable change is unknown (resolvable_change unknown: the paired claim needs 5 rounds or "
+      "more per pair (these have 1)); the guide's label called 0 of 1 A/A pair faster or slower (noise floor of "
+      "yesterday: 1 pair, min_run_time 0.2 s, 1 round, 4 threads, cuda:0).");
 }
 
 TEST(NoiseFloorOf, AComparisonsOrAReportsOrNone) {

@@ -133,7 +133,8 @@ std::string TerminalRenderer::Render(const Evidence& evidence) const {
     absl::StrAppend(&lines.out, "TorchScan report: ", S(EvidenceTitle(evidence)), "\n");
     RunLines(runs, false, &lines);
   }
-  if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence)) lines.Field("noise", floor->stale() ? "stale" : "floor", DescribeNoiseFloor(*floor));
+  if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence))
+    lines.Field("noise", floor->stale() ? "stale" : "floor", DescribeNoiseFloor(*floor));
   TimelineLines(evidence, &lines);
   return lines.out;
 }

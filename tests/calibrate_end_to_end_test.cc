@@ -2,14 +2,14 @@
 // stored in the state folder, survives a daemon restart (kill -9), is shown by `info`, and is
 // attached to later results: a comparison at the same settings carries it fresh in
 // comparison.json and states it in comparison.html; one at another min_run_time carries it
-// stale, naming min_run_time_s; a measurement carries it as well. A damaged noise_floor.json is skipped at start-up, not fatal.
-// Kept small (3 pairs of 5 rounds at 0.01 s). No timing verdict is asserted: only what was
-// recorded and where it travels.
+// stale, naming min_run_time_s; a measurement carries it as well. A damaged noise_floor.json is skipped at start-up,
+// not fatal. Kept small (3 pairs of 5 rounds at 0.01 s). No timing verdict is asserted: only what was recorded and
+// where it travels.
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
@@ -32,8 +32,8 @@ v1::DaemonInfo Info(const TestDaemon& d) {
 }
 
 absl::StatusOr<v1::Comparison> Compare(const TestDaemon& d, const std::string& out, const std::string& min_run_time) {
-  const CommandResult r = d.Client({"compare", "--model", "linear", "--no-check", "--rounds", "5", "--min-run-time",
-                                    min_run_time, "--output", out});
+  const CommandResult r = d.Client(
+      {"compare", "--model", "linear", "--no-check", "--rounds", "5", "--min-run-time", min_run_time, "--output", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return LoadComparison(out + "/comparison.json");  // strict: validated
 }
@@ -87,8 +87,8 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
   const std::string page = Slurp(same + "/comparison.html");
   EXPECT_TRUE(Has(page, "<p class=\"noise-floor\">")) << "no noise floor sentence";
   EXPECT_TRUE(Has(page, "of 3 A/A pairs faster or slower (noise floor of ")) << "no noise floor sentence";
-  EXPECT_TRUE(Has(page, floor.has_resolvable_change() ? "This machine resolves changes of about"
-                                                      : "resolvable change is unknown"));
+  EXPECT_TRUE(Has(
+      page, floor.has_resolvable_change() ? "This machine resolves changes of about" : "resolvable change is unknown"));
 
   // At another min_run_time it is stale, and says which setting differs.
   const std::string other = TempDir("other_settings");

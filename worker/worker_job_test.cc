@@ -153,7 +153,8 @@ TEST(WorkerJob, BadSpecsExitTwoWithTheReason) {
 
   Ran empty = RunIn(JobDir("no_kind", "{}"));
   EXPECT_EQ(empty.code, kWorkerBadSpec);
-  EXPECT_NE(empty.errors.find("spec: set exactly one of measure, compare or calibrate"), std::string::npos) << empty.errors;
+  EXPECT_NE(empty.errors.find("spec: set exactly one of measure, compare or calibrate"), std::string::npos)
+      << empty.errors;
 }
 
 TEST(WorkerJob, WorkloadErrorsExitThree) {
