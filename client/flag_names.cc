@@ -40,6 +40,8 @@ const std::vector<std::pair<std::string, std::string>>& Table() {
       {"work_unit", "--work-unit"},
       {"device", "--device"},
       {"compare.rounds", "--rounds"},
+      {"calibrate.rounds", "--rounds"},
+      {"calibrate.pairs", "--pairs"},
       {"declarative.rtol", "--rtol"},
       {"declarative.atol", "--atol"},
       {"compare_dtype", "--check-dtype"},

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "client/exit_codes.h"
 #include "client/flag_names.h"
 #include "client/interrupt.h"
@@ -18,6 +19,7 @@
 #include "io/file_io.h"
 #include "io/proto_json.h"
 #include "report/html_renderer.h"
+#include "report/noise_floor_text.h"
 #include "report/report_json.h"
 #include "report/terminal_renderer.h"
 
@@ -31,6 +33,7 @@ Evidence ToEvidence(const v1::JobResult& result) {
 
 const google::protobuf::Message& Payload(const v1::JobResult& result) {
   if (result.has_comparison()) return result.comparison();
+  if (result.has_calibration()) return result.calibration();
   return result.report();
 }
 
@@ -86,7 +89,8 @@ int WriteJobEvidence(const v1::JobResult& result, const std::string& id, const s
   std::string json_path;
   absl::Status written = WriteEvidence(result, dir, &json_path);
   if (written.ok()) {
-    std::fprintf(stderr, "[%s] wrote %s and its .html\n", id.c_str(), json_path.c_str());
+    std::fprintf(stderr, "[%s] wrote %s%s\n", id.c_str(), json_path.c_str(),
+                 result.has_calibration() ? "" : " and its .html");
     SetEvidencePaths(json_path, out);
     return kExitOk;
   }
@@ -162,6 +166,23 @@ int RunJobAndCollect(const ClientContext& ctx, const v1::JobSpec& spec, const Jo
 
 }  // namespace
 
+std::string CalibrationSummary(const v1::Calibration& calibration) {
+  const v1::NoiseFloor& f = calibration.noise_floor();
+  std::string out =
+      absl::StrCat("TorchScan calibration: ", f.workload(), "\n  noise     ", DescribeNoiseFloor(f), "\n");
+  absl::StrAppend(
+      &out, "  A/A       false labels ", f.false_labels(), "/", f.pairs(), ", false claims ", f.false_claims(), "/",
+      f.pairs(), "; relative median differences ", absl::StrFormat("%+.1f%%", f.ratio_min() * 100), " to ",
+      absl::StrFormat("%+.1f%%", f.ratio_max() * 100), " (5th-95th percentile ",
+      absl::StrFormat("%+.1f%%", f.ratio_p5() * 100), " to ", absl::StrFormat("%+.1f%%", f.ratio_p95() * 100), ")\n");
+  for (int i = 0; i < calibration.pairs_size(); ++i) {
+    const v1::CalibrationPair& p = calibration.pairs(i);
+    absl::StrAppend(&out, "  pair ", i + 1, "    ", p.latency_change(), ", paired ", p.claim(),
+                    p.has_median_ratio() ? absl::StrFormat(", median ratio %.4f", p.median_ratio()) : "", "\n");
+  }
+  return out;
+}
+
 void HandleInterruptedJob(DaemonClient& client, const v1::Job& job, bool cancel, bool private_daemon, int signal) {
   const char* what = InterruptName(signal);
   if (cancel || private_daemon) {
@@ -197,6 +218,13 @@ absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InvalidArgumentError("--output: cannot create folder " + dir + ": " + ec.message());
+  if (result.has_calibration()) {
+    const std::string path = dir + "/" + CalibrationFiles().front();
+    if (absl::Status s = WriteFileAtomic(path, ToJson(result.calibration())); !s.ok())
+      return absl::InvalidArgumentError("--output: " + std::string(s.message()));
+    *json_path = path;
+    return absl::OkStatus();
+  }
   const std::string stem = dir + "/" + (result.has_comparison() ? "comparison" : "report");
   for (const auto& [path, text] : {std::pair{stem + ".json", ToJson(Payload(result))},
                                    std::pair{stem + ".html", HtmlRenderer().Render(ToEvidence(result))}})
@@ -208,6 +236,7 @@ absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, 
 
 std::string Summarize(const ClientContext& ctx, const v1::JobResult& result) {
   if (ctx.json) return ToJson(Payload(result)) + "\n";
+  if (result.has_calibration()) return CalibrationSummary(result.calibration());
   TerminalOptions options;
   options.color = ctx.color;
   return TerminalRenderer(options).Render(ToEvidence(result));
@@ -250,9 +279,12 @@ absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& 
 }
 
 int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options) {
-  const absl::Status output_ok = options.output_dir.empty()
-                                     ? CheckCurrentFolderWritable()
-                                     : CheckOutputFolder(options.output_dir, EvidenceFiles(spec.has_compare()), options.force);
+  const absl::Status output_ok =
+      options.output_dir.empty()
+          ? CheckCurrentFolderWritable()
+          : CheckOutputFolder(options.output_dir,
+                              spec.has_calibrate() ? CalibrationFiles() : EvidenceFiles(spec.has_compare()),
+                              options.force);
   if (!output_ok.ok()) return ReportError(output_ok);
   v1::JobCommandOutput output;
   const int exit_code = RunJobAndCollect(ctx, spec, options, output.add_daemons());
@@ -262,6 +294,7 @@ int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const JobRu
 
 void SetEvidencePaths(const std::string& json_path, v1::DaemonJobOutput* out) {
   out->set_json_path(json_path);
+  if (out->result().has_calibration()) return;  // no page
   const size_t dot = json_path.rfind('.');
   out->set_html_path(json_path.substr(0, dot) + ".html");
 }

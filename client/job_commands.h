@@ -1,4 +1,5 @@
-// Commands that run a job on a daemon and collect its evidence: measure, compare, example.
+// Commands that run a job on a daemon and collect its evidence: measure, compare, example,
+// calibrate (whose evidence is calibration.json alone).
 // Each checks where the evidence will go before submitting (output_folder.h), submits the
 // spec, shows live progress on stderr, waits, fetches the report or comparison, writes
 // <kind>.json and <kind>.html into --output (or ./torchscan-<job id>/, whose path is
@@ -68,6 +69,10 @@ std::string JobsCommandLine(const std::string& address, const std::string& what)
 
 // The terminal summary (or the evidence's pretty JSON when ctx.json) of a result.
 std::string Summarize(const ClientContext& ctx, const v1::JobResult& result);
+
+// A calibration's terminal summary: the noise floor sentence, the A/A counts and spread, one
+// line per pair.
+std::string CalibrationSummary(const v1::Calibration& calibration);
 
 // 1 for a comparison whose output check failed, else 0.
 int ResultExitCode(const v1::JobResult& result);

@@ -121,6 +121,8 @@ absl::Status ResolveJobFiles(const std::string& job_file, FileTransport transpor
   };
   if (spec->has_measure() && spec->measure().has_workload())
     return workload("spec.measure.workload", spec->mutable_measure()->mutable_workload());
+  if (spec->has_calibrate() && spec->calibrate().has_workload())
+    return workload("spec.calibrate.workload", spec->mutable_calibrate()->mutable_workload());
   if (!spec->has_compare()) return absl::OkStatus();
   v1::CompareJob* c = spec->mutable_compare();
   if (c->has_baseline())

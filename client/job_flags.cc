@@ -234,6 +234,22 @@ void AddMeasureFlags(CLI::App* app, MeasureFlags* f) {
   app->add_flag("--channels-last", f->variant.channels_last, "4-D weights and inputs in channels-last layout");
 }
 
+void AddCalibrateFlags(CLI::App* app, CalibrateFlags* f) {
+  AddModelFlags(app, &f->measure.model);
+  app->add_option("--threads", f->measure.run.threads, "intra-op threads, set before construction")
+      ->capture_default_str();
+  app->add_option("--min-run-time", f->measure.run.min_run_time, "seconds of timed work per run")
+      ->capture_default_str();
+  app->add_option("--label", f->measure.run.label, "free text shown in listings");
+  app->add_option("--execution-mode", f->measure.variant.mode, "batch | per_sample")->capture_default_str();
+  app->add_option("--dtype", f->measure.variant.dtype, "float32 | bfloat16 | float16")->capture_default_str();
+  app->add_option("--pairs", f->pairs, absl::StrFormat("A/A comparisons, 1..%d", kMaxCalibrationPairs))
+      ->capture_default_str();
+  app->add_option("--rounds", f->rounds,
+                  absl::StrFormat("alternating timing rounds of each pair, 1..%d (default: the compare default, %d)",
+                                  kMaxRounds, kDefaultRounds));
+}
+
 void AddExampleFlags(CLI::App* app, CompareFlags* f) {
   app->add_option("--model", f->model.model, workloads::BuiltinNameList(" | ", " | ", " (default)"));
   app->add_option("--device", f->model.device, "cpu | cuda:N")->capture_default_str();
@@ -276,6 +292,22 @@ absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& f) {
   absl::StatusOr<v1::WorkloadSpec> w = Workload(f.model, "--torchscript", f.model.torchscript, f.variant, kMeasureNames);
   if (!w.ok()) return w.status();
   *spec.mutable_measure()->mutable_workload() = *std::move(w);
+  return spec;
+}
+
+absl::StatusOr<v1::JobSpec> CalibrateSpecFromFlags(const CalibrateFlags& f) {
+  if (f.pairs < 1 || f.pairs > kMaxCalibrationPairs)
+    return FlagError("--pairs", absl::StrFormat("must be 1..%d, got %d", kMaxCalibrationPairs, f.pairs));
+  if (f.rounds != 0)
+    if (absl::Status s = ValidateRoundsFlag(f.rounds); !s.ok()) return s;
+  absl::StatusOr<v1::JobSpec> measure = MeasureSpecFromFlags(f.measure);
+  if (!measure.ok()) return measure.status();
+  v1::JobSpec spec = *std::move(measure);
+  v1::WorkloadSpec workload = spec.measure().workload();
+  v1::CalibrateJob* job = spec.mutable_calibrate();  // replaces the measure job, keeps the options
+  *job->mutable_workload() = std::move(workload);
+  job->set_pairs(f.pairs);
+  job->set_rounds(f.rounds);
   return spec;
 }
 

@@ -84,6 +84,14 @@ struct CompareFlags {
   int rounds = kDefaultRounds;      // --rounds: alternating timing rounds (1..kMaxRounds)
 };
 
+// A calibration: A/A pairs of one workload (the built-in linear model by default, or the
+// user's own module with the measure flags) at the run flags' settings.
+struct CalibrateFlags {
+  MeasureFlags measure;                  // the workload and --threads, --min-run-time, --label (--rss is not offered)
+  int pairs = kDefaultCalibrationPairs;  // --pairs: A/A comparisons (1..kMaxCalibrationPairs)
+  int rounds = 0;                        // --rounds: timing rounds of each pair; 0 (not given): the compare default
+};
+
 // The guide's benchmark_comparison: per-sample baseline, batched candidate, and the guide's
 // own tolerance (rtol 1e-4, atol 1e-5) stated explicitly in the job.
 CompareFlags GuideExampleFlags();
@@ -92,6 +100,7 @@ CompareFlags GuideExampleFlags();
 void AddMeasureFlags(CLI::App* app, MeasureFlags* flags);
 void AddCompareFlags(CLI::App* app, CompareFlags* flags);
 void AddExampleFlags(CLI::App* app, CompareFlags* flags);
+void AddCalibrateFlags(CLI::App* app, CalibrateFlags* flags);
 
 // `--help` text of measure and compare: a worked example for a user's own model.
 extern const char* const kMeasureExamples;
@@ -102,6 +111,10 @@ absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& flags);
 absl::Status ValidateRoundsFlag(int rounds);
 // Also refuses a comparison without its check, naming "--rtol/--atol", and the three choices.
 absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& flags);
+// A calibrate job: the measure flags' workload and run settings, --pairs and --rounds.
+// InvalidArgument "--pairs: must be 1..<kMaxCalibrationPairs>, got N", --rounds as
+// ValidateRoundsFlag (0: not given), and MeasureSpecFromFlags' errors.
+absl::StatusOr<v1::JobSpec> CalibrateSpecFromFlags(const CalibrateFlags& flags);
 
 // A JobSpec from a JSON job file (the schema's JSON mapping, strict): InvalidArgument
 // naming the file and the field; NotFound for a missing file. Zeros are read as +0

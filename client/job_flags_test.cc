@@ -226,6 +226,40 @@ TEST(JobFlags, MeasureFlagsReachTheSpec) {
   EXPECT_EQ(spec->measure().workload().execution_mode(), v1::WorkloadSpec::per_sample);
 }
 
+TEST(JobFlags, CalibrateFlagsReachTheSpecAndBadPairsOrRoundsAreNamed) {
+  CalibrateFlags f;
+  f.measure.run.min_run_time = 0.01;
+  f.measure.run.threads = 2;
+  f.pairs = 3;
+  f.rounds = 5;
+  absl::StatusOr<v1::JobSpec> spec = CalibrateSpecFromFlags(f);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_TRUE(spec->has_calibrate());
+  EXPECT_EQ(spec->calibrate().workload().model().builtin(), v1::ModelSpec::linear);  // the reference
+  EXPECT_EQ(spec->calibrate().workload().execution_mode(), v1::WorkloadSpec::batch);
+  EXPECT_EQ(spec->calibrate().pairs(), 3);
+  EXPECT_EQ(spec->calibrate().rounds(), 5);
+  EXPECT_DOUBLE_EQ(spec->options().min_run_time_s(), 0.01);
+  EXPECT_EQ(spec->options().intra_op_threads(), 2);
+  EXPECT_EQ(CalibrateSpecFromFlags(CalibrateFlags{})->calibrate().rounds(), 0);  // not given: the compare default
+  EXPECT_EQ(CalibrateSpecFromFlags(CalibrateFlags{})->calibrate().pairs(), kDefaultCalibrationPairs);
+  for (int pairs : {0, kMaxCalibrationPairs + 1}) {
+    CalibrateFlags bad;
+    bad.pairs = pairs;
+    const absl::Status s = CalibrateSpecFromFlags(bad).status();
+    EXPECT_EQ(s.message().find("--pairs: must be 1..200, got "), 0u) << s;
+  }
+  for (int rounds : {-1, kMaxRounds + 1}) {
+    CalibrateFlags bad;
+    bad.rounds = rounds;
+    EXPECT_EQ(CalibrateSpecFromFlags(bad).status().message().find("--rounds:"), 0u);
+  }
+  CalibrateFlags bad_time;
+  bad_time.measure.run.min_run_time = -1;
+  EXPECT_EQ(CalibrateSpecFromFlags(bad_time).status().message().find("--min-run-time:"), 0u)
+      << CalibrateSpecFromFlags(bad_time).status();
+}
+
 TEST(LoadJobFile, ReadsTheJsonMapping) {
   absl::StatusOr<v1::JobSpec> spec = LoadJobFile(WriteTemp(
       "ok.json", R"({"label": "x", "measure": {"workload": {"model": {"builtin": "linear"}}},

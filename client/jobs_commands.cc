@@ -8,14 +8,23 @@
 #include "client/output_folder.h"
 #include "client/progress.h"
 #include "io/proto_json.h"
+#include "report/noise_floor_text.h"
 
 namespace torchscan {
 namespace {
 
+// "45 s", "12 min", "5.5 h", "8.0 days".
+std::string FormatAge(double seconds) {
+  if (seconds < 120) return absl::StrFormat("%.0f s", seconds);
+  if (seconds < 2 * 3600) return absl::StrFormat("%.0f min", seconds / 60);
+  if (seconds < 48 * 3600) return absl::StrFormat("%.1f h", seconds / 3600);
+  return absl::StrFormat("%.1f days", seconds / 86400);
+}
+
 std::string JobLine(const v1::Job& j) {
   std::string state = v1::Job::State_Name(j.state());
   if (j.state() == v1::Job::queued) state += absl::StrFormat(" #%d", j.queue_position());
-  const char* kind = j.spec().has_compare() ? "compare" : "measure";
+  const char* kind = j.spec().has_compare() ? "compare" : j.spec().has_calibrate() ? "calibrate" : "measure";
   std::string result = j.latency_change().empty() ? "" : j.latency_change() + ", check " + j.output_check();
   if (!j.error().empty()) result = j.error();
   return absl::StrFormat("%-14s %-12s %-8s %-10s %-20s %s  %s", j.id(), state, kind, j.submitter(), j.submitted_at(),
@@ -99,7 +108,10 @@ int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::
     absl::StatusOr<v1::JobResult> result = client.FetchResult(id);
     if (!result.ok()) return ReportError(result.status());
     if (!output_dir.empty()) {
-      if (absl::Status s = CheckOutputFolder(output_dir, EvidenceFiles(result->has_comparison()), force); !s.ok())
+      if (absl::Status s = CheckOutputFolder(
+              output_dir, result->has_calibration() ? CalibrationFiles() : EvidenceFiles(result->has_comparison()),
+              force);
+          !s.ok())
         return ReportError(s);
       std::string json_path;
       if (absl::Status s = WriteEvidence(*result, output_dir, &json_path); !s.ok()) return ReportError(s);
@@ -133,6 +145,13 @@ int InfoCommand(const ClientContext& ctx) {
                 info->config().cpu_set().empty() ? "all" : info->config().cpu_set().c_str());
     std::printf("  queue     %d queued%s\n", info->queued(),
                 info->running_job().empty() ? "" : (", running " + info->running_job()).c_str());
+    if (info->has_noise_floor()) {
+      const v1::NoiseFloor& f = info->noise_floor();
+      std::printf("  noise     %s old, job %s: %s\n", FormatAge(f.age_s()).c_str(), f.job_id().c_str(),
+                  DescribeNoiseFloor(f).c_str());
+    } else {
+      std::printf("  noise     no noise floor yet: run `torchscan-client calibrate`\n");
+    }
     return int{kExitOk};
   });
 }

@@ -42,7 +42,8 @@ struct CommandLine {
   MeasureFlags measure_flags;
   CompareFlags compare_flags;
   CompareFlags example_flags = GuideExampleFlags();
-  CLI::App *info = nullptr, *measure = nullptr, *compare = nullptr, *example = nullptr;
+  CalibrateFlags calibrate_flags;
+  CLI::App *info = nullptr, *measure = nullptr, *compare = nullptr, *example = nullptr, *calibrate = nullptr;
   CLI::App *list = nullptr, *show = nullptr, *cancel = nullptr, *watch = nullptr, *fetch = nullptr;
   CLI::App *render = nullptr, *compare_reports = nullptr;
 };
@@ -92,6 +93,11 @@ void AddJobCommands(CLI::App& app, CommandLine* cl) {
   add_job_file(cl->compare, "--threads, --min-run-time, --rss, --label, --reverse and --rounds",
                "comparison.json and comparison.html");
 
+  cl->calibrate = app.add_subcommand(
+      "calibrate", "measure this machine's noise floor: A/A pairs of a reference workload (or your own module)");
+  AddCalibrateFlags(cl->calibrate, &cl->calibrate_flags);
+  add_output(cl->calibrate, "calibration.json");
+
   cl->example = app.add_subcommand("example", "the guide's benchmark_comparison: one sample at a time versus one batch");
   AddExampleFlags(cl->example, &cl->example_flags);
   add_output(cl->example, "comparison.json and comparison.html")->required();  // as the guide's example
@@ -133,10 +139,16 @@ void AddLocalCommands(CLI::App& app, CommandLine* cl) {
   cl->compare_reports->add_flag("--force", cl->force, "replace the comparison an earlier run left in --output");
 }
 
-// The job of measure, compare or example (a job file with the flags beside it applied, or
+// The job of measure, compare, example or calibrate (a job file with the flags beside it applied, or
 // the flags), run on one daemon or each of several.
 int RunJobFromCommandLine(const ClientContext& ctx, CommandLine& cl) {
   const bool measure = static_cast<bool>(*cl.measure), compare = static_cast<bool>(*cl.compare);
+  if (*cl.calibrate) {
+    absl::StatusOr<v1::JobSpec> spec = CalibrateSpecFromFlags(cl.calibrate_flags);
+    if (!spec.ok()) return ReportError(spec.status());
+    if (ctx.daemons.size() > 1) return RunJobOnDaemons(ctx, *spec, cl.job_options);
+    return RunJobCommand(ctx, *spec, cl.job_options);
+  }
   const FileTransport files = (measure ? cl.measure_flags.model : cl.compare_flags.model).transport();
   CLI::App* sub = measure ? cl.measure : compare ? cl.compare : cl.example;
   absl::StatusOr<v1::JobSpec> spec = !cl.job_file.empty() ? LoadJobFileWithFiles(cl.job_file, files)
@@ -161,7 +173,7 @@ int RunJobFromCommandLine(const ClientContext& ctx, CommandLine& cl) {
 int RunCommand(ClientContext& ctx, CommandLine& cl) {
   if (absl::Status s = ResolveClientContext(&ctx); !s.ok()) return ReportError(s);
   if (*cl.info) return InfoCommand(ctx);
-  if (*cl.measure || *cl.compare || *cl.example) return RunJobFromCommandLine(ctx, cl);
+  if (*cl.measure || *cl.compare || *cl.example || *cl.calibrate) return RunJobFromCommandLine(ctx, cl);
   if (*cl.list) return ListJobsCommand(ctx, cl.state, cl.limit);
   if (*cl.show) return ShowJobCommand(ctx, cl.id);
   if (*cl.cancel) return CancelJobCommand(ctx, cl.id);

@@ -101,7 +101,9 @@ int RunJobOnDaemons(const ClientContext& ctx, const v1::JobSpec& spec, const Job
   const absl::Status output_ok =
       options.output_dir.empty()
           ? CheckCurrentFolderWritable()
-          : CheckOutputFolder(options.output_dir, EvidenceFiles(spec.has_compare()), options.force, /*per_machine=*/true);
+          : CheckOutputFolder(options.output_dir,
+                              spec.has_calibrate() ? CalibrationFiles() : EvidenceFiles(spec.has_compare()),
+                              options.force, /*per_machine=*/true);
   if (!output_ok.ok()) return ReportError(output_ok);
   std::vector<MachineRun> runs(ctx.daemons.size());
   std::mutex print;

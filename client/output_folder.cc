@@ -42,6 +42,8 @@ std::vector<std::string> EvidenceFiles(bool comparison) {
   return {stem + ".json", stem + ".html"};
 }
 
+std::vector<std::string> CalibrationFiles() { return {"calibration.json"}; }
+
 absl::Status CheckOutputFolder(const std::string& dir, const std::vector<std::string>& files, bool force,
                                bool per_machine) {
   if (dir.empty()) return absl::InvalidArgumentError("--output: empty; give a folder");

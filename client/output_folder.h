@@ -12,6 +12,9 @@ namespace torchscan {
 // The files a result writes into its folder: report.json + report.html, or comparison.json +
 // comparison.html.
 std::vector<std::string> EvidenceFiles(bool comparison);
+// The file a calibration writes: calibration.json (no page: the noise floor is one sentence,
+// and every later report or comparison the daemon makes shows it).
+std::vector<std::string> CalibrationFiles();
 
 // Whether `dir` (--output) can take `files`, before anything runs:
 //   InvalidArgument "--output: X is a file, not a folder ..." when `dir` or a folder on its

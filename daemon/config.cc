@@ -254,6 +254,7 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config) {
   if (flags.admin_group) config->set_admin_group(*flags.admin_group);
   if (flags.worker_cpu_time_s) limits->set_worker_cpu_time_s(*flags.worker_cpu_time_s);
   if (flags.worker_open_files) limits->set_worker_open_files(*flags.worker_open_files);
+  if (flags.noise_floor_max_age_s) config->set_noise_floor_max_age_s(*flags.noise_floor_max_age_s);
 }
 
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
@@ -273,6 +274,7 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
   if (limits->job_wall_time_s() == 0) limits->set_job_wall_time_s(kDefaultJobWallTimeS);
   if (limits->max_upload_bytes() == 0) limits->set_max_upload_bytes(kDefaultMaxUploadBytes);
   if (limits->worker_open_files() == 0) limits->set_worker_open_files(kDefaultWorkerOpenFiles);
+  if (config->noise_floor_max_age_s() == 0) config->set_noise_floor_max_age_s(kDefaultNoiseFloorMaxAgeS);
   if (machine.is_root && config->worker_user().empty()) config->set_worker_user(kDefaultWorkerUser);
   if (config->worker_path().empty() && !machine.executable_dir.empty())
     config->set_worker_path(DefaultWorker(machine.executable_dir));
@@ -320,6 +322,10 @@ absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& 
     }
   }
   if (absl::Status s = ValidateLimits(config.limits()); !s.ok()) return s;
+  if (!std::isfinite(config.noise_floor_max_age_s()) || config.noise_floor_max_age_s() < 0)
+    return Invalid("noise_floor_max_age_s",
+                   absl::StrCat(config.noise_floor_max_age_s(), " is not a number of seconds > 0 (default ",
+                                kDefaultNoiseFloorMaxAgeS, ": 7 days)"));
   if (!IsExecutableFile(config.worker_path()))
     return Invalid("worker_path", "\"" + config.worker_path() +
                                       "\" is not an executable file; build //worker:torchscan-worker and pass --worker");

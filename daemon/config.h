@@ -47,6 +47,7 @@ struct ConfigFlags {
   std::optional<std::string> admin_group;       // --admin-group
   std::optional<double> worker_cpu_time_s;      // --worker-cpu-time (seconds; 0 = no limit)
   std::optional<int> worker_open_files;         // --worker-open-files
+  std::optional<double> noise_floor_max_age_s;  // --noise-floor-max-age (seconds)
 };
 
 // What validation and defaults need to know about the machine; tests pass their own.

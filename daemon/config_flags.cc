@@ -23,6 +23,9 @@ void AddConfigFlags(CLI::App* app, ConfigFlags* flags) {
                   absl::StrFormat("queued jobs accepted (%d)", kDefaultMaxQueueLength));
   app->add_option("--job-wall-time", flags->job_wall_time_s,
                   absl::StrFormat("seconds before a worker is killed (%g)", kDefaultJobWallTimeS));
+  app->add_option("--noise-floor-max-age", flags->noise_floor_max_age_s,
+                  absl::StrFormat("seconds after which the noise floor (calibrate) is labelled stale (%g: 7 days)",
+                                  kDefaultNoiseFloorMaxAgeS));
   app->add_option("--worker-memory", flags->worker_memory_bytes, "RLIMIT_AS of workers in bytes (0: none)");
   app->add_option("--max-upload", flags->max_upload_bytes,
                   absl::StrFormat("largest job spec in bytes (%d MiB)", kDefaultMaxUploadBytes >> 20));

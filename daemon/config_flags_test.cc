@@ -41,6 +41,7 @@ TEST(ConfigFlags, HelpStatesTheDefaultsThatApply) {
       {"--socket-mode", absl::StrCat("(", applied.socket_mode(), ")")},
       {"--worker-user", absl::StrCat("(", applied.worker_user(), ")")},
       {"--worker-open-files", absl::StrCat("(", applied.limits().worker_open_files(), ")")},
+      {"--noise-floor-max-age", absl::StrCat("(", applied.noise_floor_max_age_s(), ": 7 days)")},
   };
   for (const auto& [flag, value] : stated) {
     const std::string line = HelpLine(help, flag);

@@ -59,6 +59,7 @@ TEST(Config, DefaultsFillEverything) {
   EXPECT_EQ(config->limits().job_wall_time_s(), 3600);
   EXPECT_EQ(config->limits().worker_memory_bytes(), 0);
   EXPECT_EQ(config->limits().max_upload_bytes(), 64 << 20);
+  EXPECT_EQ(config->noise_floor_max_age_s(), 7 * 24 * 3600);
   EXPECT_EQ(config->worker_path(), TempDir() + "/torchscan-worker");
   EXPECT_EQ(config->rss_child_path(), "");  // none beside the fake worker
 }
@@ -114,6 +115,7 @@ TEST(Config, EachBadFieldIsNamed) {
   ExpectFieldError("limits.job_wall_time_s", [](ConfigFlags& f) { f.job_wall_time_s = -5; });
   ExpectFieldError("limits.worker_memory_bytes", [](ConfigFlags& f) { f.worker_memory_bytes = -1; });
   ExpectFieldError("limits.max_upload_bytes", [](ConfigFlags& f) { f.max_upload_bytes = -1; });
+  ExpectFieldError("noise_floor_max_age_s", [](ConfigFlags& f) { f.noise_floor_max_age_s = -1; });
   ExpectFieldError("worker_path", [](ConfigFlags& f) { f.worker_path = "/nonexistent/worker"; });
   ExpectFieldError("rss_child_path", [](ConfigFlags& f) { f.rss_child_path = "/nonexistent/child"; });
 }

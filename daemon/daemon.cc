@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/environment.h"
+#include "core/noise_floor.h"
 #include "core/timestamp.h"
 #include "core/version.h"
 #include "daemon/access_rules.h"
@@ -70,6 +71,15 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& con
   JobStore::Loaded loaded = daemon->store_.LoadAll(NowRfc3339());
   for (const std::string& problem : loaded.problems) spdlog::warn("start-up: {}", problem);
   for (const std::string& id : loaded.interrupted) spdlog::warn("job {} interrupted: it was running when the daemon stopped", id);
+  if (absl::StatusOr<v1::NoiseFloor> floor = daemon->store_.LoadNoiseFloor(); floor.ok()) {
+    daemon->noise_floor_ = *std::move(floor);
+    spdlog::info("noise floor of {} (job {}) loaded", daemon->noise_floor_->measured_at(),
+                 daemon->noise_floor_->job_id());
+  } else if (floor.status().code() != absl::StatusCode::kNotFound) {
+    // Damaged: reported and left alone (the next calibration replaces it); never fatal.
+    spdlog::warn("start-up: no noise floor: {}", std::string(floor.status().message()));
+    loaded.problems.push_back(std::string(floor.status().message()));
+  }
   daemon->load_problems_ = std::move(loaded.problems);
   daemon->last_number_ = loaded.last_number;
   for (v1::Job& job : loaded.jobs) {
@@ -164,7 +174,7 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   const std::string& id = job.id();
   jobs_[id] = job;
   spdlog::info("job {} queued by {} at position {} ({}{})", id, submitter, queue_.Position(id),
-               job.spec().has_compare() ? "compare" : "measure",
+               job.spec().has_compare() ? "compare" : job.spec().has_calibrate() ? "calibrate" : "measure",
                job.spec().label().empty() ? "" : ", label \"" + job.spec().label() + "\"");
   work_.notify_one();
   changed_.notify_all();
@@ -263,6 +273,8 @@ absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&) const {
   std::lock_guard<std::mutex> lock(mu_);
   info.set_queued(static_cast<int32_t>(queue_.size()));
   info.set_running_job(running_id_);
+  if (noise_floor_)
+    *info.mutable_noise_floor() = AgedNoiseFloor(*noise_floor_, NowRfc3339(), config_.noise_floor_max_age_s());
   return info;
 }
 
@@ -376,6 +388,7 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
   if (outcome.state == v1::Job::succeeded) {
     job.set_state(v1::Job::succeeded);
     job.set_phase("done");
+    RecordNoiseFloor(id, &outcome.result);
     if (outcome.result.has_comparison()) {
       const v1::Comparison& c = outcome.result.comparison();
       job.set_latency_change(v1::Comparison::LatencyChange_Name(c.latency_change()));
@@ -391,6 +404,37 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
   running_id_.clear();
   running_control_.reset();
   Changed(job, true);
+}
+
+void Daemon::RecordNoiseFloor(const std::string& id, v1::JobResult* result) {
+  if (result->has_calibration()) {
+    v1::NoiseFloor floor = result->calibration().noise_floor();
+    floor.set_job_id(id);
+    result->mutable_calibration()->mutable_noise_floor()->set_job_id(id);
+    if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
+      spdlog::warn("job {}: its result keeps no job_id: {}", id, std::string(s.message()));
+    if (absl::Status s = store_.SaveNoiseFloor(floor); !s.ok())
+      spdlog::error("job {}: its noise floor could not be stored (kept until the daemon stops; the state folder keeps "
+                    "the previous one): {}",
+                    id, std::string(s.message()));
+    noise_floor_ = std::move(floor);
+    return;
+  }
+  if (!noise_floor_) return;
+  const std::string now = NowRfc3339();
+  const double max_age_s = config_.noise_floor_max_age_s();
+  if (result->has_comparison()) {
+    v1::Comparison* c = result->mutable_comparison();
+    *c->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfComparison(*c), now, max_age_s);
+  } else if (result->has_report()) {
+    v1::BenchmarkReport* r = result->mutable_report();
+    *r->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfReport(*r), now, max_age_s);
+  } else {
+    return;
+  }
+  if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
+    spdlog::error("job {}: the noise floor could not be added to its result (the result stays without it): {}", id,
+                  std::string(s.message()));
 }
 
 }  // namespace torchscan::daemon

@@ -26,6 +26,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -102,12 +103,18 @@ class Daemon {
   void Changed(const v1::Job& job, bool persist);
   // Writes the records that found no room before, oldest id first, until one fails. Requires mu_.
   void StoreUnsaved();
+  // After job `id` succeeded: a calibration's noise floor becomes the daemon's (stored in the
+  // state folder first; kept in memory only if that fails); a report or comparison gets the
+  // current noise floor, judged for its settings (core/noise_floor.h), in its result.json.
+  // Requires mu_. Failures are logged; the job still succeeded.
+  void RecordNoiseFloor(const std::string& id, v1::JobResult* result);
 
   const v1::DaemonConfig config_;
   const JobRunOptions run_options_;
   const std::string started_at_;
   JobStore store_;
   std::vector<std::string> load_problems_;
+  std::optional<v1::NoiseFloor> noise_floor_;  // the latest calibration's; guarded by mu_
 
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;  // any job changed, or shutting down

@@ -229,6 +229,7 @@ absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes) 
   };
   std::vector<const v1::WorkloadSpec*> workloads;
   if (spec.has_measure()) workloads.push_back(&spec.measure().workload());
+  if (spec.has_calibrate()) workloads.push_back(&spec.calibrate().workload());
   if (spec.has_compare()) workloads.insert(workloads.end(), {&spec.compare().baseline(), &spec.compare().candidate()});
   for (const v1::WorkloadSpec* w : workloads) {
     add(w->model().torchscript().source_name(), "model.torchscript.module_bytes", w->model().torchscript().module_bytes());
@@ -279,8 +280,22 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
                        absl::StrCat("must be 0 or 1 (one pass) up to ", kMaxRounds, " alternating rounds"));
       break;
     }
+    case v1::JobSpec::kCalibrate: {
+      const v1::CalibrateJob& c = spec.calibrate();
+      // No workload: the worker's built-in reference workload.
+      if (c.has_workload())
+        if (absl::Status s = ValidateWorkload("spec.calibrate.workload", c.workload(), limits); !s.ok()) return s;
+      if (c.pairs() < 0 || c.pairs() > kMaxCalibrationPairs)
+        return Invalid("spec.calibrate.pairs",
+                       absl::StrCat("must be 0 (the default, ", kDefaultCalibrationPairs, ") or 1 up to ",
+                                    kMaxCalibrationPairs, " A/A pairs, got ", c.pairs()));
+      if (c.rounds() < 0 || c.rounds() > kMaxRounds)
+        return Invalid("spec.calibrate.rounds", absl::StrCat("must be 0 (the compare default) or 1 up to ", kMaxRounds,
+                                                             " alternating rounds, got ", c.rounds()));
+      break;
+    }
     default:
-      return Invalid("spec", "set exactly one of measure or compare");
+      return Invalid("spec", "set exactly one of measure, compare or calibrate");
   }
   return ValidateOptions(spec.options(), limits);
 }
@@ -300,6 +315,7 @@ v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec) {
       if (input.source_case() == v1::InputSpec::kTensorBytes) input.set_tensor_bytes("");
   };
   if (spec.has_measure() && spec.measure().has_workload()) strip(spec.mutable_measure()->mutable_workload());
+  if (spec.has_calibrate() && spec.calibrate().has_workload()) strip(spec.mutable_calibrate()->mutable_workload());
   if (spec.has_compare()) {
     v1::CompareJob* c = spec.mutable_compare();
     if (c->has_baseline()) strip(c->mutable_baseline());

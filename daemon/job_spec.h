@@ -47,8 +47,10 @@ absl::Status CheckSubmitRequestSize(int64_t request_bytes, int64_t max_upload_by
 
 // OK, or:
 //   ResourceExhausted  CheckUploadSize's refusal
-//   InvalidArgument    naming the field under "spec.", e.g. "spec: set exactly one of measure
-//                      or compare", "spec.compare.baseline: required",
+//   InvalidArgument    naming the field under "spec.", e.g. "spec: set exactly one of measure,
+//                      compare or calibrate", "spec.calibrate.pairs: must be 0 ... up to
+//                      kMaxCalibrationPairs", "spec.calibrate.rounds" above kMaxRounds,
+//                      "spec.compare.baseline: required",
 //                      "spec.measure.workload.model: set builtin or torchscript",
 //                      "spec.options.min_run_time_s: -1 is negative", a workload device the
 //                      daemon does not own, a negative tolerance, an unknown enum value, a

@@ -96,6 +96,29 @@ TEST(JobSpec, RoundsOutOfRangeAreNamed) {
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.rounds");
 }
 
+TEST(JobSpec, CalibrateJobsTakeTheReferenceWorkloadOrTheirOwnAndNameBadPairsAndRounds) {
+  v1::JobSpec spec;
+  spec.mutable_calibrate();  // no workload: the built-in reference
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok()) << ValidateJobSpec(spec, {});
+  for (int pairs : {-1, kMaxCalibrationPairs + 1}) {
+    v1::JobSpec bad = spec;
+    bad.mutable_calibrate()->set_pairs(pairs);
+    ExpectError(bad, absl::StatusCode::kInvalidArgument, "spec.calibrate.pairs");
+  }
+  spec.mutable_calibrate()->set_pairs(kMaxCalibrationPairs);
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
+  for (int rounds : {-1, kMaxRounds + 1}) {
+    v1::JobSpec bad = spec;
+    bad.mutable_calibrate()->set_rounds(rounds);
+    ExpectError(bad, absl::StatusCode::kInvalidArgument, "spec.calibrate.rounds");
+  }
+  // A workload given is checked like a measurement's.
+  spec.mutable_calibrate()->mutable_workload()->mutable_model();
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.calibrate.workload.model");
+  spec.mutable_calibrate()->mutable_workload()->mutable_model()->set_builtin(v1::ModelSpec::linear);
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
+}
+
 TEST(JobSpec, ACompareJobCarriesTheCheckItsSubmitterChose) {
   v1::JobSpec spec = LinearCompare();
   spec.mutable_compare()->clear_check();

@@ -166,13 +166,37 @@ absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const 
       s = ValidateReport(result.report(), kReportSchemaVersion, "report.");
     } else if (result.has_comparison()) {
       s = ValidateComparison(result.comparison(), kReportSchemaVersion);
+    } else if (result.has_calibration()) {
+      if (result.calibration().schema_version() != kReportSchemaVersion)
+        s = absl::InvalidArgumentError(absl::StrCat(
+            "calibration.schema_version: ", result.calibration().schema_version(), " is not ", kReportSchemaVersion));
     } else {
-      s = absl::InvalidArgumentError("holds neither a report nor a comparison");
+      s = absl::InvalidArgumentError("holds neither a report, a comparison nor a calibration");
     }
     if (!s.ok()) s = absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
   }
   if (!s.ok()) return absl::DataLossError(std::string(s.message()));
   return result;
+}
+
+absl::Status JobStore::SaveResult(const std::string& id, const v1::JobResult& result) {
+  return SaveJson(result, ResultPath(id));
+}
+
+absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor() const {
+  const std::string path = (fs::path(state_dir_) / kNoiseFloorFile).string();
+  std::error_code error;
+  if (!fs::exists(path, error)) return absl::NotFoundError(absl::StrCat(path, " does not exist"));
+  v1::NoiseFloor floor;
+  absl::Status s = LoadJsonStrict(path, &floor);
+  if (s.ok() && floor.measured_at().empty())
+    s = absl::InvalidArgumentError(absl::StrCat(path, ": measured_at is empty"));
+  if (!s.ok()) return absl::DataLossError(std::string(s.message()));
+  return floor;
+}
+
+absl::Status JobStore::SaveNoiseFloor(const v1::NoiseFloor& floor) {
+  return SaveJson(floor, (fs::path(state_dir_) / kNoiseFloorFile).string());
 }
 
 }  // namespace torchscan::daemon

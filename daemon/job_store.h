@@ -5,6 +5,7 @@
 //                   submission)
 //   result.json     the JobResult, written by the worker
 //   worker.stderr   what the worker wrote to stderr
+// and <state_dir>/noise_floor.json, the latest calibration's noise floor
 // (the names: worker/state_folder.h, the folder layout's contract).
 // Every JSON file is written atomically (temporary file, fsync, rename), so a reader or a
 // restart after kill -9 sees the old or the new file, never a torn one; a write that fails
@@ -70,6 +71,15 @@ class JobStore {
   // (report/validate.h). NotFound when absent; DataLoss naming the file when unreadable,
   // corrupt or empty.
   absl::StatusOr<v1::JobResult> LoadResult(const std::string& id) const;
+  // Rewrites jobs/<id>/result.json atomically (the daemon adds the noise floor to a result);
+  // on failure the worker's file stays whole.
+  absl::Status SaveResult(const std::string& id, const v1::JobResult& result);
+
+  // <state_dir>/noise_floor.json: the latest calibration's noise floor. Load: NotFound when
+  // there is none; DataLoss naming the file when it is unreadable or damaged (the daemon
+  // logs it and goes on without one). Save: atomic; on failure the old file stays whole.
+  absl::StatusOr<v1::NoiseFloor> LoadNoiseFloor() const;
+  absl::Status SaveNoiseFloor(const v1::NoiseFloor& floor);
 
   std::string JobDir(const std::string& id) const;
   std::string ResultPath(const std::string& id) const;

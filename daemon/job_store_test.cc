@@ -263,5 +263,52 @@ TEST(JobStore, ResultsAreValidatedOnLoad) {
   EXPECT_EQ(store.LoadResult("job-000001").status().code(), absl::StatusCode::kDataLoss);
 }
 
+// The noise floor lives at <state_dir>/noise_floor.json (spelled out: see
+// FilesHaveTheDocumentedNames), survives a new store on the same folder, and a damaged file is
+// DataLoss naming it, never a crash.
+TEST(JobStore, TheNoiseFloorRoundTripsAndADamagedOneIsNamed) {
+  const std::string dir = FreshDir("noise_floor");
+  v1::NoiseFloor floor;
+  floor.set_measured_at("2026-12-01T10:00:00.000Z");
+  floor.set_job_id("job-000003");
+  floor.set_pairs(20);
+  floor.set_resolvable_change(0.031);
+  {
+    JobStore store(dir);
+    ASSERT_TRUE(store.Open().ok());
+    EXPECT_EQ(store.LoadNoiseFloor().status().code(), absl::StatusCode::kNotFound);
+    ASSERT_TRUE(store.SaveNoiseFloor(floor).ok());
+  }
+  EXPECT_TRUE(fs::exists(dir + "/noise_floor.json"));
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  absl::StatusOr<v1::NoiseFloor> loaded = store.LoadNoiseFloor();
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->SerializeAsString(), floor.SerializeAsString());
+
+  for (const std::string& damaged : {std::string("{\"pairs\": "), std::string("{}"), std::string("[1]")}) {
+    std::ofstream(dir + "/noise_floor.json") << damaged;
+    const absl::Status s = store.LoadNoiseFloor().status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << damaged;
+    EXPECT_NE(s.message().find("noise_floor.json"), std::string::npos) << s;
+  }
+}
+
+TEST(JobStore, ACalibrationResultLoadsAndSaveResultRewritesIt) {
+  JobStore store(FreshDir("calibration_result"));
+  ASSERT_TRUE(store.Open().ok());
+  ASSERT_TRUE(store.WriteSpec("job-000001", MakeJob(1, v1::Job::queued).spec()).ok());
+  v1::JobResult result;
+  result.mutable_calibration()->set_schema_version(1);
+  result.mutable_calibration()->mutable_noise_floor()->set_pairs(3);
+  ASSERT_TRUE(store.SaveResult("job-000001", result).ok());
+  absl::StatusOr<v1::JobResult> loaded = store.LoadResult("job-000001");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->calibration().noise_floor().pairs(), 3);
+  result.mutable_calibration()->set_schema_version(99);
+  ASSERT_TRUE(store.SaveResult("job-000001", result).ok());
+  EXPECT_EQ(store.LoadResult("job-000001").status().code(), absl::StatusCode::kDataLoss);
+}
+
 }  // namespace
 }  // namespace torchscan::daemon

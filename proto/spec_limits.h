@@ -61,6 +61,13 @@ inline constexpr int kDefaultRounds = 10;
 // Rounds above are refused (CompareJob.rounds, --rounds, ExperimentOptions.rounds).
 inline constexpr int kMaxRounds = 100;
 
+// ---------------------------------------------------------------- CalibrateJob
+
+// A/A pairs of a calibration when CalibrateJob.pairs is 0, and the client's --pairs default.
+inline constexpr int kDefaultCalibrationPairs = 20;
+// Pairs above are refused (CalibrateJob.pairs, --pairs).
+inline constexpr int kMaxCalibrationPairs = 200;
+
 // ---------------------------------------------------------------- TimingLoad
 
 // A run whose timing saw other processes use more than this share of the job's CPUs
@@ -113,5 +120,7 @@ inline constexpr double kDefaultJobWallTimeS = 3600;  // DaemonLimits.job_wall_t
 inline constexpr int64_t kDefaultMaxUploadBytes = int64_t{64} << 20;
 inline constexpr int kDefaultWorkerOpenFiles = 1024;  // DaemonLimits.worker_open_files: RLIMIT_NOFILE
 inline constexpr int kMinWorkerOpenFiles = 16;  // fewer is refused: too few for a worker
+// DaemonConfig.noise_floor_max_age_s: a noise floor older than this (seconds) is stale: 7 days.
+inline constexpr double kDefaultNoiseFloorMaxAgeS = 7 * 24 * 3600;
 
 }  // namespace torchscan

@@ -5,6 +5,7 @@
 #include "report/evidence_view.h"
 #include "report/format.h"
 #include "report/html_run_sections.h"
+#include "report/noise_floor_text.h"
 #include "report/paired_plot.h"
 #include "report/round_plan_text.h"
 
@@ -278,6 +279,10 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
   } else {
     ReportCards(*runs[0].report, &out);
   }
+  // What this machine can resolve, beside the label and never choosing it.
+  if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence))
+    absl::StrAppend(&out, "<p class=\"noise-floor", floor->stale() ? " stale" : "", "\">",
+                    E(DescribeNoiseFloor(*floor)), "</p>");
   html::TimingSection(runs, &out);
   if (c) {
     DeltasSection(*c, &out);

@@ -277,5 +277,18 @@ TEST(HtmlRenderer, LoadDuringTimingIsARowOnlyWhereSampled) {
   EXPECT_EQ(Render(fixtures::PassedComparison()).find("load during timing"), std::string::npos);
 }
 
+TEST(HtmlRenderer, TheNoiseFloorIsOneSentenceOnlyWhereRecorded) {
+  v1::Comparison c = fixtures::PassedComparison();
+  *c.mutable_noise_floor() = fixtures::StaleNoiseFloor();
+  const std::string page = Render(c);
+  EXPECT_TRUE(Has(page,
+                  "<p class=\"noise-floor stale\">Stale noise floor (older than 7 days (8 days)): This machine "
+                  "resolves changes of about 3.1% or more (paired claim, 90% power)"))
+      << page;
+  EXPECT_FALSE(Has(Render(fixtures::PassedComparison()), "noise-floor"));
+  v1::BenchmarkReport r = fixtures::PassedComparison().before();
+  *r.mutable_noise_floor() = fixtures::StaleNoiseFloor();
+  EXPECT_TRUE(Has(Render(r), "This machine resolves changes of about 3.1%"));
+}
 }  // namespace
 }  // namespace torchscan

@@ -8,6 +8,7 @@
 #include "report/format.h"
 #include "report/load_text.h"
 #include "report/round_plan_text.h"
+#include "report/noise_floor_text.h"
 
 namespace torchscan {
 namespace {
@@ -146,6 +147,8 @@ std::string MarkdownRenderer::Render(const Evidence& evidence) const {
   } else {
     absl::StrAppend(&out, "### TorchScan: ", M(EvidenceTitle(evidence)), "\n\n");
   }
+  if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence))
+    absl::StrAppend(&out, "- **Noise floor (not used for the label):** ", M(DescribeNoiseFloor(*floor)), "\n\n");
   RunsTable(runs, &out);
   if (c) {
     Deltas(*c, &out);

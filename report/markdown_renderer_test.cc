@@ -123,5 +123,15 @@ TEST(MarkdownRenderer, LoadDuringTimingOnlyWhereSampled) {
   EXPECT_EQ(MarkdownRenderer().Render(fixtures::PassedComparison()).find("Load during timing"), std::string::npos);
 }
 
+TEST(MarkdownRenderer, TheNoiseFloorIsOneLineOnlyWhereRecorded) {
+  v1::Comparison c = fixtures::PassedComparison();
+  *c.mutable_noise_floor() = fixtures::StaleNoiseFloor();
+  const std::string md = MarkdownRenderer().Render(c);
+  EXPECT_TRUE(Has(md,
+                  "- **Noise floor (not used for the label):** Stale noise floor (older than 7 days (8 days)): "
+                  "This machine resolves changes of about 3.1% or more"))
+      << md;
+  EXPECT_FALSE(Has(MarkdownRenderer().Render(fixtures::PassedComparison()), "Noise floor"));
+}
 }  // namespace
 }  // namespace torchscan

@@ -7,6 +7,7 @@
 #include "report/format.h"
 #include "report/load_text.h"
 #include "report/round_plan_text.h"
+#include "report/noise_floor_text.h"
 
 namespace torchscan {
 namespace {
@@ -134,6 +135,8 @@ std::string TerminalRenderer::Render(const Evidence& evidence) const {
     absl::StrAppend(&lines.out, "TorchScan report: ", S(EvidenceTitle(evidence)), "\n");
     RunLines(runs, false, &lines);
   }
+  if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence))
+    lines.Field("noise", floor->stale() ? "stale" : "floor", DescribeNoiseFloor(*floor));
   TimelineLines(evidence, &lines);
   return lines.out;
 }

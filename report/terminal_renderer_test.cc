@@ -131,5 +131,15 @@ TEST(TerminalRenderer, LoadDuringTimingOnlyWhereSampled) {
   EXPECT_EQ(TerminalRenderer().Render(fixtures::PassedComparison()).find("others used"), std::string::npos);
 }
 
+TEST(TerminalRenderer, TheNoiseFloorIsOneLineOnlyWhereRecorded) {
+  v1::Comparison c = fixtures::PassedComparison();
+  *c.mutable_noise_floor() = fixtures::StaleNoiseFloor();
+  const std::string out = TerminalRenderer().Render(c);
+  EXPECT_TRUE(Has(out,
+                  "\n  noise     stale  Stale noise floor (older than 7 days (8 days)): This machine resolves "
+                  "changes of about 3.1% or more"))
+      << out;
+  EXPECT_FALSE(Has(TerminalRenderer().Render(fixtures::PassedComparison()), "noise"));
+}
 }  // namespace
 }  // namespace torchscan

@@ -454,6 +454,8 @@ void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
            "--candidate-freeze");
   t.Client("--torchscript without --input", {"measure", "--torchscript", empty}, kBadInput, "--input");
   t.Client("--rounds 0", {"compare", "--rounds", "0"}, kBadInput, "--rounds");
+  t.Client("calibrate --pairs 0", {"calibrate", "--pairs", "0"}, kBadInput, "--pairs");
+  t.Client("calibrate --rounds 101", {"calibrate", "--rounds", "101"}, kBadInput, "--rounds");
   t.Client("--model gpt5", {"measure", "--model", "gpt5"}, kBadInput, "--model");
   t.Client("--execution-mode sideways", {"measure", "--execution-mode", "sideways"}, kBadInput, "--execution-mode");
   t.Client("--device tpu", {"measure", "--device", "tpu"}, kBadInput, "spec.measure.workload.device");
@@ -554,7 +556,7 @@ void AddGrpcCases(Table& t, const std::string& good_id) {
   t.Grpc("Submit without a spec", [](RawClient& r) { return r.Submit({}, false); }, StatusCode::INVALID_ARGUMENT,
          "spec");
   t.Submit("Submit with the kind oneof unset", GoodSpecWith([](v1::JobSpec* s) { s->clear_measure(); }),
-           StatusCode::INVALID_ARGUMENT, "measure or compare");
+           StatusCode::INVALID_ARGUMENT, "measure, compare or calibrate");
   t.Submit("Submit builtin enum 99",
            GoodSpecWith([](v1::JobSpec* s) {
              s->mutable_measure()->mutable_workload()->mutable_model()->set_builtin(static_cast<v1::ModelSpec::Builtin>(99));
@@ -594,6 +596,12 @@ void AddGrpcCases(Table& t, const std::string& good_id) {
              c->set_rounds(-1);
            }),
            StatusCode::INVALID_ARGUMENT, "spec.compare.rounds");
+  t.Submit("Submit calibrate with a million pairs",
+           GoodSpecWith([](v1::JobSpec* s) { s->mutable_calibrate()->set_pairs(1000000); }),
+           StatusCode::INVALID_ARGUMENT, "spec.calibrate.pairs");
+  t.Submit("Submit calibrate with a workload without a model",
+           GoodSpecWith([](v1::JobSpec* s) { s->mutable_calibrate()->mutable_workload(); }),
+           StatusCode::INVALID_ARGUMENT, "spec.calibrate.workload.model");
   t.Grpc("ListJobs limit -1", [](RawClient& r) { v1::ListJobsRequest q; q.set_limit(-1); return r.List(q); },
          StatusCode::INVALID_ARGUMENT, "limit");
   t.Submit("Submit 8.5 MiB label", GoodSpecWith([](v1::JobSpec* s) { s->set_label(std::string(kOverUpload, 'x')); }),

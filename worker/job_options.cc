@@ -25,6 +25,14 @@ absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, 
   o.inter_op_threads = OrDefault(m.inter_op_threads(), kDefaultInterOpThreads);
   o.profile_calls = OrDefault(m.profile_calls(), kDefaultProfileCalls);
   o.skip_diagnostics = m.skip_diagnostics();
+  if (spec.has_calibrate()) {
+    // A/A timing only: no output check (both sides are one workload), no diagnostic pass
+    // and no RSS child, whatever the options ask.
+    o.skip_diagnostics = true;
+    o.skip_check = true;
+    if (spec.calibrate().rounds() > 0) o.rounds = spec.calibrate().rounds();
+    return o;
+  }
   o.rss = m.rss();
   o.rss_child_path = rss_child_path;
   if (o.rss && rss_child_path.empty())

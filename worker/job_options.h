@@ -16,7 +16,8 @@ namespace torchscan::daemon {
 // kDefaultInterOpThreads (the daemon normally fills its own defaults in first),
 // profile_calls kDefaultProfileCalls, rounds kDefaultRounds; a comparison's check
 // is the job's own (declarative rtol/atol/compare_dtype, a TorchScript module, or none with
-// `skip`): there is no default tolerance. Errors:
+// `skip`): there is no default tolerance. A calibrate job: its rounds, no check, no
+// diagnostics and no RSS child (the options' rss and skip_diagnostics are ignored). Errors:
 //   InvalidArgument naming "spec.options.<field>" for negative or non-finite values,
 //     "spec.options.rss" without `rss_child_path`, "spec.compare.check" when no check is
 //     chosen, tolerances missing, negative or not finite (ValidateOutputCheck)

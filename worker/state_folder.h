@@ -6,6 +6,8 @@
 //                          one refuses to start on it (daemon/job_store.h)
 //   torchscand.sock        the default listen address, unix:<state_dir>/torchscand.sock
 //                          (daemon/config.h), when the configuration names none
+//   noise_floor.json       the latest calibrate job's NoiseFloor (proto/report.proto),
+//                          written atomically by the daemon, read at its start
 //   jobs/                  one folder per job, named by its id: "job-" and at least six
 //     job-000001/          digits, zero-padded, so that names sort in submission order
 //       job.json           the Job record, rewritten by the daemon at each state change
@@ -30,6 +32,7 @@ namespace torchscan {
 inline constexpr char kStateLockFile[] = "torchscand.lock";
 inline constexpr char kStateSocketFile[] = "torchscand.sock";
 inline constexpr char kStateJobsFolder[] = "jobs";
+inline constexpr char kNoiseFloorFile[] = "noise_floor.json";
 
 // ---------------------------------------------------------------- a job's folder
 // Its name: kJobIdPrefix followed by the number, zero-padded to at least kJobIdDigits.

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/experiment.h"
+#include "worker/calibration_job.h"
 #include "worker/job_options.h"
 #include "worker/result_labels.h"
 #include "worker/state_folder.h"
@@ -71,8 +72,13 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
         RunComparison(spec.compare().baseline(), spec.compare().candidate(), *options);
     if (!comparison.ok()) return Fail(errors, CodeOf(comparison.status()), comparison.status());
     *result.mutable_comparison() = *std::move(comparison);
+  } else if (spec.has_calibrate()) {
+    absl::StatusOr<v1::Calibration> calibration = RunCalibration(spec.calibrate(), *options);
+    if (!calibration.ok()) return Fail(errors, CodeOf(calibration.status()), calibration.status());
+    *result.mutable_calibration() = *std::move(calibration);
   } else {
-    return Fail(errors, kWorkerBadSpec, absl::InvalidArgumentError("spec: set exactly one of measure or compare"));
+    return Fail(errors, kWorkerBadSpec,
+                absl::InvalidArgumentError("spec: set exactly one of measure, compare or calibrate"));
   }
   LabelResult(spec, &result);
   progress.Phase("write result");

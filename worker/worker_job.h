@@ -1,9 +1,9 @@
 // torchscan-worker's whole job (worker_protocol.h): read JOB_DIR/spec.json, run the
-// measurement or comparison (core/experiment.h; threads are applied there before anything
-// is built), write JOB_DIR/result.json atomically, report progress lines. The worker is
-// fresh per job: LibTorch's thread settings can be set once per process. The result's
-// timeline (report.timeline or comparison.timeline) counts from when the worker began the
-// job, before it read spec.json.
+// measurement, comparison or calibration (core/experiment.h, worker/calibration_job.h;
+// threads are applied there before anything is built), write JOB_DIR/result.json
+// atomically, report progress lines. The worker is fresh per job: LibTorch's thread
+// settings can be set once per process. The result's timeline (report.timeline or
+// comparison.timeline) counts from when the worker began the job, before it read spec.json.
 #pragma once
 
 #include <ostream>

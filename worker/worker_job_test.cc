@@ -154,7 +154,8 @@ TEST(WorkerJob, BadSpecsExitTwoWithTheReason) {
 
   Ran empty = RunIn(JobDir("no_kind", "{}"));
   EXPECT_EQ(empty.code, kWorkerBadSpec);
-  EXPECT_NE(empty.errors.find("spec: set exactly one of measure or compare"), std::string::npos) << empty.errors;
+  EXPECT_NE(empty.errors.find("spec: set exactly one of measure, compare or calibrate"), std::string::npos)
+      << empty.errors;
 }
 
 TEST(WorkerJob, WorkloadErrorsExitThree) {
@@ -209,6 +210,31 @@ TEST(WorkerJob, TheTimelineListsThePhasesAnnouncedInOrder) {
   EXPECT_EQ(recorded, announced) << ran.progress;
   EXPECT_FALSE(timeline.started_at().empty());
   EXPECT_EQ(timeline.clock(), "std::chrono::steady_clock");
+}
+
+// A tiny calibration: two A/A pairs of the reference workload, each phase announced with its
+// pair, and a noise floor over both (no timing verdict is asserted: only what was counted).
+TEST(WorkerJob, CalibratesWithPairsOfTheReferenceWorkload) {
+  const std::string dir = JobDir("calibrate", R"({"calibrate": {"pairs": 2, "rounds": 5},
+      "options": {"min_run_time_s": 0.01, "rss": true}})");
+  Ran ran = RunIn(dir);
+  ASSERT_EQ(ran.code, kWorkerOk) << ran.errors;
+  EXPECT_NE(ran.progress.find("phase pair 1/2: timing baseline\n"), std::string::npos) << ran.progress;
+  EXPECT_NE(ran.progress.find("phase pair 2/2: timing candidate\n"), std::string::npos) << ran.progress;
+  EXPECT_EQ(ran.progress.find("profile"), std::string::npos) << ran.progress;  // no diagnostics
+  EXPECT_EQ(ran.progress.find("rss"), std::string::npos) << ran.progress;      // rss ignored
+  v1::JobResult result;
+  ASSERT_TRUE(LoadJsonStrict(dir + "/result.json", &result).ok());
+  ASSERT_TRUE(result.has_calibration());
+  const v1::NoiseFloor& floor = result.calibration().noise_floor();
+  EXPECT_EQ(floor.pairs(), 2);
+  EXPECT_EQ(result.calibration().pairs_size(), 2);
+  EXPECT_EQ(floor.rounds(), 5);
+  EXPECT_EQ(floor.min_run_time_s(), 0.01);
+  EXPECT_EQ(floor.device(), "cpu");
+  EXPECT_NE(floor.workload().find("linear"), std::string::npos) << floor.workload();
+  EXPECT_FALSE(floor.measured_at().empty());
+  EXPECT_EQ(result.calibration().pairs(0).claim().empty(), false);
 }
 
 }  // namespace

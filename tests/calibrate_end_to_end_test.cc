@@ -1,0 +1,122 @@
+// `torchscan-client calibrate` through a real torchscand and its worker: the noise floor is
+// stored in the state folder, survives a daemon restart (kill -9), is shown by `info`, and is
+// attached to later results: a comparison at the same settings carries it fresh in
+// comparison.json and states it in comparison.html; one at another min_run_time carries it
+// stale, naming min_run_time_s; a measurement carries it as well. A damaged noise_floor.json is skipped at start-up,
+// not fatal. Kept small (3 pairs of 5 rounds at 0.01 s). No timing verdict is asserted: only what was recorded and
+// where it travels.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "io/proto_json.h"
+#include "proto/service.pb.h"
+#include "report/report_json.h"
+#include "tests/e2e_jobs.h"
+#include "tests/e2e_support.h"
+
+namespace torchscan::e2e {
+namespace {
+
+bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+v1::DaemonInfo Info(const TestDaemon& d) {
+  const CommandResult r = d.Client({"--json", "info"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  v1::DaemonInfo info;
+  const absl::Status s = ParseJsonStrict(r.out, "info", &info);
+  EXPECT_TRUE(s.ok()) << s << "\n" << r.out;
+  return info;
+}
+
+absl::StatusOr<v1::Comparison> Compare(const TestDaemon& d, const std::string& out, const std::string& min_run_time) {
+  const CommandResult r = d.Client(
+      {"compare", "--model", "linear", "--no-check", "--rounds", "5", "--min-run-time", min_run_time, "--output", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return LoadComparison(out + "/comparison.json");  // strict: validated
+}
+
+TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons) {
+  TestDaemon d(TempDir("state"));
+  EXPECT_FALSE(Info(d).has_noise_floor());  // none yet
+
+  const std::string cal_out = TempDir("calibration");
+  const CommandResult cal =
+      d.Client({"calibrate", "--pairs", "3", "--rounds", "5", "--min-run-time", "0.01", "--output", cal_out});
+  ASSERT_EQ(cal.exit_code, 0) << cal.err;
+  const std::string id = SubmittedId(cal.err);
+  ASSERT_FALSE(id.empty()) << cal.err;
+  EXPECT_TRUE(Has(cal.err, "pair 3/3: timing")) << cal.err;  // progress names the pair
+  EXPECT_TRUE(Has(cal.out, "A/A pairs faster or slower (noise floor of ")) << cal.out;
+  v1::Calibration calibration;
+  ASSERT_TRUE(LoadJsonStrict(cal_out + "/calibration.json", &calibration).ok());
+  const v1::NoiseFloor& floor = calibration.noise_floor();
+  std::printf("noise floor: %s\n", floor.ShortDebugString().c_str());
+  EXPECT_EQ(floor.job_id(), id);
+  EXPECT_EQ(floor.pairs(), 3);
+  EXPECT_EQ(calibration.pairs_size(), 3);
+  EXPECT_EQ(floor.rounds(), 5);
+  EXPECT_EQ(floor.min_run_time_s(), 0.01);
+  EXPECT_EQ(floor.device(), "cpu");
+  EXPECT_TRUE(Has(floor.workload(), "linear")) << floor.workload();
+  EXPECT_FALSE(floor.measured_at().empty());
+  EXPECT_TRUE(Has(Slurp(d.state_dir() + "/noise_floor.json"), id));
+
+  // A restart (kill -9: no chance to save anything at exit) finds it in the state folder.
+  d.Kill9();
+  d.Start();
+  const v1::DaemonInfo info = Info(d);
+  ASSERT_TRUE(info.has_noise_floor());
+  EXPECT_EQ(info.noise_floor().job_id(), id);
+  EXPECT_EQ(info.noise_floor().measured_at(), floor.measured_at());
+  EXPECT_FALSE(info.noise_floor().stale()) << info.noise_floor().stale_reason();
+  EXPECT_GE(info.noise_floor().age_s(), 0);
+  const CommandResult text = d.Client({"info"});
+  EXPECT_TRUE(Has(text.out, "  noise     ") && Has(text.out, "job " + id)) << text.out;
+
+  // A comparison at the calibration's settings carries it, fresh, and its page says it.
+  const std::string same = TempDir("same_settings");
+  absl::StatusOr<v1::Comparison> c = Compare(d, same, "0.01");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c->has_noise_floor());
+  EXPECT_EQ(c->noise_floor().job_id(), id);
+  EXPECT_EQ(c->noise_floor().measured_at(), floor.measured_at());
+  EXPECT_FALSE(c->noise_floor().stale()) << c->noise_floor().stale_reason();
+  const std::string page = Slurp(same + "/comparison.html");
+  EXPECT_TRUE(Has(page, "<p class=\"noise-floor\">")) << "no noise floor sentence";
+  EXPECT_TRUE(Has(page, "of 3 A/A pairs faster or slower (noise floor of ")) << "no noise floor sentence";
+  EXPECT_TRUE(Has(
+      page, floor.has_resolvable_change() ? "This machine resolves changes of about" : "resolvable change is unknown"));
+
+  // At another min_run_time it is stale, and says which setting differs.
+  const std::string other = TempDir("other_settings");
+  absl::StatusOr<v1::Comparison> stale = Compare(d, other, "0.02");
+  ASSERT_TRUE(stale.ok()) << stale.status();
+  ASSERT_TRUE(stale->has_noise_floor());
+  EXPECT_TRUE(stale->noise_floor().stale());
+  EXPECT_TRUE(Has(stale->noise_floor().stale_reason(), "min_run_time_s 0.01 (this run 0.02)"))
+      << stale->noise_floor().stale_reason();
+  EXPECT_TRUE(Has(Slurp(other + "/comparison.html"), "Stale noise floor (measured at other settings: min_run_time_s"));
+
+  // A measurement carries it too; a single run has no rounds to differ in.
+  const std::string measured = TempDir("measure");
+  const CommandResult m = d.Client({"measure", "--model", "linear", "--min-run-time", "0.01", "--output", measured});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(measured + "/report.json");
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(report->has_noise_floor());
+  EXPECT_EQ(report->noise_floor().job_id(), id);
+  EXPECT_FALSE(report->noise_floor().stale()) << report->noise_floor().stale_reason();
+  EXPECT_TRUE(Has(Slurp(measured + "/report.html"), "<p class=\"noise-floor\">"));
+
+  // A damaged file is skipped at start-up: the daemon runs, without a noise floor.
+  d.Kill9();
+  std::ofstream(d.state_dir() + "/noise_floor.json") << "{\"pairs\": ";
+  d.Start();
+  EXPECT_FALSE(Info(d).has_noise_floor());
+}
+
+}  // namespace
+}  // namespace torchscan::e2e
