@@ -40,7 +40,8 @@ std::string WithheldReason(const v1::OutputCheck& check, const v1::Compatibility
 
 constexpr const char* kPairedMethod =
     "sign-test (order-statistic) interval for the median of per-round ratios after/before; "
-    "distribution-free, exact coverage";
+    "distribution-free, exact coverage; a claim needs the whole interval beyond +/-1% (what pairing cannot cancel: "
+    "two builds of one module differ by about that)";
 
 // Per-round medians of one run keyed by round number (1-based), in round order.
 std::vector<std::pair<int, double>> RoundMedians(const v1::BenchmarkReport& run) {
@@ -54,6 +55,7 @@ std::vector<std::pair<int, double>> RoundMedians(const v1::BenchmarkReport& run)
 // not pair up (different numbers) give a note and nothing else.
 void SetPairedEvidence(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, v1::PairedEvidence* p) {
   p->set_confidence(kPairedConfidence);
+  p->set_min_claimed_change(kPairedMinClaimedChange);
   p->set_method(kPairedMethod);
   const std::vector<std::pair<int, double>> b = RoundMedians(before), a = RoundMedians(after);
   const std::string& before_id = before.settings().timing().interleave_id();

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <utility>
@@ -112,7 +113,18 @@ absl::StatusOr<TimedRun> StartRun(const Workload& w, const std::string& name, co
   return run;
 }
 
-// One round of `run` (a phase "timing <name>"); its first round warms up and sizes the block.
+// Warm-up and block sizing of `run` (a phase "warm-up <name>"), before its first round.
+// Returns the sized block's seconds.
+absl::StatusOr<double> PrepareRun(const ExperimentOptions& o, PhaseTimeline& timeline, TimedRun& run) {
+  const Phase phase(o, timeline, "warm-up " + run.name);
+  double block_s = 0;
+  const absl::Status ran = workloads::RunTorch("warm-up " + run.name, [&] { block_s = run.session->Prepare(); });
+  if (!ran.ok()) return ran;
+  return block_s;
+}
+
+// One round of `run` (a phase "timing <name>"); a run not yet prepared warms up and sizes its
+// block first, inside the phase (a single pass).
 absl::Status TimeRound(const RoundPlan& plan, const RoundStep& step, const ExperimentOptions& o,
                        PhaseTimeline& timeline, TimedRun& run) {
   const Phase phase(o, timeline, "timing " + run.name);
@@ -121,7 +133,8 @@ absl::Status TimeRound(const RoundPlan& plan, const RoundStep& step, const Exper
   const absl::StatusOr<CpuLoadSample> load_start = ReadCpuLoad();
   std::pair<int64_t, int64_t> blocks;
   const absl::Status ran = workloads::RunTorch("timing " + run.name, [&] {
-    blocks = run.session->TimeRound(plan.round_min_run_time_s, plan.round_min_blocks, plan.round_max_run_time_s);
+    blocks = run.session->TimeRound(RoundTarget(plan, step.round, run.session->timed_s()), plan.round_min_blocks,
+                                    plan.round_max_run_time_s);
   });
   if (!ran.ok()) return ran;
   if (load_start.ok()) {
@@ -251,25 +264,35 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   if (!candidate.ok()) return candidate.status();
 
   // All timing first, in the planned order (core/round_plan.h), before any diagnostic pass.
-  const RoundPlan plan = PlanRounds(o.rounds, o.reverse, o.timing);
+  // With rounds, both runs warm up and size their blocks first (in the first round's order),
+  // so that the plan knows how long a block is.
   absl::StatusOr<TimedRun> baseline_run = StartRun(*baseline, "baseline", o);
   if (!baseline_run.ok()) return baseline_run.status();
   absl::StatusOr<TimedRun> candidate_run = StartRun(*candidate, "candidate", o);
   if (!candidate_run.ok()) return candidate_run.status();
+  double longest_block_s = 0;
+  if (o.rounds > 1)
+    for (TimedRun* run : o.reverse ? std::vector{&*candidate_run, &*baseline_run}
+                                   : std::vector{&*baseline_run, &*candidate_run}) {
+      absl::StatusOr<double> block_s = PrepareRun(o, timeline, *run);
+      if (!block_s.ok()) return block_s.status();
+      longest_block_s = std::max(longest_block_s, *block_s);
+    }
+  const RoundPlan plan = PlanRounds(o.rounds, o.reverse, o.timing, longest_block_s);
   for (const RoundStep& step : plan.steps)
     if (absl::Status s = TimeRound(plan, step, o, timeline, step.candidate ? *candidate_run : *baseline_run); !s.ok())
       return s;
   v1::BenchmarkReport before = FinishRun(plan, *baseline_run);
   v1::BenchmarkReport after = FinishRun(plan, *candidate_run);
-  const std::string order = o.rounds > 1 ? "alternating rounds: " + RoundOrder(plan)
-                            : o.reverse  ? "candidate_first"
-                                         : "baseline_first";
-  const std::string interleave_id = o.rounds > 1 ? NewInterleaveId() : "";
+  const std::string order = plan.rounds > 1 ? "alternating rounds: " + RoundOrder(plan)
+                            : o.reverse      ? "candidate_first"
+                                             : "baseline_first";
+  const std::string interleave_id = plan.rounds > 1 ? NewInterleaveId() : "";
   for (v1::BenchmarkReport* r : {&before, &after}) {
     r->mutable_settings()->set_order(order);
     v1::TimingSettings* t = r->mutable_settings()->mutable_timing();
-    t->set_rounds(o.rounds);
-    if (o.rounds > 1) {
+    t->set_rounds(plan.rounds);
+    if (plan.rounds > 1) {
       t->set_round_min_run_time_s(plan.round_min_run_time_s);
       t->set_interleave_id(interleave_id);
     }

@@ -79,6 +79,7 @@ int64_t LatencyRunner::SizeBlock() {
   int64_t calls = 1;
   while (true) {
     const double taken = TimeCalls(calls);
+    sized_block_s_ = taken;
     if (taken > 0 && overhead / taken <= kMaxRelativeOverhead && taken >= options_.min_run_time_s / 1000) break;
     if (taken > options_.min_run_time_s || calls * 10 > kMaxCallsPerBlock) break;
     calls *= 10;
@@ -100,6 +101,7 @@ int64_t LatencyRunner::RunRound(double min_time_s, int min_blocks, double max_ti
     block.set_calls(calls_per_block_);
     block.set_duration_s(TimeCalls(calls_per_block_));
     timed += block.duration_s();
+    timed_s_ += block.duration_s();
     blocks_.push_back(block);
     ++added;
     if (hooks_.on_block) hooks_.on_block(block, added);

@@ -75,6 +75,10 @@ class LatencyRunner {
   // blocks it added. Call SizeBlock first.
   int64_t RunRound(double min_time_s, int min_blocks, double max_time_s);
   int64_t blocks_done() const { return static_cast<int64_t>(blocks_.size()); }
+  // Seconds of the last block SizeBlock timed (the chosen size); 0 with fixed_calls_per_block.
+  double sized_block_s() const { return sized_block_s_; }
+  // Timed work of every block so far.
+  double timed_s() const { return timed_s_; }
   int64_t calls_per_block() const { return calls_per_block_; }
   // The timing and any warnings ("high_iqr", "few_blocks") appended to `warnings`.
   v1::Timing Finish(google::protobuf::RepeatedPtrField<v1::Warning>* warnings) const;
@@ -88,6 +92,8 @@ class LatencyRunner {
   LatencyHooks hooks_;
   int64_t warmup_calls_ = 0;
   int64_t calls_per_block_ = 0;
+  double sized_block_s_ = 0;
+  double timed_s_ = 0;
   std::vector<v1::TimingBlock> blocks_;
 };
 

@@ -40,7 +40,8 @@ int MinRoundsForConfidence(double confidence) {
 }
 
 PairedRatioResult PairedRatios(const std::vector<double>& baseline_medians,
-                               const std::vector<double>& candidate_medians, double confidence) {
+                               const std::vector<double>& candidate_medians, double confidence,
+                               double min_claimed_change) {
   PairedRatioResult r;
   if (!(confidence > 0 && confidence < 1)) {
     r.note = absl::StrCat("confidence ", confidence, " is outside (0, 1)");
@@ -79,8 +80,9 @@ PairedRatioResult PairedRatios(const std::vector<double>& baseline_medians,
   r.ci_high = sorted[n - k];
   r.achieved_confidence = SignIntervalCoverage(n, k);
   r.resolvable_change = (*r.ci_high - *r.ci_low) / 2;
-  if (*r.ci_high < 1) r.claim = PairedClaim::kFaster;
-  else if (*r.ci_low > 1) r.claim = PairedClaim::kSlower;
+  const double margin = 1 + std::max(0.0, min_claimed_change);
+  if (*r.ci_high < 1 / margin) r.claim = PairedClaim::kFaster;
+  else if (*r.ci_low > margin) r.claim = PairedClaim::kSlower;
   return r;
 }
 

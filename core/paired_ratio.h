@@ -23,6 +23,14 @@
 namespace torchscan {
 
 inline constexpr double kPairedConfidence = 0.90;  // the confidence the claim is made at
+// The smallest change claimed: `slower` needs the whole interval above 1 + this, `faster`
+// below 1 / (1 + this). Why not 1 itself: pairing rounds cancels drift between rounds, but
+// not what is fixed for a job, such as where each of the two built modules landed in memory.
+// Measured on the 2-core development VM (validity_benchmark, 20 A/A jobs at 40 rounds of
+// the default 0.2 s): the per-job median ratio of two builds of the same module ranged
+// 0.976-1.040, so with many rounds an interval excluding 1 was claimed on 4 of 20 A/A jobs;
+// beyond 1 % none was, while 19 of 20 +5 % jobs still were.
+inline constexpr double kPairedMinClaimedChange = 0.01;
 
 enum class PairedClaim { kNoClaim, kFaster, kSlower };
 
@@ -32,7 +40,8 @@ struct PairedRatioResult {
   std::optional<double> ci_low, ci_high;      // the sign-test interval; absent with too few rounds
   std::optional<double> achieved_confidence;  // exact coverage of [ci_low, ci_high], >= target
   std::optional<double> resolvable_change;    // (ci_high - ci_low) / 2, a relative change
-  PairedClaim claim = PairedClaim::kNoClaim;  // faster: ci_high < 1; slower: ci_low > 1
+  // faster: ci_high < 1 / (1 + min_claimed_change); slower: ci_low > 1 + min_claimed_change
+  PairedClaim claim = PairedClaim::kNoClaim;
   std::string note;                           // why there is no interval or claim; "" otherwise
 };
 
@@ -50,9 +59,11 @@ double SignIntervalCoverage(int n, int k);
 //  - fewer rounds than MinRoundsForConfidence(confidence): ratios and median only, note
 //    "needs at least 5 rounds at 90% (has 4)";
 //  - `confidence` outside (0, 1): nothing computed.
+//  - `min_claimed_change` below 0: treated as 0.
 PairedRatioResult PairedRatios(const std::vector<double>& baseline_medians,
                                const std::vector<double>& candidate_medians,
-                               double confidence = kPairedConfidence);
+                               double confidence = kPairedConfidence,
+                               double min_claimed_change = kPairedMinClaimedChange);
 
 const char* PairedClaimName(PairedClaim claim);  // "faster", "slower", "no_claim"
 

@@ -76,6 +76,17 @@ TEST(PairedRatios, RatioExactlyOneAtTheBoundMakesNoClaim) {
   ExpectInterval(r, 0.9, 0.8, 1.0, PairedClaim::kNoClaim);
 }
 
+TEST(PairedRatios, AnIntervalWithinTheSmallestClaimedChangeMakesNoClaim) {
+  // ratios 1.005 .. 1.03: wholly above 1, but not above 1.01 (kPairedMinClaimedChange).
+  const PairedRatioResult r = PairedRatios({1, 1, 1, 1, 1}, {1.005, 1.02, 1.03, 1.01, 1.015});
+  ExpectInterval(r, 1.015, 1.005, 1.03, PairedClaim::kNoClaim);
+  const PairedRatioResult faster = PairedRatios({1, 1, 1, 1, 1}, {0.995, 0.98, 0.97, 0.991, 0.985});
+  ExpectInterval(faster, 0.985, 0.97, 0.995, PairedClaim::kNoClaim);
+  // With no margin asked for, the same intervals claim.
+  EXPECT_EQ(PairedRatios({1, 1, 1, 1, 1}, {1.005, 1.02, 1.03, 1.01, 1.015}, 0.9, 0).claim, PairedClaim::kSlower);
+  EXPECT_EQ(PairedRatios({1, 1, 1, 1, 1}, {0.995, 0.98, 0.97, 0.991, 0.985}, 0.9, -1).claim, PairedClaim::kFaster);
+}
+
 TEST(PairedRatios, AllTiedAtOneGivesZeroWidthAndNoClaim) {
   const PairedRatioResult r = PairedRatios({3, 3, 3, 3, 3, 3}, {3, 3, 3, 3, 3, 3});
   ExpectInterval(r, 1.0, 1.0, 1.0, PairedClaim::kNoClaim);  // zero width

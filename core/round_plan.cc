@@ -1,12 +1,27 @@
 #include "core/round_plan.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace torchscan {
 
-RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing) {
+RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, double longest_block_s) {
   RoundPlan plan;
-  plan.rounds = rounds < 1 ? 1 : rounds;
+  plan.requested_rounds = plan.rounds = rounds < 1 ? 1 : rounds;
+  if (plan.rounds > 1 && longest_block_s > 0) {
+    const double affordable = std::floor(timing.min_run_time_s / longest_block_s);
+    const int limit = static_cast<int>(std::max<double>(timing.min_blocks, std::min<double>(affordable, plan.rounds)));
+    if (limit < plan.rounds) {
+      plan.rounds = limit;
+      plan.note = absl::StrFormat(
+          "%d rounds asked, %d planned: a block of the slower run takes %.3g ms, so more rounds would time more "
+          "than min_run_time_s %.3g s (a larger min_run_time_s allows more rounds)",
+          plan.requested_rounds, plan.rounds, 1e3 * longest_block_s, timing.min_run_time_s);
+    }
+  }
   for (int round = 1; round <= plan.rounds; ++round) {
     const bool candidate_leads = reverse != (round % 2 == 0);
     plan.steps.push_back({round, candidate_leads, true});
@@ -17,6 +32,10 @@ RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing) {
   if (plan.round_min_blocks < 1) plan.round_min_blocks = 1;
   plan.round_max_run_time_s = timing.max_run_time_s / plan.rounds;
   return plan;
+}
+
+double RoundTarget(const RoundPlan& plan, int round, double run_timed_s) {
+  return std::max(0.0, round * plan.round_min_run_time_s - run_timed_s);
 }
 
 std::string RoundOrder(const RoundPlan& plan) {
@@ -38,6 +57,8 @@ v1::RoundPlan RoundPlanRecord(const RoundPlan& plan, const LatencyOptions& timin
                                 : "once per run, before its single pass");
   r.set_baseline_calls_per_block(baseline_calls_per_block);
   r.set_candidate_calls_per_block(candidate_calls_per_block);
+  r.set_requested_rounds(plan.requested_rounds);
+  r.set_note(plan.note);
   return r;
 }
 

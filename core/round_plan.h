@@ -3,12 +3,14 @@
 //
 // rounds == 1: a single pass of each run, one after the other (baseline first, or the
 // candidate with `reverse`): the guide's example.
-// rounds > 1: ABBA rounds. Round 1 is baseline, candidate (candidate, baseline with
+// rounds > 1: ABBA rounds (up to the rounds asked for; see PlanRounds for fewer). Round 1 is baseline, candidate (candidate, baseline with
 // `reverse`), round 2 the opposite, and so on, so each run leads in half the rounds and a
 // steady drift adds as much to one run as to the other. Interleaving divides the timed work,
-// it does not multiply it: each round of a run times min_run_time_s / rounds (and at least
-// ceil(min_blocks / rounds) blocks; a max_run_time_s limit is divided likewise), so a run's
-// rounds together time what its single pass would. Each run warms up and sizes its block
+// it does not multiply it: each round of a run times its share, min_run_time_s / rounds (and
+// at least ceil(min_blocks / rounds) blocks; a max_run_time_s limit is divided likewise). A
+// round stops once the run's timed work reaches round x share in all (RoundTarget), so one
+// round's last block running past its share shortens the next: the rounds together time what
+// a single pass would, not rounds x one block more. Each run warms up and sizes its block
 // once, in its first round, and keeps that block size in every later round (the caller's
 // job: core/experiment.cc with core/torch_measure.h TorchTimingSession).
 #pragma once
@@ -29,15 +31,25 @@ struct RoundStep {
 };
 
 struct RoundPlan {
-  int rounds = 1;
+  int requested_rounds = 1;
+  int rounds = 1;                // planned: requested_rounds, or fewer (see PlanRounds)
   std::vector<RoundStep> steps;  // in timing order: 2 x rounds steps
   double round_min_run_time_s = 0;
   int round_min_blocks = 1;
   double round_max_run_time_s = 0;  // 0: no limit
+  std::string note;                 // why fewer rounds than requested were planned; "" otherwise
 };
 
 // The plan for `rounds` (>= 1; the caller validates the range) over `timing`'s totals.
-RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing);
+// `longest_block_s` is the longer of the two runs' sized blocks (0: unknown). Each round of a
+// run times at least one block, so more rounds than min_run_time_s / longest_block_s would
+// time more than a single pass; the plan then has that many rounds (but never fewer than
+// min_blocks, which a single pass would time anyway, nor more than asked) and a note says why.
+RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, double longest_block_s = 0);
+
+// Seconds of timed work `run_timed_s` must reach for round `round` (1-based) of `plan` to
+// stop: round x round_min_run_time_s minus what the run timed before it, at least 0.
+double RoundTarget(const RoundPlan& plan, int round, double run_timed_s);
 
 // "baseline, candidate, candidate, baseline" for 2 rounds starting with the baseline: the
 // steps' runs in timing order.

@@ -50,6 +50,33 @@ TEST(PlanRounds, DividesTheTimedWorkAcrossRoundsInsteadOfMultiplyingIt) {
   EXPECT_EQ(single.round_min_blocks, 10);
 }
 
+TEST(PlanRounds, LongBlocksGetFewerRoundsButNeverFewerThanMinBlocks) {
+  // 0.2 s at 40 rounds is 5 ms a round; a 16 ms block allows 12 rounds of the same work.
+  const RoundPlan plan = PlanRounds(40, false, Timing(0.2, 10), 0.016);
+  EXPECT_EQ(plan.requested_rounds, 40);
+  EXPECT_EQ(plan.rounds, 12);
+  EXPECT_EQ(plan.steps.size(), 24u);
+  EXPECT_DOUBLE_EQ(plan.round_min_run_time_s, 0.2 / 12);
+  EXPECT_EQ(plan.note,
+            "40 rounds asked, 12 planned: a block of the slower run takes 16 ms, so more rounds would time more than "
+            "min_run_time_s 0.2 s (a larger min_run_time_s allows more rounds)");
+  // A 100 ms block: a single pass would time min_blocks (10) blocks anyway, so 10 rounds cost nothing more.
+  EXPECT_EQ(PlanRounds(40, false, Timing(0.2, 10), 0.1).rounds, 10);
+  // Short blocks, an unknown block (0) or a single pass: as asked, no note.
+  for (const RoundPlan& p : {PlanRounds(40, false, Timing(0.2, 10), 0.001), PlanRounds(40, false, Timing(0.2, 10)),
+                             PlanRounds(1, false, Timing(0.2, 10), 0.1)}) {
+    EXPECT_EQ(p.rounds, p.requested_rounds);
+    EXPECT_EQ(p.note, "");
+  }
+}
+
+TEST(RoundTarget, ARoundThatRanPastItsShareShortensTheNext) {
+  const RoundPlan plan = PlanRounds(4, false, Timing(0.4, 4));  // 0.1 s a round
+  EXPECT_DOUBLE_EQ(RoundTarget(plan, 1, 0), 0.1);
+  EXPECT_NEAR(RoundTarget(plan, 2, 0.13), 0.07, 1e-12) << "round 1 ran 30 ms over";
+  EXPECT_DOUBLE_EQ(RoundTarget(plan, 3, 0.35), 0) << "already past: the round's minimum blocks only";
+}
+
 TEST(RoundPlanRecord, RecordsThePlanAndTheBlockSizesChosenOnce) {
   const v1::RoundPlan r = RoundPlanRecord(PlanRounds(2, false, Timing(0.4, 10)), Timing(0.4, 10), 100, 7);
   EXPECT_EQ(r.rounds(), 2);
@@ -60,6 +87,8 @@ TEST(RoundPlanRecord, RecordsThePlanAndTheBlockSizesChosenOnce) {
   EXPECT_EQ(r.baseline_calls_per_block(), 100);
   EXPECT_EQ(r.candidate_calls_per_block(), 7);
   EXPECT_NE(r.warm_up().find("once per run"), std::string::npos);
+  EXPECT_EQ(r.requested_rounds(), 2);
+  EXPECT_EQ(r.note(), "");
 }
 
 // The runner under a plan, on a fake clock where each call takes 1 ms: warm-up and block
@@ -83,7 +112,8 @@ TEST(RunRound, WarmsUpAndSizesOnceAndEachRoundTimesItsShare) {
   for (int round = 1; round <= plan.rounds; ++round) {
     per_round_blocks_seen.clear();
     const int64_t before = runner.blocks_done();
-    const int64_t added = runner.RunRound(plan.round_min_run_time_s, plan.round_min_blocks, plan.round_max_run_time_s);
+    const int64_t added =
+        runner.RunRound(RoundTarget(plan, round, runner.timed_s()), plan.round_min_blocks, plan.round_max_run_time_s);
     EXPECT_EQ(added, runner.blocks_done() - before);
     EXPECT_NEAR(static_cast<double>(added) * 0.001, 0.04, 0.0015) << "round " << round << " times 0.2 s / 5";
     ASSERT_FALSE(per_round_blocks_seen.empty());

@@ -92,12 +92,17 @@ TorchTimingSession::TorchTimingSession(const std::function<void()>& call, TorchL
                                        LatencyOptions timing, LatencyHooks hooks)
     : options_(std::move(options)), timing_(timing), runner_(call, std::move(timing), SteadyClock(), std::move(hooks)) {}
 
-std::pair<int64_t, int64_t> TorchTimingSession::TimeRound(double min_time_s, int min_blocks, double max_time_s) {
+double TorchTimingSession::Prepare() {
   if (!sized_) {
     runner_.WarmUp();
     runner_.SizeBlock();
     sized_ = true;
   }
+  return runner_.sized_block_s();
+}
+
+std::pair<int64_t, int64_t> TorchTimingSession::TimeRound(double min_time_s, int min_blocks, double max_time_s) {
+  Prepare();
   const int64_t first = runner_.blocks_done();
   return {first, runner_.RunRound(min_time_s, min_blocks, max_time_s)};
 }

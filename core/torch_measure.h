@@ -48,10 +48,14 @@ class TorchTimingSession {
   // InvalidArgument for bad options or an unusable device.
   static absl::StatusOr<std::unique_ptr<TorchTimingSession>> Start(const std::function<void()>& call,
                                                                    const TorchLatencyOptions& options);
-  // Warm-up and block sizing on the first call only, then LatencyRunner::RunRound. Returns
-  // the index of the round's first block and how many it added.
+  // Warm-up and block sizing, once (later calls do nothing). Returns the sized block's seconds
+  // (0 with fixed_calls_per_block), which a round plan may use (core/round_plan.h).
+  double Prepare();
+  // Prepare if not yet done, then LatencyRunner::RunRound. Returns the index of the round's
+  // first block and how many it added.
   std::pair<int64_t, int64_t> TimeRound(double min_time_s, int min_blocks, double max_time_s);
   int64_t calls_per_block() const { return runner_.calls_per_block(); }
+  double timed_s() const { return runner_.timed_s(); }  // timed work of every round so far
   // The report of every block timed so far (settings, environment, inputs, timing, warnings).
   v1::BenchmarkReport Finish() const;
 

@@ -52,12 +52,14 @@ inline constexpr double kMaxMinRunTimeFlagS = 3600;
 
 // Timing rounds of a comparison when CompareJob.rounds is 0, and the client's --rounds
 // default: baseline and candidate alternate in ABBA rounds, each round timing
-// min_run_time_s / rounds of each (core/round_plan.h). Ten, because the paired claim
-// (core/paired_ratio.h) at 90 % then uses the interval [r(2), r(9)], whose chance of a claim
-// on an A/A pair is 2 x 11/1024 = 2.1 % (at 5 rounds it needs all five on one side: 6.25 %),
-// and because more, shorter rounds pair drift between rounds more finely at the same cost.
+// min_run_time_s / rounds of each (core/round_plan.h; fewer rounds when a block is longer than
+// that, never fewer than min_blocks). Forty, measured with validity_benchmark on the 2-core
+// development VM at the default 0.2 s (20 A/A and 20 +5 % jobs each): drift between rounds,
+// not noise within one, is the error term (a round's log-ratio spread was 8.5 % at 0.2 s and
+// still 7 % at 1 s), so more and shorter rounds pair it more finely at the same cost. The
+// paired claim caught 30 % of +5 % slowdowns at 10 rounds, 80 % at 20 and 100 % at 40.
 // Rounds 1 is a single pass of each run (the guide's example).
-inline constexpr int kDefaultRounds = 10;
+inline constexpr int kDefaultRounds = 40;
 // Rounds above are refused (CompareJob.rounds, --rounds, ExperimentOptions.rounds).
 inline constexpr int kMaxRounds = 100;
 

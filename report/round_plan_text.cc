@@ -36,7 +36,8 @@ std::string DescribeRoundPlan(const v1::RoundPlan& p) {
                         " each; warm-up once per run (", BlockSizes(p), ")");
   return absl::StrCat(p.rounds(), " alternating rounds (", ShortOrder(p.order()), "), each run timing ",
                       FormatSeconds(p.round_min_run_time_s()), " per round, ", FormatSeconds(p.min_run_time_s()),
-                      " in all; warm-up and block size once per run (", BlockSizes(p), ")");
+                      " in all; warm-up and block size once per run (", BlockSizes(p), ")",
+                      p.note().empty() ? "" : "; " + p.note());
 }
 
 }  // namespace torchscan

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
 #include "tests/descendants.h"
@@ -164,21 +165,27 @@ TEST(DaemonEndToEnd, AlternatingRoundsPoolBlocksAndKeepEachRound) {
   EXPECT_EQ(paired.note(), "needs at least 5 rounds at 90% (has 2)");
 }
 
-// The default compare: ten ABBA rounds that divide --min-run-time between them (each round
-// stops once its share has passed, so at most its last block runs past it), one warm-up and
-// one block size per run, the plan recorded and rendered. Structure only, no timing verdict.
-TEST(DaemonEndToEnd, ADefaultCompareAlternatesTenRoundsThatShareTheTimedWork) {
+// The default compare: forty ABBA rounds that divide --min-run-time between them (each round
+// stops once the run's timed work reaches its cumulative share, so at most its last block
+// runs past it), one warm-up and one block size per run, the plan recorded and rendered.
+// Structure only, no timing verdict.
+TEST(DaemonEndToEnd, ADefaultCompareAlternatesFortyRoundsThatShareTheTimedWork) {
   TestDaemon d(TempDir("default_rounds"));
   const std::string out = TempDir("default_rounds_out");
-  const CommandResult r = d.Client(With(kGuideCompare, {"--min-run-time", "0.05", "--output", out}));
+  const CommandResult r = d.Client(With(kGuideCompare, {"--min-run-time", "0.08", "--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   const v1::RoundPlan& plan = c->round_plan();
-  EXPECT_EQ(plan.rounds(), 10);
+  EXPECT_EQ(plan.requested_rounds(), 40);
+  // Fewer rounds only when a block is longer than a round's share, never below min_blocks.
+  const int rounds = plan.rounds();
+  ASSERT_GE(rounds, 10);
+  ASSERT_LE(rounds, 40);
+  EXPECT_EQ(rounds < 40, !plan.note().empty()) << plan.note();
   EXPECT_EQ(plan.order().substr(0, 40), "baseline, candidate, candidate, baseline");
-  EXPECT_DOUBLE_EQ(plan.min_run_time_s(), 0.05);
-  EXPECT_DOUBLE_EQ(plan.round_min_run_time_s(), 0.005);
+  EXPECT_DOUBLE_EQ(plan.min_run_time_s(), 0.08);
+  EXPECT_DOUBLE_EQ(plan.round_min_run_time_s(), 0.08 / rounds);
   EXPECT_EQ(plan.round_min_blocks(), 1);
   const std::string& id = c->before().settings().timing().interleave_id();
   EXPECT_FALSE(id.empty());
@@ -186,26 +193,33 @@ TEST(DaemonEndToEnd, ADefaultCompareAlternatesTenRoundsThatShareTheTimedWork) {
   for (const auto& [run, calls_per_block] : {std::pair{&c->before(), plan.baseline_calls_per_block()},
                                              std::pair{&c->after(), plan.candidate_calls_per_block()}}) {
     const v1::Timing& t = run->timing();
-    ASSERT_EQ(t.rounds_size(), 10);
+    ASSERT_EQ(t.rounds_size(), rounds);
     EXPECT_EQ(t.calls_per_block(), calls_per_block);
     for (const v1::TimingBlock& b : t.blocks()) EXPECT_EQ(b.calls(), calls_per_block) << "one block size, kept";
     int64_t blocks = 0;
+    double timed = 0;
     for (const v1::TimingRound& round : t.rounds()) {
       ASSERT_GE(round.block_count(), 1);
-      double timed = 0, before_last = 0;
+      const double target = round.round() * plan.round_min_run_time_s();  // the run's share so far
+      double before_last = timed;
       for (int64_t i = round.first_block(); i < round.first_block() + round.block_count(); ++i) {
         before_last = timed;
         timed += t.blocks(i).duration_s();
       }
-      EXPECT_GE(timed, 0.005) << "round " << round.round() << " timed its share";
-      EXPECT_LT(before_last, 0.005) << "round " << round.round() << " stopped once its share had passed";
+      EXPECT_GE(timed, target - 1e-12) << "round " << round.round() << " reached its cumulative share";
+      if (round.block_count() > 1)
+        EXPECT_LT(before_last, target) << "round " << round.round() << " stopped once it had reached it";
       blocks += round.block_count();
     }
     EXPECT_EQ(blocks, t.blocks_size());
   }
-  EXPECT_EQ(c->evidence().paired().round_ratios_size(), 10);
+  const auto spans = c->timeline().spans();
+  EXPECT_EQ(spans[2].phase(), "warm-up baseline") << "both runs warm up once, before the first round";
+  EXPECT_EQ(spans[3].phase(), "warm-up candidate");
+  EXPECT_EQ(c->evidence().paired().round_ratios_size(), rounds);
+  EXPECT_DOUBLE_EQ(c->evidence().paired().min_claimed_change(), 0.01);
   EXPECT_TRUE(LabelFollowsTheGuideRule(*c));
-  EXPECT_NE(Slurp(out + "/comparison.html").find("Timing plan: 10 alternating rounds"), std::string::npos);
+  EXPECT_NE(Slurp(out + "/comparison.html").find(absl::StrCat("Timing plan: ", rounds, " alternating rounds")), std::string::npos);
 }
 
 TEST(DaemonEndToEnd, CancelStopsARunningJobAndTheNextRuns) {

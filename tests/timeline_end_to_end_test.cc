@@ -82,7 +82,8 @@ TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPa
 
   // Every phase once, timing twice per run (alternating rounds), in the order the guide requires.
   EXPECT_EQ(PhaseNames(t), (std::vector<std::string>{
-                               "build baseline", "build candidate", "timing baseline", "timing candidate",
+                               "build baseline", "build candidate", "warm-up baseline", "warm-up candidate",
+                               "timing baseline", "timing candidate",
                                "timing candidate", "timing baseline", "profile baseline", "memory baseline",
                                "rss baseline", "profile candidate", "memory candidate", "rss candidate", "check"}));
 

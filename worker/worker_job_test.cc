@@ -61,7 +61,7 @@ TEST(JobOptions, ZeroValuesTakeTheDefaults) {
   EXPECT_EQ(o->profile_calls, 10);
   EXPECT_FALSE(o->rss);
   EXPECT_FALSE(o->reverse);
-  EXPECT_EQ(o->rounds, 10) << "a compare job with rounds 0 is interleaved by default";
+  EXPECT_EQ(o->rounds, 40) << "a compare job with rounds 0 is interleaved by default";
   EXPECT_FALSE(o->skip_check);
   EXPECT_EQ(o->check.rtol, 1e-3);  // the job's own: there is no default tolerance
   EXPECT_EQ(o->check.atol, 1e-6);
