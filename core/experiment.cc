@@ -271,13 +271,19 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   absl::StatusOr<TimedRun> candidate_run = StartRun(*candidate, "candidate", o);
   if (!candidate_run.ok()) return candidate_run.status();
   double longest_block_s = 0;
-  if (o.rounds > 1)
+  if (o.rounds > 1) {
+    std::vector<std::pair<TimedRun*, double>> sized;
     for (TimedRun* run : o.reverse ? std::vector{&*candidate_run, &*baseline_run}
                                    : std::vector{&*baseline_run, &*candidate_run}) {
       absl::StatusOr<double> block_s = PrepareRun(o, timeline, *run);
       if (!block_s.ok()) return block_s.status();
+      sized.emplace_back(run, *block_s);
       longest_block_s = std::max(longest_block_s, *block_s);
     }
+    if (o.timing.fixed_calls_per_block == 0)
+      for (auto& [run, block_s] : sized)
+        run->session->SetCallsPerBlock(MatchedCalls(longest_block_s, block_s, run->session->calls_per_block()));
+  }
   const RoundPlan plan = PlanRounds(o.rounds, o.reverse, o.timing, longest_block_s);
   for (const RoundStep& step : plan.steps)
     if (absl::Status s = TimeRound(plan, step, o, timeline, step.candidate ? *candidate_run : *baseline_run); !s.ok())

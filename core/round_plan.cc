@@ -34,6 +34,12 @@ RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, dou
   return plan;
 }
 
+int64_t MatchedCalls(double target_block_s, double sized_block_s, int64_t sized_calls) {
+  if (!(target_block_s > 0) || !(sized_block_s > 0) || sized_calls < 1) return sized_calls < 1 ? 1 : sized_calls;
+  const double calls = std::llround(target_block_s * static_cast<double>(sized_calls) / sized_block_s);
+  return calls < 1 ? 1 : static_cast<int64_t>(calls);
+}
+
 double RoundTarget(const RoundPlan& plan, int round, double run_timed_s) {
   return std::max(0.0, round * plan.round_min_run_time_s - run_timed_s);
 }
@@ -53,7 +59,8 @@ v1::RoundPlan RoundPlanRecord(const RoundPlan& plan, const LatencyOptions& timin
   r.set_min_run_time_s(timing.min_run_time_s);
   r.set_round_min_run_time_s(plan.round_min_run_time_s);
   r.set_round_min_blocks(plan.round_min_blocks);
-  r.set_warm_up(plan.rounds > 1 ? "once per run, before its first round; block size chosen then and kept in every round"
+  r.set_warm_up(plan.rounds > 1 ? "once per run, before the first round; block sizes chosen then, matched to the longer "
+                                  "run's block duration, and kept in every round"
                                 : "once per run, before its single pass");
   r.set_baseline_calls_per_block(baseline_calls_per_block);
   r.set_candidate_calls_per_block(candidate_calls_per_block);

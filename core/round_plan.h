@@ -47,6 +47,15 @@ struct RoundPlan {
 // min_blocks, which a single pass would time anyway, nor more than asked) and a note says why.
 RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, double longest_block_s = 0);
 
+// Calls per block that make a block of a run whose sized block of `sized_calls` calls took
+// `sized_block_s` last about `target_block_s` (>= 1; `sized_calls` when a figure is not
+// positive). Why: block sizing steps by powers of ten, so two builds of the same workload near
+// a step get 10 and 100 calls per block, and the per-call time of a long block and of a short
+// one differ (by 3 % on the built-in linear model here): a bias that pairing cannot cancel.
+// With rounds, both runs get blocks as long as the longer sized block (blocks only get longer,
+// so the clock-overhead criterion still holds).
+int64_t MatchedCalls(double target_block_s, double sized_block_s, int64_t sized_calls);
+
 // Seconds of timed work `run_timed_s` must reach for round `round` (1-based) of `plan` to
 // stop: round x round_min_run_time_s minus what the run timed before it, at least 0.
 double RoundTarget(const RoundPlan& plan, int round, double run_timed_s);

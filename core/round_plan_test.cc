@@ -70,6 +70,20 @@ TEST(PlanRounds, LongBlocksGetFewerRoundsButNeverFewerThanMinBlocks) {
   }
 }
 
+TEST(MatchedCalls, GivesBothRunsBlocksOfTheLongerSizedDuration) {
+  // Two builds of one workload sized on either side of a power of ten: 10 calls in 0.45 ms and
+  // 100 calls in 4.6 ms. Matched to 4.6 ms, both make about 100-call blocks.
+  EXPECT_EQ(MatchedCalls(0.0046, 0.00045, 10), 102);
+  EXPECT_EQ(MatchedCalls(0.0046, 0.0046, 100), 100);
+  // A 10x slower candidate keeps 10x fewer calls: its blocks last as long.
+  EXPECT_EQ(MatchedCalls(0.0046, 0.0046, 10), 10);
+  EXPECT_EQ(MatchedCalls(0.0046, 0.00046, 1), 10);
+  // Unknown figures keep the sized calls; never fewer than one.
+  EXPECT_EQ(MatchedCalls(0, 0.001, 7), 7);
+  EXPECT_EQ(MatchedCalls(0.001, 0, 7), 7);
+  EXPECT_EQ(MatchedCalls(0.0001, 0.01, 1), 1);
+}
+
 TEST(RoundTarget, ARoundThatRanPastItsShareShortensTheNext) {
   const RoundPlan plan = PlanRounds(4, false, Timing(0.4, 4));  // 0.1 s a round
   EXPECT_DOUBLE_EQ(RoundTarget(plan, 1, 0), 0.1);

@@ -55,6 +55,8 @@ class TorchTimingSession {
   // first block and how many it added.
   std::pair<int64_t, int64_t> TimeRound(double min_time_s, int min_blocks, double max_time_s);
   int64_t calls_per_block() const { return runner_.calls_per_block(); }
+  // After Prepare, before any round: blocks of `calls` calls instead (>= 1).
+  void SetCallsPerBlock(int64_t calls) { runner_.SetCallsPerBlock(calls); }
   double timed_s() const { return runner_.timed_s(); }  // timed work of every round so far
   // The report of every block timed so far (settings, environment, inputs, timing, warnings).
   v1::BenchmarkReport Finish() const;
