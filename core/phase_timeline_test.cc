@@ -1,5 +1,8 @@
 #include "core/phase_timeline.h"
 
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "core/fake_clock.h"
@@ -11,6 +14,17 @@ void ExpectSpan(const v1::PhaseSpan& span, const std::string& phase, double star
   EXPECT_EQ(span.phase(), phase);
   EXPECT_DOUBLE_EQ(span.start_s(), start_s) << phase;
   EXPECT_DOUBLE_EQ(span.end_s(), end_s) << phase;
+}
+
+struct Want {
+  std::string phase;
+  double start_s, end_s;
+};
+
+// The snapshot holds exactly `want`, in that order.
+void ExpectSpans(const v1::Timeline& t, const std::vector<Want>& want) {
+  ASSERT_EQ(t.spans_size(), static_cast<int>(want.size()));
+  for (size_t i = 0; i < want.size(); ++i) ExpectSpan(t.spans(i), want[i].phase, want[i].start_s, want[i].end_s);
 }
 
 TEST(PhaseTimeline, SpansAreSecondsSinceTheRecorderWasMade) {
@@ -56,12 +70,10 @@ TEST(PhaseTimeline, ANameMayRepeatAndKeepsItsOrder) {
     clock.Advance(1);
     timeline.End();
   }
-  const v1::Timeline t = timeline.Snapshot();
-  ASSERT_EQ(t.spans_size(), 4);
-  ExpectSpan(t.spans(0), "timing baseline", 0, 1);
-  ExpectSpan(t.spans(1), "timing candidate", 1, 2);
-  ExpectSpan(t.spans(2), "timing candidate", 2, 3);
-  ExpectSpan(t.spans(3), "timing baseline", 3, 4);
+  ExpectSpans(timeline.Snapshot(), {{"timing baseline", 0, 1},
+                                    {"timing candidate", 1, 2},
+                                    {"timing candidate", 2, 3},
+                                    {"timing baseline", 3, 4}});
 }
 
 TEST(PhaseTimeline, SnapshotShowsAnOpenSpanEndedNowAndLeavesItOpen) {
@@ -88,6 +100,53 @@ TEST(PhaseTimeline, EndWithoutAnOpenSpanChangesNothing) {
   clock.Advance(1);
   timeline.End();
   ExpectSpan(timeline.Snapshot().spans(0), "build candidate", 0, 1);
+}
+
+// Two RSS children started at once, then the worker's own builds beside them: the
+// concurrent spans overlap each other and the own spans, keep the order they began, and end
+// when told, each on its own; the own spans still run one at a time.
+TEST(PhaseTimeline, ConcurrentSpansOverlapAndEndOnTheirOwn) {
+  FakeClock clock;
+  PhaseTimeline timeline(&clock, "t0");
+  const int baseline = timeline.BeginConcurrent("rss baseline");
+  const int candidate = timeline.BeginConcurrent("rss candidate");
+  timeline.Begin("build baseline");
+  clock.Advance(1);
+  timeline.Begin("build candidate");  // ends the own span only
+  clock.Advance(0.5);
+  timeline.EndConcurrent(candidate);
+  clock.Advance(0.25);
+  timeline.End();
+  timeline.EndConcurrent(baseline);
+  timeline.EndConcurrent(baseline);  // ended already: stays
+  timeline.EndConcurrent(2);         // an own span: not ended by this
+  timeline.EndConcurrent(99);        // no such span
+  clock.Advance(1);
+  timeline.Begin("timing baseline");
+  clock.Advance(1);
+
+  const v1::Timeline t = timeline.Snapshot();
+  ExpectSpans(t, {{"rss baseline", 0, 1.75},
+                  {"rss candidate", 0, 1.5},
+                  {"build baseline", 0, 1},
+                  {"build candidate", 1, 1.75},
+                  {"timing baseline", 2.75, 3.75}});  // open: ended now in the snapshot
+  ASSERT_EQ(t.spans_size(), 5);
+  EXPECT_TRUE(t.spans(0).concurrent());
+  EXPECT_TRUE(t.spans(1).concurrent());
+  for (int i = 2; i < 5; ++i) EXPECT_FALSE(t.spans(i).concurrent()) << t.spans(i).phase();
+}
+
+TEST(PhaseTimeline, AnOpenConcurrentSpanAppearsEndedNowInASnapshot) {
+  FakeClock clock;
+  PhaseTimeline timeline(&clock, "t0");
+  const int rss = timeline.BeginConcurrent("rss measurement");
+  clock.Advance(0.5);
+  ExpectSpan(timeline.Snapshot().spans(0), "rss measurement", 0, 0.5);
+  clock.Advance(0.5);
+  timeline.EndConcurrent(rss);
+  clock.Advance(3);
+  ExpectSpan(timeline.Snapshot().spans(0), "rss measurement", 0, 1);
 }
 
 TEST(PhaseTimeline, StartedAtDefaultsToTheWallTimeNow) {

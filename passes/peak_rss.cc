@@ -146,10 +146,15 @@ ChildEnd RunChildWithTimeout(const std::string& child_path, const TrialPaths& pa
         trial.timed_out = true;
         break;
       }
+      if (options.cancel != nullptr && options.cancel->load()) {
+        child.terminate(error);
+        trial.cancelled = true;
+        break;
+      }
       std::this_thread::sleep_for(poll);
       poll = std::min(poll * 2, std::chrono::milliseconds(20));
     }
-    if (!trial.timed_out && !error) {
+    if (!trial.timed_out && !trial.cancelled && !error) {
       end.status = child.native_exit_code();
       end.status_known = WIFEXITED(end.status) || WIFSIGNALED(end.status);
     }
@@ -160,13 +165,17 @@ ChildEnd RunChildWithTimeout(const std::string& child_path, const TrialPaths& pa
   return end;
 }
 
-// Why the child gave no result (timeout, signal, non-zero exit, unreadable status); "" when it
+// Why the child gave no result (timeout, cancel, signal, non-zero exit, unreadable status); "" when it
 // exited with 0. Sets trial.signal or trial.exit_code.
 std::string DescribeEnd(const ChildEnd& end, double timeout_s, RssTrialInfo& trial) {
   const std::string with_stderr = trial.stderr_tail.empty() ? "" : absl::StrCat("; its stderr: ", trial.stderr_tail);
   if (trial.timed_out) {
     trial.signal = SIGKILL;
     return absl::StrFormat("RSS child timed out after %g s and was killed (SIGKILL)%s", timeout_s, with_stderr);
+  }
+  if (trial.cancelled) {
+    trial.signal = SIGKILL;
+    return "RSS child was cancelled (killed, SIGKILL): the job ended before the child finished";
   }
   if (!end.status_known) return absl::StrCat("the RSS child's exit status could not be read", with_stderr);
   if (WIFSIGNALED(end.status)) {

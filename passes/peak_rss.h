@@ -2,6 +2,7 @@
 // (//passes:torchscan_rss_child), launched with Boost.Process. No LibTorch here.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 #include "proto/report.pb.h"
@@ -17,6 +18,7 @@ struct RssTrialInfo {
   int exit_code = -1;        // when it exited normally
   int signal = 0;            // when a signal ended it (SIGKILL after a timeout)
   bool timed_out = false;
+  bool cancelled = false;    // killed because options.cancel was set
   std::string stderr_tail;   // last lines the child wrote to stderr
 };
 
@@ -28,6 +30,10 @@ struct RssTrialOptions {
   double timeout_s = kRssChildTimeoutS;  // the child is killed (SIGKILL) past it (> 0)
   int intra_op_threads = 0;              // torch::set_num_threads in the child; 0 keeps LibTorch's default
   int inter_op_threads = 0;              // at::set_num_interop_threads in the child; 0 keeps the default
+  // When set and it becomes true (from another thread), the child is killed (SIGKILL) at the
+  // next poll (within 20 ms) and the trial ends without a value: a job that failed while its
+  // RSS child ran does not wait for it. nullptr (default): never cancelled. Must outlive the call.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Writes `spec` to a temporary file, runs `child_path SPEC_FILE CALLS INTRA INTER` with
@@ -40,7 +46,7 @@ struct RssTrialOptions {
 // line for exactly `calls` calls and the thread counts asked for (when not 0); otherwise
 // without value, complete = false and the reason in diagnostics (child missing or not
 // executable, crash or signal, non-zero exit with its stderr, timeout, unparsable output,
-// other calls or threads than asked, calls < 1, timeout_s <= 0). Never hangs past timeout_s
+// other calls or threads than asked, calls < 1, timeout_s <= 0, cancelled). Never hangs past timeout_s
 // (plus the time to kill and reap), never throws, never reports a number the child did not
 // print. The child dies with the calling thread (PR_SET_PDEATHSIG SIGKILL): killing the
 // process that measures (a worker, after kill -9 of its torchscand) leaves no child behind.

@@ -1,8 +1,11 @@
 #include "passes/peak_rss.h"
 
-#include <cstdlib>
+#include <atomic>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <torch/script.h>
@@ -131,6 +134,30 @@ TEST(MeasurePeakRss, HangingChildIsKilledAtTheTimeout) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_TRUE(info.timed_out);
   EXPECT_LT(elapsed, 5.0);
+}
+
+// A job that fails while its RSS child runs cancels the trial from another thread: the
+// child is killed well before its timeout, and the trial says why it has no value.
+TEST(MeasurePeakRss, CancelledChildIsKilledAndUnknown) {
+  FakeChildMode mode("hang");
+  std::atomic<bool> cancel{false};
+  RssTrialOptions options = Trial(100, 60);
+  options.cancel = &cancel;
+  RssTrialInfo info;
+  std::thread canceller([&cancel] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel = true;
+  });
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kFakeChild, options, &info), "cancelled");
+  canceller.join();
+  EXPECT_TRUE(info.cancelled);
+  EXPECT_FALSE(info.timed_out);
+  EXPECT_EQ(info.signal, SIGKILL);
+  EXPECT_LT(info.wall_s, 30.0);  // half the timeout: the cancel, not the timeout, ended it
+
+  RssTrialInfo early;  // cancelled before it started: killed at the first poll
+  ExpectUnknown(MeasurePeakRss(LinearSpec(), kFakeChild, options, &early), "cancelled");
+  EXPECT_TRUE(early.cancelled);
 }
 
 TEST(MeasurePeakRss, FailingChildIsUnknownWithItsStderr) {

@@ -49,6 +49,36 @@ absl::Status CheckProbability(double value, const std::string& field) {
   return Error(field, absl::StrFormat("must be a probability in [0, 1], got %g", value));
 }
 
+// `span` (at `at`) starts at or after `bound`, where the previous span `begins` or `ends`;
+// otherwise the error, ending with the `rule` broken.
+absl::Status StartsAtOrAfter(const v1::PhaseSpan& span, const std::string& at, double bound,
+                             const std::string& begins_or_ends, const std::string& rule) {
+  if (span.start_s() >= bound) return absl::OkStatus();
+  return Error(at + ".start_s", absl::StrFormat("%g is before the previous span %s (%g); %s", span.start_s(),
+                                                begins_or_ends, bound, rule));
+}
+
+// A timing phase: an own span of warm-up or timing ("warm-up baseline", "timing candidate").
+bool IsTimingPhase(const v1::PhaseSpan& span) {
+  return !span.concurrent() && (span.phase().rfind("timing ", 0) == 0 || span.phase().rfind("warm-up ", 0) == 0);
+}
+
+// No concurrent span overlaps a timing phase (spans that touch do not overlap).
+absl::Status CheckNothingBesideTiming(const v1::Timeline& t, const std::string& field) {
+  for (int i = 0; i < t.spans_size(); ++i) {
+    const v1::PhaseSpan& c = t.spans(i);
+    if (!c.concurrent()) continue;
+    for (const v1::PhaseSpan& timing : t.spans())
+      if (IsTimingPhase(timing) && c.start_s() < timing.end_s() && timing.start_s() < c.end_s())
+        return Error(absl::StrFormat("%s.spans[%d]", field, i),
+                     absl::StrFormat("concurrent phase \"%s\" (%g-%g s) overlaps timing phase \"%s\" (%g-%g s); "
+                                     "nothing may run beside timing",
+                                     c.phase(), c.start_s(), c.end_s(), timing.phase(), timing.start_s(),
+                                     timing.end_s()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidatePairedEvidence(const v1::PairedEvidence& p, const std::string& f) {
@@ -120,7 +150,7 @@ absl::Status ValidateTimeline(const v1::Timeline& t, const std::string& field) {
   if (t.spans().empty()) return absl::OkStatus();
   if (t.started_at().empty())
     return Error(field + ".started_at", "missing; a timeline with spans records the wall time of its time 0");
-  double previous_end = 0;
+  double previous_start = 0, previous_own_end = 0;
   for (int i = 0; i < t.spans_size(); ++i) {
     const v1::PhaseSpan& span = t.spans(i);
     const std::string at = absl::StrFormat("%s.spans[%d]", field, i);
@@ -130,14 +160,20 @@ absl::Status ValidateTimeline(const v1::Timeline& t, const std::string& field) {
     if (!std::isfinite(span.end_s()) || span.end_s() < span.start_s())
       return Error(at + ".end_s", absl::StrFormat("must be a finite number of seconds >= start_s (%g), got %g",
                                                   span.start_s(), span.end_s()));
-    if (span.start_s() < previous_end)
-      return Error(at + ".start_s",
-                   absl::StrFormat("%g is before the previous span ends (%g); spans are listed in the order the phases "
-                                   "ran, one at a time",
-                                   span.start_s(), previous_end));
-    previous_end = span.end_s();
+    if (absl::Status s = StartsAtOrAfter(span, at, previous_start, "begins",
+                                         "spans are listed in the order the phases began");
+        !s.ok())
+      return s;
+    previous_start = span.start_s();
+    if (span.concurrent()) continue;
+    if (absl::Status s = StartsAtOrAfter(span, at, previous_own_end, "ends",
+                                         "the worker's own phases run one at a time, in the order listed (only "
+                                         "concurrent spans may overlap)");
+        !s.ok())
+      return s;
+    previous_own_end = span.end_s();
   }
-  return absl::OkStatus();
+  return CheckNothingBesideTiming(t, field);
 }
 
 }  // namespace torchscan

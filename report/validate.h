@@ -33,8 +33,11 @@ absl::Status ValidatePairedEvidence(const v1::PairedEvidence& paired, const std:
 
 // A timeline without spans is valid (evidence from before timelines, a comparison of saved
 // reports). With spans: started_at set; each span named, with finite start_s >= 0 and
-// end_s >= start_s, and starting at or after the previous span's end (phases run one at a
-// time, in the order listed). `field` names the timeline in errors ("timeline",
+// end_s >= start_s; listed in the order they began (start_s never below the previous span's);
+// each own span (concurrent false) starting at or after the previous own span's end (the
+// worker's phases run one at a time); and no concurrent span (an RSS child) overlapping a
+// timing phase (an own span named "warm-up ..." or "timing ..."): nothing runs beside timing.
+// Spans that only touch do not overlap. `field` names the timeline in errors ("timeline",
 // "before.timeline").
 absl::Status ValidateTimeline(const v1::Timeline& timeline, const std::string& field);
 

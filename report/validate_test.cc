@@ -37,6 +37,70 @@ TEST(ValidateTimeline, ANameMayRepeatAndSpansMayTouch) {
   EXPECT_TRUE(ValidateTimeline(t, "timeline").ok()) << ValidateTimeline(t, "timeline");
 }
 
+// A job with --rss as core/experiment.cc records it now: both RSS children (concurrent spans)
+// begin first, overlap each other and the builds, and end before the first timing phase.
+v1::Timeline ConcurrentRssTimeline() {
+  v1::Timeline t;
+  t.set_started_at("2024-05-02T10:00:30.000Z");
+  auto add = [&t](const std::string& phase, double start_s, double end_s, bool concurrent) {
+    v1::PhaseSpan* span = t.add_spans();
+    span->set_phase(phase);
+    span->set_start_s(start_s);
+    span->set_end_s(end_s);
+    span->set_concurrent(concurrent);
+  };
+  add("rss baseline", 0.0625, 1.25, true);
+  add("rss candidate", 0.0625, 1.5, true);
+  add("build baseline", 0.125, 0.5, false);
+  add("build candidate", 0.5, 0.75, false);
+  add("wait for rss", 0.75, 1.5, false);
+  add("timing baseline", 1.5, 2, false);  // touches the candidate's child: no overlap
+  add("timing candidate", 2, 2.5, false);
+  return t;
+}
+
+TEST(ValidateTimeline, ConcurrentSpansMayOverlapAnythingButTiming) {
+  v1::Timeline t = ConcurrentRssTimeline();
+  EXPECT_TRUE(ValidateTimeline(t, "timeline").ok()) << ValidateTimeline(t, "timeline");
+
+  // The candidate's child still running when timing began: refused, naming both phases.
+  t.mutable_spans(1)->set_end_s(1.75);
+  absl::Status s = ValidateTimeline(t, "timeline");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message().find("timeline.spans[1]: "), 0u) << s;
+  EXPECT_NE(s.message().find("\"rss candidate\""), std::string::npos) << s;
+  EXPECT_NE(s.message().find("overlaps timing phase \"timing baseline\""), std::string::npos) << s;
+
+  // A warm-up is timing too; a child started after timing, during the diagnostics, is fine.
+  t = ConcurrentRssTimeline();
+  t.mutable_spans(5)->set_phase("warm-up baseline");
+  t.mutable_spans(1)->set_end_s(1.625);
+  EXPECT_NE(ValidateTimeline(t, "timeline").message().find("overlaps timing phase \"warm-up baseline\""),
+            std::string::npos);
+  t = ConcurrentRssTimeline();
+  v1::PhaseSpan* late = t.add_spans();
+  late->set_phase("rss late");
+  late->set_start_s(2.5);
+  late->set_end_s(3);
+  late->set_concurrent(true);
+  EXPECT_TRUE(ValidateTimeline(t, "timeline").ok()) << ValidateTimeline(t, "timeline");
+
+  // Without the mark, the candidate's child is one of the worker's own phases: the build that
+  // began while it ran is refused.
+  t = ConcurrentRssTimeline();
+  t.mutable_spans(1)->set_concurrent(false);
+  s = ValidateTimeline(t, "timeline");
+  EXPECT_EQ(s.message().find("timeline.spans[2].start_s: "), 0u) << s;
+  EXPECT_NE(s.message().find("before the previous span ends"), std::string::npos) << s;
+
+  // Listed in the order they began, concurrent or not.
+  t = ConcurrentRssTimeline();
+  t.mutable_spans()->SwapElements(1, 2);
+  s = ValidateTimeline(t, "timeline");
+  EXPECT_EQ(s.message().find("timeline.spans[2].start_s: "), 0u) << s;
+  EXPECT_NE(s.message().find("order the phases began"), std::string::npos) << s;
+}
+
 struct Broken {
   std::string what;
   std::function<void(v1::Timeline*)> edit;

@@ -1,0 +1,49 @@
+#include "core/concurrent_rss.h"
+
+#include <system_error>
+#include <utility>
+
+namespace torchscan {
+
+ConcurrentRss::ConcurrentRss(std::vector<Trial> trials, const std::string& child_path,
+                             const workloads::RssTrialOptions& options, PhaseTimeline& timeline,
+                             const std::function<void(const std::string&)>& on_begin) {
+  workloads::RssTrialOptions shared = options;
+  shared.cancel = &cancel_;
+  for (Trial& trial : trials) {
+    auto run = std::make_unique<Running>();
+    const std::string phase = "rss " + trial.name;
+    run->span = timeline.BeginConcurrent(phase);
+    if (on_begin) on_begin(phase);
+    Running* r = run.get();
+    auto measure = [r, &timeline, spec = std::move(trial.spec), child_path, shared] {
+      r->metric = workloads::MeasurePeakRss(spec, child_path, shared);
+      timeline.EndConcurrent(r->span);
+    };
+    try {
+      r->thread = std::thread(measure);
+    } catch (const std::system_error&) {
+      measure();  // no thread to be had: this trial runs here, alone
+    }
+    running_.push_back(std::move(run));
+  }
+}
+
+std::vector<v1::MetricResult> ConcurrentRss::Join() {
+  std::vector<v1::MetricResult> metrics;
+  if (joined_) return metrics;
+  joined_ = true;
+  for (const std::unique_ptr<Running>& r : running_) {
+    if (r->thread.joinable()) r->thread.join();
+    metrics.push_back(std::move(r->metric));
+  }
+  return metrics;
+}
+
+ConcurrentRss::~ConcurrentRss() {
+  cancel_ = true;
+  for (const std::unique_ptr<Running>& r : running_)
+    if (r->thread.joinable()) r->thread.join();
+}
+
+}  // namespace torchscan
