@@ -36,6 +36,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/phase_timeline.h"
 #include "daemon/caller.h"
 #include "daemon/job_queue.h"
 #include "daemon/job_runner.h"
@@ -108,6 +109,12 @@ class Daemon {
   // current noise floor, judged for its settings (core/noise_floor.h), in its result.json.
   // Requires mu_. Failures are logged; the job still succeeded.
   void RecordNoiseFloor(const std::string& id, v1::JobResult* result);
+  // The job's record timeline (Job.timeline): opens `phase` now, ending the open one, and
+  // copies the timeline into `job`. The job's first phase makes its timeline, whose time 0 is
+  // now and whose started_at is `submitted_at` (else now). Requires mu_.
+  void BeginPhase(v1::Job& job, const std::string& phase, const std::string& submitted_at = "");
+  // Ends the job's open phase, copies the timeline into `job` and forgets it. Requires mu_.
+  void EndPhases(v1::Job& job);
 
   const v1::DaemonConfig config_;
   const JobRunOptions run_options_;
@@ -120,6 +127,7 @@ class Daemon {
   mutable std::condition_variable changed_;  // any job changed, or shutting down
   std::condition_variable work_;             // a job was queued, or shutting down
   std::map<std::string, v1::Job> jobs_;      // by id (ids sort in submission order)
+  std::map<std::string, PhaseTimeline> phases_;  // timelines of unfinished jobs, by id
   std::set<std::string> unsaved_;            // ids whose latest record is not on disk
   JobQueue queue_;
   int64_t last_number_ = 0;
