@@ -1,0 +1,32 @@
+#include "report/timeline_text.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_format.h"
+#include "report/format.h"
+
+namespace torchscan {
+namespace {
+
+std::string Column(const std::string& phase) {
+  if (phase.size() <= static_cast<size_t>(kMaxPhaseColumn)) return phase;
+  return phase.substr(0, kMaxPhaseColumn - 3) + "...";
+}
+
+std::string Seconds(double s) { return std::isfinite(s) ? FormatSeconds(s) : "?"; }
+
+}  // namespace
+
+std::string TimelineText(const v1::Timeline& timeline, const std::string& indent) {
+  if (timeline.spans().empty()) return "";
+  int width = 5;  // "phase"
+  for (const v1::PhaseSpan& s : timeline.spans()) width = std::max(width, static_cast<int>(Column(s.phase()).size()));
+  std::string out = absl::StrFormat("%s%-*s  %10s  %10s\n", indent, width, "phase", "start", "duration");
+  for (const v1::PhaseSpan& s : timeline.spans())
+    absl::StrAppendFormat(&out, "%s%-*s  %10s  %10s\n", indent, width, Column(s.phase()), Seconds(s.start_s()),
+                          Seconds(s.end_s() - s.start_s()));
+  return out;
+}
+
+}  // namespace torchscan
