@@ -4,7 +4,8 @@
 //   "  timing baseline     1.250 s    250.0 ms"
 // one line per span in order, the phase column as wide as the longest name (at most
 // kMaxPhaseColumn characters; longer names are cut with "..."), times by FormatSeconds, each
-// line starting with `indent` and ending with "\n". Spans with a start or end that is not
+// line starting with `indent` and ending with "\n"; the time columns count characters, not
+// bytes, so "µs" stays aligned. Spans with a start or end that is not
 // finite are shown with "?" for what cannot be computed. No spans: "".
 #pragma once
 

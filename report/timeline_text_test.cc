@@ -28,6 +28,12 @@ TEST(TimelineText, OneAlignedLinePerPhaseWithStartAndDuration) {
             "  timing baseline     1.250 s    250.0 ms\n");
 }
 
+TEST(TimelineText, MicrosecondsStayAligned) {
+  EXPECT_EQ(TimelineText(Spans({{"memory", 2e-6, 4e-6}}), ""),
+            "phase        start    duration\n"
+            "memory    2.000 µs    2.000 µs\n");
+}
+
 TEST(TimelineText, LongNamesAreCutAndBadTimesShownAsUnknown) {
   const std::string text =
       TimelineText(Spans({{std::string(50, 'x'), 0, std::numeric_limits<double>::quiet_NaN()}}), "");
