@@ -14,6 +14,7 @@ namespace torchscan {
 namespace {
 
 constexpr double kWidth = 560, kLeft = 96, kRight = 12, kTop = 6, kLane = 16, kAxis = 22;
+constexpr double kMinBar = 2;  // px: the shortest phases stay visible
 
 struct Kind {
   const char* key;     // the phase name's first word, lower case
@@ -88,11 +89,11 @@ std::string TimelineSvg(const v1::Timeline& timeline, std::string_view id) {
   }
   for (const v1::PhaseSpan* s : spans) {
     const int k = KindIndex(s->phase());
-    const double x0 = x(s->start_s()), x1 = x(s->end_s());
+    const double x0 = x(s->start_s()), width = std::max(x(s->end_s()) - x0, kMinBar);
     absl::StrAppend(&out, "<rect x=\"", F(x0), "\" y=\"", F(kTop + lane_of[k] * kLane + 2), "\" width=\"",
-                    F(std::max(x1 - x0, 1.0)), "\" height=\"", F(kLane - 4), "\" fill=\"", kKinds[k].colour,
+                    F(width), "\" height=\"", F(kLane - 4), "\" fill=\"", kKinds[k].colour,
                     absl::EndsWith(s->phase(), "candidate") ? "\" fill-opacity=\"0.55" : "",
-                    "\" stroke=\"#ffffff\" stroke-width=\"0.5\"><title>",
+                    width >= 4 ? "\" stroke=\"#ffffff\" stroke-width=\"0.5" : "", "\"><title>",
                     HtmlEscape(absl::StrCat(s->phase(), ": ", FormatSeconds(s->start_s()), " + ",
                                             FormatSeconds(s->end_s() - s->start_s()))),
                     "</title></rect>");

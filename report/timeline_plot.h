@@ -3,7 +3,8 @@
 // worker start, LibTorch load, build, warm-up, timing, profile, memory, rss, check, write,
 // other), each kind in its own colour and named at the left of its lane, so a reader sees
 // where the job's time went. Candidate phases ("... candidate") are paler than the baseline's,
-// and a thin white edge keeps back-to-back rounds apart. Each bar carries a <title> with its
+// and a thin white edge keeps back-to-back rounds apart (bars of 4 px or more; every bar is
+// at least 2 px wide, so the shortest phases stay visible). Each bar carries a <title> with its
 // phase, start and duration.
 // Offline: no script, no external resource, no style attribute (CSP-safe).
 //

@@ -94,7 +94,8 @@ TEST(TimelineSvg, NothingDrawableGivesEmptyAndBadSpansAreSkipped) {
 
 TEST(TimelineSvg, AZeroLengthTimelineStillHasFiniteCoordinates) {
   const std::string svg = TimelineSvg(Spans({{"check", 0, 0}, {"write result", 0, 0}}), "t");
-  EXPECT_EQ(Count(svg, "width=\"1.0\""), 2);  // zero-length bars stay visible
+  EXPECT_EQ(Count(svg, "width=\"2.0\" height"), 2);  // zero-length bars stay visible
+  EXPECT_FALSE(Has(svg, "stroke=\"#ffffff\""));     // no white edge eats a narrow bar
   EXPECT_FALSE(Has(svg, "nan"));
   EXPECT_FALSE(Has(svg, "inf"));
 }
