@@ -5,22 +5,15 @@
 #include <limits>
 #include <string>
 
+#include "tests/fixtures/evidence_fixtures.h"
+
 namespace torchscan {
 namespace {
 
-v1::Timeline Spans(std::initializer_list<std::tuple<std::string, double, double>> spans) {
-  v1::Timeline t;
-  for (const auto& [phase, start, end] : spans) {
-    v1::PhaseSpan* s = t.add_spans();
-    s->set_phase(phase);
-    s->set_start_s(start);
-    s->set_end_s(end);
-  }
-  return t;
-}
-
 TEST(TimelineText, OneAlignedLinePerPhaseWithStartAndDuration) {
-  EXPECT_EQ(TimelineText(Spans({{"queue wait", 0, 0.0125}, {"LibTorch load", 0.25, 1.25}, {"timing baseline", 1.25, 1.5}}),
+  EXPECT_EQ(TimelineText(fixtures::SpansTimeline({{"queue wait", 0, 0.0125},
+                                                  {"LibTorch load", 0.25, 1.25},
+                                                  {"timing baseline", 1.25, 1.5}}),
                          "  "),
             "  phase                 start    duration\n"
             "  queue wait              0 s    12.50 ms\n"
@@ -29,14 +22,14 @@ TEST(TimelineText, OneAlignedLinePerPhaseWithStartAndDuration) {
 }
 
 TEST(TimelineText, MicrosecondsStayAligned) {
-  EXPECT_EQ(TimelineText(Spans({{"memory", 2e-6, 4e-6}}), ""),
+  EXPECT_EQ(TimelineText(fixtures::SpansTimeline({{"memory", 2e-6, 4e-6}}), ""),
             "phase        start    duration\n"
             "memory    2.000 µs    2.000 µs\n");
 }
 
 TEST(TimelineText, LongNamesAreCutAndBadTimesShownAsUnknown) {
   const std::string text =
-      TimelineText(Spans({{std::string(50, 'x'), 0, std::numeric_limits<double>::quiet_NaN()}}), "");
+      TimelineText(fixtures::SpansTimeline({{std::string(50, 'x'), 0, std::numeric_limits<double>::quiet_NaN()}}), "");
   EXPECT_EQ(text, "phase" + std::string(35, ' ') + "       start    duration\n" + std::string(37, 'x') +
                       "...         0 s           ?\n");
 }
