@@ -67,7 +67,7 @@ class Daemon {
   // Validates (job_spec.h), applies the daemon's thread defaults, stores and queues the job.
   absl::StatusOr<v1::Job> Submit(const v1::SubmitRequest& request, const std::string& submitter);
   absl::StatusOr<v1::Job> GetJob(const v1::JobRequest& request) const;
-  // Newest first; filtered by state; at most `limit` (0: all).
+  // Newest first; filtered by state; at most `limit` (0: all); without their timelines.
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request) const;
   // A queued job is cancelled at once; a running job's worker is killed and Cancel returns
   // once the job is recorded cancelled (or after 10 s, with the job as it then is).

@@ -298,6 +298,10 @@ TEST(Daemon, TheJobRecordCarriesEachPhaseFromQueueWaitToTheEnd) {
   EXPECT_GE(job.timeline().spans(0).end_s(), 0.2);  // it waited for the first job's 0.3 s sleep
   EXPECT_EQ(job.timeline().started_at(), job.submitted_at());
   EXPECT_EQ(job.timeline().clock(), "std::chrono::steady_clock");
+  const absl::StatusOr<v1::ListJobsResponse> listing = daemon->ListJobs(v1::ListJobsRequest());
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  for (const v1::Job& listed : listing->jobs())
+    EXPECT_TRUE(listed.timeline().spans().empty()) << listed.id();  // listings stay small
   const v1::Job gone = *daemon->GetJob(Id(cancelled));
   ASSERT_EQ(gone.timeline().spans_size(), 1);  // cancelled while queued
   EXPECT_EQ(gone.timeline().spans(0).phase(), "queue wait");
