@@ -406,7 +406,7 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
   if (outcome.state == v1::Job::succeeded) {
     job.set_state(v1::Job::succeeded);
     job.set_phase("done");
-    RecordNoiseFloor(id, &outcome.result);
+    CompleteResult(id, job.timeline(), &outcome.result);
     if (outcome.result.has_comparison()) {
       const v1::Comparison& c = outcome.result.comparison();
       job.set_latency_change(v1::Comparison::LatencyChange_Name(c.latency_change()));
@@ -439,7 +439,7 @@ void Daemon::EndPhases(v1::Job& job) {
   phases_.erase(it);
 }
 
-void Daemon::RecordNoiseFloor(const std::string& id, v1::JobResult* result) {
+void Daemon::CompleteResult(const std::string& id, const v1::Timeline& job_timeline, v1::JobResult* result) {
   if (result->has_calibration()) {
     v1::NoiseFloor floor = result->calibration().noise_floor();
     floor.set_job_id(id);
@@ -453,21 +453,24 @@ void Daemon::RecordNoiseFloor(const std::string& id, v1::JobResult* result) {
     noise_floor_ = std::move(floor);
     return;
   }
-  if (!noise_floor_) return;
   const std::string now = NowRfc3339();
   const double max_age_s = config_.noise_floor_max_age_s();
   if (result->has_comparison()) {
     v1::Comparison* c = result->mutable_comparison();
-    *c->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfComparison(*c), now, max_age_s);
+    if (noise_floor_)
+      *c->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfComparison(*c), now, max_age_s);
+    *c->mutable_job_timeline() = job_timeline;
   } else if (result->has_report()) {
     v1::BenchmarkReport* r = result->mutable_report();
-    *r->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfReport(*r), now, max_age_s);
+    if (noise_floor_) *r->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfReport(*r), now, max_age_s);
+    *r->mutable_job_timeline() = job_timeline;
   } else {
     return;
   }
   if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
-    spdlog::error("job {}: the noise floor could not be added to its result (the result stays without it): {}", id,
-                  std::string(s.message()));
+    spdlog::error("job {}: the noise floor and job timeline could not be added to its result (the result stays "
+                  "without them): {}",
+                  id, std::string(s.message()));
 }
 
 }  // namespace torchscan::daemon

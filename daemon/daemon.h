@@ -106,9 +106,10 @@ class Daemon {
   void StoreUnsaved();
   // After job `id` succeeded: a calibration's noise floor becomes the daemon's (stored in the
   // state folder first; kept in memory only if that fails); a report or comparison gets the
-  // current noise floor, judged for its settings (core/noise_floor.h), in its result.json.
-  // Requires mu_. Failures are logged; the job still succeeded.
-  void RecordNoiseFloor(const std::string& id, v1::JobResult* result);
+  // current noise floor, judged for its settings (core/noise_floor.h), and the job record's
+  // timeline as its job_timeline, in its result.json. Requires mu_. Failures are logged; the
+  // job still succeeded.
+  void CompleteResult(const std::string& id, const v1::Timeline& job_timeline, v1::JobResult* result);
   // The job's record timeline (Job.timeline): opens `phase` now, ending the open one, and
   // copies the timeline into `job`. The job's first phase makes its timeline, whose time 0 is
   // now and whose started_at is `submitted_at` (else now). Requires mu_.

@@ -234,7 +234,8 @@ void TimelineSection(const Evidence& evidence, std::string* out) {
     const TimelineView& t = timelines[i];
     if (!t.run.empty()) absl::StrAppend(out, "<h3>", E(t.run), "</h3>");
     absl::StrAppend(out, "<p class=\"muted\">When each phase ran, in order: seconds on ", E(t.timeline->clock()),
-                    " since the worker began the job at ", E(t.timeline->started_at()), ".</p>");
+                    t.job ? " since the job was submitted at " : " since the worker began the job at ",
+                    E(t.timeline->started_at()), ".</p>");
     const std::string chart = TimelineSvg(*t.timeline, absl::StrCat("timeline-", i));
     if (!chart.empty())
       absl::StrAppend(out, "<figure class=\"timeline-chart\">", chart,

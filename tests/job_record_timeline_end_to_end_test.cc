@@ -1,7 +1,8 @@
 // The job record's phase timeline (proto Job.timeline), from a real torchscand and worker:
 // the daemon's own phases (queue wait, worker start, LibTorch load), then every phase the
 // worker ran, in the order of the report's timeline, then writing the result; `jobs show`
-// lists them and `jobs show --json` carries them. No timing verdict is asserted.
+// lists them, `jobs show --json` carries them, and so do the evidence (job_timeline) and its
+// HTML. No timing verdict is asserted.
 #include <string>
 #include <vector>
 
@@ -46,6 +47,12 @@ TEST(JobRecordTimelineEndToEnd, TheRecordListsEveryPhaseFromQueueWaitToWriteResu
   // The worker's timing spans as the daemon saw them hold at least the timed work.
   EXPECT_GE(TotalSeconds(Spans(t, "timing")),
             c->before().timing().timed_total_s() + c->after().timing().timed_total_s());
+
+  // The evidence carries the record's timeline too, and its HTML draws both timelines.
+  EXPECT_EQ(c->job_timeline().SerializeAsString(), t.SerializeAsString());
+  const std::string html = Slurp(out + "/comparison.html");
+  EXPECT_TRUE(absl::StrContains(html, "since the job was submitted at " + job.submitted_at())) << html.size();
+  EXPECT_TRUE(absl::StrContains(html, "aria-labelledby=\"timeline-1-title timeline-1-desc\"")) << html.size();
 
   // `jobs show` prints one line per phase.
   const CommandResult shown = d.Client({"jobs", "show", id});
