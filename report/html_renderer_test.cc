@@ -262,6 +262,21 @@ TEST(HtmlRenderer, TheTimelineIsAlsoABarChartBeforeItsTable) {
   EXPECT_LT(timeline.find("<svg "), timeline.find("<table"));
 }
 
+TEST(HtmlRenderer, TheJobsTimelineFromTorchscandFollowsWithItsOwnChartAndOrigin) {
+  v1::Comparison c = fixtures::PassedComparison();
+  *c.mutable_job_timeline() = fixtures::SpansTimeline({{"queue wait", 0, 0.5}, {"worker start", 0.5, 0.625},
+                                                       {"LibTorch load", 0.625, 1.5}, {"write result", 1.5, 2}});
+  c.mutable_job_timeline()->set_started_at("2024-05-02T10:00:29.000Z");
+  const std::string page = Render(c);
+  EXPECT_TRUE(Has(page, "<h3>the job, as torchscand saw it</h3>"));
+  EXPECT_TRUE(Has(page, "since the job was submitted at 2024-05-02T10:00:29.000Z."));
+  EXPECT_TRUE(Has(page, "since the worker began the job at 2024-05-02T10:00:30.000Z."));  // the worker's, first
+  EXPECT_TRUE(Has(page, "aria-labelledby=\"timeline-1-title timeline-1-desc\""));
+  EXPECT_TRUE(Has(page, "<tr><td><code>LibTorch load</code></td><td class=\"n\">625.0 ms</td><td "
+                        "class=\"n\">875.0 ms</td></tr>"));
+  EXPECT_LT(page.find("since the worker began"), page.find("since the job was submitted"));
+}
+
 TEST(HtmlRenderer, TenThousandBlocksStayAReasonableSize) {
   const std::string page = Render(fixtures::LargeComparison(10000, 1000));
   EXPECT_LT(page.size(), 3u << 20);

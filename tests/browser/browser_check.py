@@ -9,7 +9,7 @@ protocol on --remote-debugging-pipe; standard library only):
   - no <script> element, a non-empty title and body, and on hostile pages the text
     "<script>alert(1)</script>" shown as text;
   - one timing plot, and beside each phase timeline table a bar chart whose every bar is
-    laid out (the passed comparison must have one);
+    laid out (the passed comparison must have one, the daemon job two);
   - every <details> starts closed; opening the first raw-blocks section makes its hidden
     table visible and the section taller;
   - 1280x2000 screenshots: the top of the page as DIR/<page>.png, and the opened raw blocks
@@ -201,6 +201,8 @@ def check_page(browser, path, screenshots):
         failures.append(f"expected a bar chart per timeline table, found {facts['timelines']}")
     if pathlib.Path(path).stem == "passed_comparison" and not facts["timelines"]:
         failures.append("the passed comparison's phase timeline has no bar chart")
+    if pathlib.Path(path).stem == "daemon_job" and len(facts["timelines"]) != 2:
+        failures.append(f"expected the worker's and the job's timeline charts, found {facts['timelines']}")
     for chart in facts["timelines"]:
         if chart["bars"] == 0 or chart["drawn"] != chart["bars"] or chart["width"] < 200 or chart["height"] < 20:
             failures.append(f"a phase timeline chart is not drawn: {chart}")
