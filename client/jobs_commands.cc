@@ -9,6 +9,7 @@
 #include "client/progress.h"
 #include "io/proto_json.h"
 #include "report/noise_floor_text.h"
+#include "report/timeline_text.h"
 
 namespace torchscan {
 namespace {
@@ -40,6 +41,9 @@ void PrintJob(const ClientContext& ctx, const v1::Job& job) {
   if (!job.phase().empty() && job.state() == v1::Job::running) std::printf("  phase: %s\n", job.phase().c_str());
   if (!job.started_at().empty()) std::printf("  started: %s\n", job.started_at().c_str());
   if (!job.finished_at().empty()) std::printf("  finished: %s\n", job.finished_at().c_str());
+  if (!job.timeline().spans().empty())
+    std::printf("  timeline (seconds since %s):\n%s", job.timeline().started_at().c_str(),
+                TimelineText(job.timeline(), "    ").c_str());
 }
 
 // Runs `body` with the connection, mapping a failure to connect to its exit code.

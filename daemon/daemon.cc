@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "core/environment.h"
 #include "core/noise_floor.h"
+#include "core/phase_timeline.h"
 #include "core/timestamp.h"
 #include "core/version.h"
 #include "daemon/access_rules.h"
@@ -88,6 +89,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& con
       spdlog::info("job {} queued again after a restart", job.id());
     }
     const std::string id = job.id();
+    // The previous daemon's clock readings are gone: a restored job's timeline starts now.
+    if (job.state() == v1::Job::queued) daemon->BeginPhase(job, "queue wait", NowRfc3339());
     daemon->jobs_.emplace(id, std::move(job));
   }
   spdlog::info("state_dir {}: {} jobs loaded, {} queued", config.state_dir(), daemon->jobs_.size(),
@@ -156,10 +159,12 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
     return s;
   }
   ++last_number_;
+  BeginPhase(job, "queue wait", job.submitted_at());
   absl::Status stored = store_.WriteSpec(job.id(), spec);
   if (stored.ok()) stored = store_.SaveJob(job);
   if (absl::Status s = stored; !s.ok()) {
     queue_.Remove(job.id());
+    phases_.erase(job.id());
     spdlog::error("job {}: could not be stored: {}", job.id(), std::string(s.message()));
     if (absl::Status discarded = store_.DiscardRefused(job.id()); !discarded.ok())
       spdlog::warn("job {}: {}", job.id(), std::string(discarded.message()));
@@ -197,7 +202,10 @@ absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest&
     const v1::Job& job = it->second;
     bool wanted = request.states().empty();
     for (int state : request.states()) wanted = wanted || state == job.state();
-    if (wanted) *response.add_jobs() = Snapshot(job);
+    if (!wanted) continue;
+    v1::Job* listed = response.add_jobs();
+    *listed = Snapshot(job);
+    listed->clear_timeline();  // up to a hundred spans a job: GetJob has them
   }
   return response;
 }
@@ -217,6 +225,7 @@ absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const Call
     job.set_state(v1::Job::cancelled);
     job.set_error(absl::StrCat("cancelled by ", by, " while queued"));
     job.set_finished_at(NowRfc3339());
+    EndPhases(job);
     spdlog::info("job {} cancelled by {} while queued", job.id(), by);
     Changed(job, true);
     return Snapshot(job);
@@ -348,6 +357,7 @@ void Daemon::ExecutorLoop() {
       job.set_started_at(NowRfc3339());
       job.set_phase("starting worker");
       job.set_blocks_done(0);
+      BeginPhase(job, "worker start");
       running_id_ = id;
       running_control_ = control;
       running_cancelled_ = false;
@@ -363,7 +373,11 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
   JobRunCallbacks callbacks;
   callbacks.on_start = [&](int pid) {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.at(id).set_worker_pid(pid);
+    v1::Job& job = jobs_.at(id);
+    job.set_worker_pid(pid);
+    // The worker runs (exec succeeded): until its first line it loads its libraries, LibTorch
+    // above all, runs their initializers and reads its spec.
+    BeginPhase(job, "LibTorch load");
     changed_.notify_all();
   };
   callbacks.on_phase = [&](const std::string& phase) {
@@ -372,11 +386,14 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
     v1::Job& job = jobs_.at(id);
     job.set_phase(phase);
     job.set_blocks_done(0);
+    BeginPhase(job, phase);
     changed_.notify_all();
   };
   callbacks.on_blocks = [&](int64_t blocks) {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.at(id).set_blocks_done(blocks);
+    v1::Job& job = jobs_.at(id);
+    job.set_blocks_done(blocks);
+    if (auto it = phases_.find(id); it != phases_.end()) *job.mutable_timeline() = it->second.Snapshot();
     changed_.notify_all();
   };
   JobRunOutcome outcome = RunJob(store_, id, spec, run_options_, control, callbacks);
@@ -385,10 +402,11 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
   v1::Job& job = jobs_.at(id);
   job.set_worker_pid(0);
   job.set_finished_at(NowRfc3339());
+  EndPhases(job);
   if (outcome.state == v1::Job::succeeded) {
     job.set_state(v1::Job::succeeded);
     job.set_phase("done");
-    RecordNoiseFloor(id, &outcome.result);
+    CompleteResult(id, job.timeline(), &outcome.result);
     if (outcome.result.has_comparison()) {
       const v1::Comparison& c = outcome.result.comparison();
       job.set_latency_change(v1::Comparison::LatencyChange_Name(c.latency_change()));
@@ -406,7 +424,22 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
   Changed(job, true);
 }
 
-void Daemon::RecordNoiseFloor(const std::string& id, v1::JobResult* result) {
+void Daemon::BeginPhase(v1::Job& job, const std::string& phase, const std::string& submitted_at) {
+  auto it = phases_.find(job.id());
+  if (it == phases_.end()) it = phases_.try_emplace(job.id(), SteadyClock(), submitted_at).first;
+  it->second.Begin(phase);
+  *job.mutable_timeline() = it->second.Snapshot();
+}
+
+void Daemon::EndPhases(v1::Job& job) {
+  auto it = phases_.find(job.id());
+  if (it == phases_.end()) return;
+  it->second.End();
+  *job.mutable_timeline() = it->second.Snapshot();
+  phases_.erase(it);
+}
+
+void Daemon::CompleteResult(const std::string& id, const v1::Timeline& job_timeline, v1::JobResult* result) {
   if (result->has_calibration()) {
     v1::NoiseFloor floor = result->calibration().noise_floor();
     floor.set_job_id(id);
@@ -420,21 +453,24 @@ void Daemon::RecordNoiseFloor(const std::string& id, v1::JobResult* result) {
     noise_floor_ = std::move(floor);
     return;
   }
-  if (!noise_floor_) return;
   const std::string now = NowRfc3339();
   const double max_age_s = config_.noise_floor_max_age_s();
   if (result->has_comparison()) {
     v1::Comparison* c = result->mutable_comparison();
-    *c->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfComparison(*c), now, max_age_s);
+    if (noise_floor_)
+      *c->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfComparison(*c), now, max_age_s);
+    *c->mutable_job_timeline() = job_timeline;
   } else if (result->has_report()) {
     v1::BenchmarkReport* r = result->mutable_report();
-    *r->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfReport(*r), now, max_age_s);
+    if (noise_floor_) *r->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfReport(*r), now, max_age_s);
+    *r->mutable_job_timeline() = job_timeline;
   } else {
     return;
   }
   if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
-    spdlog::error("job {}: the noise floor could not be added to its result (the result stays without it): {}", id,
-                  std::string(s.message()));
+    spdlog::error("job {}: the noise floor and job timeline could not be added to its result (the result stays "
+                  "without them): {}",
+                  id, std::string(s.message()));
 }
 
 }  // namespace torchscan::daemon

@@ -36,6 +36,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/phase_timeline.h"
 #include "daemon/caller.h"
 #include "daemon/job_queue.h"
 #include "daemon/job_runner.h"
@@ -66,7 +67,7 @@ class Daemon {
   // Validates (job_spec.h), applies the daemon's thread defaults, stores and queues the job.
   absl::StatusOr<v1::Job> Submit(const v1::SubmitRequest& request, const std::string& submitter);
   absl::StatusOr<v1::Job> GetJob(const v1::JobRequest& request) const;
-  // Newest first; filtered by state; at most `limit` (0: all).
+  // Newest first; filtered by state; at most `limit` (0: all); without their timelines.
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request) const;
   // A queued job is cancelled at once; a running job's worker is killed and Cancel returns
   // once the job is recorded cancelled (or after 10 s, with the job as it then is).
@@ -105,9 +106,16 @@ class Daemon {
   void StoreUnsaved();
   // After job `id` succeeded: a calibration's noise floor becomes the daemon's (stored in the
   // state folder first; kept in memory only if that fails); a report or comparison gets the
-  // current noise floor, judged for its settings (core/noise_floor.h), in its result.json.
-  // Requires mu_. Failures are logged; the job still succeeded.
-  void RecordNoiseFloor(const std::string& id, v1::JobResult* result);
+  // current noise floor, judged for its settings (core/noise_floor.h), and the job record's
+  // timeline as its job_timeline, in its result.json. Requires mu_. Failures are logged; the
+  // job still succeeded.
+  void CompleteResult(const std::string& id, const v1::Timeline& job_timeline, v1::JobResult* result);
+  // The job's record timeline (Job.timeline): opens `phase` now, ending the open one, and
+  // copies the timeline into `job`. The job's first phase makes its timeline, whose time 0 is
+  // now and whose started_at is `submitted_at` (else now). Requires mu_.
+  void BeginPhase(v1::Job& job, const std::string& phase, const std::string& submitted_at = "");
+  // Ends the job's open phase, copies the timeline into `job` and forgets it. Requires mu_.
+  void EndPhases(v1::Job& job);
 
   const v1::DaemonConfig config_;
   const JobRunOptions run_options_;
@@ -120,6 +128,7 @@ class Daemon {
   mutable std::condition_variable changed_;  // any job changed, or shutting down
   std::condition_variable work_;             // a job was queued, or shutting down
   std::map<std::string, v1::Job> jobs_;      // by id (ids sort in submission order)
+  std::map<std::string, PhaseTimeline> phases_;  // timelines of unfinished jobs, by id
   std::set<std::string> unsaved_;            // ids whose latest record is not on disk
   JobQueue queue_;
   int64_t last_number_ = 0;

@@ -274,6 +274,39 @@ TEST(Daemon, ASubmissionThatCannotBeStoredIsRefusedNamingStateDir) {
   EXPECT_FALSE(fs::exists(folder + "/spec.json"));
 }
 
+// The job record's timeline: from submission, the daemon's own phases, then the worker's.
+TEST(Daemon, TheJobRecordCarriesEachPhaseFromQueueWaitToTheEnd) {
+  auto daemon = Start(Config("record-timeline"));
+  const std::string first = Submit(*daemon, "ok sleep=0.3");
+  const std::string second = Submit(*daemon, "ok");
+  const std::string cancelled = Submit(*daemon, "ok");
+  ASSERT_TRUE(daemon->Cancel(Id(cancelled), Caller{"tester", false}).ok());
+  WatchSink sink;
+  sink.write = [](const v1::JobEvent&) { return true; };
+  ASSERT_TRUE(daemon->Watch(Id(second), sink).ok());
+  const v1::Job job = *daemon->GetJob(Id(second));
+  std::vector<std::string> phases;
+  double previous_end = 0;
+  for (const v1::PhaseSpan& span : job.timeline().spans()) {
+    phases.push_back(span.phase());
+    EXPECT_GE(span.start_s(), previous_end) << span.phase();
+    EXPECT_GE(span.end_s(), span.start_s()) << span.phase();
+    previous_end = span.end_s();
+  }
+  EXPECT_EQ(phases, (std::vector<std::string>{"queue wait", "worker start", "LibTorch load", "fake ok"}));
+  EXPECT_LT(job.timeline().spans(0).start_s(), 0.01);  // opened as it was queued
+  EXPECT_GE(job.timeline().spans(0).end_s(), 0.2);  // it waited for the first job's 0.3 s sleep
+  EXPECT_EQ(job.timeline().started_at(), job.submitted_at());
+  EXPECT_EQ(job.timeline().clock(), "std::chrono::steady_clock");
+  const absl::StatusOr<v1::ListJobsResponse> listing = daemon->ListJobs(v1::ListJobsRequest());
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  for (const v1::Job& listed : listing->jobs())
+    EXPECT_TRUE(listed.timeline().spans().empty()) << listed.id();  // listings stay small
+  const v1::Job gone = *daemon->GetJob(Id(cancelled));
+  ASSERT_EQ(gone.timeline().spans_size(), 1);  // cancelled while queued
+  EXPECT_EQ(gone.timeline().spans(0).phase(), "queue wait");
+}
+
 TEST(Daemon, WatchStreamsChangesUntilTheJobFinishes) {
   auto daemon = Start(Config("watch"));
   const std::string first = Submit(*daemon, "ok sleep=0.3");

@@ -87,6 +87,8 @@ std::vector<TimelineView> Timelines(const Evidence& evidence) {
     if (run.report->timeline().spans().empty()) continue;
     timelines.push_back({c != nullptr ? absl::StrCat(run.role, ": ", run.name) : "", &run.report->timeline()});
   }
+  const v1::Timeline& job = c != nullptr ? c->job_timeline() : std::get<v1::BenchmarkReport>(evidence).job_timeline();
+  if (!job.spans().empty()) timelines.push_back({"the job, as torchscand saw it", &job, true});
   return timelines;
 }
 

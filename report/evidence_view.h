@@ -47,10 +47,14 @@ struct TimelineView {
   // of saved reports: each was measured alone).
   std::string run;
   const v1::Timeline* timeline;  // points into the evidence
+  // The job's timeline as torchscand recorded it (job_timeline: time 0 at submission, queue
+  // wait to write result) rather than the worker's (time 0 when the worker began the job).
+  bool job = false;
 };
 
-// The evidence's own timeline, then each run's (comparisons only); those without spans are
-// left out, so evidence from before timelines has none.
+// The evidence's own timeline, then each run's (comparisons only), then the job's as
+// torchscand saw it (job_timeline); those without spans are left out, so evidence from
+// before timelines has none.
 std::vector<TimelineView> Timelines(const Evidence& evidence);
 
 // Why a comparison's numbers are withheld. A failed output check comes first. When not kNone,

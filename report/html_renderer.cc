@@ -8,6 +8,7 @@
 #include "report/noise_floor_text.h"
 #include "report/paired_plot.h"
 #include "report/round_plan_text.h"
+#include "report/timeline_plot.h"
 
 namespace torchscan {
 namespace {
@@ -223,15 +224,24 @@ void ChangesSection(const v1::Comparison& c, std::string* out) {
   out->append("</section>");
 }
 
-// When each phase ran (Timelines): one table per timeline, phase, start and duration.
+// When each phase ran (Timelines): per timeline a bar chart (report/timeline_plot.h) and a
+// table of phase, start and duration.
 void TimelineSection(const Evidence& evidence, std::string* out) {
   const std::vector<TimelineView> timelines = Timelines(evidence);
   if (timelines.empty()) return;
   out->append("<section id=\"timeline\"><h2>Phase timeline</h2>");
-  for (const TimelineView& t : timelines) {
+  for (size_t i = 0; i < timelines.size(); ++i) {
+    const TimelineView& t = timelines[i];
     if (!t.run.empty()) absl::StrAppend(out, "<h3>", E(t.run), "</h3>");
     absl::StrAppend(out, "<p class=\"muted\">When each phase ran, in order: seconds on ", E(t.timeline->clock()),
-                    " since the worker began the job at ", E(t.timeline->started_at()), ".</p>",
+                    t.job ? " since the job was submitted at " : " since the worker began the job at ",
+                    E(t.timeline->started_at()), ".</p>");
+    const std::string chart = TimelineSvg(*t.timeline, absl::StrCat("timeline-", i));
+    if (!chart.empty())
+      absl::StrAppend(out, "<figure class=\"timeline-chart\">", chart,
+                      "<figcaption>One bar per phase, one lane per kind; a bar's tooltip gives its start and "
+                      "duration.</figcaption></figure>");
+    absl::StrAppend(out,
                     "<table class=\"numbers\"><thead><tr><th>phase</th><th>start</th><th>duration</th></tr></thead>"
                     "<tbody>");
     for (const v1::PhaseSpan& span : t.timeline->spans())

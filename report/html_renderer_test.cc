@@ -143,8 +143,9 @@ TEST(HtmlRenderer, PassedComparisonShowsLabelEvidenceAndDeltas) {
   EXPECT_TRUE(Has(page, "<code>workload.execution_mode</code>"));        // changed setting
   EXPECT_TRUE(Has(page, "within_variability means the median change"));  // the rule's note
   EXPECT_FALSE(Has(page, "class=\"banner"));
-  // Before and after side by side in one picture.
-  EXPECT_EQ(Count(page, "<svg"), 1u);
+  // Before and after side by side in one picture (the other is the phase timeline).
+  EXPECT_EQ(Count(page, "<svg"), 2u);
+  EXPECT_EQ(Count(page, "<title id=\"plot-title\">"), 1u);
   EXPECT_TRUE(Has(page, ">before: baseline</text>"));
   EXPECT_TRUE(Has(page, ">after: candidate</text>"));
 }
@@ -248,6 +249,32 @@ TEST(HtmlRenderer, TheTimelineIsATableOfPhaseStartAndDuration) {
   const size_t section = page.find("<section id=\"timeline\">");
   EXPECT_EQ(Count(page.substr(section, page.find("</section>", section) - section), "<tr><td><code>"), 11u);
   EXPECT_FALSE(Has(Render(fixtures::FailedCheckComparison()), "id=\"timeline\""));  // no timeline saved
+}
+
+TEST(HtmlRenderer, TheTimelineIsAlsoABarChartBeforeItsTable) {
+  const std::string page = Render(fixtures::PassedComparison());
+  const size_t section = page.find("<section id=\"timeline\">");
+  ASSERT_NE(section, std::string::npos);
+  const std::string timeline = page.substr(section, page.find("</section>", section) - section);
+  EXPECT_EQ(Count(timeline, "<svg "), 1u);
+  EXPECT_TRUE(Has(timeline, "aria-labelledby=\"timeline-0-title timeline-0-desc\""));
+  EXPECT_EQ(Count(timeline, "<rect "), 11u);  // one bar per phase
+  EXPECT_LT(timeline.find("<svg "), timeline.find("<table"));
+}
+
+TEST(HtmlRenderer, TheJobsTimelineFromTorchscandFollowsWithItsOwnChartAndOrigin) {
+  v1::Comparison c = fixtures::PassedComparison();
+  *c.mutable_job_timeline() = fixtures::SpansTimeline({{"queue wait", 0, 0.5}, {"worker start", 0.5, 0.625},
+                                                       {"LibTorch load", 0.625, 1.5}, {"write result", 1.5, 2}});
+  c.mutable_job_timeline()->set_started_at("2024-05-02T10:00:29.000Z");
+  const std::string page = Render(c);
+  EXPECT_TRUE(Has(page, "<h3>the job, as torchscand saw it</h3>"));
+  EXPECT_TRUE(Has(page, "since the job was submitted at 2024-05-02T10:00:29.000Z."));
+  EXPECT_TRUE(Has(page, "since the worker began the job at 2024-05-02T10:00:30.000Z."));  // the worker's, first
+  EXPECT_TRUE(Has(page, "aria-labelledby=\"timeline-1-title timeline-1-desc\""));
+  EXPECT_TRUE(Has(page, "<tr><td><code>LibTorch load</code></td><td class=\"n\">625.0 ms</td><td "
+                        "class=\"n\">875.0 ms</td></tr>"));
+  EXPECT_LT(page.find("since the worker began"), page.find("since the job was submitted"));
 }
 
 TEST(HtmlRenderer, TenThousandBlocksStayAReasonableSize) {

@@ -126,7 +126,8 @@ void Metadata(const std::vector<RunView>& runs, std::string* out) {
 void TimelineTables(const Evidence& evidence, std::string* out) {
   for (const TimelineView& t : Timelines(evidence)) {
     absl::StrAppend(out, "\n<details><summary>Phase timeline", t.run.empty() ? "" : " of " + M(t.run),
-                    "</summary>\n\nSeconds on ", M(t.timeline->clock()), " since the worker began the job at ",
+                    "</summary>\n\nSeconds on ", M(t.timeline->clock()),
+                    t.job ? " since the job was submitted at " : " since the worker began the job at ",
                     M(t.timeline->started_at()), ".\n\n| phase | start | duration |\n|---|--:|--:|\n");
     for (const v1::PhaseSpan& span : t.timeline->spans())
       absl::StrAppend(out, "| ", M(span.phase()), " | ", FormatSeconds(span.start_s()), " | ",

@@ -131,7 +131,8 @@ absl::Status ValidateReport(const v1::BenchmarkReport& r, int schema_version, co
   if (r.timing().has_load())
     if (absl::Status s = ValidateLoad(r.timing().load(), p + "timing.load."); !s.ok()) return s;
   if (r.work_unit().empty()) return Error(p + "work_unit", "missing; name the unit of work, e.g. \"samples\"");
-  return ValidateTimeline(r.timeline(), p + "timeline");
+  if (absl::Status s = ValidateTimeline(r.timeline(), p + "timeline"); !s.ok()) return s;
+  return ValidateTimeline(r.job_timeline(), p + "job_timeline");
 }
 
 absl::Status ValidateComparison(const v1::Comparison& c, int schema_version) {
@@ -143,7 +144,8 @@ absl::Status ValidateComparison(const v1::Comparison& c, int schema_version) {
   if (absl::Status s = ValidateReport(c.before(), schema_version, "before."); !s.ok()) return s;
   if (absl::Status s = ValidateReport(c.after(), schema_version, "after."); !s.ok()) return s;
   if (absl::Status s = ValidatePairedEvidence(c.evidence().paired(), "evidence.paired"); !s.ok()) return s;
-  return ValidateTimeline(c.timeline(), "timeline");
+  if (absl::Status s = ValidateTimeline(c.timeline(), "timeline"); !s.ok()) return s;
+  return ValidateTimeline(c.job_timeline(), "job_timeline");
 }
 
 absl::Status ValidateTimeline(const v1::Timeline& t, const std::string& field) {

@@ -14,13 +14,13 @@ namespace torchscan {
 // summary.block_count equal to the number of blocks; timing.load, when present, with a finite
 // other_cpu_share from 0 to 1 (0.01 either side is allowed for rounding; the producer clamps),
 // finite seconds, interval_s >= 0, cpu_count >= 1 and finite load figures >= 0; work_units > 0
-// and a work_unit; the timeline, when present, valid (ValidateTimeline).
+// and a work_unit; the timeline and job_timeline, when present, valid (ValidateTimeline).
 // `prefix` is prepended to field paths ("before." inside a comparison).
 absl::Status ValidateReport(const v1::BenchmarkReport& report, int schema_version, const std::string& prefix = "");
 
 // schema_version, output_check, compatibility and both reports present and valid; the
-// paired evidence valid (ValidatePairedEvidence); the comparison's own timeline, when
-// present, valid.
+// paired evidence valid (ValidatePairedEvidence); the comparison's own timeline and
+// job_timeline, when present, valid.
 absl::Status ValidateComparison(const v1::Comparison& comparison, int schema_version);
 
 // Paired evidence (comparisons without it, older or withheld, are valid: every field empty).

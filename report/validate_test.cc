@@ -143,6 +143,14 @@ TEST(ValidateTimeline, EachBrokenTimelineIsRefusedNamingTheField) {
     saved.clear_timeline();
     *saved.mutable_after()->mutable_timeline() = comparison.timeline();
     EXPECT_EQ(ValidateComparison(saved, kVersion).message().find("after." + c.field + ": "), 0u) << c.what;
+
+    // And as the job's timeline that torchscand adds (job_timeline).
+    v1::Comparison with_job = fixtures::PassedComparison();
+    *with_job.mutable_job_timeline() = comparison.timeline();
+    EXPECT_EQ(ValidateComparison(with_job, kVersion).message().find("job_" + c.field + ": "), 0u) << c.what;
+    v1::BenchmarkReport report_with_job = fixtures::ReportAlone();
+    *report_with_job.mutable_job_timeline() = comparison.timeline();
+    EXPECT_EQ(ValidateReport(report_with_job, kVersion).message().find("job_" + c.field + ": "), 0u) << c.what;
   }
 }
 

@@ -8,6 +8,8 @@ protocol on --remote-debugging-pipe; standard library only):
     exception, console error, log error or dialog;
   - no <script> element, a non-empty title and body, and on hostile pages the text
     "<script>alert(1)</script>" shown as text;
+  - one timing plot, and beside each phase timeline table a bar chart whose every bar is
+    laid out (the passed comparison must have one, the daemon job two);
   - every <details> starts closed; opening the first raw-blocks section makes its hidden
     table visible and the section taller;
   - 1280x2000 screenshots: the top of the page as DIR/<page>.png, and the opened raw blocks
@@ -176,7 +178,14 @@ def check_page(browser, path, screenshots):
         text: document.body.innerText.length,
         details: document.querySelectorAll('details').length,
         open: document.querySelectorAll('details[open]').length,
-        svgs: document.querySelectorAll('svg').length})""")
+        svgs: document.querySelectorAll('svg').length,
+        plots: document.querySelectorAll('svg title[id="plot-title"]').length,
+        timeline_tables: document.querySelectorAll('#timeline table').length,
+        timelines: [...document.querySelectorAll('#timeline svg')].map(svg => {
+            const box = svg.getBoundingClientRect();
+            return {bars: svg.querySelectorAll('rect').length, width: box.width, height: box.height,
+                    drawn: [...svg.querySelectorAll('rect')].filter(r => r.getBoundingClientRect().width > 0).length};
+        })})""")
     if pathlib.Path(path).stem.startswith("hostile") and not browser.evaluate(
             "document.body.innerText.includes('<script>alert(1)</script>')"):
         failures.append("a hostile name is not shown as text")
@@ -186,8 +195,17 @@ def check_page(browser, path, screenshots):
         failures.append("empty title or body")
     if facts["details"] == 0 or facts["open"] != 0:
         failures.append(f"expected closed <details>, found {facts['details']} with {facts['open']} open")
-    if facts["svgs"] != 1:
-        failures.append(f"expected one SVG, found {facts['svgs']}")
+    if facts["plots"] != 1 or facts["svgs"] != 1 + len(facts["timelines"]):
+        failures.append(f"expected one timing plot and the timeline charts, found {facts['svgs']} SVGs")
+    if len(facts["timelines"]) != facts["timeline_tables"]:
+        failures.append(f"expected a bar chart per timeline table, found {facts['timelines']}")
+    if pathlib.Path(path).stem == "passed_comparison" and not facts["timelines"]:
+        failures.append("the passed comparison's phase timeline has no bar chart")
+    if pathlib.Path(path).stem == "daemon_job" and len(facts["timelines"]) != 2:
+        failures.append(f"expected the worker's and the job's timeline charts, found {facts['timelines']}")
+    for chart in facts["timelines"]:
+        if chart["bars"] == 0 or chart["drawn"] != chart["bars"] or chart["width"] < 200 or chart["height"] < 20:
+            failures.append(f"a phase timeline chart is not drawn: {chart}")
     heights = browser.evaluate("""(() => {
         const d = document.querySelector('details[id^="raw-blocks-"]');
         if (!d) return null;

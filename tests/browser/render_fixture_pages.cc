@@ -16,9 +16,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   namespace f = torchscan::fixtures;
+  // A comparison as torchscand stores it: with the job's own timeline (job_timeline) as well.
+  torchscan::v1::Comparison daemon_job = f::PassedComparison();
+  *daemon_job.mutable_job_timeline() =
+      f::SpansTimeline({{"queue wait", 0, 0.5}, {"worker start", 0.5, 0.625}, {"LibTorch load", 0.625, 1.5},
+                        {"build baseline", 1.5, 1.75}, {"timing baseline", 1.75, 2.25}, {"check", 2.25, 2.5},
+                        {"write result", 2.5, 2.75}});
+  daemon_job.mutable_job_timeline()->set_started_at("2024-05-02T10:00:29.000Z");
   const std::vector<std::pair<std::string, torchscan::Evidence>> pages = {
       {"report_alone", f::ReportAlone()},
       {"passed_comparison", f::PassedComparison()},
+      {"daemon_job", daemon_job},
       {"failed_check", f::FailedCheckComparison()},
       {"incompatible", f::IncompatibleComparison()},
       {"unknown_deltas", f::UnknownDeltasComparison()},
