@@ -53,7 +53,8 @@ RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, dou
 // a step get 10 and 100 calls per block, and the per-call time of a long block and of a short
 // one differ (by 3 % on the built-in linear model here): a bias that pairing cannot cancel.
 // With rounds, both runs get blocks as long as the longer sized block (blocks only get longer,
-// so the clock-overhead criterion still holds).
+// so the clock-overhead criterion still holds). A run sized below 10 calls keeps its size:
+// matching it would round coarsely (1 call against 1.5 calls' time gives 2).
 int64_t MatchedCalls(double target_block_s, double sized_block_s, int64_t sized_calls);
 
 // Seconds of timed work `run_timed_s` must reach for round `round` (1-based) of `plan` to

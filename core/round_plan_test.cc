@@ -77,11 +77,14 @@ TEST(MatchedCalls, GivesBothRunsBlocksOfTheLongerSizedDuration) {
   EXPECT_EQ(MatchedCalls(0.0046, 0.0046, 100), 100);
   // A 10x slower candidate keeps 10x fewer calls: its blocks last as long.
   EXPECT_EQ(MatchedCalls(0.0046, 0.0046, 10), 10);
-  EXPECT_EQ(MatchedCalls(0.0046, 0.00046, 1), 10);
+  // Below 10 calls rounding is too coarse (6 ms against 9 ms would give 2 calls, 12 ms): kept.
+  EXPECT_EQ(MatchedCalls(0.009, 0.006, 1), 1);
+  EXPECT_EQ(MatchedCalls(0.0046, 0.00046, 5), 5);
   // Unknown figures keep the sized calls; never fewer than one.
-  EXPECT_EQ(MatchedCalls(0, 0.001, 7), 7);
-  EXPECT_EQ(MatchedCalls(0.001, 0, 7), 7);
-  EXPECT_EQ(MatchedCalls(0.0001, 0.01, 1), 1);
+  EXPECT_EQ(MatchedCalls(0, 0.001, 70), 70);
+  EXPECT_EQ(MatchedCalls(0.001, 0, 70), 70);
+  EXPECT_EQ(MatchedCalls(0.0001, 0.01, 10), 1);
+  EXPECT_EQ(MatchedCalls(0.001, 0.001, 0), 1);
 }
 
 TEST(RoundTarget, ARoundThatRanPastItsShareShortensTheNext) {
