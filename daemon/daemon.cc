@@ -441,9 +441,8 @@ void Daemon::EndPhases(v1::Job& job) {
 
 void Daemon::CompleteResult(const std::string& id, const v1::Timeline& job_timeline, v1::JobResult* result) {
   if (result->has_calibration()) {
-    v1::NoiseFloor floor = result->calibration().noise_floor();
-    floor.set_job_id(id);
     result->mutable_calibration()->mutable_noise_floor()->set_job_id(id);
+    v1::NoiseFloor floor = result->calibration().noise_floor();
     if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
       spdlog::warn("job {}: its result keeps no job_id: {}", id, std::string(s.message()));
     if (absl::Status s = store_.SaveNoiseFloor(floor); !s.ok())
