@@ -39,9 +39,9 @@ std::string WithheldReason(const v1::OutputCheck& check, const v1::Compatibility
 }
 
 constexpr const char* kPairedMethod =
-    "sign-test (order-statistic) interval for the median of per-round ratios after/before; "
-    "distribution-free, exact coverage; a claim needs the whole interval beyond +/-1% (what pairing cannot cancel: "
-    "two builds of one module differ by about that)";
+    "Hodges-Lehmann interval (inverted Wilcoxon signed-rank test) for the centre of the per-round log ratios "
+    "after/before; assumes only noise symmetric about the change, exact coverage up to 200 rounds; a claim needs the "
+    "whole interval beyond +/-1% (what pairing cannot cancel: two builds of one module differ by about that)";
 
 // Per-round medians of one run keyed by round number (1-based), in round order.
 std::vector<std::pair<int, double>> RoundMedians(const v1::BenchmarkReport& run) {

@@ -14,7 +14,7 @@
 //  - Beyond the guide, not used for the label: relative change of the medians and a
 //    Mann-Whitney U p-value over per-block times (core/statistics.h guards small samples),
 //    and paired evidence over alternating rounds (core/paired_ratio.h: per-round ratios, a
-//    sign-test interval at 90 %, a faster/slower/no_claim claim), withheld like the p-value
+//    Hodges-Lehmann interval at 90 %, a faster/slower/no_claim claim), withheld like the p-value
 //    (only its note, the withheld reason, is set).
 #pragma once
 

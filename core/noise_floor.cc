@@ -146,7 +146,7 @@ v1::NoiseFloor ComputeNoiseFloor(const std::vector<v1::Comparison>& pairs) {
 
   floor.set_method(absl::StrCat("each A/A pair's round ratios scaled by 1+d (and 1/(1+d)); the smallest d in ",
                                 kNoiseFloorGridStep * 100, " % steps at which ", kNoiseFloorPower * 100,
-                                " % of the pairs' sign-test claims (", kPairedConfidence * 100,
+                                " % of the pairs' Hodges-Lehmann claims (", kPairedConfidence * 100,
                                 " % confidence) call it slower (faster)"));
   floor.set_power(kNoiseFloorPower);
   int used = 0;

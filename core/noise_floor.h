@@ -9,7 +9,7 @@
 //  - the spread of the pairs' relative median differences: min, 5th, 50th, 95th percentile
 //    (type 7) and max.
 //  - resolvable_change, measured empirically: each pair's per-round ratios
-//    (evidence.paired.round_ratios) are multiplied by 1 + d and the sign-test claim is
+//    (evidence.paired.round_ratios) are multiplied by 1 + d and the Hodges-Lehmann claim is
 //    recomputed with PairedRatios, the exact code a comparison uses; the smallest d on a grid
 //    of 0.1 % steps up to 100 % at which 90 % of the pairs or more claim `slower`. Likewise
 //    with 1 / (1 + d) and `faster`; the larger of the two d is reported.

@@ -9,7 +9,7 @@
 namespace torchscan {
 namespace {
 
-// With 5 rounds at 90 % the sign-test interval is [min, max] of the ratios, so a pair
+// With 5 rounds at 90 % the Hodges-Lehmann interval is [min, max] of the ratios, so a pair
 // claims `slower` once min x (1 + d) > 1.01 and `faster` once max / (1 + d) < 1 / 1.01 (the
 // claim's 1 % margin, kPairedMinClaimedChange): the expected values below follow from that by
 // hand (boundaries kept off the 0.1 % grid).
@@ -100,7 +100,7 @@ TEST(ComputeNoiseFloor, RatesSpreadSettingsAndResolvableChange) {
   EXPECT_EQ(f.rounds(), 5);
   EXPECT_EQ(f.intra_op_threads(), 1);
   EXPECT_EQ(f.workload(), "linear (execution_mode batch)");
-  EXPECT_NE(f.method().find("sign-test"), std::string::npos) << f.method();
+  EXPECT_NE(f.method().find("Hodges-Lehmann"), std::string::npos) << f.method();
 }
 
 TEST(ComputeNoiseFloor, SingleRoundPairsHaveNoResolvableChangeAndSayWhy) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "core/statistics.h"
@@ -9,16 +10,36 @@
 namespace torchscan {
 namespace {
 
-// P(Bin(n, 1/2) <= j), summed exactly enough for the n a comparison has (binomial terms
-// computed in doubles; n beyond ~1000 rounds is not a comparison we make).
-double BinomialHalfCdf(int n, int j) {
-  double term = std::pow(0.5, n);  // C(n, 0) / 2^n
-  double sum = 0;
-  for (int i = 0; i <= j && i <= n; ++i) {
-    sum += term;
-    term = term * (n - i) / (i + 1);
+// Exact law of T = the sum of the ranks of the positive values among n under no change: each
+// rank is in the sum with probability 1/2, independently. Counts of subsets of {1..n} by sum,
+// kept divided by 2 per rank added (doubles: 2^-200 is far above the smallest double).
+std::vector<double> ExactSignedRankCdf(int n) {
+  const int total = n * (n + 1) / 2;
+  std::vector<double> p(total + 1, 0.0);
+  p[0] = 1;
+  for (int rank = 1, reach = 0; rank <= n; ++rank) {
+    reach += rank;
+    for (int s = reach; s >= 0; --s) p[s] = (p[s] + (s >= rank ? p[s - rank] : 0)) / 2;
   }
-  return sum;
+  for (int s = 1; s <= total; ++s) p[s] += p[s - 1];
+  return p;
+}
+
+std::vector<double> NormalSignedRankCdf(int n) {
+  const int total = n * (n + 1) / 2;
+  const double mean = total / 2.0, sd = std::sqrt(n * (n + 1.0) * (2 * n + 1.0) / 24);
+  std::vector<double> p(total + 1);
+  for (int s = 0; s <= total; ++s) p[s] = 0.5 * std::erfc(-((s + 0.5 - mean) / sd) / std::sqrt(2.0));
+  return p;
+}
+
+// SignedRankCdf(n), computed once per n on each thread: the noise floor asks for the same n
+// thousands of times (core/noise_floor.cc scales each pair's ratios along a grid).
+const std::vector<double>& CachedSignedRankCdf(int n) {
+  thread_local std::map<int, std::vector<double>> cache;
+  auto [it, added] = cache.try_emplace(n);
+  if (added) it->second = SignedRankCdf(n);
+  return it->second;
 }
 
 std::string PercentText(double confidence) {
@@ -27,15 +48,20 @@ std::string PercentText(double confidence) {
 
 }  // namespace
 
-double SignIntervalCoverage(int n, int k) {
-  if (k < 1 || 2 * k > n + 1) return 0;
-  return 1 - 2 * BinomialHalfCdf(n, k - 1);
+std::vector<double> SignedRankCdf(int n) {
+  if (n < 1) return {};
+  return n <= kExactSignedRankRounds ? ExactSignedRankCdf(n) : NormalSignedRankCdf(n);
+}
+
+double SignedRankIntervalCoverage(int n, int k) {
+  if (n < 1 || k < 1 || 2 * k > n * (n + 1) / 2 + 1) return 0;
+  return 1 - 2 * SignedRankCdf(n)[k - 1];
 }
 
 int MinRoundsForConfidence(double confidence) {
   if (!(confidence > 0 && confidence < 1)) return 0;
   for (int n = 1; n < 64; ++n)
-    if (SignIntervalCoverage(n, 1) >= confidence) return n;
+    if (1 - 2 * std::pow(0.5, n) >= confidence) return n;  // k = 1: P(T <= 0) = 2^-n
   return 0;
 }
 
@@ -72,13 +98,19 @@ PairedRatioResult PairedRatios(const std::vector<double>& baseline_medians,
     r.note = absl::StrCat("needs at least ", needed, " rounds at ", PercentText(confidence), " (has ", n, ")");
     return r;
   }
-  int k = 1;
-  while (SignIntervalCoverage(n, k + 1) >= confidence) ++k;
-  std::vector<double> sorted = r.ratios;
-  std::sort(sorted.begin(), sorted.end());
-  r.ci_low = sorted[k - 1];
-  r.ci_high = sorted[n - k];
-  r.achieved_confidence = SignIntervalCoverage(n, k);
+  // Walsh averages of the log ratios, sorted; the interval's ends are order statistics of them.
+  std::vector<double> walsh;
+  walsh.reserve(static_cast<size_t>(n) * (n + 1) / 2);
+  for (int i = 0; i < n; ++i)
+    for (int j = i; j < n; ++j) walsh.push_back((std::log(r.ratios[i]) + std::log(r.ratios[j])) / 2);
+  std::sort(walsh.begin(), walsh.end());
+  const int total = static_cast<int>(walsh.size());
+  const std::vector<double>& cdf = CachedSignedRankCdf(n);
+  int k = 1;  // coverage at k = 1 is >= confidence: n >= needed
+  while (2 * (k + 1) <= total + 1 && 1 - 2 * cdf[k] >= confidence) ++k;
+  r.ci_low = std::exp(walsh[k - 1]);
+  r.ci_high = std::exp(walsh[total - k]);
+  r.achieved_confidence = 1 - 2 * cdf[k - 1];
   r.resolvable_change = (*r.ci_high - *r.ci_low) / 2;
   const double margin = 1 + std::max(0.0, min_claimed_change);
   if (*r.ci_high < 1 / margin) r.claim = PairedClaim::kFaster;
