@@ -1,0 +1,246 @@
+// Time to verdict (issue 15, item 6): the guide's linear comparison with --rss, from the command
+// to comparison.json, three ways, side by side and alternating in one run:
+//   embedded  `torchscan-client example --rss` with its own private daemon (the README's main job)
+//   resident  the same through `--daemon` to a resident torchscand started here
+//             (benchmarks/benchmark_daemon.h), which keeps a warm spare worker when it has one
+//   python    benchmarks/python_peer/linear_comparison_peer.py: the same work done with
+//             torch.utils.benchmark, torch.profiler and an RSS child per run, run with Debian's
+//             python3-torch (scripts/setup.sh installs it)
+// and, from each resident job's timeline (proto Timeline), submit -> first timed block: the
+// start of the first "timing" span, the job's submission being time 0. A benchmark that prints
+// figures, not a test.
+//
+//   bazel build //benchmarks:time_to_verdict_benchmark //client:torchscan-client //daemon:torchscand
+//     //worker:torchscan-worker //passes:torchscan_rss_child &&
+//   bazel-bin/benchmarks/time_to_verdict_benchmark [--runs 5] [--quick]
+//
+// Each round runs the three once, the order rotated from round to round, so drift of the
+// machine falls on all three alike. Prints each run's wall time, the medians, the ratios
+// embedded / python and resident / python, the p50 of submit -> first timed block, and the
+// resident daemon's own VmRSS (idle, after the runs) apart from its spare worker's.
+// --quick: 1 round, to check that it runs (//tests:readme_benchmarks_test). Gives up after 10
+// minutes. Exit 0 when every run succeeded, 1 when one failed, 2 for bad flags.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "benchmarks/benchmark_daemon.h"
+#include "io/proto_json.h"
+#include "proto/report.pb.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace v1 = torchscan::v1;
+using namespace torchscan::benchmarks;
+
+constexpr auto kGiveUpAfter = std::chrono::seconds(600);
+
+constexpr char kPeer[] = "benchmarks/python_peer/linear_comparison_peer.py";
+
+// The peer script, a data file of this program: beside it in a runfiles tree (as a test runs
+// it), in its own runfiles (bazel-bin/), or under the current folder (the repository root).
+// "" when none is there.
+std::string FindPeer(const char* argv0) {
+  const fs::path self(argv0);
+  const std::vector<fs::path> candidates = {
+      self.parent_path() / "python_peer/linear_comparison_peer.py",
+      fs::path(self.string() + ".runfiles") / "torchscan" / kPeer,
+      fs::path(kPeer),
+  };
+  for (const fs::path& p : candidates)
+    if (fs::is_regular_file(p)) return p.string();
+  return "";
+}
+
+struct Flags {
+  std::string client = "bazel-bin/client/torchscan-client";
+  std::string daemon = "bazel-bin/daemon/torchscand";
+  std::string python = "/usr/bin/python3";
+  std::string peer;  // "": FindPeer
+  int runs = 5;
+  bool quick = false;
+};
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags f;
+  CLI::App app("time_to_verdict_benchmark: the guide's linear comparison with --rss through an embedded daemon, a "
+               "resident daemon and the Python peer, alternating; prints wall times, ratios and submit -> first "
+               "timed block");
+  app.add_option("--client", f.client, "torchscan-client (default bazel-bin/client/torchscan-client)");
+  app.add_option("--daemon-path", f.daemon, "torchscand for the resident daemon (default bazel-bin/daemon/torchscand)");
+  app.add_option("--python", f.python, "Python with torch (default /usr/bin/python3, Debian's python3-torch)");
+  app.add_option("--peer", f.peer, "the Python peer script (default: benchmarks/python_peer/linear_comparison_peer.py "
+                                   "in this program's runfiles, else under the current folder)");
+  CLI::Option* runs = app.add_option("--runs", f.runs, "rounds of the three (default 5)");
+  app.add_flag("--quick", f.quick, "1 round: a smoke run");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e) == 0 ? 0 : 2);
+  }
+  if (f.quick && runs->count() == 0) f.runs = 1;
+  auto refuse = [](const std::string& why) {
+    std::fprintf(stderr, "time_to_verdict_benchmark: %s\n", why.c_str());
+    std::exit(2);
+  };
+  if (f.runs < 1 || f.runs > 100) refuse("--runs must be 1..100, got " + std::to_string(f.runs));
+  for (const std::string* path : {&f.client, &f.python})
+    if (::access(path->c_str(), X_OK) != 0)
+      refuse("cannot execute " + *path + " (build it with the bazel build line in this program's header; for "
+             "--python install Debian's python3-torch with scripts/setup.sh)");
+  if (f.peer.empty()) f.peer = FindPeer(argv[0]);
+  if (!fs::is_regular_file(f.peer))
+    refuse("--peer " + (f.peer.empty() ? std::string(kPeer) : f.peer) +
+           " is not a file (give --peer, or run from the repository root)");
+  return f;
+}
+
+// Runs `args` with stdout and stderr to `log`; returns the wall seconds. Gives up when it
+// cannot start or does not exit 0, with the log's path.
+double TimedRun(const std::vector<std::string>& args, const std::string& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  // The embedded run must start its own daemon: no TORCHSCAN_DAEMON from our environment.
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::string(*e).rfind("TORCHSCAN_DAEMON=", 0) != 0) env.push_back(*e);
+  env.push_back(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) GiveUp("cannot start " + args[0] + ": " + std::strerror(spawned));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) GiveUp(args[0] + " failed; its output is in " + log);
+  return wall;
+}
+
+// Seconds from the job's submission to its first timed block, from the comparison's job
+// timeline; NAN when it has none.
+double FirstTimedBlock(const std::string& comparison_json) {
+  v1::Comparison c;
+  if (!torchscan::LoadJsonStrict(comparison_json, &c).ok()) return NAN;
+  for (const v1::PhaseSpan& span : c.job_timeline().spans())
+    if (span.phase().rfind("timing", 0) == 0) return span.start_s();
+  return NAN;
+}
+
+// VmRSS of `pid` in bytes, 0 when unknown.
+double VmRssBytes(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::atof(line.c_str() + 6) * 1024;
+  return 0;
+}
+
+// The pids whose parent is `pid` (a resident daemon's spare worker, when it keeps one).
+std::vector<int> ChildrenOf(int pid) {
+  std::vector<int> children;
+  for (const fs::directory_entry& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t close = line.rfind(')');
+    int ppid = 0;
+    char state = 0;
+    if (close != std::string::npos && std::sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) == 2 &&
+        ppid == pid)
+      children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+double Median(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void PrintMemory(const char* when, int daemon_pid) {
+  double spare = 0;
+  const std::vector<int> children = ChildrenOf(daemon_pid);
+  for (int child : children) spare += VmRssBytes(child);
+  std::printf("resident torchscand VmRSS %s: %.1f MiB; its %zu child process(es) (a spare worker): %.1f MiB\n", when,
+              VmRssBytes(daemon_pid) / (1 << 20), children.size(), spare / (1 << 20));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Flags f = ParseFlags(argc, argv);
+  char folder_template[] = "/tmp/torchscan-ttv-XXXXXX";
+  if (::mkdtemp(folder_template) == nullptr) {
+    std::fprintf(stderr, "time_to_verdict_benchmark: cannot make a folder under /tmp\n");
+    return 1;
+  }
+  const std::string folder = folder_template;
+  BenchmarkDaemon daemon = StartBenchmarkDaemon("time_to_verdict_benchmark", f.daemon, kGiveUpAfter);
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // let a spare worker finish loading
+  PrintMemory("idle, before the runs", daemon.pid);
+
+  const std::vector<std::string> kinds = {"embedded", "resident", "python"};
+  std::map<std::string, std::vector<double>> wall;
+  std::vector<double> first_block;
+  std::printf("\n%-6s %-9s %8s %22s\n", "round", "kind", "wall s", "submit->first block ms");
+  for (int round = 0; round < f.runs; ++round) {
+    for (size_t k = 0; k < kinds.size(); ++k) {
+      const std::string& kind = kinds[(k + round) % kinds.size()];
+      const std::string out = folder + "/" + kind + "-" + std::to_string(round + 1);
+      std::vector<std::string> args;
+      if (kind == "python") args = {f.python, f.peer, "--rss", "--output", out};
+      else if (kind == "embedded") args = {f.client, "example", "--rss", "--output", out};
+      else args = {f.client, "--daemon", daemon.address, "example", "--rss", "--output", out};
+      const double seconds = TimedRun(args, out + ".log");
+      wall[kind].push_back(seconds);
+      const double first = kind == "python" ? NAN : FirstTimedBlock(out + "/comparison.json");
+      if (kind == "resident") first_block.push_back(first);
+      std::printf("%-6d %-9s %8.2f %22s\n", round + 1, kind.c_str(), seconds,
+                  std::isnan(first) ? "" : std::to_string(static_cast<int>(std::lround(first * 1e3))).c_str());
+      std::fflush(stdout);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a spare worker restarts between jobs
+  }
+  const double python = Median(wall["python"]);
+  std::printf("\nmedian wall: embedded %.2f s, resident %.2f s, python %.2f s (%d rounds)\n", Median(wall["embedded"]),
+              Median(wall["resident"]), python, f.runs);
+  std::printf("embedded / python: %.2f (target <= 0.40)\n", Median(wall["embedded"]) / python);
+  std::printf("resident / python: %.2f (target <= 0.25)\n", Median(wall["resident"]) / python);
+  std::printf("resident submit -> first timed block p50: %.0f ms (target <= 50)\n", Median(first_block) * 1e3);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  PrintMemory("idle, after the runs", daemon.pid);
+  daemon.client.reset();
+  StopBenchmarkDaemon();
+  fs::remove_all(folder);
+  return 0;
+}
