@@ -1,5 +1,6 @@
 #include "core/concurrent_rss.h"
 
+#include <memory>
 #include <system_error>
 #include <utility>
 
@@ -16,14 +17,17 @@ ConcurrentRss::ConcurrentRss(std::vector<Trial> trials, const std::string& child
     run->span = timeline.BeginConcurrent(phase);
     if (on_begin) on_begin(phase);
     Running* r = run.get();
-    auto measure = [r, &timeline, spec = std::move(trial.spec), child_path, shared] {
-      r->metric = workloads::MeasurePeakRss(spec, child_path, shared);
+    // Forked here, on the caller's thread (passes/peak_rss.h says why); the thread only waits.
+    auto trial_ptr = std::make_shared<workloads::RssTrial>(
+        workloads::RssTrial::Launch(trial.spec, child_path, shared));
+    auto await = [r, &timeline, trial_ptr] {
+      r->metric = trial_ptr->Await();
       timeline.EndConcurrent(r->span);
     };
     try {
-      r->thread = std::thread(measure);
+      r->thread = std::thread(await);
     } catch (const std::system_error&) {
-      measure();  // no thread to be had: this trial runs here, alone
+      await();  // no thread to be had: this trial is waited for here, alone
     }
     running_.push_back(std::move(run));
   }

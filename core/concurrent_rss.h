@@ -14,9 +14,12 @@
 // same pressure would lower a lone child's. core/concurrent_rss_test.cc compares a
 // concurrent figure with a lone one.
 //
-// Each child dies with the thread that launched it (PR_SET_PDEATHSIG in peak_rss.cc): that
-// thread lives until its child has been reaped, and a killed worker takes all its threads,
-// hence every child, with it.
+// Every child is forked on the thread that constructs this object, one after the other, and
+// the threads only wait: a fork from another thread while the constructing thread is inside
+// LibTorch can hang it (passes/peak_rss.h, RssTrial: OpenBLAS's fork handler). So construct it
+// on the thread that runs the job's LibTorch work, before that work starts. Each child dies
+// with that thread (PR_SET_PDEATHSIG in peak_rss.cc), and a killed worker takes it, hence
+// every child, with it.
 #pragma once
 
 #include <atomic>
@@ -41,10 +44,11 @@ class ConcurrentRss {
   };
 
   // Starts every trial at once: for each, a concurrent span "rss <name>" opens in `timeline`,
-  // `on_begin("rss <name>")` is called (on this thread; may be empty), and a thread runs
-  // MeasurePeakRss(trial.spec, child_path, options); the span ends when its child has ended
-  // (exited, crashed, timed out or cancelled). options.cancel is replaced by this object's
-  // own. A trial whose thread cannot be started runs on this thread, before the next starts.
+  // `on_begin("rss <name>")` is called (on this thread; may be empty), its child is launched
+  // here (RssTrial::Launch) and a thread awaits it (RssTrial::Await); the span ends when its
+  // child has ended (exited, crashed, timed out or cancelled). options.cancel is replaced by
+  // this object's own. A trial whose thread cannot be started is awaited on this thread,
+  // before the next starts.
   // `timeline` must outlive this object.
   ConcurrentRss(std::vector<Trial> trials, const std::string& child_path, const workloads::RssTrialOptions& options,
                 PhaseTimeline& timeline, const std::function<void(const std::string&)>& on_begin);

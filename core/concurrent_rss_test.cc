@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -101,6 +103,28 @@ TEST(ConcurrentRss, DroppedBeforeJoinKillsItsChildren) {
   ASSERT_EQ(t.spans_size(), 2);
   const double later = timeline.Snapshot().spans(0).end_s();
   EXPECT_EQ(t.spans(0).end_s(), later);  // ended: no longer growing with each snapshot
+}
+
+// Every child is forked on the constructing thread (the contract that keeps forks away from
+// a thread inside LibTorch: passes/peak_rss.h, RssTrial), and dies with it (PR_SET_PDEATHSIG
+// follows the forking thread). So children of a ConcurrentRss built on a thread that then
+// ends are killed at once, although their awaiting threads live on; had the awaiting threads
+// forked them (the design that hung a worker in OpenBLAS), they would hang on to the timeout.
+TEST(ConcurrentRss, ChildrenAreForkedOnTheConstructingThread) {
+  FakeChildMode mode("hang");
+  PhaseTimeline timeline;
+  std::unique_ptr<ConcurrentRss> rss;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread([&] {
+    rss = std::make_unique<ConcurrentRss>(std::vector<ConcurrentRss::Trial>{{"baseline", LinearSpec()}}, kFakeChild,
+                                          Options(300), timeline, nullptr);
+  }).join();  // the forking thread ends here
+  const std::vector<v1::MetricResult> metrics = rss->Join();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 150.0);
+  ASSERT_EQ(metrics.size(), 1u);
+  EXPECT_FALSE(metrics[0].has_value());
+  ASSERT_EQ(metrics[0].diagnostics_size(), 1);
+  EXPECT_NE(metrics[0].diagnostics(0).find("killed by signal 9"), std::string::npos) << metrics[0].diagnostics(0);
 }
 
 // Failures stay per trial: a child that fails leaves its metric unknown with the reason.

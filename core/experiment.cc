@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/compare.h"
+#include "core/concurrent_rss.h"
 #include "core/cpu_load.h"
 #include "core/output_check.h"
 #include "core/proc_load.h"
@@ -200,31 +201,44 @@ v1::MetricResult AchievedFlops(const v1::BenchmarkReport& report) {
   return m;
 }
 
-absl::Status AddDiagnostics(const v1::WorkloadSpec& spec, const Workload& w, const ExperimentOptions& o,
-                            PhaseTimeline& timeline, v1::BenchmarkReport* report) {
-  if (!o.skip_diagnostics) {
-    {
-      const Phase phase(o, timeline, "profile " + report->name());
-      absl::StatusOr<v1::OperatorProfile> profile = workloads::ProfileWorkload(
-          w.call, o.profile_calls, w.graph_compute ? &*w.graph_compute : nullptr);
-      if (!profile.ok()) return Prefixed(report->name() + ": profile: ", profile.status());
-      *report->mutable_profile() = *std::move(profile);
-      *report->add_totals() = AchievedFlops(*report);
-    }
-    const Phase phase(o, timeline, "memory " + report->name());
-    for (v1::MetricResult& m : workloads::MeasurePeakMemory(w.call, w.device, w.resident_tensors))
-      *report->add_totals() = std::move(m);
+absl::Status AddDiagnostics(const Workload& w, const ExperimentOptions& o, PhaseTimeline& timeline,
+                            v1::BenchmarkReport* report) {
+  if (o.skip_diagnostics) return absl::OkStatus();
+  {
+    const Phase phase(o, timeline, "profile " + report->name());
+    absl::StatusOr<v1::OperatorProfile> profile =
+        workloads::ProfileWorkload(w.call, o.profile_calls, w.graph_compute ? &*w.graph_compute : nullptr);
+    if (!profile.ok()) return Prefixed(report->name() + ": profile: ", profile.status());
+    *report->mutable_profile() = *std::move(profile);
+    *report->add_totals() = AchievedFlops(*report);
   }
-  if (o.rss) {
-    const Phase phase(o, timeline, "rss " + report->name());
-    workloads::RssTrialOptions trial;
-    trial.calls = o.rss_calls;
-    trial.timeout_s = o.rss_timeout_s;
-    trial.intra_op_threads = o.intra_op_threads;
-    trial.inter_op_threads = o.inter_op_threads;
-    *report->add_totals() = workloads::MeasurePeakRss(spec, o.rss_child_path, trial);
-  }
+  const Phase phase(o, timeline, "memory " + report->name());
+  for (v1::MetricResult& m : workloads::MeasurePeakMemory(w.call, w.device, w.resident_tensors))
+    *report->add_totals() = std::move(m);
   return absl::OkStatus();
+}
+
+// With rss, the job's RSS children (one per run, concurrent spans "rss <name>"), started at
+// once as soon as the options are valid, so that they run beside the worker's own start-up and
+// builds (core/concurrent_rss.h says why that leaves each figure unchanged). nullptr without rss.
+std::unique_ptr<ConcurrentRss> StartRss(std::vector<ConcurrentRss::Trial> trials, const ExperimentOptions& o,
+                                        PhaseTimeline& timeline) {
+  if (!o.rss) return nullptr;
+  workloads::RssTrialOptions trial;
+  trial.calls = o.rss_calls;
+  trial.timeout_s = o.rss_timeout_s;
+  trial.intra_op_threads = o.intra_op_threads;
+  trial.inter_op_threads = o.inter_op_threads;
+  return std::make_unique<ConcurrentRss>(std::move(trials), o.rss_child_path, trial, timeline, o.on_phase);
+}
+
+// Waits until every RSS child has exited, in a phase "wait for rss" (the time the worker
+// waited, if any), before the first timed block: nothing runs beside timing. Returns each
+// run's peak_rss_bytes in the order they were started; none without rss.
+std::vector<v1::MetricResult> JoinRss(ConcurrentRss* rss, const ExperimentOptions& o, PhaseTimeline& timeline) {
+  if (rss == nullptr) return {};
+  const Phase phase(o, timeline, "wait for rss");
+  return rss->Join();
 }
 
 }  // namespace
@@ -234,13 +248,16 @@ absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec,
   PhaseTimeline own;
   PhaseTimeline& timeline = o.timeline != nullptr ? *o.timeline : own;
   if (absl::Status s = ValidateOptions(o); !s.ok()) return s;
+  const std::unique_ptr<ConcurrentRss> rss = StartRss({{name, spec}}, o, timeline);
   if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
   absl::StatusOr<Workload> w = Build(spec, name, o, timeline);
   if (!w.ok()) return w.status();
+  const std::vector<v1::MetricResult> rss_metrics = JoinRss(rss.get(), o, timeline);
   absl::StatusOr<v1::BenchmarkReport> report = Time(*w, name, o, timeline);
   if (!report.ok()) return report.status();
   WarnIfBusy("this job's", &*report);
-  if (absl::Status s = AddDiagnostics(spec, *w, o, timeline, &*report); !s.ok()) return s;
+  if (absl::Status s = AddDiagnostics(*w, o, timeline, &*report); !s.ok()) return s;
+  for (const v1::MetricResult& m : rss_metrics) *report->add_totals() = m;
   *report->mutable_timeline() = timeline.Snapshot();
   return report;
 }
@@ -251,6 +268,8 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   PhaseTimeline& timeline = o.timeline != nullptr ? *o.timeline : own;
   if (absl::Status s = ValidateOptions(o); !s.ok()) return s;
   if (absl::Status s = ValidateCheck(o); !s.ok()) return s;
+  const std::unique_ptr<ConcurrentRss> rss =
+      StartRss({{"baseline", baseline_spec}, {"candidate", candidate_spec}}, o, timeline);
   if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
   std::unique_ptr<ScriptCheck> script_check;
   if (!o.skip_check && o.check_module.source_case() != v1::TorchScriptSpec::SOURCE_NOT_SET) {
@@ -262,6 +281,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   if (!baseline.ok()) return baseline.status();
   absl::StatusOr<Workload> candidate = Build(candidate_spec, "candidate", o, timeline);
   if (!candidate.ok()) return candidate.status();
+  const std::vector<v1::MetricResult> rss_metrics = JoinRss(rss.get(), o, timeline);
 
   // All timing first, in the planned order (core/round_plan.h), before any diagnostic pass.
   // With rounds, both runs warm up and size their blocks first (in the first round's order),
@@ -308,8 +328,12 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   WarnIfBusy("the baseline's", &before);
   WarnIfBusy("the candidate's", &after);
 
-  if (absl::Status s = AddDiagnostics(baseline_spec, *baseline, o, timeline, &before); !s.ok()) return s;
-  if (absl::Status s = AddDiagnostics(candidate_spec, *candidate, o, timeline, &after); !s.ok()) return s;
+  if (absl::Status s = AddDiagnostics(*baseline, o, timeline, &before); !s.ok()) return s;
+  if (absl::Status s = AddDiagnostics(*candidate, o, timeline, &after); !s.ok()) return s;
+  if (rss_metrics.size() == 2) {
+    *before.add_totals() = rss_metrics[0];
+    *after.add_totals() = rss_metrics[1];
+  }
 
   v1::OutputCheck check;
   if (o.skip_check) {

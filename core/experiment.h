@@ -1,14 +1,18 @@
 // The guide's benchmark_comparison experiment over two WorkloadSpecs (baseline, candidate),
 // in the order that keeps timing clean:
-//   1. thread counts applied, then both workloads built (seed, eval, inference mode)
+//   0. with rss, as soon as the options are valid: one fresh RSS child per run, all started
+//      at once (core/concurrent_rss.h), running beside step 1
+//   1. thread counts applied, then both workloads built (seed, eval, inference mode); then
+//      every RSS child has exited ("wait for rss") before the first timed block
 //   2. timing of both: in alternating rounds (default), or one pass each (rounds 1: baseline
-//      first, or candidate first with `reverse`)
-//   3. diagnostic passes per run: operator profile + FLOPs, tensor memory, RSS child (--rss)
+//      first, or candidate first with `reverse`); nothing else runs beside it
+//   3. diagnostic passes per run: operator profile + FLOPs, tensor memory; the RSS figures
+//      of step 0 join the run's totals after them
 //   4. the output check, outside timing: AssertClose(baseline(), candidate()), or the
 //      TorchScript check module called with (baseline(), candidate()); with
 //      skip_check none (not_provided)
 //   5. compare_benchmarks (core/compare.h)
-// Also a single measurement (steps 1-3 for one spec). Used by the example program and by
+// Also a single measurement (steps 0-3 for one spec). Used by the example program and by
 // workers. LibTorch stays in the .cc.
 //
 // Every phase is recorded where it begins, with its end, in a PhaseTimeline
@@ -46,7 +50,7 @@ struct ExperimentOptions {
   int rounds = kDefaultRounds;
   int profile_calls = kDefaultProfileCalls;  // calls observed by the operator profile
   bool skip_diagnostics = false;     // no operator profile or tensor-memory pass (RSS still runs with rss)
-  bool rss = false;                  // run a fresh RSS child per workload
+  bool rss = false;                  // run a fresh RSS child per workload (all at once, before timing)
   std::string rss_child_path;        // //passes:torchscan_rss_child; required with rss
   int rss_calls = kRssChildCalls;    // completed calls inside the RSS child
   double rss_timeout_s = kRssChildTimeoutS;  // the child is killed past this
@@ -57,8 +61,10 @@ struct ExperimentOptions {
   // Comparisons: a TorchScript check module (core/script_check.h) instead of `check`, when
   // its source is set. Loaded before any timing, so a bad module fails the job early.
   v1::TorchScriptSpec check_module;
-  // Called as each phase begins ("build baseline", "timing baseline", "profile candidate",
-  // "memory candidate", "rss baseline", "check" ...), right after its span opens in `timeline`.
+  // Called as each phase begins ("rss baseline", "build baseline", "wait for rss", "timing
+  // baseline", "profile candidate", "memory candidate", "check" ...), right after its span
+  // opens in `timeline`, always on the calling thread ("rss ..." spans are concurrent: they
+  // begin before the builds and end, unannounced, when their child exits).
   std::function<void(const std::string& phase)> on_phase;
   // Where the phases are recorded; its time 0 is the timeline's. nullptr (default): a
   // timeline of the call's own, starting when it is called. Must outlive the call.

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <system_error>
 #include <thread>
 #include <tuple>
@@ -120,46 +121,52 @@ struct ChildEnd {
   std::string launch_error;  // non-empty: the child never ran
 };
 
-// Runs the child, kills it (SIGKILL) past options.timeout_s; sets trial.timed_out and trial.wall_s.
-ChildEnd RunChildWithTimeout(const std::string& child_path, const TrialPaths& paths, const RssTrialOptions& options,
-                             RssTrialInfo& trial) {
-  ChildEnd end;
-  const Clock::time_point start = Clock::now();
+// Starts the child: the fork happens here, on the calling thread. The child dies with that
+// thread (kill -9 of the worker, or of torchscand, whose death kills the worker): no RSS child
+// runs on after the job it measured for. A parent gone before prctl took effect is seen by
+// getppid. Sets *launch_error instead when it cannot start.
+std::unique_ptr<bp::child> LaunchChild(const std::string& child_path, const TrialPaths& paths,
+                                       const RssTrialOptions& options, std::string* launch_error) {
   try {
-    // The child dies with this thread (kill -9 of the worker, or of torchscand, whose death
-    // kills the worker): no RSS child runs on after the job it measured for. A parent gone
-    // before prctl took effect is seen by getppid.
     const pid_t parent = ::getpid();
     auto die_with_parent = [parent](auto&) {
       if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kRssChildOrphaned);
     };
-    bp::child child(bp::exe = child_path,
-                    bp::args = {paths.spec, std::to_string(options.calls), std::to_string(options.intra_op_threads),
-                                std::to_string(options.inter_op_threads)},
-                    bp::std_in < bp::null,
-                    bp::std_out > paths.out, bp::std_err > paths.err, bp::extend::on_exec_setup = die_with_parent);
-    std::error_code error;
-    auto poll = std::chrono::milliseconds(1);
-    while (child.running(error)) {
-      if (std::chrono::duration<double>(Clock::now() - start).count() >= options.timeout_s) {
-        child.terminate(error);  // SIGKILL, then reaps the child
-        trial.timed_out = true;
-        break;
-      }
-      if (options.cancel != nullptr && options.cancel->load()) {
-        child.terminate(error);
-        trial.cancelled = true;
-        break;
-      }
-      std::this_thread::sleep_for(poll);
-      poll = std::min(poll * 2, std::chrono::milliseconds(20));
-    }
-    if (!trial.timed_out && !trial.cancelled && !error) {
-      end.status = child.native_exit_code();
-      end.status_known = WIFEXITED(end.status) || WIFSIGNALED(end.status);
-    }
+    return std::make_unique<bp::child>(
+        bp::exe = child_path,
+        bp::args = {paths.spec, std::to_string(options.calls), std::to_string(options.intra_op_threads),
+                    std::to_string(options.inter_op_threads)},
+        bp::std_in < bp::null, bp::std_out > paths.out, bp::std_err > paths.err,
+        bp::extend::on_exec_setup = die_with_parent);
   } catch (const std::exception& e) {
-    end.launch_error = absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what());
+    *launch_error = absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what());
+    return nullptr;
+  }
+}
+
+// Waits for `child`, killing it (SIGKILL) past options.timeout_s since `start` or on cancel;
+// sets trial.timed_out / trial.cancelled and trial.wall_s.
+ChildEnd AwaitChild(bp::child& child, const RssTrialOptions& options, Clock::time_point start, RssTrialInfo& trial) {
+  ChildEnd end;
+  std::error_code error;
+  auto poll = std::chrono::milliseconds(1);
+  while (child.running(error)) {
+    if (std::chrono::duration<double>(Clock::now() - start).count() >= options.timeout_s) {
+      child.terminate(error);  // SIGKILL, then reaps the child
+      trial.timed_out = true;
+      break;
+    }
+    if (options.cancel != nullptr && options.cancel->load()) {
+      child.terminate(error);
+      trial.cancelled = true;
+      break;
+    }
+    std::this_thread::sleep_for(poll);
+    poll = std::min(poll * 2, std::chrono::milliseconds(20));
+  }
+  if (!trial.timed_out && !trial.cancelled && !error) {
+    end.status = child.native_exit_code();
+    end.status_known = WIFEXITED(end.status) || WIFSIGNALED(end.status);
   }
   trial.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   return end;
@@ -210,12 +217,47 @@ std::string CheckChildRan(const RssChildResult& result, const RssTrialOptions& o
 
 }  // namespace
 
-torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
-                                           const RssTrialOptions& options, RssTrialInfo* info) {
+struct RssTrial::State {
+  std::string child_path;
+  RssTrialOptions options;
+  std::string early_error;  // why there is no child: bad options, files, launch
+  TempFiles files;
+  TrialPaths paths;
+  std::unique_ptr<bp::child> child;
+  Clock::time_point start;
+  bool awaited = false;
+};
+
+RssTrial::RssTrial() = default;
+RssTrial::~RssTrial() {
+  if (state_ && state_->child && !state_->awaited) {
+    std::error_code ignored;
+    state_->child->terminate(ignored);  // SIGKILL and reap: no child outlives its trial
+  }
+}
+RssTrial::RssTrial(RssTrial&&) noexcept = default;
+RssTrial& RssTrial::operator=(RssTrial&&) noexcept = default;
+
+RssTrial RssTrial::Launch(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
+                          const RssTrialOptions& options) {
+  RssTrial trial;
+  trial.state_ = std::make_unique<State>();
+  State& s = *trial.state_;
+  s.child_path = child_path;
+  s.options = options;
+  s.start = Clock::now();
+  s.early_error = CheckOptions(child_path, options);
+  if (s.early_error.empty()) s.early_error = WriteTrialFiles(spec, s.files, &s.paths);
+  if (s.early_error.empty()) s.child = LaunchChild(child_path, s.paths, options, &s.early_error);
+  return trial;
+}
+
+torchscan::v1::MetricResult RssTrial::Await(RssTrialInfo* info) {
   torchscan::v1::MetricResult metric;
   metric.set_name("peak_rss_bytes");
   metric.set_unit("bytes");
   metric.set_method("VmHWM of a fresh child process");
+  const RssTrialOptions options = state_ ? state_->options : RssTrialOptions();
   metric.set_scope(absl::StrCat("process start-up + model/input construction + ", options.calls,
                                 " completed calls; no profiling (the child did not report its threads)"));
   RssTrialInfo local;
@@ -227,17 +269,15 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
     metric.add_diagnostics(reason);
     return metric;
   };
-
-  if (std::string why = CheckOptions(child_path, options); !why.empty()) return unknown(why);
-  TempFiles files;
-  TrialPaths paths;
-  if (std::string why = WriteTrialFiles(spec, files, &paths); !why.empty()) return unknown(why);
-  const ChildEnd end = RunChildWithTimeout(child_path, paths, options, trial);
-  if (!end.launch_error.empty()) return unknown(end.launch_error);
-  trial.stderr_tail = Tail(ReadFile(paths.err).value_or(""));
+  if (!state_ || state_->awaited) return unknown("the RSS trial was already awaited");
+  State& s = *state_;
+  s.awaited = true;
+  if (!s.early_error.empty()) return unknown(s.early_error);
+  const ChildEnd end = AwaitChild(*s.child, options, s.start, trial);
+  trial.stderr_tail = Tail(ReadFile(s.paths.err).value_or(""));
   if (std::string why = DescribeEnd(end, options.timeout_s, trial); !why.empty()) return unknown(why);
 
-  const std::string out = ReadFile(paths.out).value_or("");
+  const std::string out = ReadFile(s.paths.out).value_or("");
   const std::optional<RssChildResult> result = ParseRssChildOutput(out);
   if (!result) return unknown(NoResultLine(out));
   metric.set_scope(Scope(result->calls, result->intra_op_threads, result->inter_op_threads));
@@ -245,6 +285,11 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
   metric.set_value(static_cast<double>(result->vm_hwm_bytes));
   metric.set_complete(true);
   return metric;
+}
+
+torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
+                                           const RssTrialOptions& options, RssTrialInfo* info) {
+  return RssTrial::Launch(spec, child_path, options).Await(info);
 }
 
 }  // namespace torchscan::workloads

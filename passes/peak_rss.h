@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <string>
 
 #include "proto/report.pb.h"
@@ -50,6 +51,32 @@ struct RssTrialOptions {
 // (plus the time to kill and reap), never throws, never reports a number the child did not
 // print. The child dies with the calling thread (PR_SET_PDEATHSIG SIGKILL): killing the
 // process that measures (a worker, after kill -9 of its torchscand) leaves no child behind.
+// One trial in two steps, for running several at once (core/concurrent_rss.h): Launch forks
+// and starts the child on the calling thread, and returns once it runs (or could not start);
+// Await, from any thread, once, waits for it and returns what MeasurePeakRss returns. The
+// child dies with the thread that called Launch. A trial destroyed without Await kills its
+// child (SIGKILL) and reaps it. Why the split: every fork of a process that runs LibTorch must
+// come from the thread that runs it, while it runs no LibTorch work. OpenBLAS shuts its thread
+// pool down in a fork handler (pthread_atfork); a fork from another thread during a BLAS call
+// left that call waiting forever for threads that no longer existed (gdb of a hung worker: the
+// main thread spinning in exec_blas_async inside the build's trial forward, no BLAS threads).
+class RssTrial {
+ public:
+  static RssTrial Launch(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
+                         const RssTrialOptions& options = RssTrialOptions());
+  torchscan::v1::MetricResult Await(RssTrialInfo* info = nullptr);
+
+  RssTrial(RssTrial&&) noexcept;
+  RssTrial& operator=(RssTrial&&) noexcept;
+  ~RssTrial();
+
+ private:
+  RssTrial();
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Launch and Await on the calling thread.
 torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
                                            const RssTrialOptions& options = RssTrialOptions(),
                                            RssTrialInfo* info = nullptr);

@@ -1,8 +1,9 @@
 // The guide's order, proved from the evidence of jobs run through a real torchscand and its
-// worker: both runs are built before any timing, timing of both runs (every round) ends
-// before the first diagnostic pass (profile, memory, RSS) or the output check begins, and the
-// timeline lies within the job's execution as the daemon recorded it. Each test prints the
-// timeline it checked.
+// worker: the RSS children start first and run at once, beside the builds, and every one has
+// ended before the first timed block (nothing runs beside timing); both runs are built before
+// any timing; timing of both runs (every round) ends before the first diagnostic pass
+// (profile, memory) or the output check begins; and the timeline lies within the job's
+// execution as the daemon recorded it. Each test prints the timeline it checked.
 //
 // Margins: the spans are on the worker's steady clock and are compared with each other
 // exactly (one clock, one process). Comparisons with the daemon's job record cross two
@@ -32,8 +33,28 @@ constexpr double kWallClockSlackS = 1;
 void Print(const std::string& what, const v1::Timeline& timeline) {
   std::printf("%s: timeline from %s (%s)\n", what.c_str(), timeline.started_at().c_str(), timeline.clock().c_str());
   for (const v1::PhaseSpan& span : timeline.spans())
-    std::printf("  %-20s %8.3f s  %8.3f s  (%.3f s)\n", span.phase().c_str(), span.start_s(), span.end_s(),
-                span.end_s() - span.start_s());
+    std::printf("  %-20s %8.3f s  %8.3f s  (%.3f s)%s\n", span.phase().c_str(), span.start_s(), span.end_s(),
+                span.end_s() - span.start_s(), span.concurrent() ? "  concurrent" : "");
+}
+
+// The job's RSS children: concurrent spans, one per run, all begun before the first build and
+// all ended before the first timed block (warm-up or timing), the worker having waited for
+// them in "wait for rss". With two, they ran at once: each began before the other ended.
+void ExpectRssBeforeTiming(const v1::Timeline& t, size_t children) {
+  const std::vector<v1::PhaseSpan> rss = Spans(t, "rss");
+  ASSERT_EQ(rss.size(), children);
+  for (const v1::PhaseSpan& span : rss) EXPECT_TRUE(span.concurrent()) << span.phase();
+  std::vector<v1::PhaseSpan> timed = Spans(t, "warm-up");
+  const std::vector<v1::PhaseSpan> timing = Spans(t, "timing");
+  timed.insert(timed.end(), timing.begin(), timing.end());
+  EXPECT_LE(FirstStart(rss), FirstStart(Spans(t, "build")));  // started before the builds...
+  EXPECT_LE(LastEnd(rss), FirstStart(timed));                  // ...and ended before timing
+  EXPECT_LE(LastEnd(rss), LastEnd(Spans(t, "wait for rss")));
+  EXPECT_LE(LastEnd(Spans(t, "wait for rss")), FirstStart(timed));
+  if (children == 2) {
+    EXPECT_LT(rss[1].start_s(), rss[0].end_s());
+    EXPECT_LT(rss[0].start_s(), rss[1].end_s());
+  }
 }
 
 // The run carries the load seen while it was timed (Timing.load, sampled from /proc by the
@@ -80,17 +101,19 @@ TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPa
   EXPECT_TRUE(c->before().timeline().spans().empty());  // the comparison holds the job's timeline
   EXPECT_TRUE(c->after().timeline().spans().empty());
 
-  // Every phase once, timing twice per run (alternating rounds), in the order the guide requires.
+  // Every phase once, timing twice per run (alternating rounds), in the order the guide
+  // requires, the RSS children first (listed in the order the phases began).
   EXPECT_EQ(PhaseNames(t), (std::vector<std::string>{
-                               "build baseline", "build candidate", "warm-up baseline", "warm-up candidate",
-                               "timing baseline", "timing candidate",
+                               "rss baseline", "rss candidate", "build baseline", "build candidate", "wait for rss",
+                               "warm-up baseline", "warm-up candidate", "timing baseline", "timing candidate",
                                "timing candidate", "timing baseline", "profile baseline", "memory baseline",
-                               "rss baseline", "profile candidate", "memory candidate", "rss candidate", "check"}));
+                               "profile candidate", "memory candidate", "check"}));
 
   // The same order from the times themselves, not from the list's order.
+  ExpectRssBeforeTiming(t, 2);
   const std::vector<v1::PhaseSpan> builds = Spans(t, "build"), timings = Spans(t, "timing");
   std::vector<v1::PhaseSpan> after_timing;
-  for (const char* kind : {"profile", "memory", "rss", "check"}) {
+  for (const char* kind : {"profile", "memory", "check"}) {
     const std::vector<v1::PhaseSpan> spans = Spans(t, kind);
     EXPECT_FALSE(spans.empty()) << kind;
     after_timing.insert(after_timing.end(), spans.begin(), spans.end());
@@ -124,14 +147,15 @@ TEST(TimelineEndToEnd, AMeasureJobsReportCarriesItsTimelineWithTimingBeforeDiagn
   ASSERT_TRUE(report.ok()) << report.status();
   const v1::Timeline& t = report->timeline();
   Print("measure --rss", t);
-  EXPECT_EQ(PhaseNames(t), (std::vector<std::string>{"build measurement", "timing measurement",
-                                                     "profile measurement", "memory measurement",
-                                                     "rss measurement"}));
+  EXPECT_EQ(PhaseNames(t), (std::vector<std::string>{"rss measurement", "build measurement", "wait for rss",
+                                                     "timing measurement", "profile measurement",
+                                                     "memory measurement"}));
+  ExpectRssBeforeTiming(t, 1);
   EXPECT_LE(LastEnd(Spans(t, "build")), FirstStart(Spans(t, "timing")));
   EXPECT_LE(LastEnd(Spans(t, "timing")), FirstStart(Spans(t, "profile")));
   EXPECT_GE(TotalSeconds(Spans(t, "timing")), report->timing().timed_total_s());
   ExpectLoadWithin(*report, Spans(t, "timing"));
-  EXPECT_GT(FirstStart(Spans(t, "build")), 0);  // the worker read its job first
+  EXPECT_GT(FirstStart(Spans(t, "rss")), 0);  // the worker read its job first
   ExpectWithinTheJob(d, r.err, t);
 }
 

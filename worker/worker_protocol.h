@@ -7,8 +7,9 @@
 //   of stderr says why ("torchscan-worker: <message naming the field or step>").
 //
 // Progress lines on stdout, one per line, in this order of a run:
-//   phase <text>   a step began: "build baseline", "timing baseline", "profile candidate",
-//                  "memory ...", "rss ...", "check", "write result"
+//   phase <text>   a step began: "rss baseline", "rss candidate" (RSS children, started at
+//                  once before the builds), "build baseline", "wait for rss", "timing
+//                  baseline", "profile candidate", "memory ...", "check", "write result"
 //   blocks <n>     n >= 0 timed blocks are done in the current timing phase (throttled: at
 //                  most about 10 lines a second)
 //   done           result.json is written; the worker exits 0 next
