@@ -37,6 +37,13 @@ struct WorkerLaunch {
   int open_files = 0;             // RLIMIT_NOFILE; 0 = inherit
   int uid = -1;                   // run as this user (needs root); -1 = the launcher's
   int gid = -1;                   // and this group; -1 = the launcher's
+  // true (default): the child gets a process group of its own, and once it ends that whole
+  // group is killed and awaited (above). false: it stays in the launcher's process group, so
+  // that whoever kills that group (torchscand, for the worker that launches it) reaches it
+  // directly; then only the child itself is killed (when it did not exit by itself) and
+  // reaped here, and what it started is left to the owner of the group. For a worker's own
+  // fresh copies (a calibration's pairs, worker/calibration_job.h).
+  bool own_process_group = true;
 };
 
 // Lets another thread stop a running worker. Thread-safe.
