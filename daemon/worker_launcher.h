@@ -2,7 +2,7 @@
 //
 // In the forked child, before exec: stdout goes to a pipe read here line by line, stderr to
 // a file, stdin from /dev/null; the child gets its own process group (so a kill reaches the
-// RSS children it starts), gets the CPU affinity (sched_setaffinity), RLIMIT_AS, RLIMIT_CPU,
+// RSS children it starts; unless own_process_group is false), gets the CPU affinity (sched_setaffinity), RLIMIT_AS, RLIMIT_CPU,
 // RLIMIT_NOFILE and RLIMIT_CORE 0 asked for, switches to the unprivileged uid/gid asked for
 // (supplementary groups dropped), sets PR_SET_NO_NEW_PRIVS, dies with the launching thread
 // (PR_SET_PDEATHSIG SIGKILL, set after the uid change, which would clear it; a launcher that
