@@ -236,7 +236,7 @@ class ChildSetup {
   void Apply() const {
     if (::dup2(out_fd_, STDOUT_FILENO) < 0 || ::dup2(err_fd_, STDERR_FILENO) < 0)
       ChildFail("torchscan launcher: cannot redirect stdout/stderr\n");
-    if (::setpgid(0, 0) != 0) ChildFail("torchscan launcher: setpgid failed\n");
+    if (launch_.own_process_group && ::setpgid(0, 0) != 0) ChildFail("torchscan launcher: setpgid failed\n");
     ::sigprocmask(SIG_SETMASK, &no_signals_, nullptr);
     ::sigaction(SIGPIPE, &default_action_, nullptr);
     if (set_affinity_ && ::sched_setaffinity(0, sizeof(cpus_), &cpus_) != 0)
@@ -344,13 +344,14 @@ End PumpUntilEnd(pid_t pid, const WorkerLaunch& launch, WorkerControl* control, 
 
 // The worker's whole group, however it ended: its RSS children too, which a worker that
 // crashed or was killed from outside leaves running; none may outlive its job. Returns once
-// the worker is reaped and none of its group is left (AwaitGroupGone).
-void KillAndReapGroup(pid_t pid, End end, bp::child* child) {
-  ::kill(-pid, SIGKILL);
+// the worker is reaped and none of its group is left (AwaitGroupGone). A worker left in the
+// launcher's group (own_process_group false): only the worker, the group is not ours.
+void KillAndReapGroup(pid_t pid, End end, bool own_group, bp::child* child) {
+  if (own_group) ::kill(-pid, SIGKILL);
   if (end != End::kExited) ::kill(pid, SIGKILL);
   std::error_code wait_error;
   if (child->running(wait_error)) child->wait(wait_error);
-  AwaitGroupGone(pid);
+  if (own_group) AwaitGroupGone(pid);
 }
 
 // How it ended: kind, signal and reason.
@@ -396,7 +397,7 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
   if (on_start) on_start(pid);
   OutputPump pump(fds.read_fd, on_line);
   const End end = PumpUntilEnd(pid, launch, control, start, &pump);
-  KillAndReapGroup(pid, end, &child);
+  KillAndReapGroup(pid, end, launch.own_process_group, &child);
   pump.Finish(/*deliver=*/end == End::kExited);
   out.wall_s = SecondsSince(start);
   out.stderr_tail = ReadTail(launch.stderr_path);

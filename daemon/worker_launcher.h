@@ -2,7 +2,7 @@
 //
 // In the forked child, before exec: stdout goes to a pipe read here line by line, stderr to
 // a file, stdin from /dev/null; the child gets its own process group (so a kill reaches the
-// RSS children it starts), gets the CPU affinity (sched_setaffinity), RLIMIT_AS, RLIMIT_CPU,
+// RSS children it starts; unless own_process_group is false), gets the CPU affinity (sched_setaffinity), RLIMIT_AS, RLIMIT_CPU,
 // RLIMIT_NOFILE and RLIMIT_CORE 0 asked for, switches to the unprivileged uid/gid asked for
 // (supplementary groups dropped), sets PR_SET_NO_NEW_PRIVS, dies with the launching thread
 // (PR_SET_PDEATHSIG SIGKILL, set after the uid change, which would clear it; a launcher that
@@ -37,6 +37,13 @@ struct WorkerLaunch {
   int open_files = 0;             // RLIMIT_NOFILE; 0 = inherit
   int uid = -1;                   // run as this user (needs root); -1 = the launcher's
   int gid = -1;                   // and this group; -1 = the launcher's
+  // true (default): the child gets a process group of its own, and once it ends that whole
+  // group is killed and awaited (above). false: it stays in the launcher's process group, so
+  // that whoever kills that group (torchscand, for the worker that launches it) reaches it
+  // directly; then only the child itself is killed (when it did not exit by itself) and
+  // reaped here, and what it started is left to the owner of the group. For a worker's own
+  // fresh copies (a calibration's pairs, worker/calibration_job.h).
+  bool own_process_group = true;
 };
 
 // Lets another thread stop a running worker. Thread-safe.

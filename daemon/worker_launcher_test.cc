@@ -147,6 +147,35 @@ TEST(WorkerLauncher, AffinityLimitsAndProcessGroupAreSetBeforeExec) {
   EXPECT_NE(std::find(run.lines.begin(), run.lines.end(), "pgid_is_pid 1"), run.lines.end());
 }
 
+// A worker's own fresh copy (own_process_group false) stays in the launcher's group, where a
+// kill of that group reaches it; a cancel still kills it and it is reaped before RunWorker returns.
+TEST(WorkerLauncher, ALaunchInTheLaunchersGroupStaysThereAndIsStillKilledOnCancel) {
+  WorkerLaunch env = Fake("env");
+  env.own_process_group = false;
+  Launched run = Launch(env);
+  ASSERT_TRUE(run.outcome.ok()) << run.outcome.reason;
+  EXPECT_NE(std::find(run.lines.begin(), run.lines.end(), "pgid_is_pid 0"), run.lines.end());
+
+  WorkerLaunch sleeper = Fake("ok sleep=30");
+  sleeper.own_process_group = false;
+  WorkerControl control;
+  int pid = 0;
+  std::thread cancel([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    control.Kill("cancelled by test");
+  });
+  const WorkerOutcome outcome = RunWorker(sleeper, nullptr, &control, [&](int p) {
+    pid = p;
+    EXPECT_EQ(::getpgid(p), ::getpgrp()) << "not in the launcher's group";
+  });
+  cancel.join();
+  EXPECT_EQ(outcome.kind, Kind::kKilled) << outcome.reason;
+  EXPECT_EQ(outcome.reason, "cancelled by test");
+  ASSERT_GT(pid, 0);
+  EXPECT_FALSE(Alive(pid)) << "the worker is reaped before RunWorker returns";
+  EXPECT_LT(outcome.wall_s, 10);
+}
+
 TEST(WorkerLauncher, ManyLinesArriveInOrder) {
   Launched run = Launch(Fake("flood lines=20000"));
   ASSERT_TRUE(run.outcome.ok());

@@ -3,19 +3,26 @@
 // attached to later results: a comparison at the same settings carries it fresh in
 // comparison.json and states it in comparison.html; one at another min_run_time carries it
 // stale, naming min_run_time_s; a measurement carries it as well. A damaged noise_floor.json is skipped at start-up,
-// not fatal. Kept small (3 pairs of 5 rounds at 0.01 s). No timing verdict is asserted: only what was recorded and
+// not fatal. Kept small (3 pairs of 5 rounds at 0.01 s). Each pair runs in a fresh worker process of its own, and a
+// cancel during a pair leaves no process of the job behind. No timing verdict is asserted: only what was recorded and
 // where it travels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <string>
+#include <vector>
 
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
 #include "tests/e2e_jobs.h"
+#include "tests/descendants.h"
 #include "tests/e2e_support.h"
+#include "tests/job_process_witness.h"
+#include "tests/overlap_verdict.h"
 
 namespace torchscan::e2e {
 namespace {
@@ -116,6 +123,41 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
   std::ofstream(d.state_dir() + "/noise_floor.json") << "{\"pairs\": ";
   d.Start();
   EXPECT_FALSE(Info(d).has_noise_floor());
+}
+
+// Each pair runs in a fresh worker process of its own, started by the job's worker: the job's
+// record shows each pair's process start, and a cancel while pair 2 times kills that process
+// too. Judged by the overlap witness the test owns (tests/job_process_witness.h): no process of
+// the job is alive after its record says finished. No timing verdict is asserted.
+TEST(CalibrateEndToEnd, EachPairRunsInAFreshProcessAndACancelLeavesNoneBehind) {
+  TestDaemon d(TempDir("cancel_state"));
+  JobProcessWitness witness(d.pid());
+  std::future<CommandResult> client =
+      InBackground(d, {"calibrate", "--pairs", "3", "--rounds", "5", "--min-run-time", "2"});
+  const v1::Job running = WaitForRunningJob(d);
+  WaitForPhase(d, running.id(), "pair 2/3: timing", 120, /*min_blocks=*/1);
+  const pid_t pair = WaitForChild(running.worker_pid(), "torchscan-worke", 10);
+  ASSERT_GT(pair, 0) << "no pair process below worker " << running.worker_pid();
+  const CommandResult cancel = d.Client({"jobs", "cancel", running.id()});
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
+
+  const CommandResult waited = client.get();
+  EXPECT_EQ(waited.exit_code, 3) << waited.err;
+  EXPECT_TRUE(Has(waited.err, "cancelled")) << waited.err;
+  const v1::Job cancelled = ShowJob(d, running.id());
+  EXPECT_EQ(cancelled.state(), v1::Job::cancelled);
+  EXPECT_FALSE(AliveNotZombie(pair)) << "pair 2's process " << pair << " outlived its job";
+  std::vector<std::string> phases;
+  for (const v1::PhaseSpan& span : cancelled.timeline().spans()) phases.push_back(span.phase());
+  for (const char* phase : {"pair 1/3: worker start", "pair 1/3: LibTorch load", "pair 1/3: timing baseline",
+                            "pair 2/3: worker start", "pair 2/3: LibTorch load"})
+    EXPECT_NE(std::find(phases.begin(), phases.end(), phase), phases.end()) << phase;
+
+  const OverlapVerdict seen = JudgeOverlaps(witness.Stop(), ListJobs(d), kRecordGraceS);
+  std::printf("witness: %s\n", seen.Summary().c_str());
+  for (const std::string& problem : seen.problems()) ADD_FAILURE() << "witness: " << problem;
+  EXPECT_EQ(seen.jobs, 1);
+  EXPECT_EQ(seen.ran("torchscan-worker"), 3) << "the job's worker and one process per pair started";
 }
 
 }  // namespace

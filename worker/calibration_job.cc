@@ -7,6 +7,7 @@
 #include "core/timestamp.h"
 #include "proto/spec_limits.h"
 #include "report/report_json.h"
+#include "worker/fresh_comparison.h"
 #include "worker/result_labels.h"
 
 namespace torchscan::daemon {
@@ -21,20 +22,44 @@ v1::WorkloadSpec CalibrationWorkload(const v1::CalibrateJob& job) {
 
 int CalibrationPairs(const v1::CalibrateJob& job) { return job.pairs() > 0 ? job.pairs() : kDefaultCalibrationPairs; }
 
-absl::StatusOr<v1::Calibration> RunCalibration(const v1::CalibrateJob& job, const ExperimentOptions& options) {
-  const v1::WorkloadSpec workload = CalibrationWorkload(job);
-  const int pairs = CalibrationPairs(job);
+v1::JobSpec CalibrationPairSpec(const v1::JobSpec& calibrate_spec) {
+  const v1::WorkloadSpec workload = CalibrationWorkload(calibrate_spec.calibrate());
+  v1::JobSpec pair;
+  pair.set_label(calibrate_spec.label());
+  *pair.mutable_options() = calibrate_spec.options();
+  pair.mutable_options()->set_skip_diagnostics(true);
+  pair.mutable_options()->set_rss(false);
+  v1::CompareJob* compare = pair.mutable_compare();
+  *compare->mutable_baseline() = workload;
+  *compare->mutable_candidate() = workload;
+  compare->mutable_check()->set_skip(true);
+  compare->set_rounds(calibrate_spec.calibrate().rounds());
+  return pair;
+}
+
+absl::StatusOr<v1::Calibration> RunCalibration(const v1::JobSpec& spec, const CalibrationRun& run) {
+  const v1::WorkloadSpec workload = CalibrationWorkload(spec.calibrate());
+  const v1::JobSpec pair_spec = CalibrationPairSpec(spec);
+  const int pairs = CalibrationPairs(spec.calibrate());
   std::vector<v1::Comparison> comparisons;
   v1::Calibration calibration;
   calibration.set_schema_version(kReportSchemaVersion);
   for (int i = 1; i <= pairs; ++i) {
     const std::string prefix = absl::StrCat("pair ", i, "/", pairs, ": ");
-    ExperimentOptions pair = options;
-    pair.timeline = nullptr;
-    pair.on_phase = [&](const std::string& phase) {
-      if (options.on_phase) options.on_phase(prefix + phase);
+    auto phase = [&](const std::string& name) {
+      if (run.on_phase) run.on_phase(prefix + name);
     };
-    absl::StatusOr<v1::Comparison> c = RunComparison(workload, workload, pair);
+    FreshWorkerRun fresh;
+    fresh.worker_path = run.worker_path;
+    fresh.dir = absl::StrCat(run.job_dir, "/pair-", i);
+    fresh.on_start = [&](int pid) {
+      if (run.on_pair_start) run.on_pair_start(i, pid);
+      phase("LibTorch load");
+    };
+    fresh.on_phase = phase;
+    fresh.on_blocks = run.on_blocks;
+    phase("worker start");
+    absl::StatusOr<v1::Comparison> c = RunComparisonInFreshWorker(pair_spec, fresh);
     if (!c.ok()) return absl::Status(c.status().code(), prefix + std::string(c.status().message()));
     v1::CalibrationPair* line = calibration.add_pairs();
     line->set_latency_change(v1::Comparison::LatencyChange_Name(c->latency_change()));

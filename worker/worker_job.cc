@@ -73,7 +73,16 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
     if (!comparison.ok()) return Fail(errors, CodeOf(comparison.status()), comparison.status());
     *result.mutable_comparison() = *std::move(comparison);
   } else if (spec.has_calibrate()) {
-    absl::StatusOr<v1::Calibration> calibration = RunCalibration(spec.calibrate(), *options);
+    if (flags.self_path.empty())
+      return Fail(errors, kWorkerBadSpec,
+                  absl::InvalidArgumentError("calibrate: needs the worker's own executable to run each pair in a "
+                                             "fresh process (WorkerFlags.self_path)"));
+    CalibrationRun run;
+    run.worker_path = flags.self_path;
+    run.job_dir = flags.job_dir;
+    run.on_phase = options->on_phase;
+    run.on_blocks = options->on_block;
+    absl::StatusOr<v1::Calibration> calibration = RunCalibration(spec, run);
     if (!calibration.ok()) return Fail(errors, CodeOf(calibration.status()), calibration.status());
     *result.mutable_calibration() = *std::move(calibration);
   } else {

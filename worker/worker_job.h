@@ -1,7 +1,7 @@
 // torchscan-worker's whole job (worker_protocol.h): read JOB_DIR/spec.json, run the
-// measurement, comparison or calibration (core/experiment.h, worker/calibration_job.h;
-// threads are applied there before anything is built), write JOB_DIR/result.json
-// atomically, report progress lines. The worker is fresh per job: LibTorch's thread
+// measurement or comparison (core/experiment.h; threads are applied there before anything is
+// built) or the calibration (worker/calibration_job.h: each pair in a fresh worker of its
+// own, started from this one), write JOB_DIR/result.json atomically, report progress lines. The worker is fresh per job: LibTorch's thread
 // settings can be set once per process. The result's timeline (report.timeline or
 // comparison.timeline) counts from when the worker began the job, before it read spec.json.
 #pragma once
@@ -15,6 +15,9 @@ namespace torchscan::daemon {
 struct WorkerFlags {
   std::string job_dir;         // --job: holds spec.json, receives result.json (required)
   std::string rss_child_path;  // --rss-child: torchscan_rss_child, needed by rss jobs
+  // This worker's own executable, run once per pair of a calibrate job (worker_main passes
+  // /proc/self/exe); needed by calibrate jobs.
+  std::string self_path;
 };
 
 // Returns the exit code (WorkerExitCode). Progress lines go to `progress` (flushed each);

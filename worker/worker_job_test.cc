@@ -37,6 +37,7 @@ Ran RunIn(const std::string& dir) {
   std::ostringstream progress, errors;
   WorkerFlags flags;
   flags.job_dir = dir;
+  flags.self_path = std::string(std::getenv("TEST_SRCDIR")) + "/torchscan/worker/torchscan-worker";
   const int code = RunWorkerJob(flags, progress, errors);
   return {code, progress.str(), errors.str()};
 }
@@ -221,6 +222,7 @@ TEST(WorkerJob, CalibratesWithPairsOfTheReferenceWorkload) {
   ASSERT_EQ(ran.code, kWorkerOk) << ran.errors;
   EXPECT_NE(ran.progress.find("phase pair 1/2: timing baseline\n"), std::string::npos) << ran.progress;
   EXPECT_NE(ran.progress.find("phase pair 2/2: timing candidate\n"), std::string::npos) << ran.progress;
+  EXPECT_NE(ran.progress.find("phase pair 2/2: LibTorch load\n"), std::string::npos) << ran.progress;  // fresh process
   EXPECT_EQ(ran.progress.find("profile"), std::string::npos) << ran.progress;  // no diagnostics
   EXPECT_EQ(ran.progress.find("rss"), std::string::npos) << ran.progress;      // rss ignored
   v1::JobResult result;

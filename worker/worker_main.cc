@@ -1,14 +1,30 @@
 // torchscan-worker --job JOB_DIR [--rss-child PATH]: runs one TorchScan job in this fresh
 // process. The line protocol and exit codes are in worker/worker_protocol.h.
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 
 #include "worker/state_folder.h"
 #include "worker/worker_job.h"
 #include "worker/worker_protocol.h"
+
+namespace {
+
+// This executable, for a calibration's pairs (each runs in a fresh copy of this worker): its
+// path, so that the pairs' processes carry its name; /proc/self/exe when that cannot be read
+// or the file was replaced since this process started.
+std::string SelfPath() {
+  std::error_code error;
+  const std::string path = std::filesystem::read_symlink("/proc/self/exe", error).string();
+  if (error || path.empty() || path.find(" (deleted)") != std::string::npos) return "/proc/self/exe";
+  return path;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   torchscan::daemon::WorkerFlags flags;
@@ -18,6 +34,7 @@ int main(int argc, char** argv) {
                      " is written there")
       ->required();
   app.add_option("--rss-child", flags.rss_child_path, "torchscan_rss_child path (jobs with rss)");
+  flags.self_path = SelfPath();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
