@@ -6,7 +6,9 @@
 // A job process is
 //   - a worker: a child of `daemon_pid` whose command line holds `--job DIR` (its job is
 //     DIR's last component, the job id: torchscand runs `torchscan-worker --job
-//     STATE/jobs/ID`), or
+//     STATE/jobs/ID`), or a child of `daemon_pid` running `--spare` (the warm spare) once
+//     it has a job: its job is the job folder of its stderr (/proc/PID/fd/2, the job's
+//     worker.stderr); an idle spare belongs to no job (it waits, blocked, for one), or
 //   - any process in a worker's process group (the launcher gives each worker a group of its
 //     own: its RSS children, and whatever else it starts), attributed to that worker's job
 //     even after the worker is gone and the process was handed to another parent.
