@@ -193,9 +193,13 @@ void JobProcessWitness::Scan() {
     }
     const std::string cmdline = ReadSmallFile("/proc/" + std::to_string(f.pid) + "/cmdline");
     std::string job = JobOfCommandLine(cmdline);
-    if (job.empty()) job = JobOfSpare(f.pid, cmdline);  // an idle spare: looked at again next scan
+    double job_since_s = -1;
+    if (job.empty()) {
+      job = JobOfSpare(f.pid, cmdline);  // an idle spare: looked at again next scan
+      job_since_s = f.at_s;
+    }
     if (job.empty()) continue;
-    known_[f.pid] = {f.stat.start_ticks, Known::Kind::kJob, job};
+    known_[f.pid] = {f.stat.start_ticks, Known::Kind::kJob, job, "", job_since_s};
     if (f.stat.pgid == f.pid) group_jobs_[f.pid] = job;
   }
   for (const Fresh& f : looked_at) {
@@ -223,7 +227,8 @@ void JobProcessWitness::Scan() {
     // its comm (cut at 15 characters).
     if (std::string program = ExecutableOf(f.pid); !program.empty()) k.program = program;
     seen.push_back({0, f.at_s, f.pid, k.job, k.program.empty() ? f.stat.comm : k.program,
-                    static_cast<double>(f.stat.start_ticks) * log_.tick_s + boot_to_real_});
+                    k.job_since_s >= 0 ? k.job_since_s
+                                       : static_cast<double>(f.stat.start_ticks) * log_.tick_s + boot_to_real_});
   }
   // A group with no member left is over; its id may be reused by anyone.
   for (auto it = group_jobs_.begin(); it != group_jobs_.end();)

@@ -47,7 +47,9 @@ struct Sighting {
   pid_t pid = 0;
   std::string job;       // the job id
   std::string program;   // its executable's file name ("torchscan-worker", "torchscan_rss_child")
-  double started_s = 0;  // its start (CLOCK_REALTIME seconds), rounded down to a clock tick
+  double started_s = 0;  // its start (CLOCK_REALTIME seconds), rounded down to a clock tick; for a
+                         // warm spare the start of the first scan that saw it with its job (it
+                         // started, loaded and waited before: none of that was its job's)
 };
 
 // Everything the witness saw.
@@ -81,6 +83,7 @@ class JobProcessWitness {
     enum class Kind { kUnrelated, kPending, kJob } kind = Kind::kUnrelated;
     std::string job;      // kJob
     std::string program;  // kJob: its executable's file name, as last read
+    double job_since_s = -1;  // a spare: when it was first seen with its job (else -1)
   };
   void Loop();
   void Scan();
