@@ -351,6 +351,10 @@ constexpr std::chrono::seconds kIdleSpareCheck(1);
 void Daemon::ExecutorLoop() {
   bool after_job = false;
   while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) break;  // no spare for a daemon on its way out
+    }
     // Between jobs, never beside one: the spare starts here (its loading competes with
     // nothing timed), and one that died while idle is noticed and replaced.
     spare_.Refill(after_job);
