@@ -16,7 +16,12 @@
 //
 // Every job setting is applied after the handoff exactly as in a cold worker (threads), and
 // every launch setting (CPU set, rlimits, user, environment) is the daemon's, the same for
-// the spare and a cold worker: no job needs a cold worker for its settings today.
+// the spare and a cold worker: no job needs a cold worker for its settings today. What is
+// fixed while the libraries load is therefore the same too: OpenBLAS starts its own thread
+// pool in its constructor, sized from the CPUs the process may use and OPENBLAS_NUM_THREADS /
+// OMP_NUM_THREADS; LibTorch starts none before the job (an idle spare on one CPU has one
+// thread). A per-job CPU set, user or environment, if one is ever added, must take a cold
+// worker (a new Unavailable reason).
 //
 // Thread-safety: the executor thread calls everything (the spare's PR_SET_PDEATHSIG is that
 // thread's), except pid() and rss_bytes(), which any thread may call.

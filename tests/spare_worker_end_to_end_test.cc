@@ -1,6 +1,6 @@
 // End-to-end: the warm spare worker (daemon/spare_slot.h) of a real torchscand with the real
 // torchscan-worker, driven by the real client. A spare runs the next job (no LibTorch load
-// phase), --no-spare-worker makes every job cold and says so, a spare killed while idle costs
+// phase; idle, it has started no thread pool), --no-spare-worker makes every job cold and says so, a spare killed while idle costs
 // no job, cancel kills the spare running the job, and stopping torchscand (SIGTERM or kill -9)
 // leaves no process of the spare's group. No timing verdict is asserted.
 #include <signal.h>
@@ -64,12 +64,17 @@ v1::Job RunQuick(const TestDaemon& d) {
 }
 
 TEST(SpareWorkerEndToEnd, TheNextJobRunsOnTheSpareWithoutLoadingLibTorch) {
-  TestDaemon d(TempDir("spare_used"));
+  // One CPU: OpenBLAS, which starts its own pool when it loads (sized from the CPUs it may
+  // use, for a cold worker alike), then starts none, so the spare's threads are only its own.
+  TestDaemon d(TempDir("spare_used"), {"--cpu-set", "0"});
   const std::string out = TempDir("spare_used_out");
   RunQuick(d);  // its end starts the next spare
   const int spare = SparePid(d);
   ASSERT_NE(spare, 0);
   EXPECT_GT(Info(d).spare_worker_rss_bytes(), 0);
+  // Loaded but idle: one thread, no LibTorch pool started (the job's thread counts are
+  // applied after the handoff; worker_settings_end_to_end_test reads them back).
+  EXPECT_TRUE(absl::StrContains(Slurp("/proc/" + std::to_string(spare) + "/status"), "\nThreads:\t1\n"));
   const CommandResult r = d.Client(With(kQuickMeasure, {"--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const v1::Job job = ShowJob(d, SubmittedId(r.err));
