@@ -1,6 +1,6 @@
 // Runs one job start to end, without gRPC and without the daemon's bookkeeping: writes its
 // spec.json, launches a fresh worker (worker_launcher.h) with the daemon's affinity and
-// limits, turns the worker's progress lines (worker_protocol.h) into callbacks and reads
+// limits or hands the job to the warm spare launched the same way (spare_slot.h), turns the worker's progress lines (worker_protocol.h) into callbacks and reads
 // the result it wrote.
 #pragma once
 
