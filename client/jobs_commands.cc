@@ -41,6 +41,7 @@ void PrintJob(const ClientContext& ctx, const v1::Job& job) {
   if (!job.phase().empty() && job.state() == v1::Job::running) std::printf("  phase: %s\n", job.phase().c_str());
   if (!job.started_at().empty()) std::printf("  started: %s\n", job.started_at().c_str());
   if (!job.finished_at().empty()) std::printf("  finished: %s\n", job.finished_at().c_str());
+  if (!job.worker().empty()) std::printf("  worker: %s\n", job.worker().c_str());
   if (!job.timeline().spans().empty())
     std::printf("  timeline (seconds since %s):\n%s", job.timeline().started_at().c_str(),
                 TimelineText(job.timeline(), "    ").c_str());
@@ -149,6 +150,12 @@ int InfoCommand(const ClientContext& ctx) {
                 info->config().cpu_set().empty() ? "all" : info->config().cpu_set().c_str());
     std::printf("  queue     %d queued%s\n", info->queued(),
                 info->running_job().empty() ? "" : (", running " + info->running_job()).c_str());
+    if (info->spare_worker_pid() != 0)
+      std::printf("  spare     worker pid %d %s, %.1f MiB resident\n", info->spare_worker_pid(),
+                  info->spare_worker_ready() ? "loaded, waiting for the next job" : "loading",
+                  static_cast<double>(info->spare_worker_rss_bytes()) / (1 << 20));
+    else
+      std::printf("  spare     none%s\n", info->config().no_spare_worker() ? " (no_spare_worker)" : " now");
     if (info->has_noise_floor()) {
       const v1::NoiseFloor& f = info->noise_floor();
       std::printf("  noise     %s old, job %s: %s\n", FormatAge(f.age_s()).c_str(), f.job_id().c_str(),

@@ -255,6 +255,7 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config) {
   if (flags.worker_cpu_time_s) limits->set_worker_cpu_time_s(*flags.worker_cpu_time_s);
   if (flags.worker_open_files) limits->set_worker_open_files(*flags.worker_open_files);
   if (flags.noise_floor_max_age_s) config->set_noise_floor_max_age_s(*flags.noise_floor_max_age_s);
+  if (flags.no_spare_worker) config->set_no_spare_worker(true);
 }
 
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {

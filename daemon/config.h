@@ -48,6 +48,7 @@ struct ConfigFlags {
   std::optional<double> worker_cpu_time_s;      // --worker-cpu-time (seconds; 0 = no limit)
   std::optional<int> worker_open_files;         // --worker-open-files
   std::optional<double> noise_floor_max_age_s;  // --noise-floor-max-age (seconds)
+  bool no_spare_worker = false;                 // --no-spare-worker (true sets it; false leaves the file's)
 };
 
 // What validation and defaults need to know about the machine; tests pass their own.

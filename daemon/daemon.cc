@@ -13,6 +13,7 @@
 #include "core/version.h"
 #include "daemon/access_rules.h"
 #include "daemon/job_spec.h"
+#include "worker/state_folder.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -62,6 +63,7 @@ Daemon::Daemon(const v1::DaemonConfig& config)
       run_options_(RunOptionsOf(config)),
       started_at_(NowRfc3339()),
       store_(config.state_dir()),
+      spare_(run_options_, !config.no_spare_worker(), config.state_dir() + "/" + kSpareWorkerStderrFile),
       queue_(config.limits().max_queue_length()) {}
 
 Daemon::~Daemon() { Shutdown("the daemon was stopped"); }
@@ -282,6 +284,9 @@ absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&) const {
   std::lock_guard<std::mutex> lock(mu_);
   info.set_queued(static_cast<int32_t>(queue_.size()));
   info.set_running_job(running_id_);
+  info.set_spare_worker_pid(spare_.pid());
+  info.set_spare_worker_rss_bytes(spare_.rss_bytes());
+  info.set_spare_worker_ready(spare_.ready());
   if (noise_floor_)
     *info.mutable_noise_floor() = AgedNoiseFloor(*noise_floor_, NowRfc3339(), config_.noise_floor_max_age_s());
   return info;
@@ -340,8 +345,28 @@ void Daemon::Shutdown(const std::string& reason) {
   spdlog::info("stopped: {} jobs stay queued", queue_.size());
 }
 
+// How often an idle executor looks at the spare worker (one that died is replaced).
+constexpr std::chrono::seconds kIdleSpareCheck(1);
+
 void Daemon::ExecutorLoop() {
+  bool after_job = false;
   while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) break;  // no spare for a daemon on its way out
+    }
+    // Between jobs, never beside one: the spare starts here (its loading competes with
+    // nothing timed), and one that died while idle is noticed and replaced.
+    spare_.Refill(after_job);
+    after_job = false;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_.wait_for(lock, kIdleSpareCheck, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) break;
+      if (queue_.empty()) continue;
+    }
+    // Looked at now (a spare killed a moment ago is seen), outside mu_ (reaping one takes time).
+    const std::string no_spare = spare_.Unavailable();
     std::string id;
     v1::JobSpec spec;
     auto control = std::make_shared<WorkerControl>();
@@ -349,15 +374,16 @@ void Daemon::ExecutorLoop() {
       // Taking the next job and marking it running is one step, so that Shutdown either
       // finds it queued or finds its control to kill.
       std::unique_lock<std::mutex> lock(mu_);
-      work_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
+      if (stopping_) break;
+      if (queue_.empty()) continue;  // cancelled meanwhile
       id = *queue_.Pop();
       v1::Job& job = jobs_.at(id);
       job.set_state(v1::Job::running);
       job.set_started_at(NowRfc3339());
       job.set_phase("starting worker");
       job.set_blocks_done(0);
-      BeginPhase(job, "worker start");
+      job.set_worker(no_spare.empty() ? "warm spare" : "cold: " + no_spare);
+      BeginPhase(job, "worker start (" + job.worker() + ")");
       running_id_ = id;
       running_control_ = control;
       running_cancelled_ = false;
@@ -365,19 +391,39 @@ void Daemon::ExecutorLoop() {
       Changed(job, true);
     }
     RunOne(id, spec, control.get());
+    after_job = true;
   }
+  spare_.Stop();  // on the thread that started it; its whole process group is gone after
 }
 
 void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerControl* control) {
-  spdlog::info("job {} started", id);
+  std::unique_ptr<SpareWorker> spare;
+  bool wants_spare = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wants_spare = jobs_.at(id).worker() == "warm spare";
+  }
+  spdlog::info("job {} started{}", id, wants_spare ? " on the warm spare worker" : "");
+  if (wants_spare) {
+    std::string why_not;
+    spare = spare_.Take(control, config_.limits().job_wall_time_s(), &why_not);
+    if (!spare && !control->killed()) {  // it died while loading: a cold worker after all
+      std::lock_guard<std::mutex> lock(mu_);
+      v1::Job& job = jobs_.at(id);
+      job.set_worker("cold: " + why_not);
+      BeginPhase(job, "worker start (" + job.worker() + ")");
+      Changed(job, true);
+    }
+  }
   JobRunCallbacks callbacks;
   callbacks.on_start = [&](int pid) {
     std::lock_guard<std::mutex> lock(mu_);
     v1::Job& job = jobs_.at(id);
     job.set_worker_pid(pid);
-    // The worker runs (exec succeeded): until its first line it loads its libraries, LibTorch
-    // above all, runs their initializers and reads its spec.
-    BeginPhase(job, "LibTorch load");
+    // A cold worker runs (exec succeeded): until its first line it loads its libraries,
+    // LibTorch above all, runs their initializers and reads its spec. The spare has loaded:
+    // its handoff phase goes on until its first line.
+    if (!spare) BeginPhase(job, "LibTorch load");
     changed_.notify_all();
   };
   callbacks.on_phase = [&](const std::string& phase) {
@@ -396,7 +442,8 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
     if (auto it = phases_.find(id); it != phases_.end()) *job.mutable_timeline() = it->second.Snapshot();
     changed_.notify_all();
   };
-  JobRunOutcome outcome = RunJob(store_, id, spec, run_options_, control, callbacks);
+  JobRunOutcome outcome = RunJob(store_, id, spec, run_options_, control, callbacks, spare.get());
+  spare.reset();  // used up (RunJob reaped it)
 
   std::lock_guard<std::mutex> lock(mu_);
   v1::Job& job = jobs_.at(id);

@@ -1,5 +1,6 @@
 // torchscand's logic without gRPC: the job table, the exclusive queue, the executor thread
-// that runs one job at a time in a fresh worker, persistence and watchers. The gRPC
+// that runs one job at a time in a fresh worker (the warm spare when there is one:
+// spare_slot.h; started between jobs, never beside one), persistence and watchers. The gRPC
 // service (service.h) is a thin shell over these methods; each takes a request message and
 // returns a value or an absl::Status:
 //   InvalidArgument    a bad spec or request, naming the field ("spec.measure.workload ...")
@@ -41,6 +42,7 @@
 #include "daemon/job_queue.h"
 #include "daemon/job_runner.h"
 #include "daemon/job_store.h"
+#include "daemon/spare_slot.h"
 #include "daemon/worker_launcher.h"
 #include "proto/service.pb.h"
 
@@ -95,7 +97,8 @@ class Daemon {
  private:
   explicit Daemon(const v1::DaemonConfig& config);
   void ExecutorLoop();
-  // Runs the job ExecutorLoop marked running and records how it ended.
+  // Runs the job ExecutorLoop marked running (on the warm spare when its record's worker is
+  // "warm spare" and the spare becomes ready, else on a cold worker) and records how it ended.
   void RunOne(const std::string& id, const v1::JobSpec& spec, WorkerControl* control);
   // The job with its live queue position. Requires mu_.
   v1::Job Snapshot(const v1::Job& job) const;
@@ -123,6 +126,7 @@ class Daemon {
   JobStore store_;
   std::vector<std::string> load_problems_;
   std::optional<v1::NoiseFloor> noise_floor_;  // the latest calibration's; guarded by mu_
+  SpareSlot spare_;                            // the executor's (pid and RSS: any thread)
 
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;  // any job changed, or shutting down

@@ -3,8 +3,10 @@
 #include "daemon/daemon.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -293,7 +295,8 @@ TEST(Daemon, TheJobRecordCarriesEachPhaseFromQueueWaitToTheEnd) {
     EXPECT_GE(span.end_s(), span.start_s()) << span.phase();
     previous_end = span.end_s();
   }
-  EXPECT_EQ(phases, (std::vector<std::string>{"queue wait", "worker start", "LibTorch load", "fake ok"}));
+  // The first job's end started the spare, which ran the second: it had loaded already.
+  EXPECT_EQ(phases, (std::vector<std::string>{"queue wait", "worker start (warm spare)", "fake ok"}));
   EXPECT_LT(job.timeline().spans(0).start_s(), 0.01);  // opened as it was queued
   EXPECT_GE(job.timeline().spans(0).end_s(), 0.2);  // it waited for the first job's 0.3 s sleep
   EXPECT_EQ(job.timeline().started_at(), job.submitted_at());
@@ -392,6 +395,157 @@ TEST(Daemon, InfoDescribesTheDaemon) {
   EXPECT_TRUE(info->environment().libtorch_version().empty());  // the daemon does not load LibTorch
   EXPECT_EQ(info->config().worker_path(), daemon->config().worker_path());
   EXPECT_FALSE(info->started_at().empty());
+}
+
+// ---------------------------------------------------------------- the warm spare worker
+
+// Sets an environment variable the fake worker reads, for one test (declared before the
+// daemon, so that it outlives the spares the daemon starts).
+class FakeWorkerEnv {
+ public:
+  FakeWorkerEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~FakeWorkerEnv() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+// The daemon's spare worker's pid once it has one other than `not_this` (5 s at most; 0 if none).
+int SparePid(Daemon& daemon, int not_this = 0) {
+  for (int i = 0; i < 500; ++i) {
+    const int pid = daemon.Info(v1::InfoRequest())->spare_worker_pid();
+    if (pid != 0 && pid != not_this) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
+// The running job's worker pid (10 s at most; 0 if it never ran).
+int WorkerPid(Daemon& daemon, const std::string& id) {
+  for (int i = 0; i < 1000; ++i) {
+    const v1::Job job = *daemon.GetJob(Id(id));
+    if (job.worker_pid() != 0) return job.worker_pid();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
+std::vector<std::string> PhaseNames(const v1::Job& job) {
+  std::vector<std::string> names;
+  for (const v1::PhaseSpan& span : job.timeline().spans()) names.push_back(span.phase());
+  return names;
+}
+
+bool Gone(int pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+TEST(Daemon, AJobRunsOnTheWarmSpareWhichIsThenReplaced) {
+  auto daemon = Start(Config("spare-used"));
+  const int spare = SparePid(*daemon);
+  ASSERT_NE(spare, 0);
+  EXPECT_GT(daemon->Info(v1::InfoRequest())->spare_worker_rss_bytes(), 0);
+  bool ready = false;  // seen by the idle executor's next look (every second)
+  for (int i = 0; i < 300 && !ready; ++i) {
+    ready = daemon->Info(v1::InfoRequest())->spare_worker_ready();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(ready);
+  const std::string id = Submit(*daemon, "ok sleep=0.3");
+  EXPECT_EQ(WorkerPid(*daemon, id), spare);  // the spare process itself ran the job
+  const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
+  EXPECT_EQ(job.worker(), "warm spare");
+  EXPECT_EQ(PhaseNames(job), (std::vector<std::string>{"queue wait", "worker start (warm spare)", "fake ok"}));
+  EXPECT_TRUE(daemon->FetchResult(Id(id)).ok());
+  EXPECT_TRUE(Gone(spare));  // used once, and reaped
+  // A new spare for the next job: every job in a fresh process.
+  const int next = SparePid(*daemon, spare);
+  EXPECT_NE(next, 0);
+  const std::string second = Submit(*daemon, "ok");
+  EXPECT_EQ(WaitFor(*daemon, second, v1::Job::succeeded).worker(), "warm spare");
+}
+
+TEST(Daemon, WithoutTheSpareEveryJobStartsAColdWorker) {
+  v1::DaemonConfig config = Config("spare-off");
+  config.set_no_spare_worker(true);
+  auto daemon = Start(config);
+  const std::string id = Submit(*daemon, "ok");
+  const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
+  EXPECT_EQ(job.worker(), "cold: spare worker off (no_spare_worker)");
+  EXPECT_EQ(PhaseNames(job), (std::vector<std::string>{"queue wait", "worker start (cold: spare worker off (no_spare_worker))",
+                                                       "LibTorch load", "fake ok"}));
+  EXPECT_EQ(daemon->Info(v1::InfoRequest())->spare_worker_pid(), 0);
+}
+
+TEST(Daemon, AJobArrivingWhileTheSpareLoadsWaitsForIt) {
+  FakeWorkerEnv slow("FAKE_SPARE_LOAD_S", "0.5");
+  auto daemon = Start(Config("spare-loading"));
+  const std::string id = Submit(*daemon, "ok");
+  const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
+  EXPECT_EQ(job.worker(), "warm spare");
+  ASSERT_EQ(PhaseNames(job).at(1), "worker start (warm spare)");
+  EXPECT_GE(job.timeline().spans(1).end_s() - job.timeline().spans(0).start_s(), 0.3);  // it waited for the load
+}
+
+TEST(Daemon, ASpareThatCannotLoadLeavesTheJobToAColdWorkerSayingWhy) {
+  FakeWorkerEnv broken("FAKE_SPARE_FAIL", "1");
+  auto daemon = Start(Config("spare-broken"));
+  const std::string id = Submit(*daemon, "ok");
+  const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
+  EXPECT_TRUE(absl::StartsWith(job.worker(), "cold: the spare worker ended while loading: worker exited with status 3"))
+      << job.worker();
+  EXPECT_TRUE(absl::StrContains(job.worker(), "fake spare cannot load")) << job.worker();  // its stderr's last line
+  const std::vector<std::string> phases = PhaseNames(job);
+  EXPECT_EQ(phases.at(phases.size() - 2), "LibTorch load");
+  EXPECT_EQ(phases.at(phases.size() - 3), "worker start (" + job.worker() + ")");
+}
+
+TEST(Daemon, ASpareKilledWhileIdleIsReplacedAndTheNextJobSucceeds) {
+  auto daemon = Start(Config("spare-killed"));
+  const int spare = SparePid(*daemon);
+  ASSERT_NE(spare, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // ready and idle (the fake loads at once)
+  ASSERT_EQ(::kill(spare, SIGKILL), 0);
+  const std::string id = Submit(*daemon, "ok");
+  const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
+  // Either the daemon's idle check replaced it first, or the job saw it dead and went cold.
+  if (job.worker() != "warm spare")
+    EXPECT_EQ(job.worker(), "cold: the spare worker ended while idle: worker killed by signal 9 (SIGKILL)");
+  EXPECT_NE(SparePid(*daemon, spare), 0);  // replaced
+  EXPECT_TRUE(Gone(spare));
+}
+
+TEST(Daemon, TheWallTimeCountsFromTheHandoffNotTheSparesIdleTime) {
+  v1::DaemonConfig config = Config("spare-wall-time");
+  config.mutable_limits()->set_job_wall_time_s(1);
+  auto daemon = Start(config);
+  ASSERT_NE(SparePid(*daemon), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // idle longer than the limit
+  const std::string id = Submit(*daemon, "ok sleep=0.2");
+  EXPECT_EQ(WaitFor(*daemon, id, v1::Job::succeeded).worker(), "warm spare");
+  const std::string late = Submit(*daemon, "ok sleep=3");
+  const v1::Job killed = WaitFor(*daemon, late, v1::Job::failed);
+  EXPECT_TRUE(absl::StrContains(killed.error(), "exceeded job_wall_time_s 1")) << killed.error();
+}
+
+TEST(Daemon, CancelKillsTheSpareThatRunsTheJob) {
+  auto daemon = Start(Config("spare-cancel"));
+  const int spare = SparePid(*daemon);
+  ASSERT_NE(spare, 0);
+  const std::string id = Submit(*daemon, "ok sleep=30");
+  ASSERT_EQ(WorkerPid(*daemon, id), spare);
+  const absl::StatusOr<v1::Job> cancelled = daemon->Cancel(Id(id), Caller{"tester", false});
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_EQ(cancelled->state(), v1::Job::cancelled);
+  EXPECT_TRUE(Gone(spare));
+}
+
+TEST(Daemon, StoppingTheDaemonLeavesNoSpareBehind) {
+  auto daemon = Start(Config("spare-stop"));
+  const int spare = SparePid(*daemon);
+  ASSERT_NE(spare, 0);
+  daemon->Shutdown("test stop");
+  EXPECT_TRUE(Gone(spare));
+  EXPECT_NE(::kill(-spare, 0), 0);  // nothing of its process group either
+  EXPECT_EQ(daemon->Info(v1::InfoRequest())->spare_worker_pid(), 0);
 }
 
 }  // namespace

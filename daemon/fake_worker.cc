@@ -1,12 +1,17 @@
 // A stand-in for torchscan-worker in tests: no LibTorch, behaviour chosen by
 //   fake_worker --mode "MODE [key=value ...]"        (launcher tests), or
 //   fake_worker --job DIR [--rss-child P]             MODE from spec.json's label
+//   fake_worker --spare [--rss-child P]               prints "ready" (after
+//                  $FAKE_SPARE_LOAD_S seconds, if set), takes its job from stdin as
+//                  torchscan-worker --spare does (worker_protocol.h), then as --job DIR;
+//                  with $FAKE_SPARE_FAIL set it exits 3 instead of saying "ready"
 // MODE: ok (result written), compare (a comparison result), noresult (exit 0, nothing
 // written), exit (exit=N, with a stderr line), crash (SIGSEGV), memory (allocates 1 GiB:
 // exit 4 when refused), env (prints "affinity <cpus>", "rlimit_as <n>", "rlimit_core <n>",
 // "pgid_is_pid <0|1>"), spawn (starts a grandchild that prints "grandchild <pid>" and
 // sleeps), flood (prints lines=N protocol lines fast).
 // Keys: sleep=S (seconds, before finishing), log=PATH (appends "start DIR" / "end DIR").
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -17,12 +22,15 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <map>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include "daemon/fake_report.h"
+#include "worker/worker_protocol.h"
 #include "worker/state_folder.h"
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
@@ -128,11 +136,35 @@ bool WriteResult(const std::string& mode, const std::string& job_dir) {
 
 }  // namespace
 
+// --spare: "ready", then the job folder from stdin, stderr to the handoff's file; "" when
+// stdin ended without a job.
+std::string WaitAsSpare() {
+  if (const char* load = std::getenv("FAKE_SPARE_LOAD_S"))
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(load)));
+  if (std::getenv("FAKE_SPARE_FAIL") != nullptr) {
+    std::cerr << "torchscan-worker: fake spare cannot load" << std::endl;
+    std::exit(3);
+  }
+  std::cout << torchscan::daemon::kReadyLine << std::endl;
+  const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  const std::optional<torchscan::daemon::Handoff> handoff = torchscan::daemon::ParseHandoff(text);
+  if (!handoff) return "";
+  const int err = ::open(handoff->stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (err >= 0) ::dup2(err, STDERR_FILENO);
+  return handoff->job_dir;
+}
+
 int main(int argc, char** argv) {
   std::string mode_text, job_dir;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--mode") == 0) mode_text = argv[i + 1];
-    if (std::strcmp(argv[i], "--job") == 0) job_dir = argv[i + 1];
+  bool spare = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--spare") == 0) spare = true;
+    if (i + 1 < argc && std::strcmp(argv[i], "--mode") == 0) mode_text = argv[i + 1];
+    if (i + 1 < argc && std::strcmp(argv[i], "--job") == 0) job_dir = argv[i + 1];
+  }
+  if (spare) {
+    job_dir = WaitAsSpare();
+    if (job_dir.empty()) return 0;
   }
   if (!job_dir.empty()) {
     torchscan::v1::JobSpec spec;

@@ -34,8 +34,27 @@ JobRunOptions RunOptionsOf(const v1::DaemonConfig& config) {
   return options;
 }
 
+WorkerLaunch WorkerLaunchOf(const JobRunOptions& options, std::vector<std::string> args, std::string stderr_path) {
+  WorkerLaunch launch;
+  launch.path = options.worker_path;
+  launch.args = std::move(args);
+  if (!options.rss_child_path.empty()) {
+    launch.args.push_back("--rss-child");
+    launch.args.push_back(options.rss_child_path);
+  }
+  launch.stderr_path = std::move(stderr_path);
+  launch.cpus = options.cpus;
+  launch.memory_bytes = options.memory_bytes;
+  launch.wall_time_s = options.wall_time_s;
+  launch.cpu_time_s = options.cpu_time_s;
+  launch.open_files = options.open_files;
+  launch.uid = options.uid;
+  launch.gid = options.gid;
+  return launch;
+}
+
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
-                     WorkerControl* control, const JobRunCallbacks& callbacks) {
+                     WorkerControl* control, const JobRunCallbacks& callbacks, SpareWorker* spare) {
   JobRunOutcome outcome;
   // The daemon writes spec.json, uploaded files included, at submission; a job queued by an
   // older daemon has only its record, whose spec is then whole.
@@ -47,21 +66,7 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     outcome.error = absl::StrCat("could not give the job's folder to worker_user: ", std::strerror(errno));
     return outcome;
   }
-  WorkerLaunch launch;
-  launch.path = options.worker_path;
-  launch.args = {"--job", store.JobDir(id)};
-  if (!options.rss_child_path.empty()) {
-    launch.args.push_back("--rss-child");
-    launch.args.push_back(options.rss_child_path);
-  }
-  launch.stderr_path = store.StderrPath(id);
-  launch.cpus = options.cpus;
-  launch.memory_bytes = options.memory_bytes;
-  launch.wall_time_s = options.wall_time_s;
-  launch.cpu_time_s = options.cpu_time_s;
-  launch.open_files = options.open_files;
-  launch.uid = options.uid;
-  launch.gid = options.gid;
+  const WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
 
   auto on_line = [&](const std::string& text) {
     std::optional<WorkerLine> line = ParseWorkerLine(text);
@@ -69,7 +74,10 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     if (line->kind == WorkerLine::Kind::kPhase && callbacks.on_phase) callbacks.on_phase(line->phase);
     if (line->kind == WorkerLine::Kind::kBlocks && callbacks.on_blocks) callbacks.on_blocks(line->blocks);
   };
-  const WorkerOutcome worker = RunWorker(launch, on_line, control, callbacks.on_start);
+  const WorkerOutcome worker =
+      spare != nullptr
+          ? spare->Run(launch, FormatHandoff({store.JobDir(id), store.StderrPath(id)}), on_line, control, callbacks.on_start)
+          : RunWorker(launch, on_line, control, callbacks.on_start);
   if (!worker.ok()) {
     outcome.killed = worker.kind == WorkerOutcome::Kind::kKilled;
     outcome.error = worker.reason;

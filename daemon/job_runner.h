@@ -1,6 +1,6 @@
 // Runs one job start to end, without gRPC and without the daemon's bookkeeping: writes its
 // spec.json, launches a fresh worker (worker_launcher.h) with the daemon's affinity and
-// limits, turns the worker's progress lines (worker_protocol.h) into callbacks and reads
+// limits or hands the job to the warm spare launched the same way (spare_slot.h), turns the worker's progress lines (worker_protocol.h) into callbacks and reads
 // the result it wrote.
 #pragma once
 
@@ -31,6 +31,11 @@ struct JobRunOptions {
 // Config must be valid; worker_user (set only when torchscand is root) becomes uid/gid.
 JobRunOptions RunOptionsOf(const v1::DaemonConfig& config);
 
+// How a worker is launched with `options`: `args` (then --rss-child when set), its stderr to
+// `stderr_path`, the affinity, limits and user of `options`. A job's worker and the warm spare
+// (args {"--spare"}) differ only in these two.
+WorkerLaunch WorkerLaunchOf(const JobRunOptions& options, std::vector<std::string> args, std::string stderr_path);
+
 // Progress, called on the running thread. Each may be empty.
 struct JobRunCallbacks {
   std::function<void(int pid)> on_start;
@@ -52,7 +57,9 @@ struct JobRunOutcome {
 // `spec` is written there first. Never throws. Failures (spec not writable, worker failure
 // of any kind, exit 0 without a valid result.json) come back as state failed with the reason
 // in `error`; a result the worker could not write adds the state_dir's free bytes.
+// `spare`, when given (ready: SpareWorker::Wait), runs the job instead of a fresh worker
+// (launched with the same `options`); it is used up either way.
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
-                     WorkerControl* control, const JobRunCallbacks& callbacks);
+                     WorkerControl* control, const JobRunCallbacks& callbacks, SpareWorker* spare = nullptr);
 
 }  // namespace torchscan::daemon

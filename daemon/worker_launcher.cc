@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,8 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -185,11 +188,19 @@ struct WorkerDescriptors {
   int read_fd = -1;   // the pipe's end read here
   int write_fd = -1;  // the pipe's end the child writes: its stdout
   int err_fd = -1;    // the stderr file (launch.stderr_path, else /dev/null): its stderr
+  int in_fd = -1;     // its stdin: /dev/null, or a spare's end of the job socket
+  int job_fd = -1;    // a spare's job socket, the end written here; -1 for a job's worker
 };
 
-// Opens the pipe and the stderr file; false with `reason` set when either fails (then
-// nothing is left open).
-bool OpenDescriptors(const WorkerLaunch& launch, WorkerDescriptors* fds, std::string* reason) {
+void CloseAll(std::initializer_list<int> fds) {
+  for (int fd : fds)
+    if (fd >= 0) ::close(fd);
+}
+
+// Opens the pipe, the stderr file and stdin (a socket pair for a spare, whose job comes
+// that way; a socket, so that writing to a spare that died fails instead of raising
+// SIGPIPE); false with `reason` set when any fails (then nothing is left open).
+bool OpenDescriptors(const WorkerLaunch& launch, bool job_socket, WorkerDescriptors* fds, std::string* reason) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
     *reason = absl::StrCat("cannot start worker: pipe: ", std::strerror(errno));
@@ -199,13 +210,22 @@ bool OpenDescriptors(const WorkerLaunch& launch, WorkerDescriptors* fds, std::st
   const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (err_fd < 0) {
     *reason = absl::StrCat("cannot start worker: cannot open ", err_path, ": ", std::strerror(errno));
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
+    CloseAll({pipe_fds[0], pipe_fds[1]});
+    return false;
+  }
+  int in_fds[2] = {-1, -1};
+  const bool in_ok = job_socket ? ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_fds) == 0
+                                : (in_fds[0] = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;
+  if (!in_ok) {
+    *reason = absl::StrCat("cannot start worker: its stdin: ", std::strerror(errno));
+    CloseAll({pipe_fds[0], pipe_fds[1], err_fd});
     return false;
   }
   fds->read_fd = pipe_fds[0];
   fds->write_fd = pipe_fds[1];
   fds->err_fd = err_fd;
+  fds->in_fd = in_fds[0];
+  fds->job_fd = in_fds[1];
   return true;
 }
 
@@ -217,6 +237,7 @@ class ChildSetup {
       : launch_(launch),
         out_fd_(fds.write_fd),
         err_fd_(fds.err_fd),
+        in_fd_(fds.in_fd),
         set_affinity_(!launch.cpus.empty()),
         memory_{static_cast<rlim_t>(launch.memory_bytes), static_cast<rlim_t>(launch.memory_bytes)},
         cpu_seconds_(static_cast<rlim_t>(std::ceil(launch.cpu_time_s))),
@@ -234,8 +255,8 @@ class ChildSetup {
   // In the forked child: returns once all of it is applied; on any failure writes why to the
   // child's stderr and exits with kWorkerLaunchSetupFailed.
   void Apply() const {
-    if (::dup2(out_fd_, STDOUT_FILENO) < 0 || ::dup2(err_fd_, STDERR_FILENO) < 0)
-      ChildFail("torchscan launcher: cannot redirect stdout/stderr\n");
+    if (::dup2(out_fd_, STDOUT_FILENO) < 0 || ::dup2(err_fd_, STDERR_FILENO) < 0 || ::dup2(in_fd_, STDIN_FILENO) < 0)
+      ChildFail("torchscan launcher: cannot redirect stdin/stdout/stderr\n");
     if (launch_.own_process_group && ::setpgid(0, 0) != 0) ChildFail("torchscan launcher: setpgid failed\n");
     ::sigprocmask(SIG_SETMASK, &no_signals_, nullptr);
     ::sigaction(SIGPIPE, &default_action_, nullptr);
@@ -262,6 +283,7 @@ class ChildSetup {
   const WorkerLaunch& launch_;
   const int out_fd_;
   const int err_fd_;
+  const int in_fd_;
   cpu_set_t cpus_;
   const bool set_affinity_;
   const rlimit memory_;
@@ -279,8 +301,7 @@ class ChildSetup {
 bool Spawn(const WorkerLaunch& launch, const ChildSetup& setup, bp::child* child, std::string* reason) {
   std::error_code error;
   try {
-    *child = bp::child(bp::exe = launch.path, bp::args = launch.args, bp::std_in < bp::null,
-                       bp::extend::on_exec_setup = [&setup](auto&) { setup.Apply(); }, error);
+    *child = bp::child(bp::exe = launch.path, bp::args = launch.args, bp::extend::on_exec_setup = [&setup](auto&) { setup.Apply(); }, error);
   } catch (const std::exception& e) {
     error = std::make_error_code(std::errc::io_error);
     *reason = absl::StrCat("cannot start worker ", launch.path, ": ", e.what());
@@ -294,10 +315,12 @@ bool Spawn(const WorkerLaunch& launch, const ChildSetup& setup, bp::child* child
 // The worker's stdout, read here without blocking and handed on line by line.
 class OutputPump {
  public:
-  OutputPump(int fd, const std::function<void(const std::string&)>& on_line) : fd_(fd), on_line_(on_line) {
+  OutputPump(int fd, std::function<void(const std::string&)> on_line) : fd_(fd), on_line_(std::move(on_line)) {
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
   }
   int fd() const { return fd_; }
+  // Lines from now on go to `on_line` (a spare's, once it has its job).
+  void set_on_line(std::function<void(const std::string&)> on_line) { on_line_ = std::move(on_line); }
   bool eof() const { return eof_; }
 
   // Reads what is there and hands on the complete lines (everything, at end of file).
@@ -312,13 +335,18 @@ class OutputPump {
     if (!eof_) ReadAvailable(fd_, &buffer_);
     EmitLines(&buffer_, true, deliver ? on_line_ : nullptr);
     ::close(fd_);
+    closed_ = true;
   }
 
  private:
   const int fd_;
-  const std::function<void(const std::string&)>& on_line_;
+  std::function<void(const std::string&)> on_line_;
   std::string buffer_;
   bool eof_ = false;
+  bool closed_ = false;
+
+ public:
+  bool closed() const { return closed_; }
 };
 
 enum class End { kExited, kTimedOut, kKilled };
@@ -370,6 +398,22 @@ void DescribeEnd(End end, const bp::child& child, const WorkerLaunch& launch, co
   }
 }
 
+// From the job's start on (`start`: launch, or a spare's handoff): hands on the worker's
+// lines until it ends, is killed or times out, then kills and reaps its group and says how
+// it ended.
+WorkerOutcome Supervise(bp::child* child, OutputPump* pump, const WorkerLaunch& launch, WorkerControl* control,
+                        Clock::time_point start) {
+  WorkerOutcome out;
+  const pid_t pid = child->id();
+  const End end = PumpUntilEnd(pid, launch, control, start, pump);
+  KillAndReapGroup(pid, end, launch.own_process_group, child);
+  pump->Finish(/*deliver=*/end == End::kExited);
+  out.wall_s = SecondsSince(start);
+  out.stderr_tail = ReadTail(launch.stderr_path);
+  DescribeEnd(end, *child, launch, control, &out);
+  return out;
+}
+
 }  // namespace
 
 WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
@@ -382,27 +426,104 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
     return out;
   }
   WorkerDescriptors fds;
-  if (!OpenDescriptors(launch, &fds, &out.reason)) return out;
+  if (!OpenDescriptors(launch, /*job_socket=*/false, &fds, &out.reason)) return out;
   const ChildSetup setup(launch, fds);
   bp::child child;
   const bool started = Spawn(launch, setup, &child, &out.reason);
-  ::close(fds.write_fd);  // the child's ends: end of file on the pipe must come from the worker's side
-  ::close(fds.err_fd);
+  // The child's ends: end of file on the pipe must come from the worker's side.
+  CloseAll({fds.write_fd, fds.err_fd, fds.in_fd});
   if (!started) {
     ::close(fds.read_fd);
     out.wall_s = SecondsSince(start);
     return out;
   }
-  const pid_t pid = child.id();
-  if (on_start) on_start(pid);
+  if (on_start) on_start(child.id());
   OutputPump pump(fds.read_fd, on_line);
-  const End end = PumpUntilEnd(pid, launch, control, start, &pump);
-  KillAndReapGroup(pid, end, launch.own_process_group, &child);
-  pump.Finish(/*deliver=*/end == End::kExited);
-  out.wall_s = SecondsSince(start);
-  out.stderr_tail = ReadTail(launch.stderr_path);
-  DescribeEnd(end, child, launch, control, &out);
-  return out;
+  return Supervise(&child, &pump, launch, control, start);
+}
+
+// ---------------------------------------------------------------- SpareWorker
+
+struct SpareWorker::Process {
+  bp::child child;
+  std::unique_ptr<OutputPump> pump;
+  int job_fd = -1;
+};
+
+std::unique_ptr<SpareWorker> SpareWorker::Start(const WorkerLaunch& launch, std::string* reason) {
+  WorkerDescriptors fds;
+  if (!OpenDescriptors(launch, /*job_socket=*/true, &fds, reason)) return nullptr;
+  const ChildSetup setup(launch, fds);
+  std::unique_ptr<SpareWorker> spare(new SpareWorker(launch));
+  spare->process_ = std::make_unique<Process>();
+  const bool started = Spawn(launch, setup, &spare->process_->child, reason);
+  CloseAll({fds.write_fd, fds.err_fd, fds.in_fd});
+  if (!started) {
+    CloseAll({fds.read_fd, fds.job_fd});
+    spare->process_.reset();
+    return nullptr;
+  }
+  spare->process_->job_fd = fds.job_fd;
+  spare->process_->pump = std::make_unique<OutputPump>(fds.read_fd, [ready = &spare->ready_](const std::string& text) {
+    const std::optional<WorkerLine> line = ParseWorkerLine(text);
+    if (line && line->kind == WorkerLine::Kind::kReady) *ready = true;
+  });
+  return spare;
+}
+
+SpareWorker::SpareWorker(const WorkerLaunch& launch) : launch_(launch) {}
+
+SpareWorker::~SpareWorker() {
+  if (!process_) return;
+  if (!ended_) KillAndReapGroup(pid(), End::kKilled, /*own_group=*/true, &process_->child);
+  if (!process_->pump->closed()) process_->pump->Finish(/*deliver=*/false);
+  CloseAll({process_->job_fd});
+}
+
+int SpareWorker::pid() const { return process_ ? process_->child.id() : 0; }
+
+SpareWorker::State SpareWorker::Wait(int timeout_ms, const WorkerControl* control) {
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  OutputPump& pump = *process_->pump;
+  while (!ended_) {
+    if (!pump.eof()) pump.Read();  // what it printed so far (without blocking)
+    if (Ended(pid())) {
+      KillAndReapGroup(pid(), End::kExited, /*own_group=*/true, &process_->child);
+      pump.Finish(/*deliver=*/false);
+      ended_ = true;
+      WorkerOutcome out;
+      out.stderr_tail = ReadTail(launch_.stderr_path);
+      Describe(process_->child.native_exit_code(), launch_, &out);
+      end_reason_ = out.reason.empty() ? "worker exited with status 0 before it had a job" : out.reason;
+      break;
+    }
+    if (ready_) return State::kReady;
+    const int left_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+    if (left_ms <= 0 || (control != nullptr && control->killed())) return State::kLoading;
+    pollfd fds[2] = {{pump.eof() ? -1 : pump.fd(), POLLIN, 0}, {control ? control->wake_fd() : -1, POLLIN, 0}};
+    ::poll(fds, 2, std::min(left_ms, pump.eof() ? 2 : 50));  // after EOF it is exiting: look often
+  }
+  return State::kEnded;
+}
+
+WorkerOutcome SpareWorker::Run(const WorkerLaunch& job, const std::string& handoff,
+                               const std::function<void(const std::string&)>& on_line, WorkerControl* control,
+                               const std::function<void(int pid)>& on_start) {
+  const Clock::time_point start = Clock::now();
+  // A write that fails (the spare died just now) is seen by Supervise as its end.
+  size_t written = 0;
+  while (written < handoff.size()) {
+    const ssize_t n = ::send(process_->job_fd, handoff.data() + written, handoff.size() - written, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  CloseAll({process_->job_fd});  // end of file: the handoff is whole
+  process_->job_fd = -1;
+  if (on_start) on_start(pid());
+  process_->pump->set_on_line(on_line);
+  ended_ = true;  // Supervise reaps it
+  return Supervise(&process_->child, process_->pump.get(), job, control, start);
 }
 
 }  // namespace torchscan::daemon

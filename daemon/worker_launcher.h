@@ -16,10 +16,15 @@
 // left (at most 10 s more): the group's orphans are reaped here when this process is a
 // child subreaper (PR_SET_CHILD_SUBREAPER, as torchscand is), else waited for until their
 // new parent reaped them. So no RSS child outlives its job.
+//
+// A job's worker's stdin is /dev/null. A SpareWorker (below) is launched the same way (the
+// same child set-up, in the same order) before its job, with a socket as its stdin through
+// which it gets the job; from the handoff on it is supervised exactly as RunWorker's.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -94,6 +99,55 @@ struct WorkerOutcome {
 // Blocks the calling thread; never throws. `control` may be null.
 WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
                         WorkerControl* control = nullptr, const std::function<void(int pid)>& on_start = {});
+
+// A worker started ahead of its job: a warm spare (`torchscan-worker --spare`,
+// worker/worker_protocol.h) that loads, prints "ready" and waits, blocked on its stdin,
+// until Run hands it a job. Launched with RunWorker's child set-up (CPU affinity, rlimits,
+// uid/gid, own process group, PR_SET_PDEATHSIG of the launching thread, which must therefore
+// outlive the spare: torchscand's executor thread). RLIMIT_CPU counts its loading, as a cold
+// worker's, and nothing while it waits (a blocked read uses no CPU). launch.wall_time_s does
+// not apply before the handoff: Run's `job` limit counts from the handoff. Not thread-safe:
+// one thread (the executor) owns it.
+class SpareWorker {
+ public:
+  enum class State { kLoading, kReady, kEnded };
+
+  // Starts `launch` (its args hold --spare). nullptr with `reason` set when it did not start.
+  static std::unique_ptr<SpareWorker> Start(const WorkerLaunch& launch, std::string* reason);
+  // Kills its process group (SIGKILL) and reaps it, unless it ended already: an unused spare
+  // leaves no process behind.
+  ~SpareWorker();
+  SpareWorker(const SpareWorker&) = delete;
+  SpareWorker& operator=(const SpareWorker&) = delete;
+
+  int pid() const;
+  // Reads what it printed and returns its state: kReady once it said "ready", kEnded once it
+  // died (it is then reaped: end_reason says how, as WorkerOutcome.reason would, with its
+  // stderr's last line). Waits at most `timeout_ms` for it to become ready or end, less when
+  // `control` is killed meanwhile (then kLoading).
+  State Wait(int timeout_ms, const WorkerControl* control = nullptr);
+  const std::string& end_reason() const { return end_reason_; }
+  bool said_ready() const { return ready_; }  // it printed "ready" (and may have ended since)
+
+  // Hands it its job (`handoff`: worker_protocol.h's FormatHandoff) and from then on behaves
+  // as RunWorker(job, ...): on_start(pid) at once, lines, kill, the wall time job.wall_time_s
+  // counted from now, the outcome (its stderr tail read from job.stderr_path, where the
+  // spare sends its stderr once it has the job). Requires Wait() == kReady; once only. A spare
+  // that died since then ends the job as a worker that died.
+  WorkerOutcome Run(const WorkerLaunch& job, const std::string& handoff,
+                    const std::function<void(const std::string&)>& on_line, WorkerControl* control,
+                    const std::function<void(int pid)>& on_start = {});
+
+ private:
+  struct Process;
+  explicit SpareWorker(const WorkerLaunch& launch);
+
+  const WorkerLaunch launch_;  // the spare's own (its stderr file, its limits)
+  std::unique_ptr<Process> process_;
+  bool ready_ = false;
+  bool ended_ = false;  // reaped, or handed to Run, which reaps it
+  std::string end_reason_;
+};
 
 // "SIGKILL" for 9; "signal N" for unknown numbers.
 std::string SignalName(int signal);

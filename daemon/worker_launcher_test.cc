@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <memory>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -265,6 +267,103 @@ TEST(WorkerLauncher, RunsAsTheUnprivilegedUserWhenRoot) {
   EXPECT_EQ(run.lines[1], "65534");
   EXPECT_EQ(run.lines[2], "65534");  // supplementary groups dropped
   EXPECT_EQ(run.lines[3], "denied");  // root's files are out of reach
+}
+
+// ---------------------------------------------------------------- SpareWorker
+
+std::unique_ptr<SpareWorker> StartSpare(const WorkerLaunch& launch) {
+  std::string reason;
+  std::unique_ptr<SpareWorker> spare = SpareWorker::Start(launch, &reason);
+  EXPECT_NE(spare, nullptr) << reason;
+  return spare;
+}
+
+int ReadPid(const std::string& path) {
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream in(path);
+    int pid = 0;
+    if (in >> pid && pid > 0) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
+// The spare's set-up is a job worker's (ChildSetup), and it gets its job on stdin.
+TEST(WorkerLauncher, ASpareHasAJobWorkersSetUpAndReadsItsJobFromStdin) {
+  WorkerLaunch launch = Shell(
+      "echo ready; cat; ulimit -n; ulimit -t; grep -E '^(Cpus_allowed_list|NoNewPrivs)' /proc/self/status; "
+      "[ $(ps -o pgid= $$) -eq $$ ] && echo own group");
+  launch.cpus = {0};
+  launch.open_files = 64;
+  launch.cpu_time_s = 30;
+  std::unique_ptr<SpareWorker> spare = StartSpare(launch);
+  ASSERT_NE(spare, nullptr);
+  ASSERT_EQ(spare->Wait(5000), SpareWorker::State::kReady);
+  int started = 0;
+  std::vector<std::string> lines;
+  const WorkerOutcome outcome =
+      spare->Run(launch, "job /j\nstderr /e\n", [&](const std::string& line) { lines.push_back(line); }, nullptr,
+                 [&](int pid) { started = pid; });
+  ASSERT_TRUE(outcome.ok()) << outcome.reason;
+  EXPECT_EQ(started, spare->pid());
+  EXPECT_EQ(lines, (std::vector<std::string>{"job /j", "stderr /e", "64", "30", "NoNewPrivs:\t1",
+                                             "Cpus_allowed_list:\t0", "own group"}));
+}
+
+TEST(WorkerLauncher, ASparesWallTimeCountsFromItsHandoff) {
+  WorkerLaunch launch = Shell("echo ready; cat; sleep 30");
+  std::unique_ptr<SpareWorker> spare = StartSpare(launch);
+  ASSERT_NE(spare, nullptr);
+  ASSERT_EQ(spare->Wait(5000), SpareWorker::State::kReady);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // idle longer than the limit below
+  launch.wall_time_s = 0.3;
+  const WorkerOutcome outcome = spare->Run(launch, "job /j\nstderr /e\n", {}, nullptr);
+  EXPECT_EQ(outcome.kind, Kind::kTimedOut) << outcome.reason;
+  EXPECT_GE(outcome.wall_s, 0.3);
+  EXPECT_LT(outcome.wall_s, 5);
+}
+
+TEST(WorkerLauncher, ASpareThatDiesWhileIdleIsSeenWithHowItEnded) {
+  std::unique_ptr<SpareWorker> spare = StartSpare(Shell("echo ready; cat"));
+  ASSERT_NE(spare, nullptr);
+  ASSERT_EQ(spare->Wait(5000), SpareWorker::State::kReady);
+  ASSERT_EQ(::kill(spare->pid(), SIGKILL), 0);
+  // Wait says kReady at once while the kill has not landed yet: looked at again until it has.
+  for (int i = 0; i < 500 && spare->Wait(0) != SpareWorker::State::kEnded; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(spare->Wait(0), SpareWorker::State::kEnded);
+  EXPECT_TRUE(spare->said_ready());
+  EXPECT_EQ(spare->end_reason(), "worker killed by signal 9 (SIGKILL)");
+  EXPECT_FALSE(Alive(spare->pid()));  // reaped
+}
+
+TEST(WorkerLauncher, ASpareThatFailsToLoadSaysWhy) {
+  std::unique_ptr<SpareWorker> spare = StartSpare(Shell("echo cannot load >&2; exit 3"));
+  ASSERT_NE(spare, nullptr);
+  EXPECT_EQ(spare->Wait(5000), SpareWorker::State::kEnded);
+  EXPECT_FALSE(spare->said_ready());
+  EXPECT_EQ(spare->end_reason(), "worker exited with status 3 (workload error): cannot load");
+  std::string reason;
+  WorkerLaunch missing = Shell("");
+  missing.path = "/nonexistent/torchscan-worker";
+  EXPECT_EQ(SpareWorker::Start(missing, &reason), nullptr);
+  EXPECT_TRUE(absl::StrContains(reason, "cannot start worker /nonexistent/torchscan-worker")) << reason;
+}
+
+// An unused spare, dropped (the daemon stops): it and what it started are gone.
+TEST(WorkerLauncher, ADroppedSpareLeavesNothingBehind) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  const std::string pid_file = std::string(std::getenv("TEST_TMPDIR")) + "/spare-child.pid";
+  std::unique_ptr<SpareWorker> spare = StartSpare(Shell("sleep 60 & echo $! > " + pid_file + "; echo ready; cat"));
+  ASSERT_NE(spare, nullptr);
+  ASSERT_EQ(spare->Wait(5000), SpareWorker::State::kReady);
+  const int pid = spare->pid();
+  const int child = ReadPid(pid_file);
+  ASSERT_GT(child, 0);
+  spare.reset();
+  EXPECT_FALSE(Alive(pid));
+  EXPECT_FALSE(Alive(child)) << "the spare's child " << child << " outlived it";
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 }
 
 }  // namespace

@@ -82,6 +82,23 @@ std::string JobOfCommandLine(const std::string& cmdline) {
   return dir.substr(dir.find_last_of('/') + 1);
 }
 
+// A warm spare's job (`torchscan-worker --spare`, which gets its job on stdin): the job
+// folder of its stderr once it has a job (it then writes STATE/jobs/ID/worker.stderr, as
+// /proc/PID/fd/2 shows); "" while it waits (its stderr is the state folder's
+// spare-worker.stderr) or when that cannot be read.
+std::string JobOfSpare(pid_t pid, const std::string& cmdline) {
+  if (cmdline.find(std::string("\0--spare\0", 9)) == std::string::npos) return "";  // NUL-separated arguments
+  char target[4096];
+  const std::string link = "/proc/" + std::to_string(pid) + "/fd/2";
+  const ssize_t n = ::readlink(link.c_str(), target, sizeof(target) - 1);
+  if (n <= 0) return "";
+  const std::string path(target, static_cast<size_t>(n));
+  const std::string suffix = "/worker.stderr";
+  if (path.size() <= suffix.size() || path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) return "";
+  const std::string dir = path.substr(0, path.size() - suffix.size());
+  return dir.substr(dir.find_last_of('/') + 1);
+}
+
 // The file name of its executable; "" when the link cannot be read (a process on its way
 // out has released its memory map and executable already, before it becomes a zombie; a
 // process that is not dumpable, to a reader without CAP_SYS_PTRACE).
@@ -174,9 +191,15 @@ void JobProcessWitness::Scan() {
       if (f.stat.pgid == f.pid) group_jobs_.emplace(f.pid, known->second.job);
       continue;
     }
-    const std::string job = JobOfCommandLine(ReadSmallFile("/proc/" + std::to_string(f.pid) + "/cmdline"));
+    const std::string cmdline = ReadSmallFile("/proc/" + std::to_string(f.pid) + "/cmdline");
+    std::string job = JobOfCommandLine(cmdline);
+    double job_since_s = -1;
+    if (job.empty()) {
+      job = JobOfSpare(f.pid, cmdline);  // an idle spare: looked at again next scan
+      job_since_s = f.at_s;
+    }
     if (job.empty()) continue;
-    known_[f.pid] = {f.stat.start_ticks, Known::Kind::kJob, job};
+    known_[f.pid] = {f.stat.start_ticks, Known::Kind::kJob, job, "", job_since_s};
     if (f.stat.pgid == f.pid) group_jobs_[f.pid] = job;
   }
   for (const Fresh& f : looked_at) {
@@ -204,7 +227,8 @@ void JobProcessWitness::Scan() {
     // its comm (cut at 15 characters).
     if (std::string program = ExecutableOf(f.pid); !program.empty()) k.program = program;
     seen.push_back({0, f.at_s, f.pid, k.job, k.program.empty() ? f.stat.comm : k.program,
-                    static_cast<double>(f.stat.start_ticks) * log_.tick_s + boot_to_real_});
+                    k.job_since_s >= 0 ? k.job_since_s
+                                       : static_cast<double>(f.stat.start_ticks) * log_.tick_s + boot_to_real_});
   }
   // A group with no member left is over; its id may be reused by anyone.
   for (auto it = group_jobs_.begin(); it != group_jobs_.end();)

@@ -6,7 +6,9 @@
 // A job process is
 //   - a worker: a child of `daemon_pid` whose command line holds `--job DIR` (its job is
 //     DIR's last component, the job id: torchscand runs `torchscan-worker --job
-//     STATE/jobs/ID`), or
+//     STATE/jobs/ID`), or a child of `daemon_pid` running `--spare` (the warm spare) once
+//     it has a job: its job is the job folder of its stderr (/proc/PID/fd/2, the job's
+//     worker.stderr); an idle spare belongs to no job (it waits, blocked, for one), or
 //   - any process in a worker's process group (the launcher gives each worker a group of its
 //     own: its RSS children, and whatever else it starts), attributed to that worker's job
 //     even after the worker is gone and the process was handed to another parent.
@@ -45,7 +47,9 @@ struct Sighting {
   pid_t pid = 0;
   std::string job;       // the job id
   std::string program;   // its executable's file name ("torchscan-worker", "torchscan_rss_child")
-  double started_s = 0;  // its start (CLOCK_REALTIME seconds), rounded down to a clock tick
+  double started_s = 0;  // its start (CLOCK_REALTIME seconds), rounded down to a clock tick; for a
+                         // warm spare the start of the first scan that saw it with its job (it
+                         // started, loaded and waited before: none of that was its job's)
 };
 
 // Everything the witness saw.
@@ -79,6 +83,7 @@ class JobProcessWitness {
     enum class Kind { kUnrelated, kPending, kJob } kind = Kind::kUnrelated;
     std::string job;      // kJob
     std::string program;  // kJob: its executable's file name, as last read
+    double job_since_s = -1;  // a spare: when it was first seen with its job (else -1)
   };
   void Loop();
   void Scan();

@@ -1,6 +1,6 @@
 // The job record's phase timeline (proto Job.timeline), from a real torchscand and worker:
-// the daemon's own phases (queue wait, worker start, LibTorch load), then every phase the
-// worker ran, in the order of the report's timeline, then writing the result; `jobs show`
+// the daemon's own phases (queue wait, worker start, LibTorch load: a cold worker's), then
+// every phase the worker ran, in the order of the report's timeline, then writing the result; `jobs show`
 // lists them, `jobs show --json` carries them, and so do the evidence (job_timeline) and its
 // HTML. No timing verdict is asserted.
 #include <string>
@@ -17,7 +17,10 @@ namespace torchscan::e2e {
 namespace {
 
 TEST(JobRecordTimelineEndToEnd, TheRecordListsEveryPhaseFromQueueWaitToWriteResult) {
-  TestDaemon d(TempDir("record"));
+  // A cold worker, whose LibTorch load the daemon times (a warm spare has none:
+  // spare_worker_end_to_end_test).
+  TestDaemon d(TempDir("record"), {"--no-spare-worker"});
+  const std::string worker_start = "worker start (cold: spare worker off (no_spare_worker))";
   const std::string out = TempDir("record_out");
   const CommandResult r = d.Client({"compare", "--model", "linear", "--rtol", "1e-4", "--atol", "1e-5", "--rounds",
                                     "2", "--min-run-time", "0.05", "--output", out});
@@ -32,7 +35,7 @@ TEST(JobRecordTimelineEndToEnd, TheRecordListsEveryPhaseFromQueueWaitToWriteResu
   // The daemon's phases around the worker's, which are the report's in the same order.
   absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
-  std::vector<std::string> expected = {"queue wait", "worker start", "LibTorch load"};
+  std::vector<std::string> expected = {"queue wait", worker_start, "LibTorch load"};
   for (const std::string& phase : PhaseNames(c->timeline())) expected.push_back(phase);
   expected.push_back("write result");
   EXPECT_EQ(PhaseNames(t), expected);
@@ -58,8 +61,11 @@ TEST(JobRecordTimelineEndToEnd, TheRecordListsEveryPhaseFromQueueWaitToWriteResu
   const CommandResult shown = d.Client({"jobs", "show", id});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_TRUE(absl::StrContains(shown.out, "  timeline (seconds since " + job.submitted_at() + "):\n")) << shown.out;
-  for (const char* phase : {"queue wait", "worker start", "LibTorch load", "timing candidate", "check", "write result"})
+  // (Phase names are cut at 40 columns there; the worker line has the whole reason.)
+  for (const char* phase : {"queue wait", "worker start (cold: spare worker off", "LibTorch load", "timing candidate",
+                            "check", "write result"})
     EXPECT_TRUE(absl::StrContains(shown.out, std::string("\n    ") + phase + " ")) << phase << "\n" << shown.out;
+  EXPECT_TRUE(absl::StrContains(shown.out, "\n  worker: cold: spare worker off (no_spare_worker)\n")) << shown.out;
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 //                          (daemon/config.h), when the configuration names none
 //   noise_floor.json       the latest calibrate job's NoiseFloor (proto/report.proto),
 //                          written atomically by the daemon, read at its start
+//   spare-worker.stderr    the warm spare worker's stderr until it has a job (then its
+//                          job's worker.stderr): why a spare failed to start or load
 //   jobs/                  one folder per job, named by its id: "job-" and at least six
 //     job-000001/          digits, zero-padded, so that names sort in submission order
 //       job.json           the Job record, rewritten by the daemon at each state change
@@ -33,6 +35,7 @@ inline constexpr char kStateLockFile[] = "torchscand.lock";
 inline constexpr char kStateSocketFile[] = "torchscand.sock";
 inline constexpr char kStateJobsFolder[] = "jobs";
 inline constexpr char kNoiseFloorFile[] = "noise_floor.json";
+inline constexpr char kSpareWorkerStderrFile[] = "spare-worker.stderr";
 
 // ---------------------------------------------------------------- a job's folder
 // Its name: kJobIdPrefix followed by the number, zero-padded to at least kJobIdDigits.

@@ -1,8 +1,17 @@
 // torchscan-worker --job JOB_DIR [--rss-child PATH]: runs one TorchScan job in this fresh
-// process. The line protocol and exit codes are in worker/worker_protocol.h.
+// process. torchscan-worker --spare [--rss-child PATH]: a warm spare, which loads, says
+// "ready" and then runs the one job torchscand hands it on stdin. The line protocol, the
+// handoff and the exit codes are in worker/worker_protocol.h.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -14,6 +23,8 @@
 
 namespace {
 
+namespace d = torchscan::daemon;
+
 // This executable, for a calibration's pairs (each runs in a fresh copy of this worker): its
 // path, so that the pairs' processes carry its name; /proc/self/exe when that cannot be read
 // or the file was replaced since this process started.
@@ -24,23 +35,52 @@ std::string SelfPath() {
   return path;
 }
 
+// The spare's wait: everything before it happened before main (the dynamic loading and static
+// initialisers of LibTorch). Nothing here touches LibTorch: its thread pools start, and its
+// thread settings are applied, in RunWorkerJob, exactly as in a cold worker. Reading stdin
+// blocks without using CPU, so an idle spare adds nothing to its RLIMIT_CPU after loading.
+int RunSpare(d::WorkerFlags flags) {
+  std::cout << d::kReadyLine << std::endl;
+  const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  if (text.empty()) return d::kWorkerOk;  // dropped (the daemon stopped) before any job
+  const std::optional<d::Handoff> handoff = d::ParseHandoff(text);
+  if (!handoff) {
+    std::cerr << "torchscan-worker: --spare: stdin did not hold a job handoff (\"job DIR\", \"stderr PATH\")"
+              << std::endl;
+    return d::kWorkerBadSpec;
+  }
+  const int err = ::open(handoff->stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (err < 0 || ::dup2(err, STDERR_FILENO) < 0) {
+    std::cerr << "torchscan-worker: --spare: cannot write the job's stderr file " << handoff->stderr_path << ": "
+              << std::strerror(errno) << std::endl;
+    return d::kWorkerResultNotWritten;
+  }
+  ::close(err);
+  flags.job_dir = handoff->job_dir;
+  return d::RunWorkerJob(flags, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  torchscan::daemon::WorkerFlags flags;
+  d::WorkerFlags flags;
+  bool spare = false;
   CLI::App app{"torchscan-worker: runs one TorchScan job (started by torchscand)"};
-  app.add_option("--job", flags.job_dir,
-                 std::string("job folder holding ") + torchscan::kJobSpecFile + "; " + torchscan::kJobResultFile +
-                     " is written there")
-      ->required();
+  CLI::Option* job = app.add_option("--job", flags.job_dir,
+                                    std::string("job folder holding ") + torchscan::kJobSpecFile + "; " +
+                                        torchscan::kJobResultFile + " is written there");
+  CLI::Option* spare_flag =
+      app.add_flag("--spare", spare, "wait, loaded, for the job folder torchscand hands over on stdin (instead of --job)");
+  job->excludes(spare_flag);
   app.add_option("--rss-child", flags.rss_child_path, "torchscan_rss_child path (jobs with rss)");
   flags.self_path = SelfPath();
   try {
     app.parse(argc, argv);
+    if (!spare && flags.job_dir.empty()) throw CLI::RequiredError("--job (or --spare)");
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : torchscan::daemon::kWorkerBadSpec;
+    return app.exit(e) == 0 ? 0 : d::kWorkerBadSpec;
   }
-  const int code = torchscan::daemon::RunWorkerJob(flags, std::cout, std::cerr);
+  const int code = spare ? RunSpare(flags) : d::RunWorkerJob(flags, std::cout, std::cerr);
   // Ends here, without running static destructors: the result is on disk (fsynced) and every
   // RSS child reaped, and LibTorch's teardown (its thread pools, registries and freed
   // allocations) only delayed the job's end: 64 ms between the result's rename and

@@ -1,8 +1,10 @@
 #include "worker/worker_protocol.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 
@@ -34,8 +36,8 @@ std::optional<WorkerLine> ParseWorkerLine(std::string_view text) {
   absl::string_view line(text.data(), text.size());
   absl::ConsumeSuffix(&line, "\r");
   WorkerLine parsed;
-  if (line == kDoneLine) {
-    parsed.kind = WorkerLine::Kind::kDone;
+  if (line == kDoneLine || line == kReadyLine) {
+    parsed.kind = line == kDoneLine ? WorkerLine::Kind::kDone : WorkerLine::Kind::kReady;
     return parsed;
   }
   if (absl::ConsumePrefix(&line, "phase ")) {
@@ -52,6 +54,21 @@ std::optional<WorkerLine> ParseWorkerLine(std::string_view text) {
     return parsed;
   }
   return std::nullopt;
+}
+
+std::string FormatHandoff(const Handoff& handoff) {
+  return absl::StrCat("job ", handoff.job_dir, "\nstderr ", handoff.stderr_path, "\n");
+}
+
+std::optional<Handoff> ParseHandoff(std::string_view text) {
+  std::vector<absl::string_view> lines = absl::StrSplit(absl::string_view(text.data(), text.size()), '\n');
+  if (lines.size() != 3 || !lines[2].empty()) return std::nullopt;  // two lines, each ended
+  Handoff handoff;
+  if (!absl::ConsumePrefix(&lines[0], "job ") || !absl::ConsumePrefix(&lines[1], "stderr ")) return std::nullopt;
+  if (lines[0].empty() || lines[1].empty()) return std::nullopt;
+  handoff.job_dir = std::string(lines[0]);
+  handoff.stderr_path = std::string(lines[1]);
+  return handoff;
 }
 
 }  // namespace torchscan::daemon

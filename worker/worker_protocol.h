@@ -14,6 +14,15 @@
 //                  most about 10 lines a second)
 //   done           result.json is written; the worker exits 0 next
 // Other lines are not part of the protocol: readers ignore them.
+//
+// A warm spare:  torchscan-worker --spare [--rss-child PATH]
+//   started ahead of its job with the same launch settings as a job's worker (limits, user,
+//   CPU set, environment). Its libraries, LibTorch above all, load and initialise before main;
+//   it then prints "ready" and reads its job from stdin until end of file: the handoff
+//   (FormatHandoff). It touches no LibTorch setting before that: the job's thread counts are
+//   applied afterwards, as in a cold worker. It then sends its stderr to the handoff's file
+//   and runs the job as `--job JOB_DIR` does (same lines, same exit codes). End of file
+//   without a job (the daemon dropped the spare or stopped): it exits 0 at once.
 #pragma once
 
 #include <cstdint>
@@ -43,9 +52,10 @@ std::string DescribeWorkerExit(int exit_code);
 std::string FormatPhaseLine(std::string_view phase);  // "phase <phase>" (newlines become spaces)
 std::string FormatBlocksLine(int64_t blocks_done);    // "blocks <n>"
 inline constexpr const char* kDoneLine = "done";
+inline constexpr const char* kReadyLine = "ready";  // a spare has loaded and waits for its job
 
 struct WorkerLine {
-  enum class Kind { kPhase, kBlocks, kDone };
+  enum class Kind { kPhase, kBlocks, kDone, kReady };
   Kind kind = Kind::kPhase;
   std::string phase;       // kPhase
   int64_t blocks = 0;      // kBlocks
@@ -55,5 +65,15 @@ struct WorkerLine {
 // outside the protocol: unknown words, "blocks" without a non-negative integer, "phase"
 // without text.
 std::optional<WorkerLine> ParseWorkerLine(std::string_view line);
+
+// A spare's job, as the daemon writes it to the spare's stdin: "job <JOB_DIR>\nstderr <PATH>\n".
+struct Handoff {
+  std::string job_dir;      // as --job
+  std::string stderr_path;  // the worker's stderr from then on (created or truncated)
+};
+std::string FormatHandoff(const Handoff& handoff);
+// nullopt unless `text` is exactly the two lines FormatHandoff writes, with non-empty paths
+// free of newlines.
+std::optional<Handoff> ParseHandoff(std::string_view text);
 
 }  // namespace torchscan::daemon

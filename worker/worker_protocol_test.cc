@@ -27,6 +27,29 @@ TEST(WorkerProtocol, DoneAndCarriageReturn) {
   EXPECT_EQ(line->kind, WorkerLine::Kind::kDone);
 }
 
+TEST(WorkerProtocol, ReadyLine) {
+  std::optional<WorkerLine> line = ParseWorkerLine(kReadyLine);
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->kind, WorkerLine::Kind::kReady);
+}
+
+TEST(WorkerProtocol, HandoffRoundTrips) {
+  const std::string text = FormatHandoff({"/state/jobs/job-000002", "/state/jobs/job-000002/worker.stderr"});
+  EXPECT_EQ(text, "job /state/jobs/job-000002\nstderr /state/jobs/job-000002/worker.stderr\n");
+  std::optional<Handoff> handoff = ParseHandoff(text);
+  ASSERT_TRUE(handoff.has_value());
+  EXPECT_EQ(handoff->job_dir, "/state/jobs/job-000002");
+  EXPECT_EQ(handoff->stderr_path, "/state/jobs/job-000002/worker.stderr");
+  EXPECT_EQ(ParseHandoff("job /a b\nstderr /c d\n")->job_dir, "/a b");  // spaces stay
+}
+
+TEST(WorkerProtocol, MalformedHandoffsAreRefused) {
+  for (const char* text : {"", "job /a\n", "job /a\nstderr /b", "job /a\nstderr /b\nmore\n", "job \nstderr /b\n",
+                           "job /a\nstderr \n", "stderr /b\njob /a\n", "jobs /a\nstderr /b\n"}) {
+    EXPECT_FALSE(ParseHandoff(text).has_value()) << text;
+  }
+}
+
 TEST(WorkerProtocol, OtherLinesAreIgnored) {
   for (const char* text : {"", "hello", "blocks", "blocks -1", "blocks 1x", "blocks 99999999999999999999", "phase ",
                            "phase   ", "Phase x", "done please"}) {

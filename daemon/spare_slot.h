@@ -1,0 +1,79 @@
+// torchscand's one warm spare worker (worker_launcher.h: SpareWorker): a torchscan-worker
+// started with a job's launch settings (job_runner.h: WorkerLaunchOf with --spare), loaded
+// and waiting, that the next job takes instead of starting a cold worker. A spare is used
+// once: every job still runs in a fresh process.
+//
+// When: the executor starts a spare only between jobs (Refill: at the daemon's start, after
+// each job, and while idle to replace one that died), never while a job runs, so that
+// LibTorch's loading never competes with a timing phase. A job that arrives while the spare
+// still loads waits for it (Take): no slower than a cold start.
+//
+// Failure cases: a spare that died or could not start is reported by Unavailable (the job
+// then takes a cold worker and its record says why) and replaced: one that died after it
+// was ready, at the next Refill; one that ended before it was ready (its launch fails:
+// bad worker_path, limits that kill it while loading ...) only after the next job, so that a
+// broken launch is not retried in a loop. The job never fails because of a spare.
+//
+// Every job setting is applied after the handoff exactly as in a cold worker (threads), and
+// every launch setting (CPU set, rlimits, user, environment) is the daemon's, the same for
+// the spare and a cold worker: no job needs a cold worker for its settings today. What is
+// fixed while the libraries load is therefore the same too: OpenBLAS starts its own thread
+// pool in its constructor, sized from the CPUs the process may use and OPENBLAS_NUM_THREADS /
+// OMP_NUM_THREADS; LibTorch starts none before the job (an idle spare on one CPU has one
+// thread). A per-job CPU set, user or environment, if one is ever added, must take a cold
+// worker (a new Unavailable reason).
+//
+// Thread-safety: the executor thread calls everything (the spare's PR_SET_PDEATHSIG is that
+// thread's), except pid() and rss_bytes(), which any thread may call.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "daemon/job_runner.h"
+#include "daemon/worker_launcher.h"
+
+namespace torchscan::daemon {
+
+class SpareSlot {
+ public:
+  // `enabled` false (DaemonConfig.no_spare_worker): never starts one. The spare's stderr
+  // goes to `stderr_path` until it has a job (then to the job's worker.stderr).
+  SpareSlot(const JobRunOptions& options, bool enabled, std::string stderr_path);
+  ~SpareSlot();  // Stop()
+
+  // Between jobs: starts a spare when there is none, replacing one that died (see above);
+  // `after_job`: a job has just ended (a spare that failed before it was ready is retried).
+  void Refill(bool after_job);
+  // "" when a spare is there (ready or loading), else why the next job gets a cold worker,
+  // e.g. "spare worker off (no_spare_worker)", "the spare worker ended while idle: worker
+  // killed by signal 9 (SIGKILL)".
+  std::string Unavailable();
+  // The spare for a job, once ready: waits while it loads, at most `wait_limit_s` (0: no
+  // limit) and until `control` is killed. nullptr with `why_not` set when it died, did not
+  // become ready in time (it is then killed) or `control` was killed; the slot is empty
+  // afterwards either way.
+  std::unique_ptr<SpareWorker> Take(const WorkerControl* control, double wait_limit_s, std::string* why_not);
+  // Kills the spare and reaps it (its whole process group): nothing is left behind.
+  void Stop();
+
+  int pid() const { return pid_.load(); }  // 0 when there is none
+  bool ready() const { return ready_.load(); }  // it said "ready" when the executor last looked
+  int64_t rss_bytes() const;                 // the spare's resident memory (/proc); 0 when none
+
+ private:
+  void Drop(const std::string& why);  // forgets the spare (killed), remembering why
+  void ForgetIfEnded();               // drops a spare that has ended, logging how
+
+  const WorkerLaunch launch_;
+  const bool enabled_;
+  std::unique_ptr<SpareWorker> spare_;
+  std::string why_none_;         // why there is no spare (when spare_ is null)
+  bool failed_loading_ = false;  // the last one ended (or failed to start) before it was ready
+  std::atomic<int> pid_{0};
+  std::atomic<bool> ready_{false};
+};
+
+}  // namespace torchscan::daemon
