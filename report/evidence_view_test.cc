@@ -204,8 +204,8 @@ TEST(FieldTexts, FormatsByNameAndPresence) {
 
 TEST(PairedSummaryText, StatesClaimIntervalAndResolutionOrWhyNot) {
   EXPECT_EQ(PairedSummaryText(fixtures::RoundsComparison().evidence().paired()),
-            "faster at 90.0%: median ratio 0.505\u00d7 over 6 rounds, interval 0.49\u00d7 to 0.53\u00d7 (exact "
-            "confidence 96.9%), resolves changes of \u00b12.0%");
+            "faster at 90.0%: median ratio 0.505\u00d7 over 6 rounds, interval 0.495\u00d7 to 0.52\u00d7 (exact "
+            "confidence 90.6%), resolves changes of \u00b11.3%");
   EXPECT_EQ(PairedSummaryText(fixtures::PassedComparison().evidence().paired()),
             "no_claim: no timing rounds to pair: the runs were timed in a single pass");
   v1::PairedEvidence few;

@@ -155,7 +155,7 @@ TEST(HtmlRenderer, PairedRoundsShowTheClaimAndDrawEachRatio) {
   ExpectSelfContained(page);
   EXPECT_TRUE(Has(page, "<h3>Paired rounds (not used to choose the label)</h3>"));
   EXPECT_TRUE(Has(page, "<th>claim</th><td>faster</td>"));
-  EXPECT_TRUE(Has(page, "resolves changes of \u00b12.0%"));
+  EXPECT_TRUE(Has(page, "resolves changes of \u00b11.3%"));
   EXPECT_EQ(Count(page, "<svg"), 2u);  // the blocks, then the per-round ratios
   EXPECT_TRUE(Has(page, "<title id=\"paired-title\">Per-round ratio after/before</title>"));
   // The label is still the guide's, from the pooled blocks.

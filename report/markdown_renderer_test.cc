@@ -64,8 +64,8 @@ TEST(MarkdownRenderer, FailedCheckOpensWithAWarningAndShowsNoLabelOrDelta) {
 TEST(MarkdownRenderer, PairedRoundsShowTheirClaimBesideTheLabel) {
   const std::string md = MarkdownRenderer().Render(fixtures::RoundsComparison());
   EXPECT_TRUE(Has(md, "- **Paired rounds (not used for the label):** faster at 90.0%: median ratio 0.505\u00d7 over 6 "
-                      "rounds, interval 0.49\u00d7 to 0.53\u00d7 (exact confidence 96.9%), resolves changes of "
-                      "\u00b12.0%\n"))
+                      "rounds, interval 0.495\u00d7 to 0.52\u00d7 (exact confidence 90.6%), resolves changes of "
+                      "\u00b11.3%\n"))
       << md;
 }
 

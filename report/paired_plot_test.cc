@@ -23,7 +23,7 @@ TEST(PairedRatioSvg, DrawsEachRoundTheIntervalTheMedianAndTheLineAtOne) {
   EXPECT_EQ(svg.rfind("<svg ", 0), 0u);
   EXPECT_TRUE(Has(svg, "</svg>"));
   EXPECT_EQ(Count(svg, "h0"), 6);  // one dot per round
-  EXPECT_TRUE(Has(svg, "<title>interval 0.49\u00d7 to 0.53\u00d7</title>"));
+  EXPECT_TRUE(Has(svg, "<title>interval 0.495\u00d7 to 0.52\u00d7</title>"));
   EXPECT_TRUE(Has(svg, "<title>median 0.505\u00d7</title>"));
   EXPECT_TRUE(Has(svg, ">1 (no change)</text>"));
   EXPECT_TRUE(Has(svg, "6 rounds drawn; faster at 90.0%"));

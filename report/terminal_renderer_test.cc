@@ -67,8 +67,8 @@ TEST(TerminalRenderer, FailedCheckPrintsFailedAndNoLabelOrDelta) {
 TEST(TerminalRenderer, PairedRoundsShowTheirClaimBesideTheLabel) {
   const std::string out = TerminalRenderer().Render(fixtures::RoundsComparison());
   EXPECT_TRUE(Has(out,
-                  "\n  paired    faster  at 90.0%: median ratio 0.505\u00d7 over 6 rounds, interval 0.49\u00d7 "
-                  "to 0.53\u00d7 (exact confidence 96.9%), resolves changes of \u00b12.0%\n"))
+                  "\n  paired    faster  at 90.0%: median ratio 0.505\u00d7 over 6 rounds, interval 0.495\u00d7 "
+                  "to 0.52\u00d7 (exact confidence 90.6%), resolves changes of \u00b11.3%\n"))
       << out;
 }
 
