@@ -54,6 +54,12 @@ std::string JobFile(const std::string& name, const std::string& options, const s
   return path;
 }
 
+// Inputs for the RSS tests: a job's RSS children start with the job, beside the worker's
+// build (a spare worker starts them within milliseconds of running), so with the linear
+// model's own 32 x 128 input a child could end before a test polling the job list saw it.
+// 16384 x 128: the child's 100 calls take seconds after LibTorch has loaded.
+constexpr char kSlowRssInputs[] = R"([{"generated": {"shape": [16384, 128]}}])";
+
 // Every file under `dir` (relative path -> bytes) and every folder (-> "<folder>"), but
 // the folders named in `except`.
 std::map<std::string, std::string> Contents(const std::string& dir, const std::vector<std::string>& except = {}) {
@@ -221,7 +227,8 @@ TEST_F(FaultInjection, WorkerKilledWhileTimingFailsThatJobWithTheSignal) {
 
 TEST_F(FaultInjection, RssChildKilledLeavesRssUnknownWithTheReason) {
   std::future<CommandResult> client = InBackground(
-      *daemon_, {"measure", "--job", JobFile("rss", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})"),
+      *daemon_, {"measure", "--job",
+                 JobFile("rss", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})", kSlowRssInputs),
                  "--output", TempDir("rss_out")});
   const v1::Job running = WaitForRunningJob(*daemon_);
   const pid_t child = WaitForChild(running.worker_pid(), "torchscan_rss_child");
@@ -254,7 +261,8 @@ TEST_F(FaultInjection, RssChildKilledLeavesRssUnknownWithTheReason) {
 TEST_F(FaultInjection, WorkerKilledDuringRssLeavesNoChildBehind) {
   JobProcessWitness witness(daemon_->pid());
   std::future<CommandResult> client = InBackground(
-      *daemon_, {"measure", "--job", JobFile("rss_orphan", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})")});
+      *daemon_, {"measure", "--job", JobFile("rss_orphan", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})",
+                                                      kSlowRssInputs)});
   const v1::Job running = WaitForRunningJob(*daemon_);
   const pid_t child = WaitForChild(running.worker_pid(), "torchscan_rss_child");
   ASSERT_GT(child, 0) << "no RSS child of worker " << running.worker_pid() << " appeared";
@@ -326,12 +334,11 @@ TEST_F(FaultInjection, DaemonKilledWhileTimingInterruptsThatJobAndRunsTheQueue) 
 // can end the two. The worker must die of its own (PR_SET_PDEATHSIG from torchscand's
 // launcher), then the RSS child of its (from the worker); both become the test's orphans.
 TEST_F(FaultInjection, DaemonKilledDuringAnRssTrialLeavesNoWorkerOrChildRunning) {
-  // 2048 x 128 inputs: the child's 100 calls take a while after LibTorch has loaded, so the
-  // kill finds it running.
+  // kSlowRssInputs: the kill finds the child running.
   std::future<CommandResult> client = InBackground(
       *daemon_, {"measure", "--job",
                  JobFile("rss_daemon_killed", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})",
-                         R"([{"generated": {"shape": [2048, 128]}}])")});
+                         kSlowRssInputs)});
   const v1::Job running = WaitForRunningJob(*daemon_);
   const pid_t child = WaitForChild(running.worker_pid(), "torchscan_rss_child");
   ASSERT_GT(child, 0) << "no RSS child of worker " << running.worker_pid() << " appeared";
