@@ -44,6 +44,7 @@ BenchmarkDaemon StartBenchmarkDaemon(const std::string& program, const std::stri
 
   EmbeddedDaemonOptions options;
   options.daemon_path = daemon_path;
+  options.spare_worker = true;  // a resident daemon, as deployed
   absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> daemon = EmbeddedDaemon::Start(options);
   if (!daemon.ok()) GiveUp(std::string(daemon.status().message()));
   BenchmarkDaemon started;

@@ -1,6 +1,7 @@
 // A real torchscand for a benchmark program, started the way torchscan-client starts its
-// private daemon (client/embedded_daemon.h, the one place that knows how): a private unix
-// socket and state folder under /tmp, removed when it stops; as root, workers run as root
+// private daemon (client/embedded_daemon.h, the one place that knows how) but keeping a warm
+// spare worker, as a resident daemon does: a private unix socket and state folder under /tmp,
+// removed when it stops; as root, workers run as root
 // (the default worker user, nobody, cannot execute bazel-bin under /root), so a README
 // benchmark command runs as written, as root, from a fresh checkout. Plus a watchdog, so that
 // a benchmark that hangs gives up instead of running forever.

@@ -80,9 +80,10 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
   if (::geteuid() == 0) args.insert(args.end(), {"--worker-user", "root"});
   // Files travel with the job (client/job_files.h): the user's own daemon takes larger ones.
   args.insert(args.end(), {"--max-upload", std::to_string(kPrivateMaxUploadBytes)});
-  // No warm spare: a private daemon runs the command's jobs and stops; a spare started after
-  // its last job would only load LibTorch beside the client finishing its output, then die.
-  args.push_back("--no-spare-worker");
+  // No warm spare unless asked: a private daemon runs the command's jobs and stops; a spare
+  // started after its last job would only load LibTorch beside the client finishing its
+  // output, then die.
+  if (!options.spare_worker) args.push_back("--no-spare-worker");
   // Its own process group, so that a terminal's Ctrl-C reaches only the client, which decides
   // what becomes of the job (job_commands.h); and SIGTERM when the client dies without
   // stopping it (kill -9, a second Ctrl-C), so that no private daemon outlives its command.
