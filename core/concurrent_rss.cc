@@ -8,7 +8,8 @@ namespace torchscan {
 
 ConcurrentRss::ConcurrentRss(std::vector<Trial> trials, const std::string& child_path,
                              const workloads::RssTrialOptions& options, PhaseTimeline& timeline,
-                             const std::function<void(const std::string&)>& on_begin) {
+                             const std::function<void(const std::string&)>& on_begin,
+                             std::vector<workloads::RssTrial> waiting) {
   workloads::RssTrialOptions shared = options;
   shared.cancel = &cancel_;
   for (Trial& trial : trials) {
@@ -17,9 +18,16 @@ ConcurrentRss::ConcurrentRss(std::vector<Trial> trials, const std::string& child
     run->span = timeline.BeginConcurrent(phase);
     if (on_begin) on_begin(phase);
     Running* r = run.get();
-    // Forked here, on the caller's thread (passes/peak_rss.h says why); the thread only waits.
-    auto trial_ptr = std::make_shared<workloads::RssTrial>(
-        workloads::RssTrial::Launch(trial.spec, child_path, shared));
+    // Forked here, on the caller's thread (passes/peak_rss.h says why), unless a waiting child
+    // takes the trial; the thread only waits.
+    std::shared_ptr<workloads::RssTrial> trial_ptr;
+    if (!waiting.empty()) {
+      trial_ptr = std::make_shared<workloads::RssTrial>(std::move(waiting.front()));
+      waiting.erase(waiting.begin());
+      trial_ptr->Start(trial.spec, shared);
+    } else {
+      trial_ptr = std::make_shared<workloads::RssTrial>(workloads::RssTrial::Launch(trial.spec, child_path, shared));
+    }
     auto await = [r, &timeline, trial_ptr] {
       r->metric = trial_ptr->Await();
       timeline.EndConcurrent(r->span);

@@ -50,8 +50,11 @@ class ConcurrentRss {
   // this object's own. A trial whose thread cannot be started is awaited on this thread,
   // before the next starts.
   // `timeline` must outlive this object.
+  // `waiting`: children a warm spare worker started before its job (RssTrial::LaunchWaiting),
+  // given the first trials in order instead of new launches; those left over are killed here.
   ConcurrentRss(std::vector<Trial> trials, const std::string& child_path, const workloads::RssTrialOptions& options,
-                PhaseTimeline& timeline, const std::function<void(const std::string&)>& on_begin);
+                PhaseTimeline& timeline, const std::function<void(const std::string&)>& on_begin,
+                std::vector<workloads::RssTrial> waiting = {});
 
   // Waits for every child to end; returns each trial's metric (peak_rss.h: "peak_rss_bytes",
   // with the value or unknown with the reason), in the order of `trials`. Call once; a second

@@ -229,7 +229,10 @@ std::unique_ptr<ConcurrentRss> StartRss(std::vector<ConcurrentRss::Trial> trials
   trial.timeout_s = o.rss_timeout_s;
   trial.intra_op_threads = o.intra_op_threads;
   trial.inter_op_threads = o.inter_op_threads;
-  return std::make_unique<ConcurrentRss>(std::move(trials), o.rss_child_path, trial, timeline, o.on_phase);
+  std::vector<workloads::RssTrial> waiting;
+  if (o.waiting_rss != nullptr) waiting = std::exchange(*o.waiting_rss, {});
+  return std::make_unique<ConcurrentRss>(std::move(trials), o.rss_child_path, trial, timeline, o.on_phase,
+                                         std::move(waiting));
 }
 
 // Waits until every RSS child has exited, in a phase "wait for rss" (the time the worker

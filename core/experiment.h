@@ -22,11 +22,13 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/latency_runner.h"
 #include "core/phase_timeline.h"
 #include "core/torch_check.h"
+#include "passes/peak_rss.h"
 #include "proto/report.pb.h"
 #include "proto/spec_limits.h"
 #include "proto/workload.pb.h"
@@ -52,6 +54,10 @@ struct ExperimentOptions {
   bool skip_diagnostics = false;     // no operator profile or tensor-memory pass (RSS still runs with rss)
   bool rss = false;                  // run a fresh RSS child per workload (all at once, before timing)
   std::string rss_child_path;        // //passes:torchscan_rss_child; required with rss
+  // RSS children a warm spare worker started before this job (passes/peak_rss.h
+  // RssTrial::LaunchWaiting): with rss they take the job's trials first (moved out of the
+  // vector; any left over are killed); nullptr: none. Must outlive the run.
+  std::vector<workloads::RssTrial>* waiting_rss = nullptr;
   int rss_calls = kRssChildCalls;    // completed calls inside the RSS child
   double rss_timeout_s = kRssChildTimeoutS;  // the child is killed past this
   // The declarative check: rtol and atol are required unless skip_check or check_module

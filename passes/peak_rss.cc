@@ -1,6 +1,7 @@
 #include "passes/peak_rss.h"
 
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "passes/rss_protocol.h"
 #include "io/file_io.h"
@@ -126,22 +128,29 @@ struct ChildEnd {
 // runs on after the job it measured for. A parent gone before prctl took effect is seen by
 // getppid. Sets *launch_error instead when it cannot start.
 std::unique_ptr<bp::child> LaunchChild(const std::string& child_path, const TrialPaths& paths,
-                                       const RssTrialOptions& options, std::string* launch_error) {
+                                       const std::vector<std::string>& args, int stdin_fd,
+                                       std::string* launch_error) {
   try {
     const pid_t parent = ::getpid();
-    auto die_with_parent = [parent](auto&) {
+    auto setup = [parent, stdin_fd](auto&) {
+      if (stdin_fd >= 0 && ::dup2(stdin_fd, STDIN_FILENO) < 0) ::_exit(kRssChildOrphaned);
       if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kRssChildOrphaned);
     };
-    return std::make_unique<bp::child>(
-        bp::exe = child_path,
-        bp::args = {paths.spec, std::to_string(options.calls), std::to_string(options.intra_op_threads),
-                    std::to_string(options.inter_op_threads)},
-        bp::std_in < bp::null, bp::std_out > paths.out, bp::std_err > paths.err,
-        bp::extend::on_exec_setup = die_with_parent);
+    if (stdin_fd >= 0)  // stdin is the socket, set up in `setup`
+      return std::make_unique<bp::child>(bp::exe = child_path, bp::args = args, bp::std_out > paths.out,
+                                         bp::std_err > paths.err, bp::extend::on_exec_setup = setup);
+    return std::make_unique<bp::child>(bp::exe = child_path, bp::args = args, bp::std_in < bp::null,
+                                       bp::std_out > paths.out, bp::std_err > paths.err,
+                                       bp::extend::on_exec_setup = setup);
   } catch (const std::exception& e) {
     *launch_error = absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what());
     return nullptr;
   }
+}
+
+std::vector<std::string> TrialWords(const std::string& spec_path, const RssTrialOptions& options) {
+  return {spec_path, std::to_string(options.calls), std::to_string(options.intra_op_threads),
+          std::to_string(options.inter_op_threads)};
 }
 
 // Waits for `child`, killing it (SIGKILL) past options.timeout_s since `start` or on cancel;
@@ -218,7 +227,12 @@ std::string CheckChildRan(const RssChildResult& result, const RssTrialOptions& o
 }  // namespace
 
 struct RssTrial::State {
+  ~State() {
+    if (trial_fd >= 0) ::close(trial_fd);
+  }
   std::string child_path;
+  int trial_fd = -1;        // a waiting child's stdin (our end of a socket pair), until Start
+  bool started = true;      // false for a waiting child until Start
   RssTrialOptions options;
   std::string early_error;  // why there is no child: bad options, files, launch
   TempFiles files;
@@ -238,18 +252,76 @@ RssTrial::~RssTrial() {
 RssTrial::RssTrial(RssTrial&&) noexcept = default;
 RssTrial& RssTrial::operator=(RssTrial&&) noexcept = default;
 
-RssTrial RssTrial::Launch(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
-                          const RssTrialOptions& options) {
+RssTrial RssTrial::Begin(const std::string& child_path, const RssTrialOptions& options, bool started) {
   RssTrial trial;
   trial.state_ = std::make_unique<State>();
   State& s = *trial.state_;
   s.child_path = child_path;
   s.options = options;
+  s.started = started;
   s.start = Clock::now();
   s.early_error = CheckOptions(child_path, options);
-  if (s.early_error.empty()) s.early_error = WriteTrialFiles(spec, s.files, &s.paths);
-  if (s.early_error.empty()) s.child = LaunchChild(child_path, s.paths, options, &s.early_error);
   return trial;
+}
+
+RssTrial RssTrial::Launch(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
+                          const RssTrialOptions& options) {
+  RssTrial trial = Begin(child_path, options, /*started=*/true);
+  State& s = *trial.state_;
+  if (s.early_error.empty()) s.early_error = WriteTrialFiles(spec, s.files, &s.paths);
+  if (s.early_error.empty())
+    s.child = LaunchChild(child_path, s.paths, TrialWords(s.paths.spec, options), -1, &s.early_error);
+  return trial;
+}
+
+RssTrial RssTrial::LaunchWaiting(const std::string& child_path) {
+  RssTrial trial = Begin(child_path, RssTrialOptions(), /*started=*/false);
+  State& s = *trial.state_;
+  if (s.early_error.empty()) {
+    s.paths.out = s.files.Make("");
+    s.paths.err = s.files.Make("");
+    if (s.paths.out.empty() || s.paths.err.empty())
+      s.early_error = absl::StrCat("could not create temporary files for the RSS child: ", std::strerror(errno));
+  }
+  int pair[2] = {-1, -1};
+  if (s.early_error.empty() && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    s.early_error = absl::StrCat("could not make the waiting RSS child's stdin: ", std::strerror(errno));
+  if (s.early_error.empty()) {
+    s.child = LaunchChild(child_path, s.paths, {"--wait"}, pair[1], &s.early_error);
+    ::close(pair[1]);
+    s.trial_fd = pair[0];
+  }
+  return trial;
+}
+
+bool RssTrial::waiting() const { return state_ && !state_->started; }
+
+void RssTrial::Start(const torchscan::v1::WorkloadSpec& spec, const RssTrialOptions& options) {
+  if (!state_ || state_->started) return;
+  State& s = *state_;
+  s.started = true;
+  s.options = options;
+  s.start = Clock::now();
+  if (!s.early_error.empty()) return;
+  s.early_error = CheckOptions(s.child_path, options);
+  std::string serialized;
+  if (s.early_error.empty() && !spec.SerializeToString(&serialized))
+    s.early_error = "the WorkloadSpec could not be serialized";
+  if (s.early_error.empty() && (s.paths.spec = s.files.Make(serialized)).empty())
+    s.early_error = absl::StrCat("could not create temporary files for the RSS child: ", std::strerror(errno));
+  if (s.early_error.empty()) {
+    // MSG_NOSIGNAL: a waiting child that already died must not take this process with SIGPIPE.
+    const std::string line = absl::StrJoin(TrialWords(s.paths.spec, options), " ") + "\n";
+    if (::send(s.trial_fd, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size()))
+      s.early_error = absl::StrCat("the waiting RSS child could not be given its trial: ", std::strerror(errno));
+  }
+  ::close(s.trial_fd);
+  s.trial_fd = -1;
+  if (!s.early_error.empty() && s.child) {
+    std::error_code ignored;
+    s.child->terminate(ignored);
+    s.child.reset();
+  }
 }
 
 torchscan::v1::MetricResult RssTrial::Await(RssTrialInfo* info) {
@@ -272,6 +344,13 @@ torchscan::v1::MetricResult RssTrial::Await(RssTrialInfo* info) {
   if (!state_ || state_->awaited) return unknown("the RSS trial was already awaited");
   State& s = *state_;
   s.awaited = true;
+  if (!s.started) {
+    if (s.child) {
+      std::error_code ignored;
+      s.child->terminate(ignored);  // SIGKILL and reap: it would wait on
+    }
+    return unknown("the waiting RSS child was never given its trial (RssTrial::Start)");
+  }
   if (!s.early_error.empty()) return unknown(s.early_error);
   const ChildEnd end = AwaitChild(*s.child, options, s.start, trial);
   trial.stderr_tail = Tail(ReadFile(s.paths.err).value_or(""));

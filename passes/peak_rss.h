@@ -64,6 +64,13 @@ class RssTrial {
  public:
   static RssTrial Launch(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
                          const RssTrialOptions& options = RssTrialOptions());
+  // A child started before its trial is known (a warm spare worker's): forked now, it loads
+  // LibTorch and waits (torchscan_rss_child --wait). Start hands it its trial; options.
+  // timeout_s counts from Start. A child that cannot start, or died while it waited, gives
+  // the reason at Await, as a failed Launch does.
+  static RssTrial LaunchWaiting(const std::string& child_path);
+  bool waiting() const;  // launched by LaunchWaiting and not yet started
+  void Start(const torchscan::v1::WorkloadSpec& spec, const RssTrialOptions& options = RssTrialOptions());
   torchscan::v1::MetricResult Await(RssTrialInfo* info = nullptr);
 
   RssTrial(RssTrial&&) noexcept;
@@ -72,6 +79,8 @@ class RssTrial {
 
  private:
   RssTrial();
+  // A trial whose options are checked and clock started, its child not yet launched.
+  static RssTrial Begin(const std::string& child_path, const RssTrialOptions& options, bool started);
   struct State;
   std::unique_ptr<State> state_;
 };

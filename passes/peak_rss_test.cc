@@ -89,6 +89,47 @@ TEST(MeasurePeakRss, LinearChildReportsItsPeak) {
   std::printf("linear RSS child: %.1f MiB, %.3f s wall\n", m.value() / (1 << 20), info.wall_s);
 }
 
+// A child launched before its trial (a warm spare's) reports what a launched one does: its
+// start-up is in its VmHWM either way, and the scope is the trial it was given.
+TEST(RssTrial, WaitingChildGivenItsTrialReportsThePeak) {
+  RssTrial trial = RssTrial::LaunchWaiting(kChild);
+  EXPECT_TRUE(trial.waiting());
+  trial.Start(LinearSpec(), Trial(100, 120));
+  EXPECT_FALSE(trial.waiting());
+  const auto m = trial.Await();
+  ASSERT_TRUE(m.has_value()) << m.DebugString();
+  EXPECT_TRUE(m.complete());
+  EXPECT_EQ(m.scope(),
+            "process start-up + model/input construction + 100 completed calls with 1 intra-op and 1 inter-op "
+            "threads; no profiling");
+  EXPECT_GT(m.value(), 10.0 * (1 << 20));
+}
+
+TEST(RssTrial, WaitingChildNeverGivenATrialIsUnknown) {
+  RssTrial trial = RssTrial::LaunchWaiting(kChild);
+  ExpectUnknown(trial.Await(), "never given its trial");
+  ExpectUnknown(trial.Await(), "already awaited");
+}
+
+// A waiting child that died before its trial: the trial is unknown with a reason, and handing
+// it the trial does not kill this process (no SIGPIPE).
+TEST(RssTrial, WaitingChildThatDiedIsUnknown) {
+  FakeChildMode mode("crash");
+  RssTrial trial = RssTrial::LaunchWaiting(kFakeChild);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // it has crashed by now
+  trial.Start(LinearSpec(), Trial(10, 60));
+  const auto m = trial.Await();
+  EXPECT_FALSE(m.has_value());
+  EXPECT_TRUE(DiagnosticsContain(m, "could not be given its trial") || DiagnosticsContain(m, "signal 11"))
+      << m.DebugString();
+}
+
+TEST(RssTrial, WaitingChildOfAMissingBinaryIsUnknown) {
+  RssTrial trial = RssTrial::LaunchWaiting("/nonexistent/torchscan_rss_child");
+  trial.Start(LinearSpec(), Trial(10, 60));
+  ExpectUnknown(trial.Await(), "missing or not executable");
+}
+
 // LibTorch's default on this machine is one intra-op thread per core; 3 and 2 are neither
 // that nor 1, so a child that ignored them would be caught.
 TEST(MeasurePeakRss, ChildRunsWithTheThreadsOfTheJob) {

@@ -1,5 +1,11 @@
 // torchscan_rss_child SPEC_FILE CALLS INTRA_OP_THREADS INTER_OP_THREADS
+// torchscan_rss_child --wait   (the same four words then come as one line on stdin)
 //
+// --wait: a child started before its trial is known (a warm spare worker's, passes/peak_rss.h
+// RssTrial::LaunchWaiting): it loads, then blocks on stdin for its line, and runs the trial
+// as if the words had been its arguments; end of file before a line exits 0 with no output
+// (its worker ended or needed no RSS). Its VmHWM covers the same start-up as an argument-
+// started child's: the metric's scope stays true.
 // The fresh process of one measure_peak_rss trial: applies the thread counts first (0 keeps
 // LibTorch's default), reads a binary-serialized WorkloadSpec, builds the workload without a
 // trial call (start-up + model/input construction), completes exactly CALLS calls (no
@@ -13,10 +19,12 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <ATen/Parallel.h>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "core/torch_measure.h"
 #include "passes/rss_protocol.h"
 #include "workloads/torch_status.h"
@@ -33,20 +41,28 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.size() == 1 && words[0] == "--wait") {
+    std::string line;
+    if (!std::getline(std::cin, line)) return 0;  // no trial came
+    words = absl::StrSplit(line, ' ', absl::SkipEmpty());
+  }
   int calls = 0, intra_op = 0, inter_op = 0;
-  if (argc != 5 || !absl::SimpleAtoi(argv[2], &calls) || calls < 1 || !absl::SimpleAtoi(argv[3], &intra_op) ||
-      !absl::SimpleAtoi(argv[4], &inter_op)) {
+  if (words.size() != 4 || !absl::SimpleAtoi(words[1], &calls) || calls < 1 || !absl::SimpleAtoi(words[2], &intra_op) ||
+      !absl::SimpleAtoi(words[3], &inter_op)) {
     std::cerr << "usage: torchscan_rss_child SPEC_FILE CALLS INTRA_OP_THREADS INTER_OP_THREADS  (a serialized "
-                 "torchscan.v1.WorkloadSpec; CALLS >= 1; threads >= 0, 0 keeps LibTorch's default)\n";
+                 "torchscan.v1.WorkloadSpec; CALLS >= 1; threads >= 0, 0 keeps LibTorch's default), or --wait and "
+                 "those four words as one line on stdin\n";
     return 64;
   }
+  const std::string& spec_file = words[0];
   // Before anything else: LibTorch's pools take their size when they first start.
   if (absl::Status s = torchscan::ApplyThreadSettings(intra_op, inter_op); !s.ok()) return Fail(s.ToString());
   torchscan::v1::WorkloadSpec spec;
   {
-    std::ifstream in(argv[1], std::ios::binary);
-    if (!in) return Fail(std::string("cannot read the spec file '") + argv[1] + "'");
-    if (!spec.ParseFromIstream(&in)) return Fail(std::string("'") + argv[1] + "' is not a serialized WorkloadSpec");
+    std::ifstream in(spec_file, std::ios::binary);
+    if (!in) return Fail("cannot read the spec file '" + spec_file + "'");
+    if (!spec.ParseFromIstream(&in)) return Fail("'" + spec_file + "' is not a serialized WorkloadSpec");
   }
   torchscan::workloads::WorkloadOptions options;
   options.trial_call = false;  // the scope counts every completed call: no hidden extra one

@@ -18,6 +18,7 @@
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
+#include "tests/descendants.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
 #include "tests/e2e_timeline.h"
@@ -90,6 +91,34 @@ TEST(SpareWorkerEndToEnd, TheNextJobRunsOnTheSpareWithoutLoadingLibTorch) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(PhaseNames(report->job_timeline()), PhaseNames(job.timeline()));
   EXPECT_TRUE(absl::StrContains(Slurp(out + "/report.html"), "worker start (warm spare)"));
+}
+
+// A spare starts two RSS children beside itself, waiting for their trials (passes/peak_rss.h
+// RssTrial::LaunchWaiting): a comparison with --rss hands them its two trials and gets both
+// figures; the children are the spare's, so none outlives it.
+TEST(SpareWorkerEndToEnd, AnRssComparisonOnTheSpareGetsBothFigures) {
+  TestDaemon d(TempDir("spare_rss"));
+  RunQuick(d);  // its end starts the next spare
+  const int spare = SparePid(d);
+  ASSERT_NE(spare, 0);
+  EXPECT_GT(WaitForChild(spare, "torchscan_rss_child", 10), 0) << "the spare's waiting RSS children";
+  const std::string out = TempDir("spare_rss_out");
+  const CommandResult r = d.Client({"compare", "--model", "linear", "--no-check", "--rss", "--min-run-time", "0.02",
+                                    "--rounds", "1", "--output", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const v1::Job job = ShowJob(d, SubmittedId(r.err));
+  EXPECT_EQ(job.worker(), "warm spare");
+  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  for (const v1::BenchmarkReport* run : {&c->before(), &c->after()}) {
+    const v1::MetricResult* rss = nullptr;
+    for (const v1::MetricResult& m : run->totals())
+      if (m.name() == "peak_rss_bytes") rss = &m;
+    ASSERT_NE(rss, nullptr) << run->name();
+    EXPECT_TRUE(rss->has_value()) << rss->DebugString();
+    EXPECT_GT(rss->value(), 10.0 * (1 << 20));
+  }
+  EXPECT_TRUE(GroupGone(spare));
 }
 
 TEST(SpareWorkerEndToEnd, WithoutTheSpareEveryJobIsColdAndSaysWhy) {

@@ -61,6 +61,10 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
   options->on_phase = [&](const std::string& phase) { progress.Phase(phase); };
   options->on_block = [&](int64_t done) { progress.Blocks(done); };
   options->timeline = &timeline;
+  if (flags.waiting_rss != nullptr && !options->rss) {
+    flags.waiting_rss->clear();  // killed now: none may load LibTorch beside this job's timing
+  }
+  options->waiting_rss = flags.waiting_rss;
 
   v1::JobResult result;
   if (spec.has_measure()) {

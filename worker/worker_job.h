@@ -8,6 +8,9 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
+
+#include "passes/peak_rss.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
 namespace torchscan::daemon {
@@ -18,6 +21,9 @@ struct WorkerFlags {
   // This worker's own executable, run once per pair of a calibrate job (worker_main passes
   // /proc/self/exe); needed by calibrate jobs.
   std::string self_path;
+  // RSS children a warm spare started while it waited (worker_main.cc): an rss job's trials
+  // take them; for any other job they are killed before it starts. nullptr: none.
+  std::vector<workloads::RssTrial>* waiting_rss = nullptr;
 };
 
 // Returns the exit code (WorkerExitCode). Progress lines go to `progress` (flushed each);

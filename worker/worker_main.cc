@@ -14,9 +14,11 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "passes/peak_rss.h"
 #include "worker/state_folder.h"
 #include "worker/worker_job.h"
 #include "worker/worker_protocol.h"
@@ -24,6 +26,8 @@
 namespace {
 
 namespace d = torchscan::daemon;
+
+constexpr int kSpareRssChildren = 2;  // a comparison's baseline and candidate
 
 // This executable, for a calibration's pairs (each runs in a fresh copy of this worker): its
 // path, so that the pairs' processes carry its name; /proc/self/exe when that cannot be read
@@ -40,6 +44,14 @@ std::string SelfPath() {
 // thread settings are applied, in RunWorkerJob, exactly as in a cold worker. Reading stdin
 // blocks without using CPU, so an idle spare adds nothing to its RLIMIT_CPU after loading.
 int RunSpare(d::WorkerFlags flags) {
+  // Two RSS children (a comparison's two runs) start loading too, forked here, on the main
+  // thread, before any LibTorch work (passes/peak_rss.h): an rss job hands them its trials,
+  // so their LibTorch load is off its path; any other job kills them before it starts.
+  std::vector<torchscan::workloads::RssTrial> waiting;
+  if (!flags.rss_child_path.empty())
+    for (int i = 0; i < kSpareRssChildren; ++i)
+      waiting.push_back(torchscan::workloads::RssTrial::LaunchWaiting(flags.rss_child_path));
+  flags.waiting_rss = &waiting;
   std::cout << d::kReadyLine << std::endl;
   const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
   if (text.empty()) return d::kWorkerOk;  // dropped (the daemon stopped) before any job
