@@ -379,7 +379,9 @@ TEST(DaemonEndToEnd, TwoClientsAtOnceRunOneAfterTheOther) {
   for (const std::string& problem : seen.problems()) ADD_FAILURE() << "executions overlapped: " << problem;
   EXPECT_EQ(seen.jobs, 2);
   EXPECT_EQ(seen.ran("torchscan-worker"), 2);
-  EXPECT_EQ(seen.ran("torchscan_rss_child"), 2);
+  // At least each job's own trial: a job on a warm spare also shows the spare's second
+  // waiting RSS child, killed unused when the job starts (passes/peak_rss.h LaunchWaiting).
+  EXPECT_GE(seen.ran("torchscan_rss_child"), 2);
 }
 
 TEST(ClientEndToEnd, EmbeddedDaemonRunsTheExample) {

@@ -279,7 +279,8 @@ TEST_F(FaultInjection, WorkerKilledDuringRssLeavesNoChildBehind) {
   std::printf("witness: %s\n", seen.Summary().c_str());
   for (const std::string& problem : seen.problems()) ADD_FAILURE() << "witness: " << problem;
   EXPECT_EQ(seen.jobs, 2);  // this one and ExpectDaemonServes' next job
-  EXPECT_EQ(seen.ran("torchscan_rss_child"), 1);
+  // At least the job's trial; a warm spare's unused waiting RSS children may show too.
+  EXPECT_GE(seen.ran("torchscan_rss_child"), 1);
 }
 
 // Beyond daemon_end_to_end_test's Kill9OfTheDaemonLosesNothing: the kill lands while the job

@@ -180,6 +180,8 @@ void JobProcessWitness::Scan() {
     looked_at.push_back(f);
   }
   for (auto it = known_.begin(); it != known_.end();) it = present.count(it->first) ? std::next(it) : known_.erase(it);
+  for (auto it = idle_spare_groups_.begin(); it != idle_spare_groups_.end();)
+    it = present.count(*it) ? std::next(it) : idle_spare_groups_.erase(it);
 
   // Workers first (their groups name the jobs of the rest), then everything else not yet known.
   for (const Fresh& f : looked_at) {
@@ -197,8 +199,10 @@ void JobProcessWitness::Scan() {
     if (job.empty()) {
       job = JobOfSpare(f.pid, cmdline);  // an idle spare: looked at again next scan
       job_since_s = f.at_s;
+      if (job.empty() && f.stat.pgid == f.pid) idle_spare_groups_.insert(f.pid);
     }
     if (job.empty()) continue;
+    idle_spare_groups_.erase(f.stat.pgid);
     known_[f.pid] = {f.stat.start_ticks, Known::Kind::kJob, job, "", job_since_s};
     if (f.stat.pgid == f.pid) group_jobs_[f.pid] = job;
   }
@@ -208,11 +212,19 @@ void JobProcessWitness::Scan() {
     k.start_ticks = f.stat.start_ticks;
     auto group = group_jobs_.find(f.stat.pgid);
     if (group != group_jobs_.end()) {
+      // A process that waited in a spare's group before the spare had its job (its waiting RSS
+      // children) counts for the job from when the spare was first seen with it.
+      auto leader = known_.find(f.stat.pgid);
+      const double started_s = static_cast<double>(f.stat.start_ticks) * log_.tick_s + boot_to_real_;
+      if (leader != known_.end() && leader->second.job_since_s >= 0 && started_s < leader->second.job_since_s)
+        k.job_since_s = leader->second.job_since_s;
       k.kind = Known::Kind::kJob;
       k.job = group->second;
     } else {
-      // The daemon's child before exec: looked at again next scan.
-      k.kind = f.stat.ppid == daemon_pid_ ? Known::Kind::kPending : Known::Kind::kUnrelated;
+      // The daemon's child before exec, or a process of an idle spare's group: looked at
+      // again next scan.
+      k.kind = f.stat.ppid == daemon_pid_ || idle_spare_groups_.count(f.stat.pgid) ? Known::Kind::kPending
+                                                                                     : Known::Kind::kUnrelated;
     }
   }
 

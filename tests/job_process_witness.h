@@ -11,7 +11,9 @@
 //     worker.stderr); an idle spare belongs to no job (it waits, blocked, for one), or
 //   - any process in a worker's process group (the launcher gives each worker a group of its
 //     own: its RSS children, and whatever else it starts), attributed to that worker's job
-//     even after the worker is gone and the process was handed to another parent.
+//     even after the worker is gone and the process was handed to another parent. Those of
+//     an idle spare's group (the RSS children it starts to wait beside it) belong to no job
+//     until the spare has one, and then to its job from the first scan that sees that.
 // A child of the daemon between fork and exec (no `--job` yet) is looked at again in the next
 // scan. Zombies (state Z or X) are dead and never count as alive. Processes of other users are
 // seen too (/proc/PID/stat and cmdline are world-readable), except where /proc is mounted
@@ -33,6 +35,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -83,7 +86,10 @@ class JobProcessWitness {
     enum class Kind { kUnrelated, kPending, kJob } kind = Kind::kUnrelated;
     std::string job;      // kJob
     std::string program;  // kJob: its executable's file name, as last read
-    double job_since_s = -1;  // a spare: when it was first seen with its job (else -1)
+    // A spare, or a process of an idle spare's group (its waiting RSS children): when it was
+    // first seen with its job (it started and waited before: none of that was the job's);
+    // else -1.
+    double job_since_s = -1;
   };
   void Loop();
   void Scan();
@@ -98,6 +104,7 @@ class JobProcessWitness {
   WitnessLog log_;
   std::map<pid_t, Known> known_;             // sampler thread only
   std::map<pid_t, std::string> group_jobs_;  // worker process group -> job id; sampler thread only
+  std::set<pid_t> idle_spare_groups_;         // groups of spares with no job yet; sampler thread only
   std::thread thread_;
   bool stopped_ = false;
 };

@@ -152,7 +152,9 @@ TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
   // Every job's worker was seen (each lives about a second; a scan comes every few ms).
   EXPECT_EQ(verdict.jobs, static_cast<int>(all.size())) << "the witness missed some job's processes";
   EXPECT_EQ(verdict.ran("torchscan-worker"), static_cast<int>(all.size()));
-  EXPECT_EQ(verdict.ran("torchscan_rss_child"), accepted_rss);
+  // Every RSS job's child was seen; jobs on a warm spare also show the spare's waiting RSS
+  // children that no trial needed (killed as the job starts), so not exactly as many.
+  EXPECT_GE(verdict.ran("torchscan_rss_child"), accepted_rss);
   EXPECT_GT(rss_start, 0);
   EXPECT_LT(rss_end - rss_warm, kMaxGrowthMiB) << "torchscand's memory grew under load";
   EXPECT_LT(total_s, kMaxSeconds);
