@@ -11,7 +11,9 @@
 // is inside it, an interleaved run's comes before it) and submit -> build (the
 // start of the first "build" span: the daemon's and the worker's start-up, before any of the
 // measurement's own work). A fourth kind, resident without --rss, shows both without the wait
-// for the RSS children, which always end before timing starts. A benchmark that prints
+// for the RSS children, which always end before timing starts; its runs come after the rounds,
+// so that each resident --rss job follows one of its kind, as in a queue that repeats its
+// job (a spare prepares as many RSS children as the last job used). A benchmark that prints
 // figures, not a test.
 //
 //   bazel build //benchmarks:time_to_verdict_benchmark //client:torchscan-client //daemon:torchscand
@@ -213,34 +215,40 @@ int main(int argc, char** argv) {
   std::this_thread::sleep_for(std::chrono::seconds(2));  // let a spare worker finish loading
   PrintMemory("idle, before the runs", daemon.pid);
 
-  const std::vector<std::string> kinds = {"embedded", "resident", "python", "resident-norss"};
+  const std::vector<std::string> kinds = {"embedded", "resident", "python"};
   std::map<std::string, std::vector<double>> wall, first_block, build_start;
   std::printf("\n%-6s %-15s %8s %14s %14s\n", "round", "kind", "wall s", "->build ms", "->timing ms");
-  for (int round = 0; round < f.runs; ++round) {
-    for (size_t k = 0; k < kinds.size(); ++k) {
-      const std::string& kind = kinds[(k + round) % kinds.size()];
-      const std::string out = folder + "/" + kind + "-" + std::to_string(round + 1);
-      std::vector<std::string> args;
-      if (kind == "python") args = {f.python, f.peer, "--rss", "--output", out};
-      else if (kind == "embedded") args = {f.client, "example", "--rss", "--output", out};
-      else if (kind == "resident") args = {f.client, "--daemon", daemon.address, "example", "--rss", "--output", out};
-      else args = {f.client, "--daemon", daemon.address, "example", "--output", out};
-      const double seconds = TimedRun(args, out + ".log");
-      wall[kind].push_back(seconds);
-      const std::string json = out + "/comparison.json";
-      const double build = kind == "python" ? NAN : FirstSpan(json, "build");
-      const double first = kind == "python" ? NAN : FirstSpan(json, "timing");
-      build_start[kind].push_back(build);
-      first_block[kind].push_back(first);
-      auto ms = [](double s) { return std::isnan(s) ? std::string() : std::to_string(std::lround(s * 1e3)); };
-      std::printf("%-6d %-15s %8.2f %14s %14s\n", round + 1, kind.c_str(), seconds, ms(build).c_str(),
-                  ms(first).c_str());
-      std::fflush(stdout);
-      // A resident daemon starts its next spare when a job ends: give it the time it needs, as
-      // a queue with gaps between jobs would (a job arriving sooner waits for it).
-      if (kind.rfind("resident", 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    }
-  }
+  auto run = [&](const std::string& kind, int round) {
+    const std::string out = folder + "/" + kind + "-" + std::to_string(round + 1);
+    std::vector<std::string> args;
+    if (kind == "python") args = {f.python, f.peer, "--rss", "--output", out};
+    else if (kind == "embedded") args = {f.client, "example", "--rss", "--output", out};
+    else if (kind == "resident") args = {f.client, "--daemon", daemon.address, "example", "--rss", "--output", out};
+    else args = {f.client, "--daemon", daemon.address, "example", "--output", out};
+    const double seconds = TimedRun(args, out + ".log");
+    wall[kind].push_back(seconds);
+    const std::string json = out + "/comparison.json";
+    const double build = kind == "python" ? NAN : FirstSpan(json, "build");
+    const double first = kind == "python" ? NAN : FirstSpan(json, "timing");
+    build_start[kind].push_back(build);
+    first_block[kind].push_back(first);
+    auto ms = [](double s) { return std::isnan(s) ? std::string() : std::to_string(std::lround(s * 1e3)); };
+    std::printf("%-6d %-15s %8.2f %14s %14s\n", round + 1, kind.c_str(), seconds, ms(build).c_str(),
+                ms(first).c_str());
+    std::fflush(stdout);
+    // A resident daemon starts its next spare when a job ends: give it the time it needs, as
+    // a queue with gaps between jobs would (a job arriving sooner waits for it).
+    if (kind.rfind("resident", 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  };
+  // A resident daemon's spare prepares as many RSS children as its last job used (a queue
+  // repeats its kind of job): one --rss job first, not counted, as the queue before ours.
+  TimedRun({f.client, "--daemon", daemon.address, "example", "--rss", "--output", folder + "/resident-0"},
+           folder + "/resident-0.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  for (int round = 0; round < f.runs; ++round)
+    for (size_t k = 0; k < kinds.size(); ++k) run(kinds[(k + round) % kinds.size()], round);
+  // Without --rss after the rounds, so that the --rss jobs above each followed one of their kind.
+  for (int round = 0; round < f.runs; ++round) run("resident-norss", round);
   const double python = Median(wall["python"]);
   std::printf("\nmedian wall: embedded %.2f s, resident %.2f s, python %.2f s; resident without --rss %.2f s (%d "
               "rounds)\n",

@@ -348,8 +348,19 @@ void Daemon::Shutdown(const std::string& reason) {
 // How often an idle executor looks at the spare worker (one that died is replaced).
 constexpr std::chrono::seconds kIdleSpareCheck(1);
 
+namespace {
+
+// RSS trials a job runs: one per run with rss (a comparison has two), else none.
+int RssTrialsOf(const v1::JobSpec& spec) {
+  if (!spec.options().rss()) return 0;
+  return spec.has_compare() ? 2 : spec.has_measure() ? 1 : 0;
+}
+
+}  // namespace
+
 void Daemon::ExecutorLoop() {
   bool after_job = false;
+  int last_rss_trials = 0;  // of the job that ran last: the next spare prepares as many
   while (true) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -357,7 +368,7 @@ void Daemon::ExecutorLoop() {
     }
     // Between jobs, never beside one: the spare starts here (its loading competes with
     // nothing timed), and one that died while idle is noticed and replaced.
-    spare_.Refill(after_job);
+    spare_.Refill(after_job, last_rss_trials);
     after_job = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
@@ -392,6 +403,7 @@ void Daemon::ExecutorLoop() {
     }
     RunOne(id, spec, control.get());
     after_job = true;
+    last_rss_trials = RssTrialsOf(spec);
   }
   spare_.Stop();  // on the thread that started it; its whole process group is gone after
 }

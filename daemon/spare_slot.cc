@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <fstream>
 
 #include <spdlog/spdlog.h>
@@ -13,7 +15,7 @@ namespace torchscan::daemon {
 namespace {
 
 WorkerLaunch SpareLaunch(const JobRunOptions& options, std::string stderr_path) {
-  WorkerLaunch launch = WorkerLaunchOf(options, {"--spare"}, std::move(stderr_path));
+  WorkerLaunch launch = WorkerLaunchOf(options, {"--spare", "--rss-children", "0"}, std::move(stderr_path));
   launch.wall_time_s = 0;  // a job's limit counts from its handoff (SpareWorker::Run)
   return launch;
 }
@@ -51,12 +53,15 @@ std::string SpareSlot::Unavailable() {
   return spare_ ? "" : why_none_;
 }
 
-void SpareSlot::Refill(bool after_job) {
+void SpareSlot::Refill(bool after_job, int rss_children) {
   if (!enabled_) return;
   ForgetIfEnded();
   if (spare_) return;
   if (failed_loading_ && !after_job) return;  // a launch that fails is retried once per job
   std::string reason;
+  auto count = std::find(launch_.args.begin(), launch_.args.end(), "--rss-children");
+  if (count != launch_.args.end() && std::next(count) != launch_.args.end())
+    *std::next(count) = std::to_string(std::max(0, rss_children));
   spare_ = SpareWorker::Start(launch_, &reason);
   if (!spare_) {
     spdlog::warn("the spare worker could not start: {}", reason);

@@ -93,18 +93,24 @@ TEST(SpareWorkerEndToEnd, TheNextJobRunsOnTheSpareWithoutLoadingLibTorch) {
   EXPECT_TRUE(absl::StrContains(Slurp(out + "/report.html"), "worker start (warm spare)"));
 }
 
-// A spare starts two RSS children beside itself, waiting for their trials (passes/peak_rss.h
-// RssTrial::LaunchWaiting): a comparison with --rss hands them its two trials and gets both
-// figures; the children are the spare's, so none outlives it.
+// A spare starts as many RSS children beside itself as the last job used, waiting for their
+// trials (passes/peak_rss.h RssTrial::LaunchWaiting): after a job without rss none, after a
+// comparison with --rss two, which the next such comparison hands its two trials to and gets
+// both figures. The children are the spare's: none outlives it.
 TEST(SpareWorkerEndToEnd, AnRssComparisonOnTheSpareGetsBothFigures) {
   TestDaemon d(TempDir("spare_rss"));
-  RunQuick(d);  // its end starts the next spare
-  const int spare = SparePid(d);
+  RunQuick(d);
+  const int plain = SparePid(d);
+  ASSERT_NE(plain, 0);
+  EXPECT_EQ(WaitForChild(plain, "torchscan_rss_child", 1), 0) << "no job asked for RSS: no waiting RSS child";
+  const std::vector<std::string> compare = {"compare", "--model", "linear", "--no-check", "--rss",
+                                            "--min-run-time", "0.02", "--rounds", "1"};
+  ASSERT_EQ(d.Client(compare).exit_code, 0);
+  const int spare = SparePid(d, plain);
   ASSERT_NE(spare, 0);
   EXPECT_GT(WaitForChild(spare, "torchscan_rss_child", 10), 0) << "the spare's waiting RSS children";
   const std::string out = TempDir("spare_rss_out");
-  const CommandResult r = d.Client({"compare", "--model", "linear", "--no-check", "--rss", "--min-run-time", "0.02",
-                                    "--rounds", "1", "--output", out});
+  const CommandResult r = d.Client(With(compare, {"--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const v1::Job job = ShowJob(d, SubmittedId(r.err));
   EXPECT_EQ(job.worker(), "warm spare");

@@ -27,8 +27,6 @@ namespace {
 
 namespace d = torchscan::daemon;
 
-constexpr int kSpareRssChildren = 2;  // a comparison's baseline and candidate
-
 // This executable, for a calibration's pairs (each runs in a fresh copy of this worker): its
 // path, so that the pairs' processes carry its name; /proc/self/exe when that cannot be read
 // or the file was replaced since this process started.
@@ -43,13 +41,14 @@ std::string SelfPath() {
 // initialisers of LibTorch). Nothing here touches LibTorch: its thread pools start, and its
 // thread settings are applied, in RunWorkerJob, exactly as in a cold worker. Reading stdin
 // blocks without using CPU, so an idle spare adds nothing to its RLIMIT_CPU after loading.
-int RunSpare(d::WorkerFlags flags) {
-  // Two RSS children (a comparison's two runs) start loading too, forked here, on the main
-  // thread, before any LibTorch work (passes/peak_rss.h): an rss job hands them its trials,
-  // so their LibTorch load is off its path; any other job kills them before it starts.
+int RunSpare(d::WorkerFlags flags, int rss_children) {
+  // --rss-children RSS children start loading too (torchscand asks for as many as its last
+  // job used), forked here, on the main thread, before any LibTorch work (passes/peak_rss.h):
+  // an rss job hands them its trials, so their LibTorch load is off its path; any other job
+  // kills them before it starts.
   std::vector<torchscan::workloads::RssTrial> waiting;
   if (!flags.rss_child_path.empty())
-    for (int i = 0; i < kSpareRssChildren; ++i)
+    for (int i = 0; i < rss_children; ++i)
       waiting.push_back(torchscan::workloads::RssTrial::LaunchWaiting(flags.rss_child_path));
   flags.waiting_rss = &waiting;
   std::cout << d::kReadyLine << std::endl;
@@ -85,6 +84,10 @@ int main(int argc, char** argv) {
       app.add_flag("--spare", spare, "wait, loaded, for the job folder torchscand hands over on stdin (instead of --job)");
   job->excludes(spare_flag);
   app.add_option("--rss-child", flags.rss_child_path, "torchscan_rss_child path (jobs with rss)");
+  int rss_children = 0;
+  app.add_option("--rss-children", rss_children,
+                 "with --spare: RSS children to start now, waiting for the job's RSS trials (default 0)")
+      ->check(CLI::Range(0, 8));
   flags.self_path = SelfPath();
   try {
     app.parse(argc, argv);
@@ -92,7 +95,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : d::kWorkerBadSpec;
   }
-  const int code = spare ? RunSpare(flags) : d::RunWorkerJob(flags, std::cout, std::cerr);
+  const int code = spare ? RunSpare(flags, rss_children) : d::RunWorkerJob(flags, std::cout, std::cerr);
   // Ends here, without running static destructors: the result is on disk (fsynced) and every
   // RSS child reaped, and LibTorch's teardown (its thread pools, registries and freed
   // allocations) only delayed the job's end: 64 ms between the result's rename and
