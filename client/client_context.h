@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "client/verdict_gate.h"
 #include "absl/status/statusor.h"
 #include "client/daemon_client.h"
 #include "client/embedded_daemon.h"
@@ -25,6 +26,7 @@ struct ClientContext {
   bool json = false;                 // --json: machine-readable output on stdout
   bool color = false;                // --color: ANSI colours in summaries
   bool terminal = false;             // stderr is a terminal: live progress line
+  GateOptions gate;                  // --fail-on / --gate-on of compare and compare-reports (verdict_gate.h)
 };
 
 // Completes ctx after flag parsing. Daemons: --daemon and --daemons-file (together) win over

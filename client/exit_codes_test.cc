@@ -26,7 +26,7 @@ TEST(ExitCodeFor, EachClassOfFailureHasItsCode) {
 
 TEST(ExitCodes, TheFooterListsEveryCodeWithItsMeaning) {
   const std::string footer = ExitCodesFooter();
-  ASSERT_EQ(AllExitCodes().size(), 7u);  // kExitOk .. kExitRefused (0-5) and kExitInterrupted (130)
+  ASSERT_EQ(AllExitCodes().size(), 8u);  // kExitOk .. kExitGateFailed (0-6) and kExitInterrupted (130)
   for (const ExitCodeMeaning& c : AllExitCodes())
     EXPECT_NE(footer.find(std::to_string(c.code) + " " + c.meaning), std::string::npos) << footer;
 }

@@ -161,7 +161,7 @@ int RunJobAndCollect(const ClientContext& ctx, const v1::JobSpec& spec, const Jo
   *out->mutable_result() = *result;
   const int written = WriteJobEvidence(*result, finished.id(), client.address(), private_daemon, options, out);
   if (!ctx.json) std::fputs(Summarize(ctx, *result).c_str(), stdout);
-  return written != kExitOk ? written : ResultExitCode(*result);
+  return written != kExitOk ? written : ResultExitCode(*result, ctx.gate);
 }
 
 }  // namespace
@@ -208,10 +208,14 @@ int ReportError(const absl::Status& status) {
   return ExitCodeFor(status);
 }
 
-int ResultExitCode(const v1::JobResult& result) {
-  return result.has_comparison() && result.comparison().output_check().status() == v1::OutputCheck::failed
-             ? kExitCheckFailed
-             : kExitOk;
+int ResultExitCode(const v1::JobResult& result, const GateOptions& gate) {
+  if (!result.has_comparison()) return kExitOk;
+  if (result.comparison().output_check().status() == v1::OutputCheck::failed) return kExitCheckFailed;
+  if (std::optional<std::string> failure = GateFailure(result.comparison(), gate)) {
+    std::fprintf(stderr, "torchscan-client: %s (exit %d)\n", failure->c_str(), kExitGateFailed);
+    return kExitGateFailed;
+  }
+  return kExitOk;
 }
 
 absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, std::string* json_path) {

@@ -74,8 +74,9 @@ std::string Summarize(const ClientContext& ctx, const v1::JobResult& result);
 // line per pair.
 std::string CalibrationSummary(const v1::Calibration& calibration);
 
-// 1 for a comparison whose output check failed, else 0.
-int ResultExitCode(const v1::JobResult& result);
+// 1 for a comparison whose output check failed; else 6 (kExitGateFailed) for a comparison
+// that `gate` fails, saying why on stderr; else 0.
+int ResultExitCode(const v1::JobResult& result, const GateOptions& gate = {});
 
 // Prints "torchscan-client: <message>" to stderr and returns the status's exit code.
 int ReportError(const absl::Status& status);

@@ -7,10 +7,11 @@
 namespace torchscan {
 namespace {
 
-// Flags about the command, not the job: --daemon-path says how the job file's own files travel.
+// Flags about the command, not the job: --daemon-path says how the job file's own files travel,
+// --fail-on and --gate-on what the exit code says.
 bool NotAJobFlag(const std::string& flag) {
   return flag == "--job" || flag == "--output" || flag == "--force" || flag == "--cancel-on-interrupt" ||
-         flag == "--help" || flag == "--daemon-path";
+         flag == "--help" || flag == "--daemon-path" || flag == "--fail-on" || flag == "--gate-on";
 }
 
 std::string Text(bool b) { return b ? "true" : "false"; }

@@ -79,7 +79,7 @@ int CompareReportsCommand(const ClientContext& ctx, const std::string& before_pa
     std::fprintf(stderr, "wrote %s and its .html\n", json_path.c_str());
   }
   std::fputs(Summarize(ctx, result).c_str(), stdout);
-  return kExitOk;
+  return ResultExitCode(result, ctx.gate);
 }
 
 }  // namespace torchscan

@@ -46,7 +46,18 @@ struct CommandLine {
   CLI::App *info = nullptr, *measure = nullptr, *compare = nullptr, *example = nullptr, *calibrate = nullptr;
   CLI::App *list = nullptr, *show = nullptr, *cancel = nullptr, *watch = nullptr, *fetch = nullptr;
   CLI::App *render = nullptr, *compare_reports = nullptr;
+  std::string fail_on, gate_on = "label";  // --fail-on, --gate-on (compare, compare-reports)
 };
+
+// --fail-on and --gate-on: a CI gate on the comparison's verdict (client/verdict_gate.h).
+void AddGateOptions(CLI::App* sub, CommandLine* cl) {
+  sub->add_option("--fail-on", cl->fail_on,
+                  "exit 6 when the verdict is: slower | not-faster (slower, within_variability, unavailable) | "
+                  "any-change (faster or slower); default: no gating (a failed output check is always exit 1)");
+  sub->add_option("--gate-on", cl->gate_on,
+                  "the verdict --fail-on reads: label (the guide's latency_change, default) | claim (the paired "
+                  "claim; unavailable without paired rounds)");
+}
 
 void AddDaemonOptions(CLI::App& app, ClientContext* ctx) {
   app.add_option("--daemon", ctx->daemons,
@@ -89,6 +100,7 @@ void AddJobCommands(CLI::App& app, CommandLine* cl) {
 
   cl->compare = app.add_subcommand("compare", "compare a baseline and a candidate workload, with an output check");
   AddCompareFlags(cl->compare, &cl->compare_flags);
+  AddGateOptions(cl->compare, cl);
   cl->compare->footer(kCompareExamples);
   add_job_file(cl->compare, "--threads, --min-run-time, --rss, --label, --reverse and --rounds",
                "comparison.json and comparison.html");
@@ -137,6 +149,7 @@ void AddLocalCommands(CLI::App& app, CommandLine* cl) {
   cl->compare_reports->add_option("after", cl->after, "after report JSON")->required();
   cl->compare_reports->add_option("--output", cl->output, "folder for comparison.json and comparison.html");
   cl->compare_reports->add_flag("--force", cl->force, "replace the comparison an earlier run left in --output");
+  AddGateOptions(cl->compare_reports, cl);
 }
 
 // The job of measure, compare, example or calibrate (a job file with the flags beside it applied, or
@@ -172,6 +185,13 @@ int RunJobFromCommandLine(const ClientContext& ctx, CommandLine& cl) {
 
 int RunCommand(ClientContext& ctx, CommandLine& cl) {
   if (absl::Status s = ResolveClientContext(&ctx); !s.ok()) return ReportError(s);
+  if (*cl.compare || *cl.compare_reports) {
+    absl::StatusOr<FailOn> fail_on = ParseFailOn(cl.fail_on);
+    if (!fail_on.ok()) return ReportError(fail_on.status());
+    absl::StatusOr<GateOn> gate_on = ParseGateOn(cl.gate_on);
+    if (!gate_on.ok()) return ReportError(gate_on.status());
+    ctx.gate = {*fail_on, *gate_on};
+  }
   if (*cl.info) return InfoCommand(ctx);
   if (*cl.measure || *cl.compare || *cl.example || *cl.calibrate) return RunJobFromCommandLine(ctx, cl);
   if (*cl.list) return ListJobsCommand(ctx, cl.state, cl.limit);

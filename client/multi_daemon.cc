@@ -151,7 +151,7 @@ int RunJobOnDaemons(const ClientContext& ctx, const v1::JobSpec& spec, const Job
     SetEvidencePaths(json_path, out);
     std::fprintf(stderr, "== %s: wrote %s and its .html\n", heading.c_str(), json_path.c_str());
     if (!ctx.json) std::printf("== %s\n%s", heading.c_str(), Summarize(ctx, run.result).c_str());
-    exit_code = Worse(exit_code, ResultExitCode(run.result));
+    exit_code = Worse(exit_code, ResultExitCode(run.result, ctx.gate));
   }
   if (interrupts.interrupted()) exit_code = kExitInterrupted;
   if (ctx.json) PrintJobCommandOutput(&output, exit_code);

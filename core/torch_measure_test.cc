@@ -81,10 +81,14 @@ TEST(ApplyThreadSettings, IntraOpThreadsReachOpenBlas) {
   for (int threads : {2, 1}) {
     ASSERT_TRUE(ApplyThreadSettings(threads, 0).ok());
     EXPECT_EQ(at::get_num_threads(), threads);
-    if (openblas != nullptr) EXPECT_EQ(openblas(), threads);
+    if (openblas != nullptr) {
+      EXPECT_EQ(openblas(), threads);
+    }
   }
   (void)torch::mm(torch::ones({256, 256}), torch::ones({256, 256}));  // loads BLAS if it was not yet
-  if (openblas != nullptr) EXPECT_EQ(openblas(), 1);
+  if (openblas != nullptr) {
+    EXPECT_EQ(openblas(), 1);
+  }
 }
 
 TEST(DescribeTensors, NamesEachTensor) {
