@@ -455,7 +455,22 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
     changed_.notify_all();
   };
   JobRunOutcome outcome = RunJob(store_, id, spec, run_options_, control, callbacks, spare.get());
+  const bool ran_on_spare = spare != nullptr;
   spare.reset();  // used up (RunJob reaped it)
+  if (ran_on_spare && outcome.died_before_first_line && !control->killed()) {
+    // The spare died as it was handed the job (killed while idle a moment before the job
+    // came, unseen yet): the job never began, so it gets the cold worker it would have had.
+    spdlog::warn("job {}: the spare worker ended before it began the job ({}); running it on a cold worker", id,
+                 outcome.error);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      v1::Job& job = jobs_.at(id);
+      job.set_worker("cold: the spare worker ended before it began the job: " + outcome.error);
+      BeginPhase(job, "worker start (" + job.worker() + ")");
+      Changed(job, true);
+    }
+    outcome = RunJob(store_, id, spec, run_options_, control, callbacks, nullptr);
+  }
 
   std::lock_guard<std::mutex> lock(mu_);
   v1::Job& job = jobs_.at(id);

@@ -149,6 +149,7 @@ std::string WaitAsSpare() {
   const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
   const std::optional<torchscan::daemon::Handoff> handoff = torchscan::daemon::ParseHandoff(text);
   if (!handoff) return "";
+  if (std::getenv("FAKE_SPARE_DIE_ON_HANDOFF") != nullptr) ::raise(SIGKILL);  // as if killed just before
   const int err = ::open(handoff->stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (err >= 0) ::dup2(err, STDERR_FILENO);
   return handoff->job_dir;

@@ -68,9 +68,11 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   }
   const WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
 
+  bool saw_line = false;
   auto on_line = [&](const std::string& text) {
     std::optional<WorkerLine> line = ParseWorkerLine(text);
     if (!line) return;
+    saw_line = true;
     if (line->kind == WorkerLine::Kind::kPhase && callbacks.on_phase) callbacks.on_phase(line->phase);
     if (line->kind == WorkerLine::Kind::kBlocks && callbacks.on_blocks) callbacks.on_blocks(line->blocks);
   };
@@ -81,6 +83,7 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   if (!worker.ok()) {
     outcome.killed = worker.kind == WorkerOutcome::Kind::kKilled;
     outcome.error = worker.reason;
+    outcome.died_before_first_line = worker.kind == WorkerOutcome::Kind::kSignaled && !saw_line;
     // On a full state_dir the worker's stderr line may not have found room either: say how
     // full it is, so that the reason survives.
     if (worker.kind == WorkerOutcome::Kind::kExited && worker.exit_code == kWorkerResultNotWritten) {

@@ -50,6 +50,10 @@ struct JobRunOutcome {
   bool killed = false;
   std::string error;           // why it failed or was killed; empty on success
   v1::JobResult result;        // on success
+  // Killed by a signal nobody here sent before its first progress line: for a warm spare,
+  // one that died (kill -9, the OOM killer) just as it was handed the job, which it never
+  // began; the caller may run the job again on a cold worker.
+  bool died_before_first_line = false;
 };
 
 // Runs job `id` in a worker on the job folder's spec.json, which the daemon wrote at
