@@ -508,10 +508,11 @@ TEST(Daemon, ASpareKilledWhileIdleIsReplacedAndTheNextJobSucceeds) {
   const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
   // Either the daemon's idle check replaced it first, or the job saw it dead and went cold,
   // or the kill was not visible yet and the spare died as it was handed the job (next test).
-  if (job.worker() != "warm spare")
+  if (job.worker() != "warm spare") {
     EXPECT_TRUE(job.worker() == "cold: the spare worker ended while idle: worker killed by signal 9 (SIGKILL)" ||
                 absl::StartsWith(job.worker(), "cold: the spare worker ended before it began the job"))
         << job.worker();
+  }
   EXPECT_NE(SparePid(*daemon, spare), 0);  // replaced
   EXPECT_TRUE(Gone(spare));
 }

@@ -70,8 +70,9 @@ TEST(CiGateEndToEnd, CompareReportsExitsSixExactlyWhenTheGateMatchesTheLabel) {
       const bool should_fail = std::find(failing.begin(), failing.end(), label) != failing.end();
       const CommandResult r = client.Run({"compare-reports", before, path, "--fail-on", gate});
       EXPECT_EQ(r.exit_code, should_fail ? kGateFailed : 0) << label << " --fail-on " << gate << "\n" << r.err;
-      if (should_fail)
+      if (should_fail) {
         EXPECT_TRUE(absl::StrContains(r.err, "--fail-on " + gate + ": the label says " + label + " (exit 6)")) << r.err;
+      }
     }
   }
   // Saved reports have no paired rounds: the claim is unavailable.

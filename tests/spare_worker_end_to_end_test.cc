@@ -147,11 +147,12 @@ TEST(SpareWorkerEndToEnd, ASpareKilledWhileIdleCostsNoJob) {
   // The job saw it dead and went cold, or the daemon's idle check had replaced it already,
   // or (the kill not yet visible when the job came) the spare died as it was handed the job,
   // which then ran on a cold worker.
-  if (job.worker() != "warm spare")
+  if (job.worker() != "warm spare") {
     EXPECT_TRUE(job.worker() == "cold: the spare worker ended while idle: worker killed by signal 9 (SIGKILL)" ||
                 job.worker() ==
                     "cold: the spare worker ended before it began the job: worker killed by signal 9 (SIGKILL)")
         << job.worker();
+  }
   EXPECT_NE(SparePid(d, spare), 0);  // replaced
 }
 
