@@ -28,9 +28,12 @@ std::string ShellWord(const std::string& text) {
 }  // namespace
 
 int RenderCommand(const ClientContext& ctx, const std::string& input, const std::string& output,
-                  const std::string& format, const std::string& run) {
+                  const std::string& format, const std::string& run, bool details) {
+  if (details && format != "markdown")
+    return ReportError(absl::InvalidArgumentError("--details: only with --format markdown (got --format " + format + ")"));
   RenderOptions options;
   options.color = ctx.color;
+  options.details = details;
   absl::StatusOr<std::unique_ptr<Renderer>> renderer = RenderByFormat(format, options);
   if (!renderer.ok()) return ReportError(absl::InvalidArgumentError("--format: " + std::string(renderer.status().message())));
   absl::StatusOr<Evidence> evidence = LoadEvidenceForRender(input);

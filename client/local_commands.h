@@ -17,7 +17,7 @@ namespace torchscan {
 // reason and the exact `render IN --run before --format F` command that exports one run;
 // nothing is written. Bad --format, --run or -o: exit 2 naming the flag.
 int RenderCommand(const ClientContext& ctx, const std::string& input, const std::string& output,
-                  const std::string& format, const std::string& run);
+                  const std::string& format, const std::string& run, bool details = false);
 
 // `compare-reports BEFORE.json AFTER.json [--output DIR [--force]]`: the comparison rules over
 // two saved reports, with no output check (output_check: not_provided). Each file must be a

@@ -47,6 +47,7 @@ struct CommandLine {
   CLI::App *list = nullptr, *show = nullptr, *cancel = nullptr, *watch = nullptr, *fetch = nullptr;
   CLI::App *render = nullptr, *compare_reports = nullptr;
   std::string fail_on, gate_on = "label";  // --fail-on, --gate-on (compare, compare-reports)
+  bool details = false;                     // render --details
 };
 
 // --fail-on and --gate-on: a CI gate on the comparison's verdict (client/verdict_gate.h).
@@ -143,6 +144,9 @@ void AddLocalCommands(CLI::App& app, CommandLine* cl) {
                        "whose runs are not comparable: export its runs one by one with --run)")
       ->capture_default_str();
   cl->render->add_option("--run", cl->run, "one run of a comparison, rendered as a plain report: before, after or its name");
+  cl->render->add_flag("--details", cl->details,
+                       "markdown: add the notes and collapsed <details> sections (environment, inputs, phase "
+                       "timelines) after the comment-sized summary");
 
   cl->compare_reports = app.add_subcommand("compare-reports", "compare two saved reports, no output check");
   cl->compare_reports->add_option("before", cl->before, "before report JSON")->required();
@@ -199,7 +203,7 @@ int RunCommand(ClientContext& ctx, CommandLine& cl) {
   if (*cl.cancel) return CancelJobCommand(ctx, cl.id);
   if (*cl.watch) return WatchJobCommand(ctx, cl.id);
   if (*cl.fetch) return FetchJobCommand(ctx, cl.id, cl.output, cl.force);
-  if (*cl.render) return RenderCommand(ctx, cl.input, cl.output, cl.format, cl.run);
+  if (*cl.render) return RenderCommand(ctx, cl.input, cl.output, cl.format, cl.run, cl.details);
   if (*cl.compare_reports) return CompareReportsCommand(ctx, cl.before, cl.after, cl.output, cl.force);
   return kExitBadInput;
 }

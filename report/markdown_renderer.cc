@@ -1,6 +1,8 @@
 #include "report/markdown_renderer.h"
 
+#include <algorithm>
 #include <map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -89,11 +91,42 @@ void Changes(const v1::Comparison& c, std::string* out) {
     absl::StrAppend(out, "| ", M(s.name()), " | ", M(s.before()), " | ", M(s.after()), " |\n");
 }
 
-void Warnings(const std::vector<RunView>& runs, std::string* out) {
+constexpr int kCompactWarnings = 5;  // warnings listed without --details
+
+// The machine each run ran on, one line when they agree.
+void Machine(const std::vector<RunView>& runs, std::string* out) {
+  std::vector<std::pair<std::string, std::string>> lines;  // run label, machine
+  for (const RunView& run : runs) {
+    const v1::BenchmarkReport& r = *run.report;
+    const v1::Environment& e = r.environment();
+    lines.emplace_back(RunLabel(run), absl::StrCat(M(e.cpu_model()), ", LibTorch ", M(e.libtorch_version()), ", BLAS ",
+                                                   M(e.blas_library()), ", device ", M(r.settings().device()),
+                                                   ", threads ", r.settings().threads().intra_op(), "/",
+                                                   r.settings().threads().inter_op()));
+  }
+  if (lines.empty()) return;
+  const bool same = std::all_of(lines.begin(), lines.end(), [&](const auto& l) { return l.second == lines[0].second; });
+  if (same) {
+    absl::StrAppend(out, "- **Machine:** ", lines[0].second, "\n\n");
+    return;
+  }
+  for (const auto& [label, machine] : lines) absl::StrAppend(out, "- **Machine of ", label, ":** ", machine, "\n");
+  out->append("\n");
+}
+
+void Warnings(const std::vector<RunView>& runs, bool all, std::string* out) {
   std::string list;
+  int shown = 0, left_out = 0;
   for (const RunView& run : runs)
-    for (const v1::Warning& w : run.report->warnings())
+    for (const v1::Warning& w : run.report->warnings()) {
+      if (!all && shown == kCompactWarnings) {
+        ++left_out;
+        continue;
+      }
       absl::StrAppend(&list, "- ", RunLabel(run), ": ", M(w.code()), ": ", M(w.message()), "\n");
+      ++shown;
+    }
+  if (left_out > 0) absl::StrAppend(&list, "- and ", left_out, " more (`--details` lists them)\n");
   if (!list.empty()) absl::StrAppend(out, "\n**Warnings**\n\n", list);
 }
 
@@ -150,12 +183,14 @@ std::string MarkdownRenderer::Render(const Evidence& evidence) const {
   }
   if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence))
     absl::StrAppend(&out, "- **Noise floor (not used for the label):** ", M(DescribeNoiseFloor(*floor)), "\n\n");
+  Machine(runs, &out);
   RunsTable(runs, &out);
   if (c) {
     Deltas(*c, &out);
     Changes(*c, &out);
   }
-  Warnings(runs, &out);
+  Warnings(runs, details_, &out);
+  if (!details_) return out;
   if (c) Notes(*c, &out);
   Metadata(runs, &out);
   TimelineTables(evidence, &out);

@@ -1,10 +1,15 @@
-// GitHub-flavoured Markdown of a report or comparison, to paste into a pull request: a
-// heading, the output check, the latency label with its reason and the evidence, a table of
-// runs (median, IQR, throughput, blocks), the deltas (known, and unknown with reasons),
-// changed settings, compatibility mismatches, warnings and notes; environment and inputs
-// sit in a collapsed <details>, and so does each phase timeline (phase, start, duration). A failed check opens with a "❌ Output check failed" quote
-// and shows no label or delta (report/renderer.h). Strings from the evidence pass through
-// MarkdownEscape: no raw HTML, no table breakage.
+// GitHub-flavoured Markdown of a report or comparison, to paste into a merge-request comment:
+// a heading, the output check, the latency label with its reason and the evidence, the noise
+// floor where known, the machine (CPU, LibTorch, BLAS, device, threads: one line, or one per
+// run when they differ), a table of runs (median, IQR, throughput, blocks), the deltas (known,
+// and unknown with reasons), changed settings, compatibility mismatches and warnings (at most
+// five, then how many more). That much is plain Markdown, no HTML, and stays under ~40 lines
+// for the fixtures' largest comparison (markdown_renderer_test counts them). With `details`
+// (render --format markdown --details) the notes follow, and collapsed <details> sections
+// that GitHub and GitLab render: environment and inputs, and each phase timeline (phase,
+// start, duration). A failed check opens with a "❌ Output check failed" quote and shows no
+// label or delta (report/renderer.h). Strings from the evidence pass through MarkdownEscape:
+// no raw HTML from them, no table breakage.
 #pragma once
 
 #include "report/renderer.h"
@@ -13,9 +18,13 @@ namespace torchscan {
 
 class MarkdownRenderer : public Renderer {
  public:
+  explicit MarkdownRenderer(bool details = false) : details_(details) {}
   std::string Render(const Evidence& evidence) const override;
   std::string_view format() const override { return "markdown"; }
   std::string_view file_extension() const override { return "md"; }
+
+ private:
+  bool details_;
 };
 
 }  // namespace torchscan

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,7 @@ int Cells(const std::string& row) {
 }
 
 TEST(MarkdownRenderer, ComparisonForAPullRequest) {
-  const std::string md = MarkdownRenderer().Render(fixtures::PassedComparison());
+  const std::string md = MarkdownRenderer(/*details=*/true).Render(fixtures::PassedComparison());
   EXPECT_EQ(md.rfind("### TorchScan: baseline \u2192 candidate\n", 0), 0u);
   EXPECT_TRUE(Has(md, "- **Output check:** passed \u2014 assert\\_close(rtol=1e-4, atol=1e-5)\n"));
   EXPECT_TRUE(Has(md,
@@ -34,6 +36,32 @@ TEST(MarkdownRenderer, ComparisonForAPullRequest) {
   EXPECT_TRUE(Has(md, "| latency\\_median | 211.0 µs | 16.10 µs | -194.9 µs | 0.0763× |  |\n"));
   EXPECT_TRUE(Has(md, "| workload.execution\\_mode | per-sample forwards + torch.stack | one batched forward |\n"));
   EXPECT_TRUE(Has(md, "<details><summary>Environment and inputs</summary>"));
+}
+
+// Without --details: a merge-request comment. No HTML at all (the escaped evidence has none
+// either), under 40 lines even for the largest fixture, and the machine in one line; the
+// verdict, check, runs and deltas as with --details, which only adds to it.
+TEST(MarkdownRenderer, TheCommentIsShortPlainMarkdownAndDetailsOnlyAddToIt) {
+  const std::vector<std::pair<std::string, v1::Comparison>> cases = {
+      {"passed", fixtures::PassedComparison()},       {"rounds", fixtures::RoundsComparison()},
+      {"failed", fixtures::FailedCheckComparison()},  {"incompatible", fixtures::IncompatibleComparison()},
+      {"hostile", fixtures::HostileComparison()},     {"large", fixtures::LargeComparison(10000, 1000)},
+      {"busy", fixtures::BusyBaselineComparison()},
+  };
+  for (const auto& [name, c] : cases) {
+    const std::string md = MarkdownRenderer().Render(c), full = MarkdownRenderer(/*details=*/true).Render(c);
+    EXPECT_EQ(md.find('<'), std::string::npos) << name << "\n" << md;
+    EXPECT_LE(std::count(md.begin(), md.end(), '\n'), 40) << name << "\n" << md;
+    EXPECT_EQ(full.rfind(md, 0), 0u) << name << ": --details must only add after the comment";
+    EXPECT_TRUE(Has(md, "- **Machine")) << name << "\n" << md;
+  }
+  const std::string md = MarkdownRenderer().Render(fixtures::PassedComparison());
+  EXPECT_TRUE(Has(md, "- **Machine:** AMD EPYC 7B13, LibTorch 1.13.1, BLAS ")) << md;
+  EXPECT_TRUE(Has(md, "| before: baseline | 211.0 µs | 11.00 µs | 151.7 k samples/s | 12 |\n"));
+  EXPECT_TRUE(Has(MarkdownRenderer().Render(fixtures::IncompatibleComparison()), "- **Machine of after: ")) << "differing machines get a line each";
+  v1::Comparison with_floor = fixtures::PassedComparison();
+  *with_floor.mutable_noise_floor() = fixtures::NoiseFloor();
+  EXPECT_TRUE(Has(MarkdownRenderer().Render(with_floor), "- **Noise floor (not used for the label):** "));
 }
 
 TEST(MarkdownRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
@@ -78,7 +106,7 @@ TEST(MarkdownRenderer, UnknownDeltasKeepTheirReasons) {
 }
 
 TEST(MarkdownRenderer, HostileStringsStayTextAndKeepTablesIntact) {
-  const std::string md = MarkdownRenderer().Render(fixtures::HostileComparison());
+  const std::string md = MarkdownRenderer(/*details=*/true).Render(fixtures::HostileComparison());
   EXPECT_FALSE(Has(md, "<script"));
   EXPECT_FALSE(Has(md, "<b>"));
   EXPECT_FALSE(Has(md, "\x1b"));
@@ -104,7 +132,7 @@ TEST(MarkdownRenderer, HostileStringsStayTextAndKeepTablesIntact) {
 }
 
 TEST(MarkdownRenderer, TheTimelineIsACollapsedTableOfPhaseStartAndDuration) {
-  const std::string md = MarkdownRenderer().Render(fixtures::PassedComparison());
+  const std::string md = MarkdownRenderer(/*details=*/true).Render(fixtures::PassedComparison());
   EXPECT_TRUE(Has(md, "<details><summary>Phase timeline</summary>\n\nSeconds on std::chrono::steady\\_clock since the "
                       "worker began the job at 2024-05-02T10:00:30.000Z.\n\n| phase | start | duration |\n"))
       << md;

@@ -23,7 +23,7 @@ const std::vector<RenderFormat>& Registry() {
   static const auto* const registry = new std::vector<RenderFormat>{
       {"html", [](const RenderOptions&) { return std::make_unique<HtmlRenderer>(); }},
       {"terminal", [](const RenderOptions& o) { return std::make_unique<TerminalRenderer>(TerminalOptions{o.color}); }},
-      {"markdown", [](const RenderOptions&) { return std::make_unique<MarkdownRenderer>(); }},
+      {"markdown", [](const RenderOptions& o) { return std::make_unique<MarkdownRenderer>(o.details); }},
       {"csv", [](const RenderOptions&) { return std::make_unique<CsvExporter>(); }},
       {"gbench", [](const RenderOptions&) { return std::make_unique<GbenchExporter>(); }},
   };

@@ -16,6 +16,8 @@ namespace torchscan {
 struct RenderOptions {
   // Terminal format only: ANSI colours. Default false.
   bool color = false;
+  // Markdown only: the notes and the collapsed <details> sections too (markdown_renderer.h).
+  bool details = false;
 };
 
 // The accepted names, in this order: html, terminal, markdown, csv, gbench.
