@@ -47,6 +47,7 @@
 #include <CLI/CLI.hpp>
 
 #include "benchmarks/benchmark_daemon.h"
+#include "core/statistics.h"
 #include "io/proto_json.h"
 #include "proto/report.pb.h"
 
@@ -148,14 +149,20 @@ double TimedRun(const std::vector<std::string>& args, const std::string& log) {
   return wall;
 }
 
-// Seconds from the job's submission to the first span whose phase starts with `prefix`, from
-// the comparison's job timeline; NAN when it has none.
-double FirstSpan(const std::string& comparison_json, const std::string& prefix) {
+// From a comparison's job timeline, seconds from the job's submission to its first "build"
+// span and to its first "timing" span; NAN for what it lacks (or an unreadable file).
+struct Starts {
+  double build = NAN, timing = NAN;
+};
+Starts SpanStarts(const std::string& comparison_json) {
+  Starts starts;
   v1::Comparison c;
-  if (!torchscan::LoadJsonStrict(comparison_json, &c).ok()) return NAN;
-  for (const v1::PhaseSpan& span : c.job_timeline().spans())
-    if (span.phase().rfind(prefix, 0) == 0) return span.start_s();
-  return NAN;
+  if (!torchscan::LoadJsonStrict(comparison_json, &c).ok()) return starts;
+  for (const v1::PhaseSpan& span : c.job_timeline().spans()) {
+    if (std::isnan(starts.build) && span.phase().rfind("build", 0) == 0) starts.build = span.start_s();
+    if (std::isnan(starts.timing) && span.phase().rfind("timing", 0) == 0) starts.timing = span.start_s();
+  }
+  return starts;
 }
 
 // VmRSS of `pid` in bytes, 0 when unknown.
@@ -185,12 +192,10 @@ std::vector<int> ChildrenOf(int pid) {
   return children;
 }
 
+// The median of the values that are not NAN; NAN when none is.
 double Median(std::vector<double> v) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return torchscan::Quantile(v, 0.5).value_or(NAN);
 }
 
 void PrintMemory(const char* when, int daemon_pid) {
@@ -227,9 +232,8 @@ int main(int argc, char** argv) {
     else args = {f.client, "--daemon", daemon.address, "example", "--output", out};
     const double seconds = TimedRun(args, out + ".log");
     wall[kind].push_back(seconds);
-    const std::string json = out + "/comparison.json";
-    const double build = kind == "python" ? NAN : FirstSpan(json, "build");
-    const double first = kind == "python" ? NAN : FirstSpan(json, "timing");
+    const Starts starts = kind == "python" ? Starts() : SpanStarts(out + "/comparison.json");
+    const double build = starts.build, first = starts.timing;
     build_start[kind].push_back(build);
     first_block[kind].push_back(first);
     auto ms = [](double s) { return std::isnan(s) ? std::string() : std::to_string(std::lround(s * 1e3)); };

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <fstream>
 
 #include <spdlog/spdlog.h>
@@ -15,7 +14,7 @@ namespace torchscan::daemon {
 namespace {
 
 WorkerLaunch SpareLaunch(const JobRunOptions& options, std::string stderr_path) {
-  WorkerLaunch launch = WorkerLaunchOf(options, {"--spare", "--rss-children", "0"}, std::move(stderr_path));
+  WorkerLaunch launch = WorkerLaunchOf(options, {"--spare"}, std::move(stderr_path));
   launch.wall_time_s = 0;  // a job's limit counts from its handoff (SpareWorker::Run)
   return launch;
 }
@@ -59,10 +58,9 @@ void SpareSlot::Refill(bool after_job, int rss_children) {
   if (spare_) return;
   if (failed_loading_ && !after_job) return;  // a launch that fails is retried once per job
   std::string reason;
-  auto count = std::find(launch_.args.begin(), launch_.args.end(), "--rss-children");
-  if (count != launch_.args.end() && std::next(count) != launch_.args.end())
-    *std::next(count) = std::to_string(std::max(0, rss_children));
-  spare_ = SpareWorker::Start(launch_, &reason);
+  WorkerLaunch launch = launch_;
+  launch.args.insert(launch.args.end(), {"--rss-children", std::to_string(std::max(0, rss_children))});
+  spare_ = SpareWorker::Start(launch, &reason);
   if (!spare_) {
     spdlog::warn("the spare worker could not start: {}", reason);
     why_none_ = "the spare worker could not start: " + reason;

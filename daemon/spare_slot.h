@@ -71,7 +71,7 @@ class SpareSlot {
   void Drop(const std::string& why);  // forgets the spare (killed), remembering why
   void ForgetIfEnded();               // drops a spare that has ended, logging how
 
-  WorkerLaunch launch_;  // args end with the RSS children count of the next spare
+  const WorkerLaunch launch_;  // Refill adds --rss-children N
   const bool enabled_;
   std::unique_ptr<SpareWorker> spare_;
   std::string why_none_;         // why there is no spare (when spare_ is null)

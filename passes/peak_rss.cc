@@ -1,5 +1,6 @@
 #include "passes/peak_rss.h"
 
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -127,25 +128,30 @@ struct ChildEnd {
 // thread (kill -9 of the worker, or of torchscand, whose death kills the worker): no RSS child
 // runs on after the job it measured for. A parent gone before prctl took effect is seen by
 // getppid. Sets *launch_error instead when it cannot start.
+// `stdin_fd`: the child's stdin (a waiting child's socket); -1: /dev/null.
 std::unique_ptr<bp::child> LaunchChild(const std::string& child_path, const TrialPaths& paths,
                                        const std::vector<std::string>& args, int stdin_fd,
                                        std::string* launch_error) {
-  try {
-    const pid_t parent = ::getpid();
-    auto setup = [parent, stdin_fd](auto&) {
-      if (stdin_fd >= 0 && ::dup2(stdin_fd, STDIN_FILENO) < 0) ::_exit(kRssChildOrphaned);
-      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kRssChildOrphaned);
-    };
-    if (stdin_fd >= 0)  // stdin is the socket, set up in `setup`
-      return std::make_unique<bp::child>(bp::exe = child_path, bp::args = args, bp::std_out > paths.out,
-                                         bp::std_err > paths.err, bp::extend::on_exec_setup = setup);
-    return std::make_unique<bp::child>(bp::exe = child_path, bp::args = args, bp::std_in < bp::null,
-                                       bp::std_out > paths.out, bp::std_err > paths.err,
-                                       bp::extend::on_exec_setup = setup);
-  } catch (const std::exception& e) {
-    *launch_error = absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what());
+  const int null_fd = stdin_fd >= 0 ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int in = stdin_fd >= 0 ? stdin_fd : null_fd;
+  if (in < 0) {
+    *launch_error = absl::StrCat("could not open /dev/null for the RSS child's stdin: ", std::strerror(errno));
     return nullptr;
   }
+  std::unique_ptr<bp::child> child;
+  try {
+    const pid_t parent = ::getpid();
+    auto setup = [parent, in](auto&) {
+      if (::dup2(in, STDIN_FILENO) < 0) ::_exit(kRssChildOrphaned);
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kRssChildOrphaned);
+    };
+    child = std::make_unique<bp::child>(bp::exe = child_path, bp::args = args, bp::std_out > paths.out,
+                                        bp::std_err > paths.err, bp::extend::on_exec_setup = setup);
+  } catch (const std::exception& e) {
+    *launch_error = absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what());
+  }
+  if (null_fd >= 0) ::close(null_fd);
+  return child;
 }
 
 std::vector<std::string> TrialWords(const std::string& spec_path, const RssTrialOptions& options) {

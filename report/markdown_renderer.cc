@@ -93,17 +93,18 @@ void Changes(const v1::Comparison& c, std::string* out) {
 
 constexpr int kCompactWarnings = 5;  // warnings listed without --details
 
+// "CPU, LibTorch V, BLAS B, device D, threads I/O" of one run.
+std::string MachineText(const v1::BenchmarkReport& r) {
+  const v1::Environment& e = r.environment();
+  return absl::StrCat(M(e.cpu_model()), ", LibTorch ", M(e.libtorch_version()), ", BLAS ", M(e.blas_library()),
+                      ", device ", M(r.settings().device()), ", threads ", r.settings().threads().intra_op(), "/",
+                      r.settings().threads().inter_op());
+}
+
 // The machine each run ran on, one line when they agree.
 void Machine(const std::vector<RunView>& runs, std::string* out) {
   std::vector<std::pair<std::string, std::string>> lines;  // run label, machine
-  for (const RunView& run : runs) {
-    const v1::BenchmarkReport& r = *run.report;
-    const v1::Environment& e = r.environment();
-    lines.emplace_back(RunLabel(run), absl::StrCat(M(e.cpu_model()), ", LibTorch ", M(e.libtorch_version()), ", BLAS ",
-                                                   M(e.blas_library()), ", device ", M(r.settings().device()),
-                                                   ", threads ", r.settings().threads().intra_op(), "/",
-                                                   r.settings().threads().inter_op()));
-  }
+  for (const RunView& run : runs) lines.emplace_back(RunLabel(run), MachineText(*run.report));
   if (lines.empty()) return;
   const bool same = std::all_of(lines.begin(), lines.end(), [&](const auto& l) { return l.second == lines[0].second; });
   if (same) {
@@ -142,10 +143,7 @@ void Metadata(const std::vector<RunView>& runs, std::string* out) {
   out->append("\n<details><summary>Environment and inputs</summary>\n\n");
   for (const RunView& run : runs) {
     const v1::BenchmarkReport& r = *run.report;
-    const v1::Environment& e = r.environment();
-    absl::StrAppend(out, "- ", RunLabel(run), ": ", M(e.cpu_model()), ", LibTorch ", M(e.libtorch_version()), ", BLAS ",
-                    M(e.blas_library()), ", device ", M(r.settings().device()), ", threads ",
-                    r.settings().threads().intra_op(), "/", r.settings().threads().inter_op(), "\n");
+    absl::StrAppend(out, "- ", RunLabel(run), ": ", MachineText(r), "\n");
     for (const v1::TensorInfo& t : r.input_metadata().tensors())
       absl::StrAppend(out, "  - input ", M(t.name()), ": [", absl::StrJoin(t.shape(), ", "), "] ", M(t.dtype()), "\n");
     const std::map<std::string, std::string> fields(r.input_metadata().fields().begin(),
