@@ -502,7 +502,12 @@ TEST(Daemon, ASpareKilledWhileIdleIsReplacedAndTheNextJobSucceeds) {
   auto daemon = Start(Config("spare-killed"));
   const int spare = SparePid(*daemon);
   ASSERT_NE(spare, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // ready and idle (the fake loads at once)
+  // Idle: ready as the daemon saw it (its idle check reads the spare's "ready" line within a
+  // second; a fixed sleep was too short on a loaded machine, where the kill then came "while
+  // loading" by the daemon's reading).
+  for (int i = 0; i < 500 && !daemon->Info(v1::InfoRequest())->spare_worker_ready(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(daemon->Info(v1::InfoRequest())->spare_worker_ready());
   ASSERT_EQ(::kill(spare, SIGKILL), 0);
   const std::string id = Submit(*daemon, "ok");
   const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
