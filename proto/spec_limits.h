@@ -125,4 +125,11 @@ inline constexpr int kMinWorkerOpenFiles = 16;  // fewer is refused: too few for
 // DaemonConfig.noise_floor_max_age_s: a noise floor older than this (seconds) is stale: 7 days.
 inline constexpr double kDefaultNoiseFloorMaxAgeS = 7 * 24 * 3600;
 
+// ---------------------------------------------------------------- History
+
+// HistoryRequest.page_size 0 stands for this many jobs a page; more than the maximum is
+// refused (a page is built under the daemon's lock and sent whole).
+inline constexpr int kDefaultHistoryPageSize = 100;
+inline constexpr int kMaxHistoryPageSize = 1000;
+
 }  // namespace torchscan

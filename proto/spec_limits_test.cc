@@ -55,6 +55,8 @@ std::vector<Claim> Claims() {
       {"service.proto", "int32 pairs = 2;", Default(kDefaultCalibrationPairs)},
       {"service.proto", "int32 pairs = 2;", AtMost(kMaxCalibrationPairs)},
       {"service.proto", "double noise_floor_max_age_s = 16;", Default(kDefaultNoiseFloorMaxAgeS)},
+      {"service.proto", "int32 page_size = 3;", Default(kDefaultHistoryPageSize)},
+      {"service.proto", "int32 page_size = 3;", AtMost(kMaxHistoryPageSize)},
       {"service.proto", "string worker_user = 14;", absl::StrCat("default \"", kDefaultWorkerUser, "\"")},
       {"workload.proto", "optional double std = 2;", Default(kDefaultNormalStd)},
       {"workload.proto", "optional double high = 2;", Default(kDefaultUniformHigh)},
