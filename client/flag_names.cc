@@ -26,6 +26,7 @@ const std::vector<std::pair<std::string, std::string>>& Table() {
       {"options.intra_op_threads", "--threads"},
       {"options.rss", "--rss"},
       {"spec.label", "--label"},
+      {"spec.revision", "--revision"},
       {"compare.baseline.execution_mode", "--baseline-mode"},
       {"compare.candidate.execution_mode", "--candidate-mode"},
       {"workload.execution_mode", "--execution-mode"},

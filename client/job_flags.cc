@@ -100,18 +100,26 @@ absl::StatusOr<v1::WorkloadSpec> Workload(const ModelFlags& f, const std::string
   return spec;
 }
 
+// A job's free text (--label, --revision): one printable line of at most kMaxJobTextBytes.
+absl::Status CheckJobText(const char* flag, const std::string& text) {
+  if (std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+    return FlagError(flag, "holds a control character (a tab, newline, escape...); use printable text on one line");
+  if (text.size() > kMaxJobTextBytes)
+    return FlagError(flag, absl::StrFormat("is %d bytes, more than the %d a job's text may hold; shorten it",
+                                           text.size(), kMaxJobTextBytes));
+  return absl::OkStatus();
+}
+
 absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
   if (f.threads < 1 || f.threads > kMaxThreads)
     return FlagError("--threads", absl::StrFormat("must be 1..%d, got %d", kMaxThreads, f.threads));
   if (!(f.min_run_time > 0) || !std::isfinite(f.min_run_time) || f.min_run_time > kMaxMinRunTimeFlagS)
     return FlagError("--min-run-time",
                      absl::StrFormat("must be seconds in (0, %g], got %g", kMaxMinRunTimeFlagS, f.min_run_time));
-  if (std::any_of(f.label.begin(), f.label.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
-    return FlagError("--label", "holds a control character (a tab, newline, escape...); use printable text on one line");
-  if (f.label.size() > kMaxJobTextBytes)
-    return FlagError("--label", absl::StrFormat("is %d bytes, more than the %d a job's text may hold; shorten it",
-                                                f.label.size(), kMaxJobTextBytes));
+  if (absl::Status s = CheckJobText("--label", f.label); !s.ok()) return s;
+  if (absl::Status s = CheckJobText("--revision", f.revision); !s.ok()) return s;
   spec->set_label(f.label);
+  spec->set_revision(f.revision);
   v1::MeasurementOptions* o = spec->mutable_options();
   o->set_intra_op_threads(f.threads);
   o->set_min_run_time_s(f.min_run_time);
@@ -187,7 +195,10 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--threads", f->threads, "intra-op threads, set before the model is built")->capture_default_str();
   app->add_option("--min-run-time", f->min_run_time, "seconds of timed work per run")->capture_default_str();
   app->add_flag("--rss", f->rss, "measure peak RSS in a fresh child process per run");
-  app->add_option("--label", f->label, "free text shown in job listings");
+  app->add_option("--label", f->label,
+                  "free text shown in job listings; also the benchmark's name that `history NAME` follows");
+  app->add_option("--revision", f->revision,
+                  "the source revision measured, e.g. a git commit; names the point in `history`");
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ struct RunFlags {
   double min_run_time = kDefaultMinRunTimeS;  // --min-run-time: seconds of timed work per run
   bool rss = false;                 // --rss: fresh-child peak RSS per run
   std::string label;                // --label: free text shown in listings
+  std::string revision;             // --revision: the source revision measured ("" when not given)
 };
 
 // The model and what it is fed: shared by both sides of a comparison.

@@ -145,6 +145,8 @@ TEST(JobFlags, CompareFlagsReachTheSpec) {
   f.run.rss = true;
   f.reverse = true;
   f.check.no_check = true;
+  f.run.label = "mlp-latency";
+  f.run.revision = "3f2c1e0";
   absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(f);
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->compare().candidate().model().builtin(), v1::ModelSpec::bert);
@@ -152,6 +154,8 @@ TEST(JobFlags, CompareFlagsReachTheSpec) {
   EXPECT_TRUE(spec->compare().check().skip());
   EXPECT_EQ(spec->options().intra_op_threads(), 2);
   EXPECT_TRUE(spec->options().rss());
+  EXPECT_EQ(spec->label(), "mlp-latency");
+  EXPECT_EQ(spec->revision(), "3f2c1e0");
 }
 
 TEST(JobFlags, EachBadFlagIsNamed) {
@@ -185,6 +189,8 @@ TEST(JobFlags, EachBadFlagIsNamed) {
        "--check-module"},
       {[](CompareFlags& f) { f.rounds = 0; }, "--rounds"},
       {[](CompareFlags& f) { f.run.label = "x\x1b[2Jy"; }, "--label"},
+      {[](CompareFlags& f) { f.run.revision = "abc\ndef"; }, "--revision"},
+      {[](CompareFlags& f) { f.run.revision = std::string(kMaxJobTextBytes + 1, 'r'); }, "--revision"},
       {[](CompareFlags& f) { f.check.check_module = "/x.pt"; }, "--check-module"},  // and --rtol/--atol
       {[](CompareFlags& f) { f.check.no_check = true; }, "--no-check"},             // and --rtol/--atol
   };

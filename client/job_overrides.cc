@@ -27,7 +27,7 @@ absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const Ru
   for (const std::string& f : given)
     if (!NotAJobFlag(f)) flags.push_back(f);
   const auto allowed = [&](const std::string& f) {
-    return f == "--threads" || f == "--min-run-time" || f == "--rss" || f == "--label" ||
+    return f == "--threads" || f == "--min-run-time" || f == "--rss" || f == "--label" || f == "--revision" ||
            (is_compare && compare != nullptr && (f == "--reverse" || f == "--rounds"));
   };
   for (const std::string& f : flags)
@@ -65,6 +65,11 @@ absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const Ru
   if (has("--label")) {
     listed.push_back(absl::StrCat("label ", Quoted(updated.label()), " -> ", Quoted(run.label), " (--label)"));
     updated.set_label(run.label);
+  }
+  if (has("--revision")) {
+    listed.push_back(
+        absl::StrCat("revision ", Quoted(updated.revision()), " -> ", Quoted(run.revision), " (--revision)"));
+    updated.set_revision(run.revision);
   }
   if (is_compare && has("--reverse")) {
     listed.push_back(absl::StrCat("reverse ", Text(updated.compare().reverse()), " -> ", Text(compare->reverse),

@@ -1,5 +1,5 @@
 // Flags given beside `--job FILE`: never silently ignored. The run settings a flag states
-// plainly (--threads, --min-run-time, --rss, --label; for a compare job also --reverse and
+// plainly (--threads, --min-run-time, --rss, --label, --revision; for a compare job also --reverse and
 // --rounds) override the file's fields and are listed; every other job flag (the model,
 // inputs, variants, checks: what the file defines) is refused naming the flag. No gRPC.
 #pragma once

@@ -20,17 +20,21 @@ TEST(ApplyFlagsToJobFile, RunSettingsOverrideTheFileAndAreListed) {
   run.rss = true;
   run.threads = 2;
   run.label = "mlp, longer";
+  run.revision = "3f2c1e0";
   std::vector<std::string> overrides;
-  ASSERT_TRUE(ApplyFlagsToJobFile({"--min-run-time", "--rss", "--threads", "--label", "--job", "--output"}, run, nullptr,
+  ASSERT_TRUE(ApplyFlagsToJobFile({"--min-run-time", "--rss", "--threads", "--label", "--revision", "--job", "--output"},
+                                  run, nullptr,
                                   "mlp_job.json", &spec, &overrides)
                   .ok());
   EXPECT_EQ(spec.options().min_run_time_s(), 1);
   EXPECT_TRUE(spec.options().rss());
   EXPECT_EQ(spec.options().intra_op_threads(), 2);
   EXPECT_EQ(spec.label(), "mlp, longer");
+  EXPECT_EQ(spec.revision(), "3f2c1e0");
   EXPECT_EQ(overrides, (std::vector<std::string>{"intra_op_threads 0 -> 2 (--threads)",
                                                  "min_run_time_s 0.2 -> 1 (--min-run-time)", "rss false -> true (--rss)",
-                                                 "label \"mlp\" -> \"mlp, longer\" (--label)"}));
+                                                 "label \"mlp\" -> \"mlp, longer\" (--label)",
+                                                 "revision \"\" -> \"3f2c1e0\" (--revision)"}));
   // The workload is the file's.
   EXPECT_EQ(spec.measure().workload().model().builtin(), v1::ModelSpec::linear);
 }
