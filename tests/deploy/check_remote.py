@@ -10,24 +10,12 @@ throw-away certificate for localhost and token file), and the TCP port becomes a
 """
 
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 
 from checklib import Checks, program, xml_flag
-from places import TOKEN, Sandbox, make_keys, systemd_places
-
-DROPIN_PLACE = "systemd unit + tcp-tls.conf"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from places import TOKEN
+from remote_daemon import RemoteDaemon
 
 
 class Client:
@@ -55,31 +43,17 @@ def expect(run, code, *words):
 def main(argv):
     xml_path = xml_flag(argv)
     checks = Checks("remote_client_test")
-    keys_dir = tempfile.mkdtemp(prefix="tsd-keys.")
-    keys = make_keys(keys_dir)
-    place = [p for p in systemd_places(".") if p.name == DROPIN_PLACE][0]
-    port = free_port()
-    place.argv = [a.replace(":50051", f":{port}") for a in place.argv]
-    sandbox = Sandbox(keys)
-    daemon_argv, _ = sandbox.install(place)
-    unix = [a for a in daemon_argv if a.startswith("unix:")][0]
-    tcp = f"localhost:{port}"
-    log_path = os.path.join(sandbox.root, "torchscand.log")
-    client = Client(keys["cert"])
-    with open(log_path, "w") as log:
-        daemon = subprocess.Popen(daemon_argv, stdout=log, stderr=subprocess.STDOUT)
+    daemon = RemoteDaemon()
+    tcp, unix = daemon.tcp, daemon.unix
+    client = Client(daemon.cert)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and daemon.poll() is None and \
-                client.run(tcp, "info", token=TOKEN).returncode != 0:
-            time.sleep(0.2)
-        log_text = open(log_path).read()
-        if not checks.check("the drop-in's torchscand serves TCP with TLS and tokens", daemon.poll() is None and
-                            "TLS, bearer tokens" in log_text, f"torchscand did not come up: {log_text.strip()[-800:]}"):
+        failure = daemon.start()
+        if not checks.check("the drop-in's torchscand serves TCP with TLS and tokens", failure is None and
+                            "TLS, bearer tokens" in daemon.log(), failure or daemon.log().strip()[-800:]):
             return checks.finish(xml_path)
         checks.run("remote: --tls-ca and a token get the daemon's info", lambda: expect(
             client.run(tcp, "info", token=TOKEN), 0, "torchscand", "devices"))
-        out = os.path.join(sandbox.root, "out")
+        out = os.path.join(daemon.sandbox.root, "out")
         checks.run("remote: a job submitted over TLS comes back with its report", lambda: expect(
             client.run(tcp, "measure", "--model", "linear", "--min-run-time", "0.05", "--output", out, token=TOKEN),
             0, "succeeded") or (None if os.path.getsize(os.path.join(out, "report.json")) > 0 else "no report.json"))
@@ -90,17 +64,10 @@ def main(argv):
         checks.run("local: a user on the unix socket needs no token", lambda: expect(
             client.run(unix, "info", tls=False), 0, "torchscand"))
     finally:
-        if daemon.poll() is None:
-            daemon.send_signal(signal.SIGTERM)
-            try:
-                daemon.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                daemon.kill()
-                daemon.wait()
-    checks.check("SIGTERM stops the daemon cleanly (exit 0)", daemon.returncode == 0,
-                 f"exit {daemon.returncode}: {open(log_path).read().strip()[-400:]}")
-    sandbox.remove()
-    shutil.rmtree(keys_dir, ignore_errors=True)
+        status = daemon.stop()
+    checks.check("SIGTERM stops the daemon cleanly (exit 0)", status == 0,
+                 f"exit {status}: {daemon.log().strip()[-400:]}")
+    daemon.remove()
     return checks.finish(xml_path)
 
 
