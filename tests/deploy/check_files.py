@@ -28,8 +28,8 @@ from checklib import (PROGRAMS, Checks, exec_argv, program, read_containerfile, 
 
 UNIT = "deploy/systemd/torchscand.service"
 DROPIN = "deploy/systemd/tcp-tls.conf"
-SCRIPTS = ["deploy/slurm/torchscan-job.sbatch", "scripts/install.sh", "deploy/container/runtime-packages.sh",
-           "scripts/setup.sh"]
+SCRIPTS = ["deploy/slurm/torchscan-job.sbatch", "deploy/ci/torchscan-ci.sh", "scripts/install.sh",
+           "deploy/container/runtime-packages.sh", "scripts/setup.sh"]
 CONTAINERFILE = "deploy/container/Containerfile"
 
 
