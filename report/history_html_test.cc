@@ -13,14 +13,7 @@ namespace {
 namespace f = fixtures;
 
 HistoryView ThreePoints() {
-  HistoryView view;
-  view.name = "resnet18-cpu";
-  view.source = "unix:/run/torchscan.sock";
-  view.jobs = {f::ComparePointJob("job-c", "2026-01-03T09:30:00.000Z", "cccccccccccccccccccccccc", 160e-6,
-                                  f::MachineText("openblas"), "faster"),
-               f::NotPointJob("job-x", "xxxx", v1::Job::failed),
-               f::PointJob("job-b", "2026-01-02T00:00:00.000Z", "bbbb", 200e-6, f::MachineText("reference")),
-               f::PointJob("job-a", "2026-01-01T00:00:00.000Z", "aaaa", 100e-6, f::MachineText("reference"))};
+  HistoryView view = f::ThreePointView();
   view.report_href = [](const v1::Job& job) { return "reports/" + job.id() + ".html"; };
   return view;
 }
