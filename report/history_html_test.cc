@@ -1,5 +1,6 @@
 #include "report/history_html.h"
 
+#include <cmath>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -140,6 +141,19 @@ TEST(HistoryHtml, AxisLabelsShowTimesWhenNeighboursShareADate) {
   EXPECT_TRUE(absl::StrContains(page, ">2026-01-01 06:00 UTC</text>"));
   EXPECT_TRUE(absl::StrContains(page, ">2026-01-01 18:00 UTC</text>"));
   EXPECT_TRUE(absl::StrContains(RenderHistoryHtml(ThreePoints()), ">2026-01-03</text>"));
+}
+
+TEST(HistoryHtml, NonFiniteQuartilesDrawTheMedianAndWriteFiniteCoordinates) {
+  HistoryView view = ThreePoints();
+  view.jobs[0].mutable_summary()->mutable_latency()->set_q1_s(NAN);
+  view.jobs[2].mutable_summary()->mutable_latency()->set_q3_s(INFINITY);
+  view.jobs[2].mutable_summary()->mutable_latency()->set_iqr_s(INFINITY);
+  const std::string page = RenderHistoryHtml(view);
+  const std::string svg = page.substr(page.find("<svg"), page.find("</svg>") - page.find("<svg"));
+  EXPECT_FALSE(absl::StrContains(svg, "nan"));
+  EXPECT_FALSE(absl::StrContains(svg, "inf\""));
+  EXPECT_EQ(Count(svg, "<circle"), 3u);
+  EXPECT_TRUE(absl::StrContains(page, "<td class=\"n\">Infinity</td>"));
 }
 
 TEST(HistoryHtml, ManyPointsThinTheMarkersButTheTableLinksEveryPoint) {
