@@ -180,7 +180,7 @@ TEST(HistoryHtml, ManyPointsThinTheMarkersButTheTableLinksEveryPoint) {
     ASSERT_EQ(table_links.count(job.id() + ".html"), 1u) << job.id();
   }
   EXPECT_EQ(table_links.size(), points);
-  EXPECT_TRUE(absl::StrContains(page, "Markers for every 18th of the 9,000 points"));
+  EXPECT_TRUE(absl::StrContains(page, "One marker in 18 of the 9,000 points (the newest always)"));
 }
 
 }  // namespace
