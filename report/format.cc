@@ -251,4 +251,14 @@ size_t DisplayWidth(std::string_view text) {
   return width;
 }
 
+std::string PadRight(const std::string& text, size_t width) {
+  const size_t w = DisplayWidth(text);
+  return w >= width ? text : text + std::string(width - w, ' ');
+}
+
+std::string PadLeft(const std::string& text, size_t width) {
+  const size_t w = DisplayWidth(text);
+  return w >= width ? text : std::string(width - w, ' ') + text;
+}
+
 }  // namespace torchscan

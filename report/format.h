@@ -79,4 +79,9 @@ std::string TerminalSafe(std::string_view text);
 // Number of code points of UTF-8 text (for aligning columns).
 size_t DisplayWidth(std::string_view text);
 
+// `text` padded with spaces on the right (PadRight) or left (PadLeft) to `width` code points;
+// longer text unchanged.
+std::string PadRight(const std::string& text, size_t width);
+std::string PadLeft(const std::string& text, size_t width);
+
 }  // namespace torchscan

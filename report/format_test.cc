@@ -128,5 +128,11 @@ TEST(TerminalSafe, RemovesC0C1AndDelButKeepsUtf8) {
   EXPECT_EQ(DisplayWidth("µs é"), 4u);
 }
 
+TEST(Pad, CountsCodePointsAndNeverCuts) {
+  EXPECT_EQ(PadRight("µs", 4), "µs  ");
+  EXPECT_EQ(PadLeft("µs", 4), "  µs");
+  EXPECT_EQ(PadRight("longer", 3), "longer");
+}
+
 }  // namespace
 }  // namespace torchscan

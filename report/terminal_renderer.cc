@@ -18,16 +18,6 @@ constexpr const char* kYellow = "\033[33m";
 
 std::string S(std::string_view text) { return TerminalSafe(text); }
 
-std::string Pad(const std::string& text, size_t width) {
-  const size_t w = DisplayWidth(text);
-  return w >= width ? text : text + std::string(width - w, ' ');
-}
-
-std::string PadLeft(const std::string& text, size_t width) {
-  const size_t w = DisplayWidth(text);
-  return w >= width ? text : std::string(width - w, ' ') + text;
-}
-
 // The output being built, and whether it may hold colours.
 struct Lines {
   bool color = false;
@@ -38,7 +28,8 @@ struct Lines {
   }
   // "  key       value  detail"; the detail comes from the evidence and is made safe here.
   void Field(std::string_view key, const std::string& value, const std::string& detail) {
-    absl::StrAppend(&out, "  ", Pad(std::string(key), 9), " ", value, detail.empty() ? "" : "  " + S(detail), "\n");
+    absl::StrAppend(&out, "  ", PadRight(std::string(key), 9), " ", value, detail.empty() ? "" : "  " + S(detail),
+                    "\n");
   }
 };
 
@@ -50,11 +41,11 @@ void RunLines(const std::vector<RunView>& runs, bool show_role, Lines* lines) {
     std::string stats = "no timing blocks";
     if (!t.blocks().empty())
       stats = absl::StrCat(PadLeft(FormatSeconds(t.summary().median_s()), 10), " \u00b1 ",
-                           Pad(FormatSeconds(t.summary().iqr_s()), 10), "  ",
+                           PadRight(FormatSeconds(t.summary().iqr_s()), 10), "  ",
                            PadLeft(FormatSi(t.throughput(), S(t.throughput_unit())), 20), "  ",
                            FormatCount(t.blocks_size()), t.blocks_size() == 1 ? " block" : " blocks");
-    absl::StrAppend(&lines->out, "  ", show_role ? Pad(run.role, 9) + " " : "", Pad(S(run.name), name_width), "  ",
-                    stats, "\n");
+    absl::StrAppend(&lines->out, "  ", show_role ? PadRight(run.role, 9) + " " : "", PadRight(S(run.name), name_width),
+                    "  ", stats, "\n");
   }
   for (const RunView& run : runs)
     if (const std::string load = DescribeTimingLoad(run.report->timing()); !load.empty())

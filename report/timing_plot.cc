@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "report/evidence_view.h"
 #include "report/format.h"
+#include "report/time_axis.h"
 
 namespace torchscan {
 namespace {
@@ -32,9 +33,8 @@ Series Collect(const v1::Timing& timing) {
 }
 
 struct Domain {
-  double lo = 0, hi = 1;
-  bool from_zero = true;
-  double Y(double v) const { return kTop + kPlotHeight * (1 - (v - lo) / (hi - lo)); }
+  TimeAxis axis;
+  double Y(double v) const { return kTop + kPlotHeight * (1 - (v - axis.lo) / (axis.hi - axis.lo)); }
 };
 
 Domain MakeDomain(const std::vector<Series>& series, const std::vector<PlotRun>& runs) {
@@ -48,46 +48,10 @@ Domain MakeDomain(const std::vector<Series>& series, const std::vector<PlotRun>&
     include(run.timing->summary().q1_s());
     include(run.timing->summary().q3_s());
   }
-  Domain d;
-  if (!(lo <= hi)) return d;  // nothing drawable: 0..1
-  if (lo == hi) {
-    const double pad = lo != 0 ? std::fabs(lo) * 0.1 : 1e-9;
-    lo -= pad;
-    hi += pad;
-  }
-  d.from_zero = lo >= 0 && lo <= 0.5 * hi;
-  const double span = hi - (d.from_zero ? 0 : lo);
-  d.lo = d.from_zero ? 0 : lo - 0.05 * span;
-  d.hi = hi + 0.05 * span;
-  return d;
-}
-
-// About five round tick values (1, 2 or 5 times a power of ten) inside the domain.
-std::vector<double> Ticks(const Domain& d) {
-  const double raw = (d.hi - d.lo) / 5;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  const double n = raw / magnitude;
-  const double step = (n <= 1 ? 1 : n <= 2 ? 2 : n <= 5 ? 5 : 10) * magnitude;
-  std::vector<double> ticks;
-  if (!std::isfinite(step) || step <= 0) return ticks;
-  for (double t = std::ceil(d.lo / step) * step; t <= d.hi && ticks.size() < 12; t += step)
-    ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
-  return ticks;
+  return Domain{MakeTimeAxis(lo, hi)};
 }
 
 std::string F(double v) { return absl::StrFormat("%.1f", v); }
-
-// A tick's time without trailing zeros: "50.00 µs" -> "50 µs", "1.500 ms" -> "1.5 ms".
-std::string TickLabel(double seconds) {
-  std::string text = FormatSeconds(seconds);
-  const size_t space = text.find(' ');
-  const size_t point = text.find('.');
-  if (space == std::string::npos || point == std::string::npos || point > space) return text;
-  size_t end = space;
-  while (end > point + 1 && text[end - 1] == '0') --end;
-  if (end == point + 1) --end;
-  return text.substr(0, end) + text.substr(space);
-}
 
 // `text` cut to at most `max` code points, with an ellipsis when cut.
 std::string Truncate(const std::string& text, size_t max) {
@@ -194,7 +158,7 @@ std::string TimingPlotSvg(const std::vector<PlotRun>& runs) {
       "aria-labelledby=\"plot-title plot-desc\" font-family=\"system-ui, sans-serif\">"
       "<title id=\"plot-title\">Per-call time of every block</title><desc id=\"plot-desc\">%s</desc>",
       kWidth, kHeight, Description(runs));
-  for (double t : Ticks(d)) {
+  for (double t : AxisTicks(d.axis)) {
     const std::string y = F(d.Y(t));
     absl::StrAppend(&out, "<line x1=\"", F(kLeft), "\" x2=\"", F(kWidth - kRight), "\" y1=\"", y, "\" y2=\"", y,
                     "\" stroke=\"#eaeef2\"/><text x=\"", F(kLeft - 6), "\" y=\"", F(d.Y(t) + 4),
@@ -207,7 +171,7 @@ std::string TimingPlotSvg(const std::vector<PlotRun>& runs) {
   }
   absl::StrAppend(&out, "<text transform=\"translate(14 ", F(kTop + kPlotHeight / 2),
                   ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\" fill=\"#57606a\">per-call time",
-                  d.from_zero ? "" : " (axis not from 0)", "</text></svg>");
+                  d.axis.from_zero ? "" : " (axis not from 0)", "</text></svg>");
   return out;
 }
 

@@ -1,0 +1,17 @@
+// The start of every TorchScan HTML page (report/html_renderer.h, report/history_html.h),
+// so that they look alike and stay offline: doctype, charset, viewport, a
+// Content-Security-Policy that allows no script and no external resource (only inline style
+// and data: images), the title, and one <style> element with the shared style sheet and the
+// page's own rules. Ends with "<body><main>"; the page closes them.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace torchscan {
+
+// Appends the page start to *out. `title` is text (escaped here); `extra_style` is CSS that
+// the page itself writes (not escaped: never pass user text).
+void AppendHtmlPageStart(std::string_view title, std::string_view extra_style, std::string* out);
+
+}  // namespace torchscan
