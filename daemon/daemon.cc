@@ -1,5 +1,6 @@
 #include "daemon/daemon.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -13,6 +14,7 @@
 #include "core/version.h"
 #include "daemon/access_rules.h"
 #include "daemon/job_spec.h"
+#include "daemon/result_summary.h"
 #include "worker/state_folder.h"
 
 namespace torchscan::daemon {
@@ -74,6 +76,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& con
   JobStore::Loaded loaded = daemon->store_.LoadAll(NowRfc3339());
   for (const std::string& problem : loaded.problems) spdlog::warn("start-up: {}", problem);
   for (const std::string& id : loaded.interrupted) spdlog::warn("job {} interrupted: it was running when the daemon stopped", id);
+  for (const std::string& id : loaded.summarized) spdlog::info("job {}: history summary made from its result", id);
   if (absl::StatusOr<v1::NoiseFloor> floor = daemon->store_.LoadNoiseFloor(); floor.ok()) {
     daemon->noise_floor_ = *std::move(floor);
     spdlog::info("noise floor of {} (job {}) loaded", daemon->noise_floor_->measured_at(),
@@ -91,6 +94,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& con
       spdlog::info("job {} queued again after a restart", job.id());
     }
     const std::string id = job.id();
+    daemon->history_.Add(job.spec().label(), id);
     // The previous daemon's clock readings are gone: a restored job's timeline starts now.
     if (job.state() == v1::Job::queued) daemon->BeginPhase(job, "queue wait", NowRfc3339());
     daemon->jobs_.emplace(id, std::move(job));
@@ -180,6 +184,7 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   StoreUnsaved();  // records that found no room earlier may fit now
   const std::string& id = job.id();
   jobs_[id] = job;
+  history_.Add(job.spec().label(), id);
   spdlog::info("job {} queued by {} at position {} ({}{})", id, submitter, queue_.Position(id),
                job.spec().has_compare() ? "compare" : job.spec().has_calibrate() ? "calibrate" : "measure",
                job.spec().label().empty() ? "" : ", label \"" + job.spec().label() + "\"");
@@ -209,6 +214,24 @@ absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest&
     *listed = Snapshot(job);
     listed->clear_timeline();  // up to a hundred spans a job: GetJob has them
   }
+  return response;
+}
+
+absl::StatusOr<v1::HistoryResponse> Daemon::History(const v1::HistoryRequest& request) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<HistoryIndex::Page> page = history_.Select(request, [&](const std::string& id) {
+    if (request.states().empty()) return true;
+    const v1::Job::State state = jobs_.at(id).state();
+    return std::find(request.states().begin(), request.states().end(), state) != request.states().end();
+  });
+  if (!page.ok()) return page.status();
+  v1::HistoryResponse response;
+  for (const std::string& id : page->ids) {
+    v1::Job* listed = response.add_jobs();
+    *listed = Snapshot(jobs_.at(id));
+    listed->clear_timeline();  // GetJob has it
+  }
+  response.set_next_page_token(page->next_page_token);
   return response;
 }
 
@@ -481,6 +504,7 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
     job.set_state(v1::Job::succeeded);
     job.set_phase("done");
     CompleteResult(id, job.timeline(), &outcome.result);
+    if (std::optional<v1::ResultSummary> summary = SummaryOfResult(outcome.result)) *job.mutable_summary() = *summary;
     if (outcome.result.has_comparison()) {
       const v1::Comparison& c = outcome.result.comparison();
       job.set_latency_change(v1::Comparison::LatencyChange_Name(c.latency_change()));

@@ -39,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "core/phase_timeline.h"
 #include "daemon/caller.h"
+#include "daemon/history_index.h"
 #include "daemon/job_queue.h"
 #include "daemon/job_runner.h"
 #include "daemon/job_store.h"
@@ -71,6 +72,12 @@ class Daemon {
   absl::StatusOr<v1::Job> GetJob(const v1::JobRequest& request) const;
   // Newest first; filtered by state; at most `limit` (0: all); without their timelines.
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request) const;
+  // A page of a benchmark's history: the jobs labelled request.name, newest first, filtered by
+  // state (empty: all), without their timelines; a succeeded measure or compare job carries
+  // its summary. Answered from memory through an index by name (history_index.h), so a page
+  // costs its own jobs, not every job's. InvalidArgument naming name, page_size or page_token
+  // (HistoryIndex::Select).
+  absl::StatusOr<v1::HistoryResponse> History(const v1::HistoryRequest& request) const;
   // A queued job is cancelled at once; a running job's worker is killed and Cancel returns
   // once the job is recorded cancelled (or after 10 s, with the job as it then is).
   // PermissionDenied unless `by` submitted the job or is an admin (access_rules.h: MayCancel,
@@ -132,6 +139,7 @@ class Daemon {
   mutable std::condition_variable changed_;  // any job changed, or shutting down
   std::condition_variable work_;             // a job was queued, or shutting down
   std::map<std::string, v1::Job> jobs_;      // by id (ids sort in submission order)
+  HistoryIndex history_;                     // the ids of each label's jobs
   std::map<std::string, PhaseTimeline> phases_;  // timelines of unfinished jobs, by id
   std::set<std::string> unsaved_;            // ids whose latest record is not on disk
   JobQueue queue_;

@@ -386,6 +386,130 @@ TEST(Daemon, ListsNewestFirstWithFilters) {
   EXPECT_EQ(daemon->ListJobs(request).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(Daemon, MeasureAndCompareJobsGetTheirSummaryCalibrationsAndFailuresNone) {
+  const v1::DaemonConfig config = Config("summary");
+  auto daemon = Start(config);
+  const v1::Job measured = WaitFor(*daemon, Submit(*daemon, "ok"), v1::Job::succeeded);
+  EXPECT_EQ(measured.summary().run(), "measured");
+  EXPECT_EQ(measured.summary().latency().median_s(), 0.003);
+  EXPECT_EQ(measured.summary().latency().block_count(), 1);
+  EXPECT_FALSE(measured.summary().has_baseline_latency());
+  EXPECT_EQ(measured.summary().device(), "cpu");
+  EXPECT_TRUE(absl::StartsWith(measured.summary().machine(), "cpu=unknown; cores=")) << measured.summary().machine();
+  const v1::Job compared = WaitFor(*daemon, Submit(*daemon, "compare"), v1::Job::succeeded);
+  EXPECT_EQ(compared.summary().run(), "candidate");
+  EXPECT_EQ(compared.summary().latency().median_s(), 0.001);
+  EXPECT_EQ(compared.summary().baseline_latency().median_s(), 0.002);
+  v1::SubmitRequest calibration;
+  calibration.mutable_spec()->set_label("calibrate");
+  calibration.mutable_spec()->mutable_calibrate();
+  absl::StatusOr<v1::Job> calibrating = daemon->Submit(calibration, "tester");
+  ASSERT_TRUE(calibrating.ok()) << calibrating.status();
+  EXPECT_FALSE(WaitFor(*daemon, calibrating->id(), v1::Job::succeeded).has_summary());
+  EXPECT_FALSE(WaitFor(*daemon, Submit(*daemon, "exit exit=2"), v1::Job::failed).has_summary());
+  v1::Job stored;  // in job.json, so that a restart keeps it
+  ASSERT_TRUE(LoadJsonStrict(config.state_dir() + "/jobs/" + compared.id() + "/job.json", &stored).ok());
+  EXPECT_EQ(stored.summary().SerializeAsString(), compared.summary().SerializeAsString());
+}
+
+// `ids` of the history page as job ids, newest first.
+std::vector<std::string> PageIds(const absl::StatusOr<v1::HistoryResponse>& page) {
+  std::vector<std::string> ids;
+  EXPECT_TRUE(page.ok()) << page.status();
+  if (page.ok())
+    for (const v1::Job& job : page->jobs()) ids.push_back(job.id());
+  return ids;
+}
+
+v1::HistoryRequest HistoryOf(const std::string& name, int page_size, const std::string& token = "") {
+  v1::HistoryRequest request;
+  request.set_name(name);
+  request.set_page_size(page_size);
+  request.set_page_token(token);
+  return request;
+}
+
+// The fake worker's mode is the job's label, so every job of one name behaves alike: states
+// other than succeeded come from a job that holds the worker and a cancel while queued.
+TEST(Daemon, HistoryPagesANamesJobsNewestFirstFilteredByState) {
+  auto daemon = Start(Config("history"));
+  const std::string blocker = Submit(*daemon, "ok sleep=30");
+  std::vector<std::string> a;
+  for (int i = 0; i < 3; ++i) {
+    a.push_back(Submit(*daemon, "ok series=a"));
+    Submit(*daemon, "ok series=b");
+  }
+  ASSERT_TRUE(daemon->Cancel(Id(a[1]), Caller{"tester", false}).ok());
+  v1::HistoryRequest filtered = HistoryOf("ok series=a", 0);
+  filtered.add_states(v1::Job::queued);
+  EXPECT_EQ(PageIds(daemon->History(filtered)), (std::vector<std::string>{a[2], a[0]}));
+  filtered.set_states(0, v1::Job::cancelled);
+  EXPECT_EQ(PageIds(daemon->History(filtered)), std::vector<std::string>{a[1]});
+  filtered.add_states(v1::Job::failed);
+  EXPECT_EQ(PageIds(daemon->History(filtered)), std::vector<std::string>{a[1]});
+
+  ASSERT_TRUE(daemon->Cancel(Id(blocker), Caller{"tester", false}).ok());
+  WaitFor(*daemon, a[2], v1::Job::succeeded);
+  absl::StatusOr<v1::HistoryResponse> first = daemon->History(HistoryOf("ok series=a", 2));
+  EXPECT_EQ(PageIds(first), (std::vector<std::string>{a[2], a[1]}));
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->jobs(0).summary().latency().median_s(), 0.003);
+  EXPECT_FALSE(first->jobs(1).has_summary());  // cancelled
+  EXPECT_FALSE(first->jobs(0).has_timeline());  // GetJob has it
+  EXPECT_TRUE(daemon->GetJob(Id(a[2]))->has_timeline());
+  const std::string between = Submit(*daemon, "ok series=a");  // newer than every page given
+  absl::StatusOr<v1::HistoryResponse> second = daemon->History(HistoryOf("ok series=a", 2, first->next_page_token()));
+  EXPECT_EQ(PageIds(second), std::vector<std::string>{a[0]});
+  EXPECT_EQ(second->next_page_token(), "");
+  WaitFor(*daemon, between, v1::Job::succeeded);
+  EXPECT_EQ(PageIds(daemon->History(HistoryOf("ok series=a", 0))),
+            (std::vector<std::string>{between, a[2], a[1], a[0]}));
+  filtered.clear_states();
+  filtered.add_states(v1::Job::succeeded);
+  EXPECT_EQ(PageIds(daemon->History(filtered)), (std::vector<std::string>{between, a[2], a[0]}));
+  EXPECT_EQ(PageIds(daemon->History(HistoryOf("ok series=b", 1))).size(), 1u);
+  EXPECT_TRUE(PageIds(daemon->History(HistoryOf("nobody", 0))).empty());
+}
+
+TEST(Daemon, HistoryRefusesBadFieldsNamingThem) {
+  auto daemon = Start(Config("history_refusals"));
+  WaitFor(*daemon, Submit(*daemon, "ok"), v1::Job::succeeded);
+  auto refused = [&](const v1::HistoryRequest& request, const std::string& field) {
+    absl::StatusOr<v1::HistoryResponse> page = daemon->History(request);
+    EXPECT_EQ(page.status().code(), absl::StatusCode::kInvalidArgument) << field;
+    EXPECT_TRUE(absl::StartsWith(page.status().message(), field + ": ")) << page.status();
+  };
+  refused(HistoryOf("", 0), "name");
+  refused(HistoryOf("ok", -1), "page_size");
+  refused(HistoryOf("ok", 1001), "page_size");
+  refused(HistoryOf("ok", 10, "bm90IGEgdG9rZW4"), "page_token");
+}
+
+TEST(Daemon, HistorySurvivesARestartAndOlderJobsGetTheirSummaryAtLoad) {
+  const v1::DaemonConfig config = Config("history_restart");
+  std::string measured, compared;
+  {
+    auto daemon = Start(config);
+    measured = WaitFor(*daemon, Submit(*daemon, "ok"), v1::Job::succeeded).id();
+    compared = WaitFor(*daemon, Submit(*daemon, "compare"), v1::Job::succeeded).id();
+  }
+  // As an older daemon left it: no summary in job.json.
+  const std::string record = config.state_dir() + "/jobs/" + measured + "/job.json";
+  v1::Job old;
+  ASSERT_TRUE(LoadJsonStrict(record, &old).ok());
+  old.clear_summary();
+  ASSERT_TRUE(SaveJson(old, record).ok());
+  auto daemon = Start(config);
+  EXPECT_TRUE(daemon->load_problems().empty());
+  absl::StatusOr<v1::HistoryResponse> page = daemon->History(HistoryOf("ok", 0));
+  ASSERT_EQ(PageIds(page), std::vector<std::string>{measured});
+  EXPECT_EQ(page->jobs(0).summary().latency().median_s(), 0.003);
+  v1::Job rewritten;
+  ASSERT_TRUE(LoadJsonStrict(record, &rewritten).ok());
+  EXPECT_EQ(rewritten.summary().latency().median_s(), 0.003);
+  EXPECT_EQ(daemon->History(HistoryOf("compare", 0))->jobs(0).summary().baseline_latency().median_s(), 0.002);
+}
+
 TEST(Daemon, InfoDescribesTheDaemon) {
   auto daemon = Start(Config("info"));
   absl::StatusOr<v1::DaemonInfo> info = daemon->Info(v1::InfoRequest());

@@ -5,7 +5,8 @@
 //                  $FAKE_SPARE_LOAD_S seconds, if set), takes its job from stdin as
 //                  torchscan-worker --spare does (worker_protocol.h), then as --job DIR;
 //                  with $FAKE_SPARE_FAIL set it exits 3 instead of saying "ready"
-// MODE: ok (result written), compare (a comparison result), noresult (exit 0, nothing
+// MODE: ok (result written), compare (a comparison result), calibrate (a calibration
+// result), noresult (exit 0, nothing
 // written), exit (exit=N, with a stderr line), crash (SIGSEGV), memory (allocates 1 GiB:
 // exit 4 when refused), env (prints "affinity <cpus>", "rlimit_as <n>", "rlimit_core <n>",
 // "pgid_is_pid <0|1>"), spawn (starts a grandchild that prints "grandchild <pid>" and
@@ -115,7 +116,8 @@ int Act(Mode& mode) {
   return code;
 }
 
-// Writes a fake comparison (mode compare) or measurement result into `job_dir`; false when it cannot.
+// Writes a fake comparison (mode compare; candidate median 1 ms, baseline 2 ms), calibration
+// (mode calibrate) or measurement (median 3 ms) result into `job_dir`; false when it cannot.
 bool WriteResult(const std::string& mode, const std::string& job_dir) {
   torchscan::v1::JobResult result;
   if (mode == "compare") {
@@ -126,8 +128,14 @@ bool WriteResult(const std::string& mode, const std::string& job_dir) {
     c->mutable_output_check()->set_status(torchscan::v1::OutputCheck::passed);
     c->mutable_compatibility();
     c->set_latency_change(torchscan::v1::Comparison::faster);
+    c->mutable_before()->mutable_timing()->mutable_summary()->set_median_s(0.002);
+    c->mutable_after()->mutable_timing()->mutable_summary()->set_median_s(0.001);
+  } else if (mode == "calibrate") {
+    result.mutable_calibration()->set_schema_version(torchscan::kReportSchemaVersion);
+    result.mutable_calibration()->mutable_noise_floor()->set_pairs(3);
   } else {
     *result.mutable_report() = FakeReport("measurement");
+    result.mutable_report()->mutable_timing()->mutable_summary()->set_median_s(0.003);
   }
   if (!torchscan::SaveJson(result, job_dir + "/" + torchscan::kJobResultFile).ok()) return false;
   std::cout << "done" << std::endl;

@@ -333,6 +333,22 @@ TEST(JobSpec, ControlCharactersInTextFieldsAreRefusedNamingTheField) {
   EXPECT_TRUE(ValidateJobSpec(fine, {}).ok());
 }
 
+// The revision (--revision, e.g. a git commit) is text like the label: a history point is
+// named by it in listings and pages.
+TEST(JobSpec, TheRevisionIsPrintableTextOfBoundedLength) {
+  v1::JobSpec spec = LinearMeasure();
+  spec.set_revision("3f4013cd9a1e");
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
+  spec.set_revision(std::string(kMaxJobTextBytes, 'r'));
+  EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
+  spec.set_revision(std::string(kMaxJobTextBytes + 1, 'r'));
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.revision");
+  EXPECT_NE(ValidateJobSpec(spec, {}).message().find("4097 bytes"), std::string::npos) << ValidateJobSpec(spec, {});
+  spec.set_revision("v1.2\x1b[31m");
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.revision");
+  EXPECT_NE(ValidateJobSpec(spec, {}).message().find("U+001B"), std::string::npos) << ValidateJobSpec(spec, {});
+}
+
 TEST(JobSpec, LimitsNameTheFieldOverThem) {
   JobSpecLimits limits;
   limits.max_run_time_s = 3600;

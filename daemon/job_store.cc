@@ -10,11 +10,13 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "daemon/result_summary.h"
 #include "worker/state_folder.h"
 #include "io/proto_json.h"
 #include "report/report_json.h"
@@ -78,6 +80,22 @@ std::string JobStore::JobDir(const std::string& id) const {
 std::string JobStore::ResultPath(const std::string& id) const { return JobDir(id) + "/" + kJobResultFile; }
 std::string JobStore::StderrPath(const std::string& id) const { return JobDir(id) + "/" + kWorkerStderrFile; }
 
+void JobStore::AddSummary(v1::Job& job, Loaded& loaded) {
+  const absl::StatusOr<v1::JobResult> result = LoadResult(job.id());
+  if (!result.ok()) {
+    loaded.problems.push_back(absl::StrCat(job.id(), ": succeeded, but its history summary cannot be made: ",
+                                           result.status().message(), "; it stays out of its benchmark's history"));
+    return;
+  }
+  const std::optional<v1::ResultSummary> summary = SummaryOfResult(*result);
+  if (!summary) return;
+  *job.mutable_summary() = *summary;
+  loaded.summarized.push_back(job.id());
+  if (absl::Status s = SaveJob(job); !s.ok())
+    loaded.problems.push_back(
+        absl::StrCat(job.id(), ": its history summary could not be stored (made again at the next start): ", s.message()));
+}
+
 JobStore::Loaded JobStore::LoadAll(const std::string& now) {
   Loaded loaded;
   std::vector<std::pair<int64_t, std::string>> ids;
@@ -118,6 +136,8 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
       loaded.interrupted.push_back(id);
     }
     if (job.state() != v1::Job::queued) job.set_queue_position(0);
+    if (job.state() == v1::Job::succeeded && !job.has_summary() && !job.spec().has_calibrate())
+      AddSummary(job, loaded);
     loaded.jobs.push_back(std::move(job));
   }
   return loaded;

@@ -41,11 +41,16 @@ class JobStore {
     std::vector<std::string> problems;  // one line per record that was skipped or not rewritten
     int64_t last_number = 0;            // the largest job number seen (folders included)
     std::vector<std::string> interrupted;  // ids of the jobs found running and now interrupted
+    std::vector<std::string> summarized;   // ids of the jobs given their summary at this load
   };
   // Reads every job record. Restart semantics: a job found `running` becomes `interrupted`
   // (error: the daemon stopped while it ran; finished_at = `now`; worker_pid cleared) and is
-  // rewritten; queued jobs keep their state. A missing, corrupt or mismatching job.json is
-  // reported in `problems` and skipped; it never fails the load.
+  // rewritten; queued jobs keep their state. A succeeded measure or compare job without a
+  // summary (finished by an older daemon) gets one from its result.json (result_summary.h)
+  // and is rewritten; a result that cannot be read leaves it without one, reported in
+  // `problems` (tried again at the next load). Jobs that have a summary are not looked at
+  // further. A missing, corrupt or mismatching job.json is reported in `problems` and
+  // skipped; it never fails the load.
   Loaded LoadAll(const std::string& now);
 
   // "job-000042" for 42: ids sort in submission order.
@@ -87,6 +92,9 @@ class JobStore {
   const std::string& state_dir() const { return state_dir_; }
 
  private:
+  // A succeeded job's summary from its result.json, stored with its record (LoadAll).
+  void AddSummary(v1::Job& job, Loaded& loaded);
+
   std::string state_dir_;
   int lock_fd_ = -1;
 };

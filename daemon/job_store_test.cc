@@ -72,6 +72,9 @@ TEST(JobStore, RecordsRoundTrip) {
   ASSERT_TRUE(store.Open().ok());
   v1::Job job = MakeJob(1, v1::Job::succeeded);
   job.set_latency_change("faster");
+  job.mutable_summary()->set_run("candidate");  // (without one the load would look for result.json)
+  job.mutable_summary()->mutable_latency()->set_median_s(0.001);
+  job.mutable_summary()->set_machine("cpu=Xeon; blas=libopenblas.so.0");
   ASSERT_TRUE(store.SaveJob(job).ok());
   JobStore::Loaded loaded = store.LoadAll("now");
   ASSERT_EQ(loaded.jobs.size(), 1u);
@@ -116,7 +119,7 @@ TEST(JobStore, CorruptRecordsAreReportedAndSkipped) {
   const std::string dir = FreshDir("corrupt");
   JobStore store(dir);
   ASSERT_TRUE(store.Open().ok());
-  ASSERT_TRUE(store.SaveJob(MakeJob(1, v1::Job::succeeded)).ok());
+  ASSERT_TRUE(store.SaveJob(MakeJob(1, v1::Job::failed)).ok());
   fs::create_directories(store.JobDir("job-000002"));
   std::ofstream(store.JobDir("job-000002") + "/job.json") << "{\"id\": \"job-000002\", \"state\": ";  // torn
   fs::create_directories(store.JobDir("job-000003"));                                                 // no job.json
@@ -308,6 +311,52 @@ TEST(JobStore, ACalibrationResultLoadsAndSaveResultRewritesIt) {
   result.mutable_calibration()->set_schema_version(99);
   ASSERT_TRUE(store.SaveResult("job-000001", result).ok());
   EXPECT_EQ(store.LoadResult("job-000001").status().code(), absl::StatusCode::kDataLoss);
+}
+
+// A job finished by an older daemon has no summary: the load makes it from result.json and
+// stores it; one whose result cannot be read stays without (a problem, never a failed load);
+// jobs that have one, calibrations and unsucceeded jobs are not looked at.
+TEST(JobStore, ASucceededJobWithoutSummaryGetsOneFromItsResultAtLoad) {
+  const std::string dir = FreshDir("summary_backfill");
+  {
+    JobStore store(dir);
+    ASSERT_TRUE(store.Open().ok());
+    v1::JobResult result;
+    *result.mutable_report() = FakeReport("measurement");
+    result.mutable_report()->mutable_timing()->mutable_summary()->set_median_s(0.0025);
+    result.mutable_report()->set_model("resnet18");
+    ASSERT_TRUE(store.SaveJob(MakeJob(1, v1::Job::succeeded)).ok());
+    ASSERT_TRUE(store.SaveResult(JobStore::JobId(1), result).ok());
+    ASSERT_TRUE(store.SaveJob(MakeJob(2, v1::Job::succeeded)).ok());
+    std::ofstream(store.ResultPath(JobStore::JobId(2))) << "{\"report\": ";
+    v1::Job summarized = MakeJob(3, v1::Job::succeeded);  // no result.json: must not be read
+    summarized.mutable_summary()->set_run("measured");
+    summarized.mutable_summary()->mutable_latency()->set_median_s(0.5);
+    ASSERT_TRUE(store.SaveJob(summarized).ok());
+    v1::Job calibration = MakeJob(4, v1::Job::succeeded);
+    calibration.mutable_spec()->mutable_calibrate();
+    ASSERT_TRUE(store.SaveJob(calibration).ok());
+    ASSERT_TRUE(store.SaveJob(MakeJob(5, v1::Job::failed)).ok());
+  }
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  const JobStore::Loaded loaded = store.LoadAll("2026-12-01T10:00:00.000Z");
+  ASSERT_EQ(loaded.jobs.size(), 5u);
+  EXPECT_EQ(loaded.summarized, std::vector<std::string>{"job-000001"});
+  ASSERT_EQ(loaded.problems.size(), 1u) << absl::StrJoin(loaded.problems, "\n");
+  EXPECT_NE(loaded.problems[0].find("job-000002: succeeded, but its history summary cannot be made"),
+            std::string::npos) << loaded.problems[0];
+  EXPECT_EQ(loaded.jobs[0].summary().run(), "measured");
+  EXPECT_EQ(loaded.jobs[0].summary().latency().median_s(), 0.0025);
+  EXPECT_EQ(loaded.jobs[0].summary().model(), "resnet18");
+  EXPECT_EQ(loaded.jobs[0].summary().device(), "cpu");
+  EXPECT_FALSE(loaded.jobs[1].has_summary());
+  EXPECT_EQ(loaded.jobs[2].summary().latency().median_s(), 0.5);
+  EXPECT_FALSE(loaded.jobs[3].has_summary());
+  EXPECT_FALSE(loaded.jobs[4].has_summary());
+  v1::Job stored;  // rewritten: the next start need not read the result again
+  ASSERT_TRUE(LoadJsonStrict(store.JobDir("job-000001") + "/job.json", &stored).ok());
+  EXPECT_EQ(stored.summary().latency().median_s(), 0.0025);
 }
 
 }  // namespace

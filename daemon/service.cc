@@ -117,6 +117,9 @@ TorchScanService::TorchScanService(Daemon* daemon, TokenFileWatcher* tokens, con
   ServeUnary<v1::ListJobsRequest, v1::ListJobsResponse>(
       "ListJobs", nullptr,
       [this](const v1::ListJobsRequest& request, const Caller&) { return daemon_->ListJobs(request); });
+  ServeUnary<v1::HistoryRequest, v1::HistoryResponse>(
+      "History", nullptr,
+      [this](const v1::HistoryRequest& request, const Caller&) { return daemon_->History(request); });
   ServeUnary<v1::JobRequest, v1::Job>(
       "Cancel", nullptr, [this](const v1::JobRequest& request, const Caller& caller) {
         return daemon_->Cancel(request, caller);

@@ -12,9 +12,11 @@
 #include <thread>
 #include <tuple>
 
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "proto/service.grpc.pb.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
 #include "tests/descendants.h"
@@ -29,6 +31,20 @@ namespace {
 
 const std::vector<std::string> kQuickMeasure = {"measure", "--model", "linear", "--min-run-time", "0.02"};
 const std::vector<std::string> kLongMeasure = {"measure", "--model", "linear", "--min-run-time", "120"};
+
+// The History RPC, straight over gRPC (the client's `history` command is tested elsewhere).
+v1::HistoryResponse History(const TestDaemon& d, const std::string& name) {
+  std::unique_ptr<v1::TorchScan::Stub> stub =
+      v1::TorchScan::NewStub(grpc::CreateChannel(d.address(), grpc::InsecureChannelCredentials()));
+  v1::HistoryRequest request;
+  request.set_name(name);
+  v1::HistoryResponse response;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  const grpc::Status status = stub->History(&context, request, &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response;
+}
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -286,7 +302,7 @@ TEST(DaemonEndToEnd, WallTimeLimitKillsTheWorker) {
 TEST(DaemonEndToEnd, Kill9OfTheDaemonLosesNothing) {
   TestDaemon d(TempDir("kill9"));
   const std::string out = TempDir("kill9_out");
-  const CommandResult first = d.Client(kQuickMeasure);
+  const CommandResult first = d.Client(With(kQuickMeasure, {"--label", "kill9 history"}));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::string finished = SubmittedId(first.err);
   std::future<CommandResult> long_job = InBackground(d, kLongMeasure);
@@ -322,7 +338,14 @@ TEST(DaemonEndToEnd, Kill9OfTheDaemonLosesNothing) {
 
   const CommandResult fetched = d.Client({"jobs", "fetch", finished, "--output", out});
   EXPECT_EQ(fetched.exit_code, 0) << fetched.err;
-  EXPECT_TRUE(LoadReport(out + "/report.json").ok());
+  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  ASSERT_TRUE(report.ok()) << report.status();
+  // Its history point too: the index is rebuilt from the records, the summary is the record's.
+  const v1::HistoryResponse history = History(d, "kill9 history");
+  ASSERT_EQ(history.jobs_size(), 1);
+  EXPECT_EQ(history.jobs(0).id(), finished);
+  EXPECT_EQ(history.jobs(0).summary().latency().median_s(), report->timing().summary().median_s());
+  EXPECT_NE(history.jobs(0).summary().machine().find("libtorch="), std::string::npos);
   const v1::Job interrupted = ShowJob(d, running.id());
   EXPECT_EQ(interrupted.state(), v1::Job::interrupted);
   EXPECT_FALSE(interrupted.error().empty());
