@@ -136,17 +136,27 @@ std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
       absl::StrAppend(&out, "<a href=\"", href, "\" xlink:href=\"", href, "\">", circle, "</a>");
     }
   }
-  // Dates under the x axis: the first, the last and a few between.
-  const std::string date_y = F(kTop + kPlotHeight + 16);
-  size_t last_labelled = points.size();
+  // Dates under the x axis: the first, the last and a few between; with times when two
+  // neighbouring labels would show the same date.
+  std::vector<size_t> labelled;
   for (int k = 0; k < kDateLabels && !points.empty(); ++k) {
     const size_t i = static_cast<size_t>(std::lround(static_cast<double>(k) * (points.size() - 1) / (kDateLabels - 1)));
-    if (i == last_labelled) continue;
-    last_labelled = i;
-    const char* anchor = k == 0 ? "start" : k == kDateLabels - 1 ? "end" : "middle";
-    absl::StrAppend(&out, "<text x=\"", F(c.X(i)), "\" y=\"", date_y, "\" text-anchor=\"",
-                    points.size() == 1 ? "middle" : anchor, "\" font-size=\"11\" fill=\"#57606a\">",
-                    E(ShortDate(points[i]->finished_at())), "</text>");
+    if (labelled.empty() || labelled.back() != i) labelled.push_back(i);
+  }
+  bool with_times = false;
+  for (size_t k = 1; k < labelled.size(); ++k)
+    with_times |= ShortDate(points[labelled[k]]->finished_at()) == ShortDate(points[labelled[k - 1]]->finished_at());
+  const std::string date_y = F(kTop + kPlotHeight + 16);
+  for (size_t k = 0; k < labelled.size(); ++k) {
+    const size_t i = labelled[k];
+    const char* anchor = labelled.size() == 1       ? "middle"
+                         : k == 0                   ? "start"
+                         : k + 1 == labelled.size() ? "end"
+                                                    : "middle";
+    const std::string& when = points[i]->finished_at();
+    absl::StrAppend(&out, "<text x=\"", F(c.X(i)), "\" y=\"", date_y, "\" text-anchor=\"", anchor,
+                    "\" font-size=\"11\" fill=\"#57606a\">", E(with_times ? ShortTime(when) : ShortDate(when)),
+                    "</text>");
   }
   absl::StrAppend(&out, "<text x=\"", F(kLeft + (kWidth - kLeft - kRight) / 2), "\" y=\"", F(kHeight - 12),
                   "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">points in order, oldest to newest "

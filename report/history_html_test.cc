@@ -138,6 +138,17 @@ TEST(HistoryHtml, OnePointWithoutLinks) {
   EXPECT_TRUE(absl::StrContains(page, ">2026-01-01</text>"));
 }
 
+TEST(HistoryHtml, AxisLabelsShowTimesWhenNeighboursShareADate) {
+  HistoryView view;
+  view.name = "same-day";
+  view.jobs = {f::PointJob("job-2", "2026-01-01T18:00:00.000Z", "", 2e-3, "m"),
+               f::PointJob("job-1", "2026-01-01T06:00:00.000Z", "", 1e-3, "m")};
+  const std::string page = RenderHistoryHtml(view);
+  EXPECT_TRUE(absl::StrContains(page, ">2026-01-01 06:00 UTC</text>"));
+  EXPECT_TRUE(absl::StrContains(page, ">2026-01-01 18:00 UTC</text>"));
+  EXPECT_TRUE(absl::StrContains(RenderHistoryHtml(ThreePoints()), ">2026-01-03</text>"));
+}
+
 TEST(HistoryHtml, ManyPointsThinTheMarkersButTheTableLinksEveryPoint) {
   HistoryView view;
   view.name = "long";

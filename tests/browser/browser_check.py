@@ -14,6 +14,11 @@ protocol on --remote-debugging-pipe; standard library only):
     table visible and the section taller;
   - 1280x2000 screenshots: the top of the page as DIR/<page>.png, and the opened raw blocks
     as DIR/<page>.details-open.png.
+History pages (a name with "history" in it; report/history_html.h) get, after the same
+request, error and hostile-text checks: one chart whose point markers are laid out, each an
+SVG link; every link of the chart and of the jobs table leads to a file that exists (and every
+in-page link to an element that exists); every job row that is not marked as a non-point
+links to its report; a screenshot DIR/<page>.png.
 A control page with an external image and a thrown error must be caught by the same checks,
 so a silent detector fails the run. Chromium runs in a new network namespace when
 `unshare -rn` works here, and always with a resolver and proxy that lead nowhere.
@@ -32,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import xml.sax.saxutils
 
 TIMEOUT_S = 60
@@ -169,7 +175,57 @@ def problems_on_page(browser, url):
     return found
 
 
+def hostile_text_problems(browser, path):
+    if pathlib.Path(path).stem.startswith("hostile") and not browser.evaluate(
+            "document.body.innerText.includes('<script>alert(1)</script>')"):
+        return ["a hostile name is not shown as text"]
+    return []
+
+
+def check_history_page(browser, path, screenshots):
+    url = pathlib.Path(path).resolve().as_uri()
+    failures = problems_on_page(browser, url) + hostile_text_problems(browser, path)
+    facts = browser.evaluate("""({
+        scripts: document.querySelectorAll('script').length,
+        title: document.title,
+        svgs: document.querySelectorAll('svg').length,
+        markers: [...document.querySelectorAll('#chart svg circle')].map(c => {
+            const box = c.getBoundingClientRect();
+            return {linked: c.parentElement.tagName === 'a', width: box.width};
+        }),
+        chart_links: [...document.querySelectorAll('#chart svg a')].map(
+            a => new URL(a.getAttribute('href'), document.baseURI).href),
+        table_links: [...document.querySelectorAll('#jobs tbody a')].map(a => a.href),
+        point_rows: document.querySelectorAll('#jobs tbody tr:not(.unknown)').length,
+        linked_rows: document.querySelectorAll('#jobs tbody tr:not(.unknown) td:first-child a').length,
+        missing_anchors: [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href'))
+            .filter(h => !document.getElementById(h.slice(1))),
+    })""")
+    if facts["scripts"]:
+        failures.append(f"{facts['scripts']} <script> elements")
+    if not facts["title"]:
+        failures.append("empty title")
+    if facts["svgs"] != 1 or not facts["markers"]:
+        failures.append(f"expected one chart with markers, found {facts['svgs']} SVGs, {len(facts['markers'])} markers")
+    if any(not m["linked"] or m["width"] <= 0 for m in facts["markers"]):
+        failures.append("a point marker is not drawn or not linked")
+    if facts["point_rows"] == 0 or facts["linked_rows"] != facts["point_rows"]:
+        failures.append(f"{facts['linked_rows']} of {facts['point_rows']} point rows link to a report")
+    for link in sorted(set(facts["chart_links"] + facts["table_links"])):
+        if link.startswith(url + "#"):
+            continue
+        target = pathlib.Path(urllib.parse.unquote(urllib.parse.urlparse(link).path))
+        if not link.startswith("file://") or not target.is_file():
+            failures.append(f"a link leads to no file: {link}")
+    if facts["missing_anchors"]:
+        failures.append(f"in-page links to nothing: {facts['missing_anchors'][:5]}")
+    screenshot(browser, os.path.join(screenshots, pathlib.Path(path).stem + ".png"))
+    return failures
+
+
 def check_page(browser, path, screenshots):
+    if "history" in pathlib.Path(path).stem:
+        return check_history_page(browser, path, screenshots)
     url = pathlib.Path(path).resolve().as_uri()
     failures = problems_on_page(browser, url)
     facts = browser.evaluate("""({
@@ -186,9 +242,7 @@ def check_page(browser, path, screenshots):
             return {bars: svg.querySelectorAll('rect').length, width: box.width, height: box.height,
                     drawn: [...svg.querySelectorAll('rect')].filter(r => r.getBoundingClientRect().width > 0).length};
         })})""")
-    if pathlib.Path(path).stem.startswith("hostile") and not browser.evaluate(
-            "document.body.innerText.includes('<script>alert(1)</script>')"):
-        failures.append("a hostile name is not shown as text")
+    failures += hostile_text_problems(browser, path)
     if facts["scripts"]:
         failures.append(f"{facts['scripts']} <script> elements")
     if not facts["title"] or facts["text"] < 200:

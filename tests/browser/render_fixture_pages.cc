@@ -1,14 +1,61 @@
 // Writes the HTML page of every renderer fixture into a folder, for the browser test:
 //   render_fixture_pages OUT_DIR
-// One file per fixture, named after it (report_alone.html, failed_check.html, ...).
+// One file per fixture, named after it (report_alone.html, failed_check.html, ...), and the
+// history pages (report/history_html.h) of fixture jobs: history.html (30 jobs) and
+// hostile_history.html, whose points link to report pages written beside them in
+// OUT_DIR/history_reports/<job id>.html, and history_large.html (10,000 jobs), whose points all
+// link to one report page there (large_point.html).
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "report/history_html.h"
 #include "report/html_renderer.h"
 #include "tests/fixtures/evidence_fixtures.h"
+#include "tests/fixtures/history_fixtures.h"
+
+namespace {
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (out.flush()) return true;
+  std::fprintf(stderr, "render_fixture_pages: cannot write %s\n", path.c_str());
+  return false;
+}
+
+// The history pages and the report pages their points link to.
+bool WriteHistoryPages(const std::string& dir) {
+  namespace f = torchscan::fixtures;
+  using torchscan::report::HistoryView;
+  const std::string reports = dir + "/history_reports";
+  if (mkdir(reports.c_str(), 0755) != 0) {
+    std::fprintf(stderr, "render_fixture_pages: cannot create %s\n", reports.c_str());
+    return false;
+  }
+  const torchscan::HtmlRenderer renderer;
+  const std::string report_page = renderer.Render(f::ReportAlone());
+  HistoryView small{"resnet18-cpu", "unix:/run/torchscan.sock", f::SyntheticHistory(30), {}};
+  small.report_href = [](const torchscan::v1::Job& job) { return "history_reports/" + job.id() + ".html"; };
+  HistoryView hostile = small;
+  hostile.name = "<script>alert(1)</script>";
+  hostile.jobs[0].mutable_spec()->set_revision("\"><script>alert(2)</script>");
+  hostile.jobs[1].mutable_summary()->set_model("<img src=http://192.0.2.1/x.png>");
+  for (const torchscan::v1::Job& job : small.jobs)
+    if (job.has_summary() && !WriteFile(reports + "/" + job.id() + ".html", report_page)) return false;
+  HistoryView large{"resnet18-cpu", "unix:/run/torchscan.sock", f::SyntheticHistory(10000), {}};
+  large.report_href = [](const torchscan::v1::Job&) { return std::string("history_reports/large_point.html"); };
+  return WriteFile(reports + "/large_point.html", report_page) &&
+         WriteFile(dir + "/history.html", torchscan::report::RenderHistoryHtml(small)) &&
+         WriteFile(dir + "/hostile_history.html", torchscan::report::RenderHistoryHtml(hostile)) &&
+         WriteFile(dir + "/history_large.html", torchscan::report::RenderHistoryHtml(large));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -18,10 +65,13 @@ int main(int argc, char** argv) {
   namespace f = torchscan::fixtures;
   // A comparison as torchscand stores it: with the job's own timeline (job_timeline) as well.
   torchscan::v1::Comparison daemon_job = f::PassedComparison();
-  *daemon_job.mutable_job_timeline() =
-      f::SpansTimeline({{"queue wait", 0, 0.5}, {"worker start", 0.5, 0.625}, {"LibTorch load", 0.625, 1.5},
-                        {"build baseline", 1.5, 1.75}, {"timing baseline", 1.75, 2.25}, {"check", 2.25, 2.5},
-                        {"write result", 2.5, 2.75}});
+  *daemon_job.mutable_job_timeline() = f::SpansTimeline({{"queue wait", 0, 0.5},
+                                                         {"worker start", 0.5, 0.625},
+                                                         {"LibTorch load", 0.625, 1.5},
+                                                         {"build baseline", 1.5, 1.75},
+                                                         {"timing baseline", 1.75, 2.25},
+                                                         {"check", 2.25, 2.5},
+                                                         {"write result", 2.5, 2.75}});
   daemon_job.mutable_job_timeline()->set_started_at("2024-05-02T10:00:29.000Z");
   const std::vector<std::pair<std::string, torchscan::Evidence>> pages = {
       {"report_alone", f::ReportAlone()},
@@ -37,13 +87,7 @@ int main(int argc, char** argv) {
   };
   const torchscan::HtmlRenderer renderer;
   for (const auto& [name, evidence] : pages) {
-    const std::string path = std::string(argv[1]) + "/" + name + ".html";
-    std::ofstream out(path, std::ios::binary);
-    out << renderer.Render(evidence);
-    if (!out.flush()) {
-      std::fprintf(stderr, "render_fixture_pages: cannot write %s\n", path.c_str());
-      return 1;
-    }
+    if (!WriteFile(std::string(argv[1]) + "/" + name + ".html", renderer.Render(evidence))) return 1;
   }
-  return 0;
+  return WriteHistoryPages(argv[1]) ? 0 : 1;
 }
