@@ -28,7 +28,7 @@ void GiveUp(const std::string& why) {
 }
 
 BenchmarkDaemon StartBenchmarkDaemon(const std::string& program, const std::string& daemon_path,
-                                     std::chrono::seconds give_up_after) {
+                                     std::chrono::seconds give_up_after, EmbeddedDaemonOptions options) {
   g_program = program;
   if (::access(daemon_path.c_str(), X_OK) != 0) {
     std::fprintf(stderr,
@@ -42,9 +42,7 @@ BenchmarkDaemon StartBenchmarkDaemon(const std::string& program, const std::stri
     GiveUp("not finished after " + std::to_string(give_up_after.count()) + " s");
   }).detach();
 
-  EmbeddedDaemonOptions options;
   options.daemon_path = daemon_path;
-  options.spare_worker = true;  // a resident daemon, as deployed
   absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> daemon = EmbeddedDaemon::Start(options);
   if (!daemon.ok()) GiveUp(std::string(daemon.status().message()));
   BenchmarkDaemon started;

@@ -14,8 +14,16 @@
 #include <string>
 
 #include "client/daemon_client.h"
+#include "client/embedded_daemon.h"
 
 namespace torchscan::benchmarks {
+
+// A resident daemon's options: a warm spare worker, as deployed.
+inline EmbeddedDaemonOptions ResidentDaemonOptions() {
+  EmbeddedDaemonOptions options;
+  options.spare_worker = true;
+  return options;
+}
 
 struct BenchmarkDaemon {
   int pid = 0;                           // torchscand's process id
@@ -28,8 +36,12 @@ struct BenchmarkDaemon {
 // When the daemon cannot start or does not answer within 30 s: gives up (below) with its
 // last stderr lines. Starts the watchdog: after `give_up_after` the program gives up with
 // "not finished after N s". `program` prefixes every message ("daemon_benchmark").
+// `options` (client/embedded_daemon.h; its daemon_path is replaced by `daemon_path`): by
+// default a resident daemon's, with a warm spare worker; prepare_state fills the state folder
+// before the daemon starts.
 BenchmarkDaemon StartBenchmarkDaemon(const std::string& program, const std::string& daemon_path,
-                                     std::chrono::seconds give_up_after);
+                                     std::chrono::seconds give_up_after,
+                                     EmbeddedDaemonOptions options = ResidentDaemonOptions());
 
 // Stops the daemon (SIGTERM, SIGKILL after 10 s) and removes its folder; reset the client
 // first. Does nothing when none runs.

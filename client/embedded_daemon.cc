@@ -73,8 +73,10 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
   daemon->address_ = absl::StrCat("unix:", daemon->directory_, "/", kStateSocketFile);
   daemon->process_ = std::make_unique<Process>();
   daemon->process_->stderr_path = absl::StrCat(daemon->directory_, "/", kPrivateDaemonLogFile);
-  std::vector<std::string> args = {"--state-dir", absl::StrCat(daemon->directory_, "/", kPrivateDaemonStateFolder),
-                                   "--listen", daemon->address_};
+  const std::string state_dir = absl::StrCat(daemon->directory_, "/", kPrivateDaemonStateFolder);
+  if (options.prepare_state)
+    if (absl::Status s = options.prepare_state(state_dir); !s.ok()) return s;
+  std::vector<std::string> args = {"--state-dir", state_dir, "--listen", daemon->address_};
   // A private daemon runs the user's own jobs as the user: as root it keeps root rather than
   // switching to "nobody", who could not reach binaries under /root.
   if (::geteuid() == 0) args.insert(args.end(), {"--worker-user", "root"});
