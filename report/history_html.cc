@@ -176,7 +176,7 @@ void ChartSection(const HistoryView& view, const HistoryRows& rows, std::string*
   const size_t stride = MarkerStride(rows.points.size());
   absl::StrAppend(out, "<figure>", ChartSvg(view, rows), "<figcaption>",
                   stride == 1 ? "One marker per point"
-                              : absl::StrCat("Markers for every ", stride, "th of the ",
+                              : absl::StrCat("One marker in ", stride, " of the ",
                                              FormatCount(static_cast<int64_t>(rows.points.size())),
                                              " points (the newest always); every point links from the table below"),
                   view.report_href ? ", each linking to its report" : "",

@@ -1,5 +1,6 @@
 #include "report/history_html.h"
 
+#include <cmath>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -13,14 +14,7 @@ namespace {
 namespace f = fixtures;
 
 HistoryView ThreePoints() {
-  HistoryView view;
-  view.name = "resnet18-cpu";
-  view.source = "unix:/run/torchscan.sock";
-  view.jobs = {f::ComparePointJob("job-c", "2026-01-03T09:30:00.000Z", "cccccccccccccccccccccccc", 160e-6,
-                                  f::MachineText("openblas"), "faster"),
-               f::NotPointJob("job-x", "xxxx", v1::Job::failed),
-               f::PointJob("job-b", "2026-01-02T00:00:00.000Z", "bbbb", 200e-6, f::MachineText("reference")),
-               f::PointJob("job-a", "2026-01-01T00:00:00.000Z", "aaaa", 100e-6, f::MachineText("reference"))};
+  HistoryView view = f::ThreePointView();
   view.report_href = [](const v1::Job& job) { return "reports/" + job.id() + ".html"; };
   return view;
 }
@@ -149,6 +143,19 @@ TEST(HistoryHtml, AxisLabelsShowTimesWhenNeighboursShareADate) {
   EXPECT_TRUE(absl::StrContains(RenderHistoryHtml(ThreePoints()), ">2026-01-03</text>"));
 }
 
+TEST(HistoryHtml, NonFiniteQuartilesDrawTheMedianAndWriteFiniteCoordinates) {
+  HistoryView view = ThreePoints();
+  view.jobs[0].mutable_summary()->mutable_latency()->set_q1_s(NAN);
+  view.jobs[2].mutable_summary()->mutable_latency()->set_q3_s(INFINITY);
+  view.jobs[2].mutable_summary()->mutable_latency()->set_iqr_s(INFINITY);
+  const std::string page = RenderHistoryHtml(view);
+  const std::string svg = page.substr(page.find("<svg"), page.find("</svg>") - page.find("<svg"));
+  EXPECT_FALSE(absl::StrContains(svg, "nan"));
+  EXPECT_FALSE(absl::StrContains(svg, "inf\""));
+  EXPECT_EQ(Count(svg, "<circle"), 3u);
+  EXPECT_TRUE(absl::StrContains(page, "<td class=\"n\">Infinity</td>"));
+}
+
 TEST(HistoryHtml, ManyPointsThinTheMarkersButTheTableLinksEveryPoint) {
   HistoryView view;
   view.name = "long";
@@ -173,7 +180,7 @@ TEST(HistoryHtml, ManyPointsThinTheMarkersButTheTableLinksEveryPoint) {
     ASSERT_EQ(table_links.count(job.id() + ".html"), 1u) << job.id();
   }
   EXPECT_EQ(table_links.size(), points);
-  EXPECT_TRUE(absl::StrContains(page, "Markers for every 18th of the 9,000 points"));
+  EXPECT_TRUE(absl::StrContains(page, "One marker in 18 of the 9,000 points (the newest always)"));
 }
 
 }  // namespace

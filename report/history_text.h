@@ -12,12 +12,16 @@
 //  - Table, newest first: job id, finished (date and time, UTC), revision (the first 12
 //    characters when longer, like a short git hash), model, median, IQR, the median's change
 //    against the previous (older) point in %, the comparison's label for compare jobs
-//    (Job.latency_change), and "*" in the machine column where the point's machine differs
-//    from the previous point's. Jobs that are not points (history_view.h) show their state
-//    instead of figures. `max_rows` > 0 lists only the newest max_rows jobs and says how many
-//    were left out; the sparkline and the machine changes still cover every point.
-//  - Machine changes, below the table: one line per change, oldest first, naming the two jobs
-//    and what differs (report/history_points.h MachineDifferences).
+//    (Job.latency_change), and "changed #k" in the machine column where the point's machine
+//    differs from the previous point's (k numbers the changes, oldest first). Jobs that are
+//    not points (history_view.h) show their state instead of figures. `max_rows` > 0 lists
+//    only the newest max_rows jobs and says how many were left out; the sparkline and the
+//    machine changes still cover every point.
+//  - Machine changes, below the table: one line per change, "#k OLDER_JOB -> NEWER_JOB: what
+//    differs" (report/history_points.h MachineDifferences: the "key=value; ..." machine texts
+//    compared key by key, or both texts whole when they are not in that form).
+// ASCII output (unicode = false) writes "us" for "µs" and the ASCII sparkline; user text is
+// passed through as it is (made terminal-safe, not transliterated).
 #pragma once
 
 #include <string>

@@ -12,19 +12,7 @@ namespace {
 
 namespace f = fixtures;
 
-// Three points (100, 200 then 160 µs; the machine's BLAS changes at the newest) and a failed
-// job between the last two, newest first.
-HistoryView ThreePoints() {
-  HistoryView view;
-  view.name = "resnet18-cpu";
-  view.source = "unix:/run/torchscan.sock";
-  view.jobs = {f::ComparePointJob("job-c", "2026-01-03T09:30:00.000Z", "cccccccccccccccccccccccc", 160e-6,
-                                  f::MachineText("openblas"), "faster"),
-               f::NotPointJob("job-x", "xxxx", v1::Job::failed),
-               f::PointJob("job-b", "2026-01-02T00:00:00.000Z", "bbbb", 200e-6, f::MachineText("reference")),
-               f::PointJob("job-a", "2026-01-01T00:00:00.000Z", "aaaa", 100e-6, f::MachineText("reference"))};
-  return view;
-}
+HistoryView ThreePoints() { return f::ThreePointView(); }
 
 std::string LineWith(const std::string& text, std::string_view needle) {
   for (absl::string_view line : absl::StrSplit(text, '\n'))
