@@ -421,11 +421,10 @@ std::vector<std::string> PageIds(const absl::StatusOr<v1::HistoryResponse>& page
   return ids;
 }
 
-v1::HistoryRequest HistoryOf(const std::string& name, int page_size, const std::string& token = "") {
+v1::HistoryRequest HistoryOf(const std::string& name, int page_size) {
   v1::HistoryRequest request;
   request.set_name(name);
   request.set_page_size(page_size);
-  request.set_page_token(token);
   return request;
 }
 
@@ -458,7 +457,9 @@ TEST(Daemon, HistoryPagesANamesJobsNewestFirstFilteredByState) {
   EXPECT_FALSE(first->jobs(0).has_timeline());  // GetJob has it
   EXPECT_TRUE(daemon->GetJob(Id(a[2]))->has_timeline());
   const std::string between = Submit(*daemon, "ok series=a");  // newer than every page given
-  absl::StatusOr<v1::HistoryResponse> second = daemon->History(HistoryOf("ok series=a", 2, first->next_page_token()));
+  v1::HistoryRequest next = HistoryOf("ok series=a", 2);
+  next.set_page_token(first->next_page_token());
+  absl::StatusOr<v1::HistoryResponse> second = daemon->History(next);
   EXPECT_EQ(PageIds(second), std::vector<std::string>{a[0]});
   EXPECT_EQ(second->next_page_token(), "");
   WaitFor(*daemon, between, v1::Job::succeeded);
@@ -482,7 +483,9 @@ TEST(Daemon, HistoryRefusesBadFieldsNamingThem) {
   refused(HistoryOf("", 0), "name");
   refused(HistoryOf("ok", -1), "page_size");
   refused(HistoryOf("ok", 1001), "page_size");
-  refused(HistoryOf("ok", 10, "bm90IGEgdG9rZW4"), "page_token");
+  v1::HistoryRequest garbage = HistoryOf("ok", 10);
+  garbage.set_page_token("bm90IGEgdG9rZW4");  // "not a token"
+  refused(garbage, "page_token");
 }
 
 TEST(Daemon, HistorySurvivesARestartAndOlderJobsGetTheirSummaryAtLoad) {

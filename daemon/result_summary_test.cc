@@ -42,14 +42,19 @@ TEST(SummaryOfResult, AMeasurementIsItsOneRun) {
 
 TEST(SummaryOfResult, AComparisonIsItsCandidateWithTheBaselinesMedianBeside) {
   v1::JobResult result;
-  *result.mutable_comparison()->mutable_before() = MadeRun("mlp.pt", 0.002, "/usr/lib/libopenblas.so.0");
-  *result.mutable_comparison()->mutable_after() = MadeRun("mlp_fused.pt", 0.001, "/opt/mkl/libmkl_rt.so");
+  v1::Comparison* c = result.mutable_comparison();
+  *c->mutable_before() = MadeRun("mlp.pt", 0.002, "/usr/lib/libopenblas.so.0");
+  *c->mutable_after() = MadeRun("mlp_fused.pt", 0.001, "/opt/mkl/libmkl_rt.so");
   const std::optional<v1::ResultSummary> summary = SummaryOfResult(result);
   ASSERT_TRUE(summary.has_value());
   EXPECT_EQ(summary->run(), "candidate");
+  // Each timing summary whole, the candidate's (after) as latency.
+  EXPECT_EQ(summary->latency().SerializeAsString(), c->after().timing().summary().SerializeAsString());
+  EXPECT_EQ(summary->baseline_latency().SerializeAsString(), c->before().timing().summary().SerializeAsString());
   EXPECT_EQ(summary->latency().median_s(), 0.001);
   EXPECT_EQ(summary->baseline_latency().median_s(), 0.002);
   EXPECT_EQ(summary->model(), "mlp_fused.pt");
+  EXPECT_EQ(summary->machine(), MachineKey(c->after().environment()));
   EXPECT_NE(summary->machine().find("blas=libmkl_rt.so"), std::string::npos);
 }
 
