@@ -40,19 +40,22 @@ HistoryPageSource PagesOf(DaemonClient& client) {
 }
 
 // Makes sure DIR/reports/<id>.json and .html hold job's evidence: reused when both are there
-// (loaded into `evidence` when it is not null), else fetched and written. Sets `fetched`.
-absl::Status EnsureReportFiles(DaemonClient& client, const v1::Job& job, const std::string& reports_dir,
+// and `refetch` is false (loaded into `evidence` when it is not null; a JSON file that no
+// longer loads is fetched again), else fetched and written. Sets `fetched`.
+absl::Status EnsureReportFiles(DaemonClient& client, const v1::Job& job, const std::string& reports_dir, bool refetch,
                                Evidence* evidence, bool* fetched) {
   if (!SafeFileName(job.id())) return absl::InvalidArgumentError("job id \"" + job.id() + "\" cannot name a file");
   const std::string stem = reports_dir + "/" + job.id();
-  *fetched = !(IsFile(stem + ".json") && IsFile(stem + ".html"));
-  if (!*fetched) {
+  if (!refetch && IsFile(stem + ".json") && IsFile(stem + ".html")) {
+    *fetched = false;
     if (evidence == nullptr) return absl::OkStatus();
     absl::StatusOr<Evidence> loaded = LoadEvidence(stem + ".json");
-    if (!loaded.ok()) return loaded.status();
-    *evidence = *std::move(loaded);
-    return absl::OkStatus();
+    if (loaded.ok()) {
+      *evidence = *std::move(loaded);
+      return absl::OkStatus();
+    }
   }
+  *fetched = true;
   absl::StatusOr<v1::JobResult> result = client.FetchResult(job.id());
   if (!result.ok()) return result.status();
   if (absl::Status s = WriteEvidenceFiles(*result, stem); !s.ok()) return s;
@@ -85,7 +88,7 @@ int CompareAgainst(const ClientContext& ctx, DaemonClient& client, const std::st
   for (int i = 0; i < 2; ++i) {
     Evidence evidence;
     bool fetched = false;
-    if (absl::Status s = EnsureReportFiles(client, *jobs[i], dir + "/reports", &evidence, &fetched); !s.ok())
+    if (absl::Status s = EnsureReportFiles(client, *jobs[i], dir + "/reports", false, &evidence, &fetched); !s.ok())
       return ReportError(absl::Status(s.code(), absl::StrCat("--against: job ", jobs[i]->id(), ": ", s.message())));
     absl::StatusOr<v1::BenchmarkReport> run = PointRun(evidence, jobs[i]->id());
     if (!run.ok()) return ReportError(run.status());
@@ -181,7 +184,7 @@ int HistoryCommand(const ClientContext& ctx, const HistoryOptions& options) {
   for (const v1::Job& job : view.jobs) {
     if (!report::IsHistoryPoint(job)) continue;
     bool fetched = false;
-    if (absl::Status s = EnsureReportFiles(client, job, dir + "/reports", nullptr, &fetched); !s.ok()) {
+    if (absl::Status s = EnsureReportFiles(client, job, dir + "/reports", options.force, nullptr, &fetched); !s.ok()) {
       std::fprintf(stderr, "torchscan-client: history: job %s is listed without its report: %s\n", job.id().c_str(),
                    std::string(s.message()).c_str());
       continue;

@@ -10,7 +10,8 @@
 //  - writes DIR/history.html (report/history_html.h) and, for each point, its evidence as
 //    DIR/reports/<job id>.json and .html (the report page the history page links to). A report
 //    page already there from an earlier run is reused, not fetched again: a finished job's
-//    result never changes (one folder per daemon: another daemon's job ids name other jobs).
+//    result never changes (one folder per daemon: another daemon's job ids name other jobs;
+//    `force` fetches every page again).
 //    DIR: --output, else DefaultHistoryFolder(NAME) (./torchscan-history-NAME).
 //  - with --against REV: compares the newest point with the newest point at revision REV
 //    (history_against.h) by the guide's rules, as compare-reports does (no output check:
@@ -44,7 +45,7 @@ struct HistoryOptions {
   std::vector<std::string> states;   // --state (repeatable); empty: every state
   int limit = kDefaultHistoryLimit;  // --limit: the newest N jobs; 0: every job
   std::string output_dir;            // --output; "": DefaultHistoryFolder(name)
-  bool force = false;                // --force
+  bool force = false;                // --force: replace files `history` did not write; fetch every report page again
   std::string against;               // --against REV; "": no comparison
 };
 

@@ -148,7 +148,9 @@ void AddHistoryCommand(CLI::App& app, CommandLine* cl) {
   cl->history->add_option("--output", o.output_dir,
                           "folder for history.html and reports/<job id>.html (default ./torchscan-history-NAME/; "
                           "a rerun reuses the report pages there)");
-  cl->history->add_flag("--force", o.force, "replace a history.html or comparison.json in a folder `history` did not write");
+  cl->history->add_flag("--force", o.force,
+                        "replace a history.html or comparison.json in a folder `history` did not write, and fetch "
+                        "every report page again");
   cl->history->add_option("--against", o.against,
                           "compare the newest result with the newest one at revision REV (--revision): "
                           "comparison.json and comparison.html in the folder");

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,9 @@ TEST_F(HistoryEndToEnd, HistoryHtmlLinksEachPointToItsReportAndLoadsOfflineInChr
   const CommandResult again = daemon_->Client({"history", "bench", "--output", dir});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_TRUE(absl::StrContains(again.err, "0 fetched, 3 reused")) << again.err;
+  const CommandResult forced = daemon_->Client({"history", "bench", "--output", dir, "--force"});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_TRUE(absl::StrContains(forced.err, "3 fetched, 0 reused")) << forced.err;
 
   const char* chromium_env = std::getenv("TORCHSCAN_TEST_CHROMIUM");
   const std::string chromium = chromium_env != nullptr ? chromium_env : "/usr/bin/chromium";
@@ -214,6 +218,13 @@ TEST_F(HistoryEndToEnd, BadInputIsExitTwoNamingWhatToFix) {
   const CommandResult gate = daemon_->Client({"history", "bench", "--fail-on", "slower"});
   EXPECT_EQ(gate.exit_code, kBadInput);
   EXPECT_TRUE(absl::StrContains(gate.err, "--fail-on: only with --against")) << gate.err;
+  // A folder `history` did not write keeps its evidence unless --force.
+  const std::string foreign = TempDir("foreign");
+  std::ofstream(foreign + "/comparison.json") << "{}";  // e.g. what `compare --output` left there
+  const CommandResult kept = daemon_->Client({"history", "bench", "--against", "r1", "--output", foreign});
+  EXPECT_EQ(kept.exit_code, kBadInput);
+  EXPECT_TRUE(absl::StrContains(kept.err, "--output: " + foreign + "/comparison.json already exists")) << kept.err;
+  EXPECT_FALSE(IsFile(foreign + "/history.html"));
   const CommandResult several =
       daemon_->Client({"--daemon", daemon_->address(), "history", "bench", "--output", TempDir("several")});
   EXPECT_EQ(several.exit_code, kBadInput);
