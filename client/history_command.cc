@@ -109,6 +109,50 @@ int CompareAgainst(const ClientContext& ctx, DaemonClient& client, const std::st
   return ResultExitCode(result, ctx.gate);
 }
 
+// The succeeded jobs of `name`, newest first, as far as the newest point at `revision` (all of
+// them when none is there): every job --against may need, not only the newest --limit.
+absl::StatusOr<std::vector<v1::Job>> SearchRevision(DaemonClient& client, const std::string& name,
+                                                    const std::string& revision) {
+  v1::HistoryRequest succeeded;
+  succeeded.set_name(name);
+  succeeded.add_states(v1::Job::succeeded);
+  absl::StatusOr<v1::HistoryResponse> found = ReadHistory(PagesOf(client), succeeded, 0, [&](const v1::Job& job) {
+    return report::IsHistoryPoint(job) && job.spec().revision() == revision;
+  });
+  if (!found.ok()) return found.status();
+  return std::vector<v1::Job>(found->jobs().begin(), found->jobs().end());
+}
+
+// Writes DIR/history.html of `view` (its report_href set here: the points whose report pages
+// DIR/reports/ holds, fetched or reused, collected in `linked`); says on stderr what it wrote.
+absl::Status WriteHistoryPage(DaemonClient& client, const std::string& dir, bool refetch, report::HistoryView* view,
+                              std::set<std::string>* linked) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/reports", ec);
+  if (ec) return absl::InvalidArgumentError("--output: cannot create " + dir + "/reports: " + ec.message());
+  int fetched_count = 0;
+  for (const v1::Job& job : view->jobs) {
+    if (!report::IsHistoryPoint(job)) continue;
+    bool fetched = false;
+    if (absl::Status s = EnsureReportFiles(client, job, dir + "/reports", refetch, nullptr, &fetched); !s.ok()) {
+      std::fprintf(stderr, "torchscan-client: history: job %s is listed without its report: %s\n", job.id().c_str(),
+                   std::string(s.message()).c_str());
+      continue;
+    }
+    linked->insert(job.id());
+    fetched_count += fetched ? 1 : 0;
+  }
+  view->report_href = [linked](const v1::Job& job) {
+    return linked->count(job.id()) > 0 ? "reports/" + job.id() + ".html" : std::string();
+  };
+  const std::string page = dir + "/" + HistoryPageFile();
+  if (absl::Status s = WriteFileAtomic(page, report::RenderHistoryHtml(*view)); !s.ok())
+    return absl::InvalidArgumentError("--output: " + std::string(s.message()));
+  std::fprintf(stderr, "wrote %s (%zu report pages in %s/reports: %d fetched, %zu reused)\n", page.c_str(),
+               linked->size(), dir.c_str(), fetched_count, linked->size() - fetched_count);
+  return absl::OkStatus();
+}
+
 int Validate(const HistoryOptions& options, v1::HistoryRequest* request) {
   if (options.name.empty())
     return ReportError(absl::InvalidArgumentError("history: NAME is empty; give the --label of the jobs to follow"));
@@ -153,54 +197,24 @@ int HistoryCommand(const ClientContext& ctx, const HistoryOptions& options) {
     std::fprintf(stderr, "torchscan-client: history: \"%s\" has jobs, but none in the --state given\n",
                  options.name.c_str());
   }
-  // --against is checked before any file is written: the newest point and REV's, searched in
-  // every succeeded job (not only the newest --limit), stopping at REV's.
+  // --against is checked before any file is written.
   std::vector<v1::Job> searched;
   AgainstPoints against;
   if (!options.against.empty()) {
-    v1::HistoryRequest succeeded;
-    succeeded.set_name(options.name);
-    succeeded.add_states(v1::Job::succeeded);
-    absl::StatusOr<v1::HistoryResponse> found =
-        ReadHistory(PagesOf(client), succeeded, 0, [&](const v1::Job& job) {
-          return report::IsHistoryPoint(job) && job.spec().revision() == options.against;
-        });
+    absl::StatusOr<std::vector<v1::Job>> found = SearchRevision(client, options.name, options.against);
     if (!found.ok()) return ReportError(found.status());
-    searched.assign(found->jobs().begin(), found->jobs().end());
+    searched = *std::move(found);
     absl::StatusOr<AgainstPoints> points = FindAgainstPoints(searched, options.name, options.against);
     if (!points.ok()) return ReportError(points.status());
     against = *points;
   }
 
-  std::error_code ec;
-  std::filesystem::create_directories(dir + "/reports", ec);
-  if (ec) return ReportError(absl::InvalidArgumentError("--output: cannot create " + dir + "/reports: " + ec.message()));
   report::HistoryView view;
   view.name = options.name;
   view.source = client.address();
   view.jobs.assign(history->jobs().begin(), history->jobs().end());
   std::set<std::string> linked;
-  int fetched_count = 0;
-  for (const v1::Job& job : view.jobs) {
-    if (!report::IsHistoryPoint(job)) continue;
-    bool fetched = false;
-    if (absl::Status s = EnsureReportFiles(client, job, dir + "/reports", options.force, nullptr, &fetched); !s.ok()) {
-      std::fprintf(stderr, "torchscan-client: history: job %s is listed without its report: %s\n", job.id().c_str(),
-                   std::string(s.message()).c_str());
-      continue;
-    }
-    linked.insert(job.id());
-    fetched_count += fetched ? 1 : 0;
-  }
-  view.report_href = [&linked](const v1::Job& job) {
-    return linked.count(job.id()) > 0 ? "reports/" + job.id() + ".html" : std::string();
-  };
-  const std::string page = dir + "/" + HistoryPageFile();
-  if (absl::Status s = WriteFileAtomic(page, report::RenderHistoryHtml(view)); !s.ok())
-    return ReportError(absl::InvalidArgumentError("--output: " + std::string(s.message())));
-  std::fprintf(stderr, "wrote %s (%zu report pages in %s/reports: %d fetched, %zu reused)\n", page.c_str(),
-               linked.size(), dir.c_str(), fetched_count, linked.size() - fetched_count);
-
+  if (absl::Status s = WriteHistoryPage(client, dir, options.force, &view, &linked); !s.ok()) return ReportError(s);
   if (!ctx.json) std::fputs(report::RenderHistoryText(view, ctx.unicode).c_str(), stdout);
   else if (options.against.empty()) std::printf("%s\n", ToJson(*history).c_str());
   if (options.against.empty()) return kExitOk;
