@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "io/file_io.h"
 
@@ -74,6 +75,15 @@ absl::Status ResolveClientContext(ClientContext* ctx) {
     }
   }
   return absl::OkStatus();
+}
+
+bool IsUtf8Locale(const char* lc_all, const char* lc_ctype, const char* lang) {
+  for (const char* value : {lc_all, lc_ctype, lang}) {
+    if (value == nullptr || *value == '\0') continue;
+    const std::string lower = absl::AsciiStrToLower(value);
+    return absl::StrContains(lower, "utf-8") || absl::StrContains(lower, "utf8");
+  }
+  return false;
 }
 
 absl::StatusOr<Connection> ConnectTo(const ClientContext& ctx, const std::string& address) {

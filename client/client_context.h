@@ -26,8 +26,14 @@ struct ClientContext {
   bool json = false;                 // --json: machine-readable output on stdout
   bool color = false;                // --color: ANSI colours in summaries
   bool terminal = false;             // stderr is a terminal: live progress line
+  bool unicode = false;              // the locale is UTF-8 (IsUtf8Locale): box and block characters
   GateOptions gate;                  // --fail-on / --gate-on of compare and compare-reports (verdict_gate.h)
 };
+
+// Whether text output may use non-ASCII characters (a sparkline's blocks): the locale that
+// sets the character type, the first non-empty of LC_ALL, LC_CTYPE and LANG (any may be
+// null), names UTF-8 ("C.UTF-8", "en_US.utf8"). None set: false (the C locale is ASCII).
+bool IsUtf8Locale(const char* lc_all, const char* lc_ctype, const char* lang);
 
 // Completes ctx after flag parsing. Daemons: --daemon and --daemons-file (together) win over
 // $TORCHSCAN_DAEMON (one address), which wins over the private daemon. Token: --token-file,

@@ -95,5 +95,13 @@ TEST(ConnectResident, WithoutADaemonSaysNoResidentDaemonWasGivenAndHowToGiveOne)
   EXPECT_NE(c.status().message().find("TORCHSCAN_DAEMON"), std::string::npos);
 }
 
+TEST(IsUtf8Locale, TheFirstLocaleSetDecides) {
+  EXPECT_TRUE(IsUtf8Locale(nullptr, nullptr, "C.UTF-8"));
+  EXPECT_TRUE(IsUtf8Locale("", "en_US.utf8", "C"));
+  EXPECT_FALSE(IsUtf8Locale("C", nullptr, "en_US.UTF-8"));  // LC_ALL wins over LANG
+  EXPECT_FALSE(IsUtf8Locale(nullptr, nullptr, nullptr));
+  EXPECT_FALSE(IsUtf8Locale("", "", "POSIX"));
+}
+
 }  // namespace
 }  // namespace torchscan

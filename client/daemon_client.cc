@@ -272,4 +272,8 @@ absl::StatusOr<v1::DaemonInfo> DaemonClient::Info() {
   return Unary(*stub_, &v1::TorchScan::Stub::Info, v1::InfoRequest(), "info", address_);
 }
 
+absl::StatusOr<v1::HistoryResponse> DaemonClient::History(const v1::HistoryRequest& request) {
+  return Unary(*stub_, &v1::TorchScan::Stub::History, request, "history", address_);
+}
+
 }  // namespace torchscan

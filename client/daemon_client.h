@@ -53,6 +53,9 @@ class DaemonClient {
   absl::StatusOr<v1::Job> Cancel(const std::string& id);
   absl::StatusOr<v1::JobResult> FetchResult(const std::string& id);
   absl::StatusOr<v1::DaemonInfo> Info();
+  // One page of a benchmark's history (the jobs labelled request.name, newest first); the
+  // daemon's InvalidArgument names the field it refuses (empty name, page_size, page_token).
+  absl::StatusOr<v1::HistoryResponse> History(const v1::HistoryRequest& request);
 
  private:
   struct Stub;

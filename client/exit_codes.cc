@@ -10,7 +10,7 @@ const std::vector<ExitCodeMeaning>& AllExitCodes() {
       {kExitJobFailed, "the job failed (workload error, worker crash, timeout, cancelled, interrupted)"},
       {kExitUnreachable, "no daemon reachable (or the private one did not start)"},
       {kExitRefused, "refused (a daemon limit, permissions, a token, or the unix socket's permissions)"},
-      {kExitGateFailed, "the verdict matched --fail-on (a CI gate on compare or compare-reports)"},
+      {kExitGateFailed, "the verdict matched --fail-on (a CI gate on compare, compare-reports or history --against)"},
       {kExitInterrupted, "interrupted by Ctrl-C or SIGTERM"},
   };
   return codes;

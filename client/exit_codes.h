@@ -10,7 +10,8 @@
 //   4    no daemon could be reached (or the private one did not start)
 //   5    refused: by the daemon (a limit such as the queue length or upload size,
 //        permissions, a token) or by the unix socket's permissions
-//   6    the verdict matched --fail-on (compare, compare-reports: a CI gate; client/verdict_gate.h)
+//   6    the verdict matched --fail-on (compare, compare-reports, history --against: a CI gate;
+//        client/verdict_gate.h)
 //   130  interrupted by Ctrl-C (SIGINT) or SIGTERM while the client waited
 #pragma once
 

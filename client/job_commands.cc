@@ -26,11 +26,6 @@
 namespace torchscan {
 namespace {
 
-Evidence ToEvidence(const v1::JobResult& result) {
-  if (result.has_comparison()) return Evidence(result.comparison());
-  return Evidence(result.report());
-}
-
 const google::protobuf::Message& Payload(const v1::JobResult& result) {
   if (result.has_comparison()) return result.comparison();
   if (result.has_calibration()) return result.calibration();
@@ -230,12 +225,22 @@ absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, 
     return absl::OkStatus();
   }
   const std::string stem = dir + "/" + (result.has_comparison() ? "comparison" : "report");
-  for (const auto& [path, text] : {std::pair{stem + ".json", ToJson(Payload(result))},
-                                   std::pair{stem + ".html", HtmlRenderer().Render(ToEvidence(result))}})
-    if (absl::Status s = WriteFileAtomic(path, text); !s.ok())
-      return absl::InvalidArgumentError("--output: " + std::string(s.message()));
+  if (absl::Status s = WriteEvidenceFiles(result, stem); !s.ok()) return s;
   *json_path = stem + ".json";
   return absl::OkStatus();
+}
+
+absl::Status WriteEvidenceFiles(const v1::JobResult& result, const std::string& stem) {
+  for (const auto& [path, text] : {std::pair{stem + ".json", ToJson(Payload(result))},
+                                   std::pair{stem + ".html", HtmlRenderer().Render(EvidenceOf(result))}})
+    if (absl::Status s = WriteFileAtomic(path, text); !s.ok())
+      return absl::InvalidArgumentError("--output: " + std::string(s.message()));
+  return absl::OkStatus();
+}
+
+Evidence EvidenceOf(const v1::JobResult& result) {
+  if (result.has_comparison()) return Evidence(result.comparison());
+  return Evidence(result.report());
 }
 
 std::string Summarize(const ClientContext& ctx, const v1::JobResult& result) {
@@ -243,7 +248,7 @@ std::string Summarize(const ClientContext& ctx, const v1::JobResult& result) {
   if (result.has_calibration()) return CalibrationSummary(result.calibration());
   TerminalOptions options;
   options.color = ctx.color;
-  return TerminalRenderer(options).Render(ToEvidence(result));
+  return TerminalRenderer(options).Render(EvidenceOf(result));
 }
 
 absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec, bool resident,

@@ -24,6 +24,7 @@
 
 #include "client/client_context.h"
 #include "proto/service.pb.h"
+#include "report/report_json.h"
 
 namespace torchscan {
 
@@ -57,6 +58,14 @@ void HandleInterruptedJob(DaemonClient& client, const v1::Job& job, bool cancel,
 // Writes `result` as <kind>.json and <kind>.html into `dir` (created if missing); fills
 // `json_path` with the JSON file written.
 absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, std::string* json_path);
+
+// Writes a report's or comparison's `result` as <stem>.json and its page <stem>.html (the
+// folder must exist); InvalidArgument naming --output when a file cannot be written.
+absl::Status WriteEvidenceFiles(const v1::JobResult& result, const std::string& stem);
+
+// The report or comparison of `result`, as the renderers take it (a calibration has none:
+// an empty report).
+Evidence EvidenceOf(const v1::JobResult& result);
 
 // Sets `out`'s json_path and, beside it, html_path (<kind>.json -> <kind>.html).
 void SetEvidencePaths(const std::string& json_path, v1::DaemonJobOutput* out);

@@ -56,15 +56,21 @@ int With(absl::StatusOr<Connection> c, Body body) {
 
 }  // namespace
 
+absl::StatusOr<v1::Job::State> ParseJobState(const std::string& text) {
+  v1::Job::State state;
+  if (!v1::Job::State_Parse(text, &state) || state == v1::Job::state_unspecified)
+    return absl::InvalidArgumentError("--state: \"" + text +
+                                      "\" is not one of queued, running, succeeded, failed, cancelled, interrupted");
+  return state;
+}
+
 int ListJobsCommand(const ClientContext& ctx, const std::string& state_filter, int limit) {
   v1::ListJobsRequest request;
   request.set_limit(limit);
   if (!state_filter.empty()) {
-    v1::Job::State state;
-    if (!v1::Job::State_Parse(state_filter, &state) || state == v1::Job::state_unspecified)
-      return ReportError(absl::InvalidArgumentError(
-          "--state: \"" + state_filter + "\" is not one of queued, running, succeeded, failed, cancelled, interrupted"));
-    request.add_states(state);
+    absl::StatusOr<v1::Job::State> state = ParseJobState(state_filter);
+    if (!state.ok()) return ReportError(state.status());
+    request.add_states(*state);
   }
   return With(ConnectResident(ctx, "jobs list"), [&](DaemonClient& client) {
     absl::StatusOr<v1::ListJobsResponse> jobs = client.ListJobs(request);

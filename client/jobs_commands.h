@@ -5,9 +5,15 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "client/client_context.h"
+#include "proto/service.pb.h"
 
 namespace torchscan {
+
+// A --state word: one of queued, running, succeeded, failed, cancelled, interrupted;
+// InvalidArgument naming --state and the words otherwise.
+absl::StatusOr<v1::Job::State> ParseJobState(const std::string& text);
 
 int ListJobsCommand(const ClientContext& ctx, const std::string& state_filter, int limit);
 int ShowJobCommand(const ClientContext& ctx, const std::string& id);

@@ -3,11 +3,14 @@
 // the command. Exit codes: client/exit_codes.h (also in --help).
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <CLI/CLI.hpp>
 
 #include "client/cli_suggestions.h"
 #include "client/client_context.h"
 #include "client/exit_codes.h"
+#include "client/history_command.h"
 #include "client/job_commands.h"
 #include "client/job_flags.h"
 #include "client/job_overrides.h"
@@ -45,7 +48,8 @@ struct CommandLine {
   CalibrateFlags calibrate_flags;
   CLI::App *info = nullptr, *measure = nullptr, *compare = nullptr, *example = nullptr, *calibrate = nullptr;
   CLI::App *list = nullptr, *show = nullptr, *cancel = nullptr, *watch = nullptr, *fetch = nullptr;
-  CLI::App *render = nullptr, *compare_reports = nullptr;
+  CLI::App *render = nullptr, *compare_reports = nullptr, *history = nullptr;
+  HistoryOptions history_options;
   std::string fail_on, gate_on = "label";  // --fail-on, --gate-on (compare, compare-reports)
   bool details = false;                     // render --details
 };
@@ -132,6 +136,27 @@ void AddJobsCommands(CLI::App& app, CommandLine* cl) {
   cl->fetch->add_flag("--force", cl->force, "replace the evidence an earlier run left in --output");
 }
 
+// history NAME: a benchmark's results over time, from a resident daemon.
+void AddHistoryCommand(CLI::App& app, CommandLine* cl) {
+  HistoryOptions& o = cl->history_options;
+  cl->history = app.add_subcommand(
+      "history", "a benchmark's results over time: the jobs labelled NAME on a resident daemon (--daemon or "
+                 "TORCHSCAN_DAEMON), as a table with a sparkline and history.html");
+  cl->history->add_option("name", o.name, "the benchmark's name: the jobs' --label")->required();
+  cl->history->add_option("--state", o.states, "only jobs in this state (repeatable; default: every state)");
+  cl->history->add_option("--limit", o.limit, "the newest N jobs; 0: every job")->capture_default_str();
+  cl->history->add_option("--output", o.output_dir,
+                          "folder for history.html and reports/<job id>.html (default ./torchscan-history-NAME/; "
+                          "a rerun reuses the report pages there)");
+  cl->history->add_flag("--force", o.force,
+                        "replace a history.html or comparison.json in a folder `history` did not write, and fetch "
+                        "every report page again");
+  cl->history->add_option("--against", o.against,
+                          "compare the newest result with the newest one at revision REV (--revision): "
+                          "comparison.json and comparison.html in the folder");
+  AddGateOptions(cl->history, cl);
+}
+
 // render and compare-reports: saved files, no daemon.
 void AddLocalCommands(CLI::App& app, CommandLine* cl) {
   cl->render = app.add_subcommand("render", "render a saved report or comparison (no daemon)");
@@ -189,7 +214,7 @@ int RunJobFromCommandLine(const ClientContext& ctx, CommandLine& cl) {
 
 int RunCommand(ClientContext& ctx, CommandLine& cl) {
   if (absl::Status s = ResolveClientContext(&ctx); !s.ok()) return ReportError(s);
-  if (*cl.compare || *cl.compare_reports) {
+  if (*cl.compare || *cl.compare_reports || *cl.history) {
     absl::StatusOr<FailOn> fail_on = ParseFailOn(cl.fail_on);
     if (!fail_on.ok()) return ReportError(fail_on.status());
     absl::StatusOr<GateOn> gate_on = ParseGateOn(cl.gate_on);
@@ -205,6 +230,7 @@ int RunCommand(ClientContext& ctx, CommandLine& cl) {
   if (*cl.fetch) return FetchJobCommand(ctx, cl.id, cl.output, cl.force);
   if (*cl.render) return RenderCommand(ctx, cl.input, cl.output, cl.format, cl.run, cl.details);
   if (*cl.compare_reports) return CompareReportsCommand(ctx, cl.before, cl.after, cl.output, cl.force);
+  if (*cl.history) return HistoryCommand(ctx, cl.history_options);
   return kExitBadInput;
 }
 
@@ -215,6 +241,7 @@ int main(int argc, char** argv) {
   using namespace torchscan;
   ClientContext ctx;
   ctx.terminal = ::isatty(STDERR_FILENO) == 1;
+  ctx.unicode = IsUtf8Locale(std::getenv("LC_ALL"), std::getenv("LC_CTYPE"), std::getenv("LANG"));
   CommandLine cl;
 
   CLI::App app{"torchscan-client: check an optimization of a PyTorch workload on real hardware"};
@@ -224,6 +251,7 @@ int main(int argc, char** argv) {
   cl.info = app.add_subcommand("info", "the daemon's hardware, software, devices and configuration");
   AddJobCommands(app, &cl);
   AddJobsCommands(app, &cl);
+  AddHistoryCommand(app, &cl);
   AddLocalCommands(app, &cl);
 
   try {

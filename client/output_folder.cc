@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace torchscan {
@@ -94,5 +95,14 @@ std::string DefaultOutputFolder(const std::string& job_id) {
   for (int n = 2; Exists(name); ++n) name = base + "-" + std::to_string(n);
   return name;
 }
+
+std::string DefaultHistoryFolder(const std::string& name) {
+  std::string safe = name.substr(0, 100);
+  for (char& c : safe)
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  return "./torchscan-history-" + safe;
+}
+
+std::string HistoryPageFile() { return "history.html"; }
 
 }  // namespace torchscan

@@ -37,4 +37,15 @@ absl::Status CheckCurrentFolderWritable();
 // taken (a private daemon numbers its jobs from job-000001 every time). Not created here.
 std::string DefaultOutputFolder(const std::string& job_id);
 
+// `history NAME` without --output: "./torchscan-history-<NAME>", the name's characters other
+// than ASCII letters, digits, '.', '_' and '-' each made '_', and cut to 100 characters (a name
+// is free text: "/" or ".." must not lead elsewhere). The same folder on every run, so that a
+// rerun reuses the report pages it holds.
+std::string DefaultHistoryFolder(const std::string& name);
+
+// The file `history` writes into its folder (beside reports/ and, with --against,
+// EvidenceFiles(true)): history.html. A folder holding it is a history folder that later runs
+// update in place.
+std::string HistoryPageFile();
+
 }  // namespace torchscan

@@ -105,5 +105,12 @@ TEST(DefaultOutputFolder, TorchscanJobIdNeverAnEarlierRunsFolder) {
   fs::current_path(previous);
 }
 
+TEST(DefaultHistoryFolder, TheNameMadeSafeForOneFolder) {
+  EXPECT_EQ(DefaultHistoryFolder("resnet18-batch_8.v2"), "./torchscan-history-resnet18-batch_8.v2");
+  EXPECT_EQ(DefaultHistoryFolder("../etc/x y"), "./torchscan-history-.._etc_x_y");
+  EXPECT_EQ(DefaultHistoryFolder("caf\xc3\xa9"), "./torchscan-history-caf__");
+  EXPECT_EQ(DefaultHistoryFolder(std::string(300, 'a')), "./torchscan-history-" + std::string(100, 'a'));
+}
+
 }  // namespace
 }  // namespace torchscan
