@@ -24,11 +24,13 @@ std::vector<std::string> PointRevisions(const std::vector<v1::Job>& jobs) {
   return revisions;
 }
 
-// A revision that starts with `revision` (a short hash for a long one), else a near spelling.
+// A revision that starts with `revision` (a short hash for a long one), else a near spelling
+// of a revision of four characters or more.
 std::string Suggestion(const std::vector<std::string>& revisions, const std::string& revision) {
   for (const std::string& r : revisions)
     if (absl::StartsWith(r, revision)) return r;
-  return NearestName(revision, revisions);
+  // NearestName allows two edits at least: any other revision of two or three characters.
+  return revision.size() < 4 ? "" : NearestName(revision, revisions);
 }
 
 }  // namespace

@@ -49,6 +49,9 @@ TEST(FindAgainstPoints, AnUnknownRevisionNamesTheFlagTheNameAndTheNewestRevision
                                  PointJob("job-1", "2026-01-01T00:00:00Z", "fedcba9876543210", 1e-4, "m")};
   absl::Status short_form = FindAgainstPoints(hashes, "bert", "fedcba98").status();
   EXPECT_NE(short_form.message().find("did you mean fedcba9876543210?"), std::string::npos) << short_form;
+  // Two edits turn any short revision into another: no near spelling is offered for one.
+  absl::Status tiny = FindAgainstPoints(hashes, "bert", "zz").status();
+  EXPECT_EQ(tiny.message().find("did you mean"), std::string::npos) << tiny;
 }
 
 TEST(FindAgainstPoints, ListsAtMostFiveRevisions) {

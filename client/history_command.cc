@@ -93,6 +93,9 @@ int CompareAgainst(const ClientContext& ctx, DaemonClient& client, const std::st
     absl::StatusOr<v1::BenchmarkReport> run = PointRun(evidence, jobs[i]->id());
     if (!run.ok()) return ReportError(run.status());
     runs[i] = *std::move(run);
+    // Named by what the reader chose them by, not "measurement" / "candidate".
+    runs[i].set_name(absl::StrCat("revision ", jobs[i]->spec().revision().empty() ? "none" : jobs[i]->spec().revision(),
+                                  " (", jobs[i]->id(), ")"));
   }
   v1::OutputCheck not_provided;
   not_provided.set_status(v1::OutputCheck::not_provided);

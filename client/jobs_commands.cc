@@ -39,6 +39,7 @@ void PrintJob(const ClientContext& ctx, const v1::Job& job) {
   }
   std::printf("%s\n", JobLine(job).c_str());
   if (!job.phase().empty() && job.state() == v1::Job::running) std::printf("  phase: %s\n", job.phase().c_str());
+  if (!job.spec().revision().empty()) std::printf("  revision: %s\n", job.spec().revision().c_str());
   if (!job.started_at().empty()) std::printf("  started: %s\n", job.started_at().c_str());
   if (!job.finished_at().empty()) std::printf("  finished: %s\n", job.finished_at().c_str());
   if (!job.worker().empty()) std::printf("  worker: %s\n", job.worker().c_str());

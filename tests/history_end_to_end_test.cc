@@ -102,6 +102,9 @@ TEST_F(HistoryEndToEnd, JsonHoldsTheThreeJobsNewestFirstWithRevisionsAndSummarie
   EXPECT_EQ(newest.jobs(1).id(), ids_[1]);
   EXPECT_NE(newest.next_page_token(), "");
   EXPECT_EQ(JsonHistory({"--state", "failed"}).jobs_size(), 0);
+  // `jobs show` names the revision too.
+  const CommandResult shown = daemon_->Client({"jobs", "show", ids_[0]});
+  EXPECT_TRUE(absl::StrContains(shown.out, "  revision: r3\n")) << shown.out;
 }
 
 TEST_F(HistoryEndToEnd, TheTerminalShowsThreeRowsAndTheSparklineOfTheirMedians) {
@@ -168,6 +171,8 @@ TEST_F(HistoryEndToEnd, AgainstARevisionComparesAndGatesOnTheLabelItGot) {
   EXPECT_EQ(comparison.output_check().status(), v1::OutputCheck::not_provided);
   EXPECT_TRUE(absl::StrContains(comparison.output_check().message(), ids_[2] + " (revision r1)"))
       << comparison.output_check().message();
+  EXPECT_EQ(comparison.before().name(), "revision r1 (" + ids_[2] + ")");
+  EXPECT_EQ(comparison.after().name(), "revision r3 (" + ids_[0] + ")");
   const std::string label = v1::Comparison::LatencyChange_Name(comparison.latency_change());
   ASSERT_FALSE(label.empty());
   // The same two runs give the same comparison, so each gate's exit follows that label.
