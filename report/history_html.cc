@@ -146,7 +146,7 @@ std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
   bool with_times = false;
   for (size_t k = 1; k < labelled.size(); ++k)
     with_times |= ShortDate(points[labelled[k]]->finished_at()) == ShortDate(points[labelled[k - 1]]->finished_at());
-  const std::string date_y = F(kTop + kPlotHeight + 16);
+  const std::string date_y = F(kTop + kPlotHeight + 16), revision_y = F(kTop + kPlotHeight + 30);
   for (size_t k = 0; k < labelled.size(); ++k) {
     const size_t i = labelled[k];
     const char* anchor = labelled.size() == 1       ? "middle"
@@ -157,10 +157,15 @@ std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
     absl::StrAppend(&out, "<text x=\"", F(c.X(i)), "\" y=\"", date_y, "\" text-anchor=\"", anchor,
                     "\" font-size=\"11\" fill=\"#57606a\">", E(with_times ? ShortTime(when) : ShortDate(when)),
                     "</text>");
+    // The revision under its date: what a reader looks for when a step shows.
+    if (!points[i]->spec().revision().empty())
+      absl::StrAppend(&out, "<text x=\"", F(c.X(i)), "\" y=\"", revision_y, "\" text-anchor=\"", anchor,
+                      "\" font-size=\"11\" font-family=\"monospace\" fill=\"#57606a\">",
+                      E(ShortRevision(points[i]->spec().revision())), "</text>");
   }
   absl::StrAppend(&out, "<text x=\"", F(kLeft + (kWidth - kLeft - kRight) / 2), "\" y=\"", F(kHeight - 12),
                   "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">points in order, oldest to newest "
-                  "(equal spacing; dates by finish)</text><text transform=\"translate(14 ",
+                  "(equal spacing; dates by finish, revisions below)</text><text transform=\"translate(14 ",
                   F(kTop + kPlotHeight / 2),
                   ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\" fill=\"#57606a\">median per call",
                   c.axis.from_zero ? "" : " (axis not from 0)", "</text></svg>");
