@@ -348,16 +348,6 @@ void Daemon::Shutdown(const std::string& reason) {
 // How often an idle executor looks at the spare worker (one that died is replaced).
 constexpr std::chrono::seconds kIdleSpareCheck(1);
 
-namespace {
-
-// RSS trials a job runs: one per run with rss (a comparison has two), else none.
-int RssTrialsOf(const v1::JobSpec& spec) {
-  if (!spec.options().rss()) return 0;
-  return spec.has_compare() ? 2 : spec.has_measure() ? 1 : 0;
-}
-
-}  // namespace
-
 void Daemon::ExecutorLoop() {
   bool after_job = false;
   int last_rss_trials = 0;  // of the job that ran last: the next spare prepares as many
