@@ -428,6 +428,13 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
     if (!spare) BeginPhase(job, "LibTorch load");
     changed_.notify_all();
   };
+  callbacks.on_rss_children = [&](int count) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = phases_.find(id); it != phases_.end()) {
+      it->second.RssChildrenStarted(count);
+      *jobs_.at(id).mutable_timeline() = it->second.Snapshot();
+    }
+  };
   callbacks.on_phase = [&](const std::string& phase) {
     spdlog::info("job {} phase {}", id, phase);
     std::lock_guard<std::mutex> lock(mu_);
