@@ -49,25 +49,6 @@ double StartedSinceBoot(pid_t pid) {
   return -1;
 }
 
-// The running job's worker pid, once the daemon has launched it (30 s at most; 0 if not).
-pid_t WorkerPidOf(const TestDaemon& d, const std::string& id) {
-  for (int i = 0; i < 3000; ++i) {
-    const v1::Job job = ShowJob(d, id);
-    if (job.worker_pid() != 0) return job.worker_pid();
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return 0;
-}
-
-// True once no process of group `pgid` is left (5 s at most).
-bool GroupGone(int pgid) {
-  for (int i = 0; i < 500; ++i) {
-    if (::kill(-pgid, 0) != 0 && errno == ESRCH) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
-
 const v1::MetricResult* PeakRss(const v1::BenchmarkReport& run) {
   for (const v1::MetricResult& m : run.totals())
     if (m.name() == "peak_rss_bytes") return &m;
