@@ -3,7 +3,8 @@
 // (daemon/worker_launcher.h, WorkerLaunch.rss_children), so that their LibTorch loads overlap
 // the worker's: the children are the worker's own (its children, in its process group), start
 // before its first progress line, have all ended before its first timed block, and die with
-// the job when it is cancelled while the worker still loads. A child killed before its trial
+// the job when it is cancelled, or killed past its wall time, while the worker still loads,
+// and with the worker when torchscand is killed (kill -9). A child killed before its trial
 // leaves the RSS figure unknown with the reason, not a hang. No timing verdict is asserted.
 #include <signal.h>
 #include <unistd.h>
@@ -121,6 +122,42 @@ TEST(ColdRssEndToEnd, CancelDuringTheLoadKillsTheRssChildren) {
   EXPECT_FALSE(AliveNotZombie(child));
   client.get();
   EXPECT_EQ(d.Client(kRssCompare).exit_code, 0);
+}
+
+// Past the job's wall time while the worker still loads: the job fails and its RSS children
+// are killed with the worker's process group.
+TEST(ColdRssEndToEnd, AWallTimeKillDuringTheLoadKillsTheRssChildren) {
+  TestDaemon d(TempDir("cold_rss_wall"), {"--no-spare-worker", "--job-wall-time", "0.3"});
+  std::future<CommandResult> client = InBackground(d, kRssCompare);
+  const v1::Job running = WaitForRunningJob(d);
+  const pid_t worker = running.worker_pid();
+  ASSERT_NE(worker, 0);
+  const pid_t child = WaitForChild(worker, "torchscan_rss_child", 30);
+  client.get();
+  const v1::Job failed = ShowJob(d, running.id());
+  EXPECT_EQ(failed.state(), v1::Job::failed);
+  EXPECT_TRUE(absl::StrContains(failed.error(), "exceeded job_wall_time_s 0.3")) << failed.error();
+  EXPECT_TRUE(GroupGone(worker));
+  if (child > 0) EXPECT_FALSE(AliveNotZombie(child));
+}
+
+// kill -9 of torchscand while the worker loads: the worker dies with it (its death signal),
+// and its RSS children with the worker's main thread; both end as the test's orphans.
+TEST(ColdRssEndToEnd, KillingTorchscandDuringTheLoadLeavesNoRssChild) {
+  TestDaemon d(TempDir("cold_rss_kill9"), {"--no-spare-worker"});
+  std::future<CommandResult> client = InBackground(d, kRssCompare);
+  const v1::Job running = WaitForRunningJob(d);
+  const pid_t worker = running.worker_pid();
+  ASSERT_NE(worker, 0);
+  const pid_t child = WaitForChild(worker, "torchscan_rss_child", 30);
+  ASSERT_GT(child, 0);
+  OrphanAdopter adopter;
+  d.Kill9();
+  const OrphanAdopter::End worker_end = OrphanAdopter::WaitForEnd(worker, 10);
+  const OrphanAdopter::End child_end = OrphanAdopter::WaitForEnd(child, 10);
+  EXPECT_EQ(worker_end.how, "killed by signal 9 (SIGKILL)") << "worker " << worker;
+  EXPECT_EQ(child_end.how, "killed by signal 9 (SIGKILL)") << "RSS child " << child;
+  client.get();
 }
 
 // An RSS child killed before the worker could hand it its trial: the job still succeeds, its
