@@ -371,16 +371,6 @@ void Daemon::Shutdown(const std::string& reason) {
 // How often an idle executor looks at the spare worker (one that died is replaced).
 constexpr std::chrono::seconds kIdleSpareCheck(1);
 
-namespace {
-
-// RSS trials a job runs: one per run with rss (a comparison has two), else none.
-int RssTrialsOf(const v1::JobSpec& spec) {
-  if (!spec.options().rss()) return 0;
-  return spec.has_compare() ? 2 : spec.has_measure() ? 1 : 0;
-}
-
-}  // namespace
-
 void Daemon::ExecutorLoop() {
   bool after_job = false;
   int last_rss_trials = 0;  // of the job that ran last: the next spare prepares as many
@@ -460,6 +450,13 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
     // its handoff phase goes on until its first line.
     if (!spare) BeginPhase(job, "LibTorch load");
     changed_.notify_all();
+  };
+  callbacks.on_rss_children = [&](int count) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = phases_.find(id); it != phases_.end()) {
+      it->second.RssChildrenStarted(count);
+      *jobs_.at(id).mutable_timeline() = it->second.Snapshot();
+    }
   };
   callbacks.on_phase = [&](const std::string& phase) {
     spdlog::info("job {} phase {}", id, phase);

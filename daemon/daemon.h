@@ -37,9 +37,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/phase_timeline.h"
 #include "daemon/caller.h"
 #include "daemon/history_index.h"
+#include "daemon/job_phases.h"
 #include "daemon/job_queue.h"
 #include "daemon/job_runner.h"
 #include "daemon/job_store.h"
@@ -140,7 +140,7 @@ class Daemon {
   std::condition_variable work_;             // a job was queued, or shutting down
   std::map<std::string, v1::Job> jobs_;      // by id (ids sort in submission order)
   HistoryIndex history_;                     // the ids of each label's jobs
-  std::map<std::string, PhaseTimeline> phases_;  // timelines of unfinished jobs, by id
+  std::map<std::string, JobPhases> phases_;  // timelines of unfinished jobs, by id
   std::set<std::string> unsaved_;            // ids whose latest record is not on disk
   JobQueue queue_;
   int64_t last_number_ = 0;

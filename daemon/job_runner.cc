@@ -13,6 +13,11 @@
 
 namespace torchscan::daemon {
 
+int RssTrialsOf(const v1::JobSpec& spec) {
+  if (!spec.options().rss()) return 0;
+  return spec.has_compare() ? 2 : spec.has_measure() ? 1 : 0;
+}
+
 JobRunOptions RunOptionsOf(const v1::DaemonConfig& config) {
   JobRunOptions options;
   options.worker_path = config.worker_path();
@@ -66,7 +71,11 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     outcome.error = absl::StrCat("could not give the job's folder to worker_user: ", std::strerror(errno));
     return outcome;
   }
-  const WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
+  WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
+  if (spare == nullptr && !options.rss_child_path.empty()) {
+    launch.rss_child_path = options.rss_child_path;
+    launch.rss_children = RssTrialsOf(spec);
+  }
 
   bool saw_line = false;
   auto on_line = [&](const std::string& text) {
@@ -79,7 +88,10 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   const WorkerOutcome worker =
       spare != nullptr
           ? spare->Run(launch, FormatHandoff({store.JobDir(id), store.StderrPath(id)}), on_line, control, callbacks.on_start)
-          : RunWorker(launch, on_line, control, callbacks.on_start);
+          : RunWorker(launch, on_line, control, [&](int pid) {
+              if (callbacks.on_start) callbacks.on_start(pid);
+              if (launch.rss_children > 0 && callbacks.on_rss_children) callbacks.on_rss_children(launch.rss_children);
+            });
   if (!worker.ok()) {
     outcome.killed = worker.kind == WorkerOutcome::Kind::kKilled;
     outcome.error = worker.reason;

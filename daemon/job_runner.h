@@ -28,6 +28,9 @@ struct JobRunOptions {
   int gid = -1;                // folder is then given to it (it writes its result there)
 };
 
+// RSS trials a job runs: one per run with rss (a comparison has two, a measurement one), else none.
+int RssTrialsOf(const v1::JobSpec& spec);
+
 // Config must be valid; worker_user (set only when torchscand is root) becomes uid/gid.
 JobRunOptions RunOptionsOf(const v1::DaemonConfig& config);
 
@@ -41,6 +44,8 @@ struct JobRunCallbacks {
   std::function<void(int pid)> on_start;
   std::function<void(const std::string& phase)> on_phase;
   std::function<void(int64_t blocks_done)> on_blocks;
+  // Right after on_start, when a fresh worker was launched with `count` RSS children.
+  std::function<void(int count)> on_rss_children;
 };
 
 struct JobRunOutcome {
@@ -62,7 +67,10 @@ struct JobRunOutcome {
 // of any kind, exit 0 without a valid result.json) come back as state failed with the reason
 // in `error`; a result the worker could not write adds the state_dir's free bytes.
 // `spare`, when given (ready: SpareWorker::Wait), runs the job instead of a fresh worker
-// (launched with the same `options`); it is used up either way.
+// (launched with the same `options`); it is used up either way (its own waiting RSS children
+// take the job's trials). A fresh worker of a job with rss is launched together with its
+// RSS children (WorkerLaunch.rss_children: RssTrialsOf(spec), when options.rss_child_path
+// is set), so that their LibTorch loads overlap its own instead of following it.
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
                      WorkerControl* control, const JobRunCallbacks& callbacks, SpareWorker* spare = nullptr);
 

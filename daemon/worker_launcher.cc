@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <grp.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -192,6 +193,13 @@ struct WorkerDescriptors {
   int job_fd = -1;    // a spare's job socket, the end written here; -1 for a job's worker
 };
 
+// One RSS child started with the worker (WorkerLaunch.rss_children).
+struct RssChildDescriptors {
+  int worker_fd = -1;  // the worker's end of the socket (inherited by it)
+  int child_fd = -1;   // the child's end: its stdin and stdout
+  int err_fd = -1;     // an anonymous file (memfd): the child's stderr, read by the worker
+};
+
 void CloseAll(std::initializer_list<int> fds) {
   for (int fd : fds)
     if (fd >= 0) ::close(fd);
@@ -229,12 +237,47 @@ bool OpenDescriptors(const WorkerLaunch& launch, bool job_socket, WorkerDescript
   return true;
 }
 
+// The descriptors of launch.rss_children RSS children (close-on-exec here: the worker's
+// process keeps what it needs, ChildSetup::StartRssChildren); false with `reason` set when
+// any fails (then nothing is left open).
+bool OpenRssChildDescriptors(const WorkerLaunch& launch, std::vector<RssChildDescriptors>* children,
+                             std::string* reason) {
+  for (int i = 0; i < launch.rss_children; ++i) {
+    int pair[2] = {-1, -1};
+    RssChildDescriptors c;
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0) {
+      c.worker_fd = pair[0];
+      c.child_fd = pair[1];
+      c.err_fd = ::memfd_create("torchscan_rss_child stderr", MFD_CLOEXEC);
+    }
+    if (c.err_fd < 0) {
+      *reason = absl::StrCat("cannot start worker: the descriptors of its RSS children: ", std::strerror(errno));
+      CloseAll({c.worker_fd, c.child_fd});
+      for (const RssChildDescriptors& open : *children) CloseAll({open.worker_fd, open.child_fd, open.err_fd});
+      children->clear();
+      return false;
+    }
+    children->push_back(c);
+  }
+  return true;
+}
+
+// `launch` with "--rss-waiting SOCKET_FD:STDERR_FD" per RSS child after its args.
+WorkerLaunch WithRssChildArgs(WorkerLaunch launch, const std::vector<RssChildDescriptors>& children) {
+  for (const RssChildDescriptors& c : children)
+    launch.args.insert(launch.args.end(), {"--rss-waiting", FormatRssWaitingFds({c.worker_fd, c.err_fd})});
+  return launch;
+}
+
 // What the forked child does before exec (worker_launcher.h), in that order. Everything it
 // needs is prepared here, in the launcher: after fork only system calls run.
 class ChildSetup {
  public:
-  ChildSetup(const WorkerLaunch& launch, const WorkerDescriptors& fds)
+  ChildSetup(const WorkerLaunch& launch, const WorkerDescriptors& fds,
+             const std::vector<RssChildDescriptors>& rss_children = {})
       : launch_(launch),
+        rss_children_(rss_children),
+        rss_child_argv_{const_cast<char*>(launch.rss_child_path.c_str()), const_cast<char*>("--wait"), nullptr},
         out_fd_(fds.write_fd),
         err_fd_(fds.err_fd),
         in_fd_(fds.in_fd),
@@ -277,10 +320,48 @@ class ChildSetup {
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
     // A launcher that died before prctl took effect sent no signal: the child has a new parent.
     if (::getppid() != launcher_) ChildFail("torchscan launcher: torchscand ended while the worker was starting\n");
+    StartRssChildren();
   }
 
  private:
+  // Forks each RSS child from this process (which becomes the worker: they are its children),
+  // with everything above already applied, and tells the worker its pid on its socket.
+  // vfork: no fork handlers run in this copy of a multi-threaded daemon, and the child only
+  // redirects, arranges to die with its parent and execs.
+  void StartRssChildren() const {
+    const pid_t self = ::getpid();
+    for (const RssChildDescriptors& c : rss_children_) {
+      const pid_t pid = ::vfork();
+      if (pid == 0) {
+        if (::dup2(c.child_fd, STDIN_FILENO) < 0 || ::dup2(c.child_fd, STDOUT_FILENO) < 0 ||
+            ::dup2(c.err_fd, STDERR_FILENO) < 0)
+          ::_exit(kWorkerLaunchSetupFailed);
+        if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != self) ::_exit(kWorkerLaunchSetupFailed);
+        ::execv(rss_child_argv_[0], rss_child_argv_);
+        static constexpr char kNoExec[] = "torchscan launcher: cannot execute the RSS child (rss_child_path)\n";
+        (void)!::write(STDERR_FILENO, kNoExec, sizeof(kNoExec) - 1);
+        ::_exit(127);
+      }
+      // Its pid in decimal, then a newline (0: not forked); async-signal-safe formatting.
+      char digits[24];
+      char* at = digits + sizeof(digits);
+      *--at = '\n';
+      unsigned long value = pid > 0 ? static_cast<unsigned long>(pid) : 0;
+      do {
+        *--at = static_cast<char>('0' + value % 10);
+        value /= 10;
+      } while (value != 0);
+      (void)!::write(c.child_fd, at, static_cast<size_t>(digits + sizeof(digits) - at));
+    }
+    // Only now, so that no child inherited them: the worker keeps its ends past exec.
+    for (const RssChildDescriptors& c : rss_children_)
+      if (::fcntl(c.worker_fd, F_SETFD, 0) != 0 || ::fcntl(c.err_fd, F_SETFD, 0) != 0)
+        ChildFail("torchscan launcher: cannot pass the RSS children's descriptors to the worker\n");
+  }
+
   const WorkerLaunch& launch_;
+  const std::vector<RssChildDescriptors> rss_children_;
+  char* const rss_child_argv_[3];
   const int out_fd_;
   const int err_fd_;
   const int in_fd_;
@@ -427,11 +508,17 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
   }
   WorkerDescriptors fds;
   if (!OpenDescriptors(launch, /*job_socket=*/false, &fds, &out.reason)) return out;
-  const ChildSetup setup(launch, fds);
+  std::vector<RssChildDescriptors> rss_children;
+  if (!OpenRssChildDescriptors(launch, &rss_children, &out.reason)) {
+    CloseAll({fds.read_fd, fds.write_fd, fds.err_fd, fds.in_fd});
+    return out;
+  }
+  const ChildSetup setup(launch, fds, rss_children);
   bp::child child;
-  const bool started = Spawn(launch, setup, &child, &out.reason);
+  const bool started = Spawn(WithRssChildArgs(launch, rss_children), setup, &child, &out.reason);
   // The child's ends: end of file on the pipe must come from the worker's side.
   CloseAll({fds.write_fd, fds.err_fd, fds.in_fd});
+  for (const RssChildDescriptors& c : rss_children) CloseAll({c.worker_fd, c.child_fd, c.err_fd});
   if (!started) {
     ::close(fds.read_fd);
     out.wall_s = SecondsSince(start);

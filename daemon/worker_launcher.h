@@ -49,6 +49,17 @@ struct WorkerLaunch {
   // reaped here, and what it started is left to the owner of the group. For a worker's own
   // fresh copies (a calibration's pairs, worker/calibration_job.h).
   bool own_process_group = true;
+  // RSS children started with the worker (RunWorker only: a cold worker of a job with rss),
+  // so that their LibTorch loads overlap the worker's instead of following it: after the set-up
+  // above, before the worker's exec, its process forks (vfork) `rss_children` times
+  // `rss_child_path --wait`; the worker gets "--rss-waiting SOCKET_FD:STDERR_FD" per child
+  // after `args` (worker/worker_protocol.h). Each child is the worker's own: its process
+  // group, user, limits and CPU set, it dies with the worker's main thread (PR_SET_PDEATHSIG)
+  // and with the group, killed and awaited here. A child whose exec fails exits 127 (the
+  // worker reports it as the RSS figure's reason); one that cannot be forked is pid 0 to the
+  // worker. 0: none.
+  std::string rss_child_path;
+  int rss_children = 0;
 };
 
 // Lets another thread stop a running worker. Thread-safe.

@@ -1,6 +1,7 @@
 #include "passes/peak_rss.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -23,6 +24,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "passes/rss_protocol.h"
@@ -82,14 +84,15 @@ std::string Scope(int64_t calls, int64_t intra_op_threads, int64_t inter_op_thre
                       intra_op_threads, " intra-op and ", inter_op_threads, " inter-op threads; no profiling");
 }
 
-// Why `options` cannot run `child_path`; "" when they can.
-std::string CheckOptions(const std::string& child_path, const RssTrialOptions& options) {
+// Why `options` cannot run `child_path`; "" when they can. `check_path` false: the child
+// runs already (adopted), its path is not ours to check.
+std::string CheckOptions(const std::string& child_path, const RssTrialOptions& options, bool check_path = true) {
   if (options.calls < 1) return absl::StrCat("calls is ", options.calls, "; the child must complete at least 1 call");
   if (options.intra_op_threads < 0 || options.inter_op_threads < 0)
     return "thread counts must be >= 0 (0 keeps LibTorch's default)";
   if (!(options.timeout_s > 0))
     return absl::StrCat("timeout_s is ", options.timeout_s, "; give a positive timeout");
-  if (child_path.empty() || ::access(child_path.c_str(), X_OK) != 0) {
+  if (check_path && (child_path.empty() || ::access(child_path.c_str(), X_OK) != 0)) {
     return absl::StrCat("RSS child '", child_path, "' is missing or not executable (",
                         child_path.empty() ? "empty path" : std::strerror(errno),
                         "); build //passes:torchscan_rss_child and pass its path");
@@ -230,15 +233,70 @@ std::string CheckChildRan(const RssChildResult& result, const RssTrialOptions& o
   return "";
 }
 
+// Everything in file `fd` from its start (an adopted child's stderr); "" when unreadable.
+std::string ReadWhole(int fd) {
+  std::string text;
+  char chunk[4096];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, chunk, sizeof(chunk), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return text;
+    text.append(chunk, static_cast<size_t>(n));
+    at += n;
+  }
+}
+
+// What is queued on socket `fd` up to end of file, without blocking: an adopted child that
+// has exited wrote all it will.
+std::string ReadQueued(int fd) {
+  std::string text;
+  char chunk[4096];
+  while (true) {
+    const ssize_t n = ::recv(fd, chunk, sizeof(chunk), MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return text;
+    text.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+// The pid line an adopted child's socket starts with (worker_protocol.h: written before this
+// process's exec, so it is there at once); 0 when it is missing, malformed or says 0.
+pid_t ReadPidLine(int fd) {
+  std::string line;
+  char c = 0;
+  while (line.size() < 32) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0) return 0;
+    const ssize_t n = ::recv(fd, &c, 1, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    if (c == '\n') break;
+    line.push_back(c);
+  }
+  int pid = 0;
+  return absl::SimpleAtoi(line, &pid) && pid > 0 ? static_cast<pid_t>(pid) : 0;
+}
+
 }  // namespace
 
 struct RssTrial::State {
   ~State() {
     if (trial_fd >= 0) ::close(trial_fd);
+    if (err_fd >= 0) ::close(err_fd);
   }
+  // The child's stdout and stderr, read once it has ended: from the files, or an adopted
+  // child's socket and stderr file.
+  std::string Out() const { return adopted ? ReadQueued(trial_fd) : ReadFile(paths.out).value_or(""); }
+  std::string Err() const { return adopted ? ReadWhole(err_fd) : ReadFile(paths.err).value_or(""); }
+
   std::string child_path;
-  int trial_fd = -1;        // a waiting child's stdin (our end of a socket pair), until Start
+  // A waiting child's stdin (our end of a socket pair), until Start; an adopted child's until
+  // the trial ends (its stdout too).
+  int trial_fd = -1;
+  bool adopted = false;     // AdoptWaiting: not forked here; err_fd is its stderr
+  int err_fd = -1;
   bool started = true;      // false for a waiting child until Start
+  bool not_given = false;   // a waiting child that had ended before Start could hand it its trial
   RssTrialOptions options;
   std::string early_error;  // why there is no child: bad options, files, launch
   TempFiles files;
@@ -300,6 +358,24 @@ RssTrial RssTrial::LaunchWaiting(const std::string& child_path) {
   return trial;
 }
 
+RssTrial RssTrial::AdoptWaiting(int socket_fd, int stderr_fd) {
+  RssTrial trial = Begin("", RssTrialOptions(), /*started=*/false);
+  State& s = *trial.state_;
+  s.early_error.clear();  // no path: the child runs already
+  s.adopted = true;
+  s.trial_fd = socket_fd;
+  s.err_fd = stderr_fd;
+  for (int fd : {socket_fd, stderr_fd}) ::fcntl(fd, F_SETFD, FD_CLOEXEC);  // no later child inherits them
+  pid_t pid = ReadPidLine(socket_fd);
+  if (pid > 0) {
+    s.child = std::make_unique<bp::child>(pid);
+  } else {
+    s.early_error = absl::StrCat("the RSS child started with this worker could not be forked; its stderr: ",
+                                 Tail(ReadWhole(stderr_fd)));
+  }
+  return trial;
+}
+
 bool RssTrial::waiting() const { return state_ && !state_->started; }
 
 void RssTrial::Start(const torchscan::v1::WorkloadSpec& spec, const RssTrialOptions& options) {
@@ -309,7 +385,7 @@ void RssTrial::Start(const torchscan::v1::WorkloadSpec& spec, const RssTrialOpti
   s.options = options;
   s.start = Clock::now();
   if (!s.early_error.empty()) return;
-  s.early_error = CheckOptions(s.child_path, options);
+  s.early_error = CheckOptions(s.child_path, options, /*check_path=*/!s.adopted);
   std::string serialized;
   if (s.early_error.empty() && !spec.SerializeToString(&serialized))
     s.early_error = "the WorkloadSpec could not be serialized";
@@ -318,11 +394,23 @@ void RssTrial::Start(const torchscan::v1::WorkloadSpec& spec, const RssTrialOpti
   if (s.early_error.empty()) {
     // MSG_NOSIGNAL: a waiting child that already died must not take this process with SIGPIPE.
     const std::string line = absl::StrJoin(TrialWords(s.paths.spec, options), " ") + "\n";
-    if (::send(s.trial_fd, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size()))
-      s.early_error = absl::StrCat("the waiting RSS child could not be given its trial: ", std::strerror(errno));
+    if (::send(s.trial_fd, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) {
+      const int send_error = errno;
+      // Its end is closed: it has ended (or is ending), and Await says how; it waits for a
+      // process that is gone, not a hang. Any other error kills it, with the send's error.
+      if (s.child && (send_error == EPIPE || send_error == ECONNRESET))
+        s.not_given = true;
+      else
+        s.early_error = absl::StrCat("the waiting RSS child could not be given its trial: ", std::strerror(send_error));
+    }
   }
-  ::close(s.trial_fd);
-  s.trial_fd = -1;
+  // End of file after the line; an adopted child's result comes back on the same socket.
+  if (s.adopted) {
+    ::shutdown(s.trial_fd, SHUT_WR);
+  } else {
+    ::close(s.trial_fd);
+    s.trial_fd = -1;
+  }
   if (!s.early_error.empty() && s.child) {
     std::error_code ignored;
     s.child->terminate(ignored);
@@ -359,10 +447,14 @@ torchscan::v1::MetricResult RssTrial::Await(RssTrialInfo* info) {
   }
   if (!s.early_error.empty()) return unknown(s.early_error);
   const ChildEnd end = AwaitChild(*s.child, options, s.start, trial);
-  trial.stderr_tail = Tail(ReadFile(s.paths.err).value_or(""));
-  if (std::string why = DescribeEnd(end, options.timeout_s, trial); !why.empty()) return unknown(why);
+  trial.stderr_tail = Tail(s.Err());
+  std::string why = DescribeEnd(end, options.timeout_s, trial);
+  if (s.not_given)
+    return unknown(absl::StrCat("the waiting RSS child ended before it was given its trial: ",
+                                why.empty() ? "it exited with status 0" : why));
+  if (!why.empty()) return unknown(why);
 
-  const std::string out = ReadFile(s.paths.out).value_or("");
+  const std::string out = s.Out();
   const std::optional<RssChildResult> result = ParseRssChildOutput(out);
   if (!result) return unknown(NoResultLine(out));
   metric.set_scope(Scope(result->calls, result->intra_op_threads, result->inter_op_threads));

@@ -67,9 +67,18 @@ class RssTrial {
   // A child started before its trial is known (a warm spare worker's): forked now, it loads
   // LibTorch and waits (torchscan_rss_child --wait). Start hands it its trial; options.
   // timeout_s counts from Start. A child that cannot start, or died while it waited, gives
-  // the reason at Await, as a failed Launch does.
+  // the reason at Await, as a failed Launch does ("the waiting RSS child ended before it was
+  // given its trial: RSS child was killed by signal 9 ...").
   static RssTrial LaunchWaiting(const std::string& child_path);
-  bool waiting() const;  // launched by LaunchWaiting and not yet started
+  // A waiting child that this process did not fork itself but inherited (a cold worker's:
+  // the launcher forked it in this process before exec, worker/worker_protocol.h
+  // --rss-waiting): `socket_fd` is its stdin and stdout, and holds first its pid line, then,
+  // after Start, its result line, read from there instead of a file; `stderr_fd` is its
+  // stderr. Takes both fds (closed when the trial ends). It is this process's child (Await
+  // reaps it) and dies with this process's main thread. A missing pid line (pid 0, nothing
+  // within 5 s) gives the reason at Await, as a failed Launch does.
+  static RssTrial AdoptWaiting(int socket_fd, int stderr_fd);
+  bool waiting() const;  // launched by LaunchWaiting or adopted, and not yet started
   void Start(const torchscan::v1::WorkloadSpec& spec, const RssTrialOptions& options = RssTrialOptions());
   torchscan::v1::MetricResult Await(RssTrialInfo* info = nullptr);
 

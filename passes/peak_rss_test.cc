@@ -1,5 +1,9 @@
 #include "passes/peak_rss.h"
 
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -68,6 +72,16 @@ void ExpectUnknown(const torchscan::v1::MetricResult& m, const std::string& reas
   EXPECT_EQ(m.method(), "VmHWM of a fresh child process");
 }
 
+// A complete figure of the linear model's trial of 100 calls with 1 and 1 threads.
+void ExpectLinearPeak(const torchscan::v1::MetricResult& m) {
+  ASSERT_TRUE(m.has_value()) << m.DebugString();
+  EXPECT_TRUE(m.complete());
+  EXPECT_EQ(m.scope(),
+            "process start-up + model/input construction + 100 completed calls with 1 intra-op and 1 inter-op "
+            "threads; no profiling");
+  EXPECT_GT(m.value(), 10.0 * (1 << 20));  // LibTorch alone maps tens of MiB
+}
+
 class FakeChildMode {
  public:
   explicit FakeChildMode(const char* mode) { setenv("FAKE_RSS_CHILD_MODE", mode, 1); }
@@ -96,13 +110,7 @@ TEST(RssTrial, WaitingChildGivenItsTrialReportsThePeak) {
   EXPECT_TRUE(trial.waiting());
   trial.Start(LinearSpec(), Trial(100, 120));
   EXPECT_FALSE(trial.waiting());
-  const auto m = trial.Await();
-  ASSERT_TRUE(m.has_value()) << m.DebugString();
-  EXPECT_TRUE(m.complete());
-  EXPECT_EQ(m.scope(),
-            "process start-up + model/input construction + 100 completed calls with 1 intra-op and 1 inter-op "
-            "threads; no profiling");
-  EXPECT_GT(m.value(), 10.0 * (1 << 20));
+  ExpectLinearPeak(trial.Await());
 }
 
 TEST(RssTrial, WaitingChildNeverGivenATrialIsUnknown) {
@@ -128,6 +136,70 @@ TEST(RssTrial, WaitingChildOfAMissingBinaryIsUnknown) {
   RssTrial trial = RssTrial::LaunchWaiting("/nonexistent/torchscan_rss_child");
   trial.Start(LinearSpec(), Trial(10, 60));
   ExpectUnknown(trial.Await(), "missing or not executable");
+}
+
+// What torchscand's launcher does for a cold worker (daemon/worker_launcher.h, WorkerLaunch.
+// rss_children), with this test as the worker: forks `child --wait` with a socket as its stdin
+// and stdout and an anonymous file as its stderr, writes its pid line (`pid_line`, else the
+// pid) into the socket, and adopts it.
+RssTrial AdoptChild(const char* child, const std::string& pid_line = "") {
+  int pair[2];
+  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+  const int err = ::memfd_create("rss child stderr", MFD_CLOEXEC);
+  EXPECT_GE(err, 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pair[1], STDIN_FILENO);
+    ::dup2(pair[1], STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    ::execl(child, child, "--wait", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const std::string line = (pid_line.empty() ? std::to_string(pid) : pid_line) + "\n";
+  EXPECT_EQ(::write(pair[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  ::close(pair[1]);
+  return RssTrial::AdoptWaiting(pair[0], err);
+}
+
+// A child the launcher forked in this process before its exec (a cold worker's) reports what
+// a launched one does, its result read from its socket.
+TEST(RssTrial, AdoptedChildGivenItsTrialReportsThePeak) {
+  RssTrial trial = AdoptChild(kChild);
+  EXPECT_TRUE(trial.waiting());
+  trial.Start(LinearSpec(), Trial(100, 120));
+  RssTrialInfo info;
+  ExpectLinearPeak(trial.Await(&info));
+  EXPECT_EQ(info.exit_code, 0);
+}
+
+// An adopted child that ended before its trial: a clear reason with how it ended and its
+// stderr (read from its anonymous file), not a hang.
+TEST(RssTrial, AdoptedChildThatEndedBeforeItsTrialSaysHow) {
+  FakeChildMode mode("fail");
+  RssTrial trial = AdoptChild(kFakeChild);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // it has exited by now
+  trial.Start(LinearSpec(), Trial(10, 60));
+  const auto start = std::chrono::steady_clock::now();
+  const auto m = trial.Await();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ExpectUnknown(m, "the waiting RSS child ended before it was given its trial: RSS child exited with status 3");
+  EXPECT_TRUE(DiagnosticsContain(m, "fake child: model file vanished")) << m.DebugString();
+}
+
+TEST(RssTrial, AdoptedChildThatCrashedBeforeItsTrialSaysHow) {
+  FakeChildMode mode("crash");
+  RssTrial trial = AdoptChild(kFakeChild);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  trial.Start(LinearSpec(), Trial(10, 60));
+  ExpectUnknown(trial.Await(), "ended before it was given its trial: RSS child was killed by signal 11");
+}
+
+// Pid 0: the launcher could not fork it (a child runs here anyway; it exits at once).
+TEST(RssTrial, AdoptedChildThatWasNotForkedIsUnknown) {
+  FakeChildMode mode("fail");
+  RssTrial trial = AdoptChild(kFakeChild, "0");
+  trial.Start(LinearSpec(), Trial(10, 60));
+  ExpectUnknown(trial.Await(), "could not be forked");
 }
 
 // LibTorch's default on this machine is one intra-op thread per core; 3 and 2 are neither

@@ -49,6 +49,14 @@ pid_t ParentOf(pid_t pid) {
   return ReadStat(pid, &stat) ? stat.parent : 0;
 }
 
+bool GroupGone(pid_t pgid) {
+  for (int i = 0; i < 500; ++i) {
+    if (::kill(-pgid, 0) != 0 && errno == ESRCH) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 pid_t WaitForChild(pid_t parent, const std::string& program, double timeout_s) {
   const std::string comm = program.substr(0, 15);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);

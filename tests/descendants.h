@@ -20,6 +20,10 @@ bool AliveNotZombie(pid_t pid);
 // The parent of `pid` from /proc/PID/stat; 0 when it cannot be read (no such process).
 pid_t ParentOf(pid_t pid);
 
+// True once no process of process group `pgid` is left (a worker's, after its job); false
+// after 5 s.
+bool GroupGone(pid_t pgid);
+
 // Waits (at most `timeout_s`, looking every 5 ms) for a child of `parent` running `program`
 // (its name as /proc/PID/stat has it, truncated to 15 characters); its pid, or 0 if none
 // appeared.

@@ -49,15 +49,6 @@ int SparePid(const TestDaemon& d, int not_this = 0) {
   return 0;
 }
 
-// True once no process of group `pgid` is left (5 s at most).
-bool GroupGone(int pgid) {
-  for (int i = 0; i < 500; ++i) {
-    if (::kill(-pgid, 0) != 0 && errno == ESRCH) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
-
 v1::Job RunQuick(const TestDaemon& d) {
   const CommandResult r = d.Client(kQuickMeasure);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -1,5 +1,5 @@
-// torchscan-worker --job JOB_DIR [--rss-child PATH]: runs one TorchScan job in this fresh
-// process. torchscan-worker --spare [--rss-child PATH]: a warm spare, which loads, says
+// torchscan-worker --job JOB_DIR [--rss-child PATH] [--rss-waiting S:E ...]: runs one
+// TorchScan job in this fresh process (--rss-waiting: RSS children torchscand started with it). torchscan-worker --spare [--rss-child PATH]: a warm spare, which loads, says
 // "ready" and then runs the one job torchscand hands it on stdin. The line protocol, the
 // handoff and the exit codes are in worker/worker_protocol.h.
 #include <fcntl.h>
@@ -88,6 +88,14 @@ int main(int argc, char** argv) {
   app.add_option("--rss-children", rss_children,
                  "with --spare: RSS children to start now, waiting for the job's RSS trials (default 0)")
       ->check(CLI::Range(0, 8));
+  std::vector<std::string> rss_waiting;
+  CLI::Option* waiting_flag = app.add_option("--rss-waiting", rss_waiting,
+                 "with --job: SOCKET_FD:STDERR_FD of an RSS child torchscand started with this worker (repeated; "
+                 "worker_protocol.h)")
+      ->check([](const std::string& text) {
+        return d::ParseRssWaitingFds(text) ? std::string() : "expected SOCKET_FD:STDERR_FD, two descriptor numbers";
+      });
+  waiting_flag->excludes(spare_flag);
   flags.self_path = SelfPath();
   try {
     app.parse(argc, argv);
@@ -95,6 +103,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : d::kWorkerBadSpec;
   }
+  // Adopted before anything else: their sockets hold each child's pid line (worker_protocol.h).
+  std::vector<torchscan::workloads::RssTrial> waiting;
+  for (const std::string& text : rss_waiting) {
+    const d::RssWaitingFds fds = *d::ParseRssWaitingFds(text);
+    waiting.push_back(torchscan::workloads::RssTrial::AdoptWaiting(fds.socket_fd, fds.stderr_fd));
+  }
+  if (!waiting.empty()) flags.waiting_rss = &waiting;
   const int code = spare ? RunSpare(flags, rss_children) : d::RunWorkerJob(flags, std::cout, std::cerr);
   // Ends here, without running static destructors: the result is on disk (fsynced) and every
   // RSS child reaped, and LibTorch's teardown (its thread pools, registries and freed

@@ -71,4 +71,15 @@ std::optional<Handoff> ParseHandoff(std::string_view text) {
   return handoff;
 }
 
+std::string FormatRssWaitingFds(const RssWaitingFds& fds) { return absl::StrCat(fds.socket_fd, ":", fds.stderr_fd); }
+
+std::optional<RssWaitingFds> ParseRssWaitingFds(std::string_view text) {
+  std::vector<absl::string_view> parts = absl::StrSplit(absl::string_view(text.data(), text.size()), ':');
+  RssWaitingFds fds;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &fds.socket_fd) || !absl::SimpleAtoi(parts[1], &fds.stderr_fd) ||
+      fds.socket_fd < 0 || fds.stderr_fd < 0)
+    return std::nullopt;
+  return fds;
+}
+
 }  // namespace torchscan::daemon

@@ -23,6 +23,17 @@
 //   applied afterwards, as in a cold worker. It then sends its stderr to the handoff's file
 //   and runs the job as `--job JOB_DIR` does (same lines, same exit codes). End of file
 //   without a job (the daemon dropped the spare or stopped): it exits 0 at once.
+//
+// RSS children started with a cold worker:  ... --rss-waiting SOCKET_FD:STDERR_FD (repeated)
+//   a job with rss on a cold worker: the launcher (daemon/worker_launcher.h, WorkerLaunch.
+//   rss_children) forks one `torchscan_rss_child --wait` per RSS trial in the worker's process
+//   after its set-up and before its exec, so that their LibTorch loads overlap the worker's.
+//   They are the worker's own children (it reaps them; they die with its main thread), in its
+//   process group, with its user, limits and CPU set. Each is named by two inherited fds: the
+//   worker's end of a socket that is the child's stdin and stdout, which holds first a line
+//   with the child's pid in decimal (0: it could not be forked), written before the worker's
+//   exec, then, once the worker sent its trial, the child's result line; and an anonymous
+//   file that is the child's stderr (passes/peak_rss.h, RssTrial::AdoptWaiting).
 #pragma once
 
 #include <cstdint>
@@ -75,5 +86,14 @@ std::string FormatHandoff(const Handoff& handoff);
 // nullopt unless `text` is exactly the two lines FormatHandoff writes, with non-empty paths
 // free of newlines.
 std::optional<Handoff> ParseHandoff(std::string_view text);
+
+// One --rss-waiting value: "SOCKET_FD:STDERR_FD".
+struct RssWaitingFds {
+  int socket_fd = -1;
+  int stderr_fd = -1;
+};
+std::string FormatRssWaitingFds(const RssWaitingFds& fds);
+// nullopt unless `text` is two non-negative integers joined by ':'.
+std::optional<RssWaitingFds> ParseRssWaitingFds(std::string_view text);
 
 }  // namespace torchscan::daemon

@@ -57,6 +57,16 @@ TEST(WorkerProtocol, OtherLinesAreIgnored) {
   }
 }
 
+TEST(WorkerProtocol, RssWaitingFdsRoundTrip) {
+  EXPECT_EQ(FormatRssWaitingFds({57, 58}), "57:58");
+  const std::optional<RssWaitingFds> fds = ParseRssWaitingFds("57:58");
+  ASSERT_TRUE(fds.has_value());
+  EXPECT_EQ(fds->socket_fd, 57);
+  EXPECT_EQ(fds->stderr_fd, 58);
+  for (const char* text : {"", "57", "57:", ":58", "57:58:59", "-1:3", "a:b"})
+    EXPECT_FALSE(ParseRssWaitingFds(text).has_value()) << text;
+}
+
 TEST(WorkerProtocol, ExitCodesHaveNames) {
   EXPECT_EQ(DescribeWorkerExit(kWorkerBadSpec), "bad spec");
   EXPECT_EQ(DescribeWorkerExit(kWorkerWorkloadError), "workload error");
