@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -335,6 +338,30 @@ TEST(WorkerLauncher, ASpareThatDiesWhileIdleIsSeenWithHowItEnded) {
   EXPECT_TRUE(spare->said_ready());
   EXPECT_EQ(spare->end_reason(), "worker killed by signal 9 (SIGKILL)");
   EXPECT_FALSE(Alive(spare->pid()));  // reaped
+}
+
+// A worker whose exec fails after the launcher started its RSS children (WorkerLaunch.
+// rss_children): the start fails with the reason, and nothing is left, not even a zombie: the
+// worker reaps its children before it exits and is reaped here. The test process is a child
+// subreaper, as torchscand is, so a child left to die with the worker would be its zombie.
+TEST(WorkerLauncher, AWorkerThatCannotExecLeavesNoRssChildBehind) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  WorkerLaunch launch = Shell("");
+  launch.path = dir + "/not-executable-worker";
+  std::ofstream(launch.path) << "not a program\n";
+  launch.rss_child_path = dir + "/waiting-rss-child";
+  std::ofstream(launch.rss_child_path) << "#!/bin/sh\nexec sleep 60\n";
+  ASSERT_EQ(::chmod(launch.rss_child_path.c_str(), 0755), 0);
+  launch.rss_children = 2;
+  Launched run = Launch(launch);
+  EXPECT_FALSE(run.outcome.ok());
+  EXPECT_TRUE(absl::StrContains(run.outcome.reason, "cannot start worker " + launch.path)) << run.outcome.reason;
+  EXPECT_EQ(run.pid, 0);
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a child of this process is left";
+  EXPECT_EQ(errno, ECHILD);
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 }
 
 TEST(WorkerLauncher, ASpareThatFailsToLoadSaysWhy) {
