@@ -277,6 +277,7 @@ class ChildSetup {
              const std::vector<RssChildDescriptors>& rss_children = {})
       : launch_(launch),
         rss_children_(rss_children),
+        rss_pids_(rss_children.size(), 0),
         rss_child_argv_{const_cast<char*>(launch.rss_child_path.c_str()), const_cast<char*>("--wait"), nullptr},
         out_fd_(fds.write_fd),
         err_fd_(fds.err_fd),
@@ -323,6 +324,18 @@ class ChildSetup {
     StartRssChildren();
   }
 
+  // In the forked child when the worker's exec failed (it then exits): kills and reaps the RSS
+  // children it started, so that none is handed to torchscand, their subreaper, which reaps
+  // only the process groups of workers that started (a zombie per failed start otherwise).
+  void EndRssChildren() const {
+    for (pid_t pid : rss_pids_) {
+      if (pid <= 0) continue;
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+
  private:
   // Forks each RSS child from this process (which becomes the worker: they are its children),
   // with everything above already applied, and tells the worker its pid on its socket.
@@ -330,7 +343,8 @@ class ChildSetup {
   // redirects, arranges to die with its parent and execs.
   void StartRssChildren() const {
     const pid_t self = ::getpid();
-    for (const RssChildDescriptors& c : rss_children_) {
+    for (size_t i = 0; i < rss_children_.size(); ++i) {
+      const RssChildDescriptors& c = rss_children_[i];
       const pid_t pid = ::vfork();
       if (pid == 0) {
         if (::dup2(c.child_fd, STDIN_FILENO) < 0 || ::dup2(c.child_fd, STDOUT_FILENO) < 0 ||
@@ -342,6 +356,7 @@ class ChildSetup {
         (void)!::write(STDERR_FILENO, kNoExec, sizeof(kNoExec) - 1);
         ::_exit(127);
       }
+      rss_pids_[i] = pid;  // here, not in the vfork child: it shares this memory
       // Its pid in decimal, then a newline (0: not forked); async-signal-safe formatting.
       char digits[24];
       char* at = digits + sizeof(digits);
@@ -361,6 +376,7 @@ class ChildSetup {
 
   const WorkerLaunch& launch_;
   const std::vector<RssChildDescriptors> rss_children_;
+  mutable std::vector<pid_t> rss_pids_;  // sized here; the forked child's copy records each child's pid
   char* const rss_child_argv_[3];
   const int out_fd_;
   const int err_fd_;
@@ -379,10 +395,21 @@ class ChildSetup {
 };
 
 // Starts the worker, `setup` applied in the child; false with `reason` set when it did not start.
+// A child forked whose exec failed is reaped here (Boost.Process returns no handle of it), and
+// the RSS children it had started are reaped by it first (ChildSetup::EndRssChildren).
 bool Spawn(const WorkerLaunch& launch, const ChildSetup& setup, bp::child* child, std::string* reason) {
   std::error_code error;
   try {
-    *child = bp::child(bp::exe = launch.path, bp::args = launch.args, bp::extend::on_exec_setup = [&setup](auto&) { setup.Apply(); }, error);
+    *child = bp::child(
+        bp::exe = launch.path, bp::args = launch.args, bp::extend::on_exec_setup = [&setup](auto&) { setup.Apply(); },
+        bp::extend::on_exec_error = [&setup](auto&, const std::error_code&) { setup.EndRssChildren(); },
+        bp::extend::on_error =
+            [](auto& exec, const std::error_code&) {
+              if (exec.pid > 0)
+                while (::waitpid(exec.pid, nullptr, 0) < 0 && errno == EINTR) {
+                }
+            },
+        error);
   } catch (const std::exception& e) {
     error = std::make_error_code(std::errc::io_error);
     *reason = absl::StrCat("cannot start worker ", launch.path, ": ", e.what());

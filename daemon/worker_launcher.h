@@ -57,7 +57,8 @@ struct WorkerLaunch {
   // group, user, limits and CPU set, it dies with the worker's main thread (PR_SET_PDEATHSIG)
   // and with the group, killed and awaited here. A child whose exec fails exits 127 (the
   // worker reports it as the RSS figure's reason); one that cannot be forked is pid 0 to the
-  // worker. 0: none.
+  // worker. A worker whose own exec fails kills and reaps them before it exits (and is reaped
+  // by RunWorker): none is left to torchscand, their subreaper. 0: none.
   std::string rss_child_path;
   int rss_children = 0;
 };

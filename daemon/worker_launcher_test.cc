@@ -3,16 +3,21 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
@@ -335,6 +340,74 @@ TEST(WorkerLauncher, ASpareThatDiesWhileIdleIsSeenWithHowItEnded) {
   EXPECT_TRUE(spare->said_ready());
   EXPECT_EQ(spare->end_reason(), "worker killed by signal 9 (SIGKILL)");
   EXPECT_FALSE(Alive(spare->pid()));  // reaped
+}
+
+// The fds behind `lines` ("<prefix> FD TARGET", TARGET as readlink gives it) whose target
+// contains `kind` ("socket:", "memfd:").
+std::set<std::string> FdsOf(const std::vector<std::string>& lines, const std::string& prefix, const std::string& kind) {
+  std::set<std::string> fds;
+  for (const std::string& line : lines) {
+    const std::vector<std::string> words = absl::StrSplit(line, ' ');
+    if (words.size() >= 3 && words[0] == prefix && absl::StrContains(line, kind)) fds.insert(words[1]);
+  }
+  return fds;
+}
+
+// The worker's RSS children (WorkerLaunch.rss_children) hold only their own socket (stdin,
+// stdout) and stderr file, the worker only its end of each, as --rss-waiting names them: no
+// descriptor leaks either way (the worker reading its child's output to end of file shows that
+// no other copy of the child's end is open). The child lists its descriptors and exits.
+TEST(WorkerLauncher, RssChildrenAndTheWorkerHoldOnlyTheirOwnDescriptors) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  WorkerLaunch launch;
+  launch.path = "/bin/bash";
+  launch.args = {"-c", R"sh(s=${1%%:*}; e=${1##*:}; echo "fds $s $e"
+read -r pid <&"$s"; echo "pid $pid"
+while read -r mode links user group size month day time fd arrow target; do
+  [ "$arrow" = "->" ] && echo "child $fd $target"
+done <&"$s"
+for f in /proc/$$/fd/*; do echo "worker ${f##*/} $(readlink "$f")"; done)sh"};
+  launch.stderr_path = dir + "/fds.stderr";
+  launch.wall_time_s = 30;
+  launch.rss_child_path = dir + "/fd-listing-rss-child";
+  std::ofstream(launch.rss_child_path) << "#!/bin/sh\nexec ls -l /proc/self/fd\n";
+  ASSERT_EQ(::chmod(launch.rss_child_path.c_str(), 0755), 0);
+  launch.rss_children = 1;
+  Launched run = Launch(launch);
+  ASSERT_TRUE(run.outcome.ok()) << run.outcome.reason << run.outcome.stderr_tail;
+  ASSERT_GE(run.lines.size(), 2u);
+  const std::vector<std::string> named = absl::StrSplit(run.lines[0], ' ');  // "fds S E"
+  ASSERT_EQ(named.size(), 3u) << run.lines[0];
+  int pid = 0;
+  EXPECT_TRUE(absl::SimpleAtoi(run.lines[1].substr(4), &pid) && pid > 0) << run.lines[1];
+  EXPECT_EQ(FdsOf(run.lines, "child", "socket:"), (std::set<std::string>{"0", "1"}));
+  EXPECT_EQ(FdsOf(run.lines, "child", "memfd:"), std::set<std::string>{"2"});
+  EXPECT_EQ(FdsOf(run.lines, "worker", "socket:"), std::set<std::string>{named[1]});
+  EXPECT_EQ(FdsOf(run.lines, "worker", "memfd:"), std::set<std::string>{named[2]});
+}
+
+// A worker whose exec fails after the launcher started its RSS children (WorkerLaunch.
+// rss_children): the start fails with the reason, and nothing is left, not even a zombie: the
+// worker reaps its children before it exits and is reaped here. The test process is a child
+// subreaper, as torchscand is, so a child left to die with the worker would be its zombie.
+TEST(WorkerLauncher, AWorkerThatCannotExecLeavesNoRssChildBehind) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  WorkerLaunch launch = Shell("");
+  launch.path = dir + "/not-executable-worker";
+  std::ofstream(launch.path) << "not a program\n";
+  launch.rss_child_path = dir + "/waiting-rss-child";
+  std::ofstream(launch.rss_child_path) << "#!/bin/sh\nexec sleep 60\n";
+  ASSERT_EQ(::chmod(launch.rss_child_path.c_str(), 0755), 0);
+  launch.rss_children = 2;
+  Launched run = Launch(launch);
+  EXPECT_FALSE(run.outcome.ok());
+  EXPECT_TRUE(absl::StrContains(run.outcome.reason, "cannot start worker " + launch.path)) << run.outcome.reason;
+  EXPECT_EQ(run.pid, 0);
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a child of this process is left";
+  EXPECT_EQ(errno, ECHILD);
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 }
 
 TEST(WorkerLauncher, ASpareThatFailsToLoadSaysWhy) {

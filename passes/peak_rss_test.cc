@@ -2,12 +2,15 @@
 
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <thread>
 
@@ -141,8 +144,8 @@ TEST(RssTrial, WaitingChildOfAMissingBinaryIsUnknown) {
 // What torchscand's launcher does for a cold worker (daemon/worker_launcher.h, WorkerLaunch.
 // rss_children), with this test as the worker: forks `child --wait` with a socket as its stdin
 // and stdout and an anonymous file as its stderr, writes its pid line (`pid_line`, else the
-// pid) into the socket, and adopts it.
-RssTrial AdoptChild(const char* child, const std::string& pid_line = "") {
+// pid) into the socket, and adopts it. `forked`, when given, receives the child's pid.
+RssTrial AdoptChild(const char* child, const std::string& pid_line = "", pid_t* forked = nullptr) {
   int pair[2];
   EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
   const int err = ::memfd_create("rss child stderr", MFD_CLOEXEC);
@@ -155,10 +158,32 @@ RssTrial AdoptChild(const char* child, const std::string& pid_line = "") {
     ::execl(child, child, "--wait", static_cast<char*>(nullptr));
     ::_exit(127);
   }
+  if (forked != nullptr) *forked = pid;
   const std::string line = (pid_line.empty() ? std::to_string(pid) : pid_line) + "\n";
   EXPECT_EQ(::write(pair[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
   ::close(pair[1]);
   return RssTrial::AdoptWaiting(pair[0], err);
+}
+
+// Returns once child `pid` has ended, leaving it unreaped for the trial's Await (no fixed
+// sleep: a loaded machine may take longer than any to start and end it).
+void AwaitEndedUnreaped(pid_t pid) {
+  siginfo_t info{};
+  int waited;
+  do {
+    waited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
+  } while (waited != 0 && errno == EINTR);
+  EXPECT_EQ(waited, 0) << std::strerror(errno);
+}
+
+// An adopted fake child in `mode` that has ended (unreaped), handed its trial afterwards.
+RssTrial AdoptedChildThatEnded(const char* mode) {
+  FakeChildMode fake(mode);
+  pid_t pid = 0;
+  RssTrial trial = AdoptChild(kFakeChild, "", &pid);
+  AwaitEndedUnreaped(pid);
+  trial.Start(LinearSpec(), Trial(10, 60));
+  return trial;
 }
 
 // A child the launcher forked in this process before its exec (a cold worker's) reports what
@@ -175,10 +200,7 @@ TEST(RssTrial, AdoptedChildGivenItsTrialReportsThePeak) {
 // An adopted child that ended before its trial: a clear reason with how it ended and its
 // stderr (read from its anonymous file), not a hang.
 TEST(RssTrial, AdoptedChildThatEndedBeforeItsTrialSaysHow) {
-  FakeChildMode mode("fail");
-  RssTrial trial = AdoptChild(kFakeChild);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // it has exited by now
-  trial.Start(LinearSpec(), Trial(10, 60));
+  RssTrial trial = AdoptedChildThatEnded("fail");
   const auto start = std::chrono::steady_clock::now();
   const auto m = trial.Await();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
@@ -187,10 +209,7 @@ TEST(RssTrial, AdoptedChildThatEndedBeforeItsTrialSaysHow) {
 }
 
 TEST(RssTrial, AdoptedChildThatCrashedBeforeItsTrialSaysHow) {
-  FakeChildMode mode("crash");
-  RssTrial trial = AdoptChild(kFakeChild);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  trial.Start(LinearSpec(), Trial(10, 60));
+  RssTrial trial = AdoptedChildThatEnded("crash");
   ExpectUnknown(trial.Await(), "ended before it was given its trial: RSS child was killed by signal 11");
 }
 

@@ -4,8 +4,9 @@
 //
 // Which jobs are points: a succeeded job with a `summary` (proto ResultSummary) whose
 // latency median is finite and positive. Every other job (queued, running, failed,
-// cancelled, interrupted, or succeeded without a summary, e.g. a calibration) is listed by the
-// text renderer with its state and no figures, and counted by the HTML page, but not plotted.
+// cancelled, interrupted, or succeeded without a summary, e.g. a calibration) is listed in
+// both renderers' tables with its state and no figures, and counted in their headers, but not
+// plotted.
 // All strings in the jobs are user text (names, revisions, labels): the renderers escape them.
 #pragma once
 
@@ -22,7 +23,7 @@ struct HistoryView {
   std::string source;               // where it came from, e.g. the daemon address; shown in the header
   std::vector<v1::Job> jobs;        // newest first, as the History RPC gives them; any state: only
                                     // succeeded jobs with a summary become points, the others are
-                                    // listed (text) / counted (HTML) but not plotted
+                                    // listed in the tables and counted, but not plotted
   // Relative link from the page to a job's own report page ("" = no link for that job).
   // Empty function: no links at all.
   std::function<std::string(const v1::Job&)> report_href;

@@ -1,5 +1,6 @@
 // torchscan-worker --job JOB_DIR [--rss-child PATH] [--rss-waiting S:E ...]: runs one
-// TorchScan job in this fresh process (--rss-waiting: RSS children torchscand started with it). torchscan-worker --spare [--rss-child PATH]: a warm spare, which loads, says
+// TorchScan job in this fresh process (--rss-waiting: RSS children torchscand started with
+// it). torchscan-worker --spare [--rss-child PATH]: a warm spare, which loads, says
 // "ready" and then runs the one job torchscand hands it on stdin. The line protocol, the
 // handoff and the exit codes are in worker/worker_protocol.h.
 #include <fcntl.h>

@@ -18,8 +18,9 @@
 #   5. exits with the client's status, after posting.
 # Exit status: the client's (0 passed; 1 the output check failed; 3 the job failed; 4 no daemon
 # reached; 5 refused, e.g. a wrong token; 6 the verdict matched --fail-on: client/exit_codes.h);
-# 2 when a variable is missing or wrong (the message names it and where to set it); 7 when the
-# comparison passed but the comment could not be posted.
+# 2 when a variable is missing or wrong (the message names it and where to set it), or when
+# the client cannot be built (not the build's own status: 1 would read as a failed check);
+# 7 when the comparison passed but the comment could not be posted.
 # Needs bash, curl and python3 (JSON for the platform's API).
 set -euo pipefail
 
@@ -157,7 +158,9 @@ if [[ -n ${TORCHSCAN_CLIENT:-} ]]; then
 else
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   echo "torchscan-ci: building torchscan-client in $root"
-  (cd "$root" && scripts/setup.sh && bazel build //client:torchscan-client)
+  (cd "$root" && scripts/setup.sh && bazel build //client:torchscan-client) ||
+    fail 2 "could not build torchscan-client in $root (scripts/setup.sh, then bazel build" \
+      "//client:torchscan-client; its output is above); or set TORCHSCAN_CLIENT to a prebuilt client"
   client=$root/bazel-bin/client/torchscan-client
 fi
 

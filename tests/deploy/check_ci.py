@@ -102,8 +102,8 @@ class Job:
         self.env = dict(env, TORCHSCAN_CLIENT=wrapper, TORCHSCAN_JOB="bench/compare-job.json")
         self.run = None
 
-    def start(self):
-        self.run = subprocess.run([SCRIPT], cwd=self.folder, env=self.env, capture_output=True, text=True, timeout=240)
+    def start(self, script=SCRIPT):
+        self.run = subprocess.run([script], cwd=self.folder, env=self.env, capture_output=True, text=True, timeout=240)
         return self
 
     def output(self):
@@ -210,6 +210,28 @@ def check_missing(job, posts, name, where):
     return None
 
 
+def check_build_fails(scratch, env, posts):
+    """Without TORCHSCAN_CLIENT the script builds the client in the checkout it sits in: here a
+    copy of it whose scripts/setup.sh fails. Exit 2 naming the build, not the build's status."""
+    root = os.path.join(scratch, "checkout-whose-build-fails")
+    os.makedirs(os.path.join(root, "deploy/ci"))
+    os.makedirs(os.path.join(root, "scripts"))
+    script = os.path.join(root, "deploy/ci/torchscan-ci.sh")
+    shutil.copy(SCRIPT, script)
+    setup = os.path.join(root, "scripts/setup.sh")
+    with open(setup, "w") as f:
+        f.write("#!/bin/sh\necho 'setup: no network' >&2\nexit 1\n")
+    os.chmod(setup, 0o755)
+    job = Job(scratch, "github-build-fails", env, AA_JOB)
+    del job.env["TORCHSCAN_CLIENT"]
+    job.start(script)
+    if job.run.returncode != 2 or "could not build torchscan-client" not in job.run.stderr:
+        return f"exit {job.run.returncode} (expected 2, naming the build): {job.output()[-800:]}"
+    if posts:
+        return "the job posted although it never compared"
+    return None
+
+
 def required_variables():
     """{platform: {name: kind}} from the script's REQUIRED list ("NAME KIND PLATFORM" entries)."""
     block = re.search(r"^REQUIRED=\((.*?)^\)", read_text(SCRIPT), re.S | re.M)
@@ -308,6 +330,9 @@ def main(argv):
                   AA_JOB)
     checks.run("gitlab: no TORCHSCAN_GITLAB_TOKEN is exit 2 naming it and where to set it", lambda: check_missing(
         missing.start(), api.posts, "TORCHSCAN_GITLAB_TOKEN", "Settings > CI/CD > Variables"))
+    api.posts.clear()
+    checks.run("github: a client that cannot be built is exit 2 naming the build",
+               check_build_fails, scratch, github, api.posts)
     api.posts.clear()
 
     try:
