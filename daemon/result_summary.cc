@@ -1,6 +1,6 @@
 #include "daemon/result_summary.h"
 
-#include "core/machine_key.h"
+#include "report/machine_key.h"
 
 namespace torchscan::daemon {
 namespace {

@@ -3,7 +3,7 @@
 // job's comparison gives run "candidate" (the change being checked: Comparison.after) with
 // the baseline's (Comparison.before) timing summary as baseline_latency. model, device and
 // machine are the run's (BenchmarkReport.model, settings.device, MachineKey(environment):
-// core/machine_key.h). gRPC-free.
+// report/machine_key.h). gRPC-free.
 #pragma once
 
 #include <optional>

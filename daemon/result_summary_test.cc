@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/machine_key.h"
+#include "report/machine_key.h"
 
 namespace torchscan::daemon {
 namespace {

@@ -59,11 +59,11 @@ TEST(HistoryHtml, OfflineAndInTheReportPagesLook) {
 TEST(HistoryHtml, MachineChangeIsMarkedOnTheAxisAndNamedBelow) {
   const std::string page = RenderHistoryHtml(ThreePoints());
   EXPECT_EQ(Count(page, "<g class=\"machine-change\">"), 1u);
-  EXPECT_TRUE(absl::StrContains(page, "<title>machine change #1: blas: reference -&gt; openblas</title>"));
+  EXPECT_TRUE(absl::StrContains(page, "<title>machine change #1: BLAS: reference -&gt; openblas</title>"));
   EXPECT_TRUE(absl::StrContains(page, "stroke-dasharray"));
   EXPECT_TRUE(absl::StrContains(page,
                                 "<li id=\"machine-change-1\">#1 between <code>job-b</code> and "
-                                "<code>job-c</code>: blas: reference -&gt; openblas</li>"));
+                                "<code>job-c</code>: BLAS: reference -&gt; openblas</li>"));
   EXPECT_TRUE(absl::StrContains(page, "<a href=\"#machine-change-1\">changed #1</a>"));
   EXPECT_EQ(Count(page, "<tr class=\"machine-change\">"), 1u);
 }

@@ -6,32 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "report/format.h"
+#include "report/machine_key.h"
 
 namespace torchscan::report {
 namespace {
-
-using Fields = std::vector<std::pair<std::string_view, std::string_view>>;
-
-// "key=value; key=value" as pairs in order, or nullopt when a part has no "=".
-std::optional<Fields> ParseMachine(std::string_view text) {
-  Fields fields;
-  if (text.empty()) return fields;
-  while (true) {
-    const size_t end = text.find("; ");
-    const std::string_view part = text.substr(0, end);
-    const size_t eq = part.find('=');
-    if (eq == std::string_view::npos) return std::nullopt;
-    fields.emplace_back(part.substr(0, eq), part.substr(eq + 1));
-    if (end == std::string_view::npos) return fields;
-    text.remove_prefix(end + 2);
-  }
-}
-
-const std::string_view* Find(const Fields& fields, std::string_view key) {
-  for (const auto& [k, v] : fields)
-    if (k == key) return &v;
-  return nullptr;
-}
 
 std::string Sv(std::string_view text) { return std::string(text); }
 
@@ -76,15 +54,10 @@ HistoryRows BuildHistoryRows(const HistoryView& view) {
 
 std::vector<std::string> MachineDifferences(std::string_view before, std::string_view after) {
   if (before == after) return {};
-  const std::optional<Fields> b = ParseMachine(before), a = ParseMachine(after);
-  if (!b || !a) return {absl::StrCat("machine: ", Sv(before), " -> ", Sv(after))};
   std::vector<std::string> out;
-  for (const auto& [key, value] : *a) {
-    const std::string_view* old = Find(*b, key);
-    if (!old || *old != value) out.push_back(absl::StrCat(Sv(key), ": ", old ? Sv(*old) : "(none)", " -> ", Sv(value)));
-  }
-  for (const auto& [key, value] : *b)
-    if (!Find(*a, key)) out.push_back(absl::StrCat(Sv(key), ": ", Sv(value), " -> (none)"));
+  // A text without "=" is not a machine key (a job from elsewhere): shown whole.
+  if (before.find('=') != std::string_view::npos && after.find('=') != std::string_view::npos)
+    out = MachineKeyChanges(Sv(before), Sv(after));
   if (out.empty()) out.push_back(absl::StrCat("machine: ", Sv(before), " -> ", Sv(after)));  // e.g. order only
   return out;
 }

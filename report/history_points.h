@@ -43,11 +43,10 @@ struct HistoryRows {
 
 HistoryRows BuildHistoryRows(const HistoryView& view);
 
-// What differs between two machine texts (ResultSummary.machine). The text core/machine_key
-// writes is "key=value; key=value"; when both parse so (every part separated by "; " holds a
-// "="), one entry per key whose value differs, "key: before -> after" (a missing key shows as
-// "(none)"), in the order of `after` then the keys only `before` has. Otherwise, one entry
-// "machine: <before> -> <after>" with both texts whole. Equal texts: no entry.
+// What differs between two machine texts (ResultSummary.machine): for two keys as
+// report/machine_key writes them, MachineKeyChanges ("BLAS: a -> b", one entry per field that
+// differs). When either text holds no "=" (not a key), or the keys differ only in their order,
+// one entry "machine: <before> -> <after>" with both texts whole. Equal texts: no entry.
 std::vector<std::string> MachineDifferences(std::string_view before, std::string_view after);
 
 // The first 12 code points of a revision when it is longer (a git hash's short form).

@@ -37,7 +37,7 @@ TEST(HistoryPoints, ChangesAreAgainstThePreviousOlderPoint) {
   EXPECT_EQ(rows.rows[2].machine_change, 0);
   ASSERT_EQ(rows.machine_changes.size(), 1u);
   EXPECT_EQ(rows.machine_changes[0].before->id(), "b");
-  EXPECT_EQ(rows.machine_changes[0].differences, std::vector<std::string>{"blas: reference -> openblas"});
+  EXPECT_EQ(rows.machine_changes[0].differences, std::vector<std::string>{"BLAS: reference -> openblas"});
   EXPECT_EQ(HistoryCounts(rows), "4 jobs, 3 points (not plotted: 1 failed)");
 }
 

@@ -49,7 +49,7 @@ TEST(HistoryText, HeaderSparklineAndTableNewestFirst) {
   EXPECT_LT(text.find("job-b"), text.find("job-a"));
   EXPECT_TRUE(absl::StrContains(LineWith(text, "job-b"), "+100.0%")) << text;
   EXPECT_FALSE(absl::StrContains(LineWith(text, "job-b"), "changed"));
-  EXPECT_EQ(LineWith(text, "#1 "), "  #1 job-b -> job-c: blas: reference -> openblas");
+  EXPECT_EQ(LineWith(text, "#1 "), "  #1 job-b -> job-c: BLAS: reference -> openblas");
 }
 
 TEST(HistoryText, JobsThatAreNotPointsShowTheirStateAndNoFigures) {
@@ -112,7 +112,7 @@ TEST(HistoryText, LongHistoriesListTheNewestRowsAndSparkTheNewestPoints) {
   EXPECT_TRUE(absl::StrContains(text, "job-000096"));
   EXPECT_FALSE(absl::StrContains(text, "job-000095 "));
   // The machine change at the half is still named below the table.
-  EXPECT_TRUE(absl::StrContains(text, "#1 job-000049 -> job-000051: blas: reference -> openblas")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "#1 job-000049 -> job-000051: BLAS: reference -> openblas")) << text;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "core/machine_key.h"
+#include "report/machine_key.h"
 
 #include <algorithm>
 #include <utility>
