@@ -195,7 +195,11 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
     loaded.jobs.push_back(std::move(job));
   }
   loaded_ = true;
-  if (cache_stale || loaded.from_cache != static_cast<int>(cache.size())) {
+  {
+    std::lock_guard<std::mutex> lock(remembered_mu_);
+    remembered_since_save_ = cache_stale || loaded.from_cache != static_cast<int>(cache.size());
+  }
+  if (remembered_since_save_) {
     std::vector<const v1::Job*> jobs;
     for (const v1::Job& job : loaded.jobs) jobs.push_back(&job);
     if (absl::Status s = SaveCacheOf(jobs); !s.ok())
@@ -215,6 +219,8 @@ absl::Status JobStore::SaveCacheOf(const std::vector<const v1::Job*>& jobs) {
   std::map<std::string, CachedRecord> records;
   {
     std::lock_guard<std::mutex> lock(remembered_mu_);
+    // Nothing stored since the last write: that cache is still right for every entry it has.
+    if (!remembered_since_save_) return absl::OkStatus();
     for (const v1::Job* job : jobs) {
       const auto it = remembered_.find(job->id());
       if (it == remembered_.end() || !IsFinished(*job)) continue;
@@ -223,13 +229,19 @@ absl::Status JobStore::SaveCacheOf(const std::vector<const v1::Job*>& jobs) {
       records.emplace(job->id(), CachedRecord{it->second.identity, std::move(bytes)});
     }
   }
-  return WriteFileAtomic(CachePath(), EncodeJobCache(records));
+  absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records));
+  if (written.ok()) {
+    std::lock_guard<std::mutex> lock(remembered_mu_);
+    remembered_since_save_ = false;  // (a Remember meanwhile is lost until the next one: time only)
+  }
+  return written;
 }
 
 void JobStore::Remember(const v1::Job& job, const RecordIdentity& identity) {
   const uint64_t hash = Fnv1a64(Serialized(job));
   std::lock_guard<std::mutex> lock(remembered_mu_);
   remembered_[job.id()] = Remembered{identity, hash};
+  remembered_since_save_ = true;
 }
 
 std::string JobStore::CachePath() const { return (fs::path(state_dir_) / kJobCacheFile).string(); }

@@ -69,7 +69,8 @@ class JobStore {
 
   // Rewrites jobs.cache atomically with those of `jobs` that are finished (neither queued nor
   // running) and equal to the record this store last read or wrote for them (a job changed
-  // in memory but not stored is left out). Internal/PermissionDenied naming the path on
+  // in memory but not stored is left out). Does nothing when no finished record was stored
+  // since the cache was last written or loaded whole. Internal/PermissionDenied naming the path on
   // failure; the old cache then stays whole. Before LoadAll it does nothing (a store that
   // never loaded, such as one refused the lock, knows no record). The daemon calls it at
   // shutdown and, at most every few minutes, after a job finishes.
@@ -130,6 +131,8 @@ class JobStore {
   };
   std::mutex remembered_mu_;
   bool loaded_ = false;  // LoadAll ran
+  // A record was remembered since jobs.cache was last written (or the loaded one is stale).
+  bool remembered_since_save_ = false;
   std::map<std::string, Remembered> remembered_;  // finished jobs by id
 };
 

@@ -321,14 +321,20 @@ TEST(JobStore, ACalibrationResultLoadsAndSaveResultRewritesIt) {
 // A job finished by an older daemon has no summary: the load makes it from result.json and
 // stores it; one whose result cannot be read stays without (a problem, never a failed load);
 // jobs that have one, calibrations and unsucceeded jobs are not looked at.
+// A measurement's result whose median is `median_s`.
+v1::JobResult MeasuredResult(double median_s) {
+  v1::JobResult result;
+  *result.mutable_report() = FakeReport("measurement");
+  result.mutable_report()->mutable_timing()->mutable_summary()->set_median_s(median_s);
+  return result;
+}
+
 TEST(JobStore, ASucceededJobWithoutSummaryGetsOneFromItsResultAtLoad) {
   const std::string dir = FreshDir("summary_backfill");
   {
     JobStore store(dir);
     ASSERT_TRUE(store.Open().ok());
-    v1::JobResult result;
-    *result.mutable_report() = FakeReport("measurement");
-    result.mutable_report()->mutable_timing()->mutable_summary()->set_median_s(0.0025);
+    v1::JobResult result = MeasuredResult(0.0025);
     result.mutable_report()->set_model("resnet18");
     ASSERT_TRUE(store.SaveJob(MakeJob(1, v1::Job::succeeded)).ok());
     ASSERT_TRUE(store.SaveResult(JobStore::JobId(1), result).ok());
@@ -524,11 +530,8 @@ TEST(JobStoreCache, TheSummaryIsBackFilledOnceAndThenComesFromTheCache) {
   {
     JobStore store(dir);
     ASSERT_TRUE(store.Open().ok());
-    v1::JobResult result;
-    *result.mutable_report() = FakeReport("measurement");
-    result.mutable_report()->mutable_timing()->mutable_summary()->set_median_s(0.0025);
     ASSERT_TRUE(store.SaveJob(MakeJob(1, v1::Job::succeeded)).ok());
-    ASSERT_TRUE(store.SaveResult(JobStore::JobId(1), result).ok());
+    ASSERT_TRUE(store.SaveResult(JobStore::JobId(1), MeasuredResult(0.0025)).ok());
   }
   const JobStore::Loaded first = LoadWithNewStore(dir);
   EXPECT_EQ(first.summarized, std::vector<std::string>{"job-000001"});
@@ -556,6 +559,13 @@ TEST(JobStoreCache, SaveCacheKeepsOnlyFinishedJobsAsStored) {
   const std::map<std::string, CachedRecord> cache = CacheOf(dir);
   ASSERT_EQ(cache.size(), 1u);
   EXPECT_EQ(cache.begin()->first, JobStore::JobId(1));
+  // Nothing stored since: not written again (a daemon's shutdown after a quiet run).
+  const std::optional<RecordIdentity> written = IdentityOf(dir + "/jobs.cache");
+  ASSERT_TRUE(store.SaveCache(jobs).ok());
+  EXPECT_TRUE(IdentityOf(dir + "/jobs.cache") == written);
+  ASSERT_TRUE(store.SaveJob(jobs[JobStore::JobId(2)]).ok());
+  ASSERT_TRUE(store.SaveCache(jobs).ok());
+  EXPECT_EQ(CacheOf(dir).size(), 2u);
 }
 
 // kill -9 while the cache is written leaves the old one or the new one, whole.
@@ -577,7 +587,10 @@ TEST(JobStoreCache, KillDuringACacheWriteLeavesAWholeCache) {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      for (int i = 0;; ++i) (void)store.SaveCache(i % 2 == 0 ? large : small);
+      for (int i = 0;; ++i) {
+        (void)store.SaveJob(large.begin()->second);  // something new to write
+        (void)store.SaveCache(i % 2 == 0 ? large : small);
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5 + 7 * round));
     ::kill(child, SIGKILL);
