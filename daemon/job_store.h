@@ -50,7 +50,7 @@ class JobStore {
     std::vector<std::string> interrupted;  // ids of the jobs found running and now interrupted
     std::vector<std::string> summarized;   // ids of the jobs given their summary at this load
     int from_cache = 0;   // records taken from jobs.cache
-    int from_json = 0;    // records parsed from their job.json (unchanged count: skipped ones included)
+    int from_json = 0;    // records read from their job.json (those skipped as unreadable included)
   };
   // Reads every job record. Restart semantics: a job found `running` becomes `interrupted`
   // (error: the daemon stopped while it ran; finished_at = `now`; worker_pid cleared) and is
