@@ -3,7 +3,8 @@
 // its unix socket). A benchmark that prints figures, not a test.
 //
 //   bazel build //benchmarks:history_rpc_benchmark //daemon:torchscand //worker:torchscan-worker &&
-//   bazel-bin/benchmarks/history_rpc_benchmark bazel-bin/daemon/torchscand [--jobs N] [--calls N] [--quick]
+//   bazel-bin/benchmarks/history_rpc_benchmark bazel-bin/daemon/torchscand [--jobs N] [--calls N] [--restarts N]
+//       [--drop-caches] [--quick]
 //
 // 1. Writes a state folder of --jobs (default 10,000) finished job records (job.json only, as
 //    a daemon leaves them: spec, times, an 8-phase timeline, a summary with a machine key)
@@ -16,11 +17,17 @@
 //    target: History's first page and a later page (half-way down "bench-00") at page_size
 //    100 and 1000, a first page filtered to succeeded jobs, and ListJobs at limit 100, 1000
 //    and all jobs beside them for scale.
-// Checks, whose failure exits 1: every job loaded; paging through "bench-00" at page_size
-// 1000 gives each of its jobs once, newest first. Timings are printed, never judged by the
-// exit code (a loaded machine is slow). --quick: 200 jobs, 10 calls each.
+// 4. Stops it and starts it again on the same state folder --restarts times (default 1),
+//    timing each start: the first start parses every job.json and writes the record cache
+//    (daemon/job_cache.h), a restart takes the records from it. --drop-caches (root): empties
+//    the kernel's page cache before each start, for a start after a reboot.
+// Checks, whose failure exits 1: every job loaded, at each start; paging through "bench-00"
+// at page_size 1000 gives each of its jobs once, newest first. Timings are printed, never
+// judged by the exit code (a loaded machine is slow). --quick: 200 jobs, 10 calls each.
 // Everything gives up after 10 minutes.
 #include <grpcpp/grpcpp.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -135,6 +142,18 @@ absl::Status WriteState(const std::string& state_dir, int jobs) {
   return absl::OkStatus();
 }
 
+// Writes dirty pages out and empties the kernel's page cache (root only; else says so once).
+void DropPageCache() {
+  ::sync();
+  std::ofstream drop("/proc/sys/vm/drop_caches");
+  drop << "3\n";
+  static bool warned = false;
+  if (!drop.flush() && !warned) {
+    std::fprintf(stderr, "history_rpc_benchmark: --drop-caches: cannot write /proc/sys/vm/drop_caches (run as root)\n");
+    warned = true;
+  }
+}
+
 // p-th percentile (nearest rank) of `ms`.
 double Percentile(std::vector<double> ms, double p) {
   if (ms.empty()) return NAN;
@@ -213,32 +232,52 @@ int main(int argc, char** argv) {
   const bool quick = torchscan::benchmarks::TakeQuickFlag(&argc, argv);
   int jobs = quick ? 200 : 10000, calls = quick ? 10 : 200;
   std::string daemon_path = "bazel-bin/daemon/torchscand";
+  int restarts = 1;
+  bool drop_caches = false;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (std::strcmp(argv[i], "--jobs") == 0 || std::strcmp(argv[i], "--calls") == 0) {
+    if (std::strcmp(argv[i], "--jobs") == 0 || std::strcmp(argv[i], "--calls") == 0 ||
+        std::strcmp(argv[i], "--restarts") == 0) {
       const std::optional<int> n = has_value ? torchscan::benchmarks::PositiveInt(argv[i + 1]) : std::nullopt;
       if (!n) {
         std::fprintf(stderr, "history_rpc_benchmark: %s: give a whole number >= 1\n", argv[i]);
         return 2;
       }
-      (std::strcmp(argv[i], "--jobs") == 0 ? jobs : calls) = *n;
+      (std::strcmp(argv[i], "--jobs") == 0 ? jobs : std::strcmp(argv[i], "--calls") == 0 ? calls : restarts) = *n;
       ++i;
+    } else if (std::strcmp(argv[i], "--drop-caches") == 0) {
+      drop_caches = true;
     } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "history_rpc_benchmark: unknown flag %s (--jobs N, --calls N, --quick)\n", argv[i]);
+      std::fprintf(stderr,
+                   "history_rpc_benchmark: unknown flag %s (--jobs N, --calls N, --restarts N, --drop-caches, "
+                   "--quick)\n",
+                   argv[i]);
       return 2;
     } else {
       daemon_path = argv[i];
     }
   }
 
-  double write_s = 0;
+  // The state folder outlives each daemon (whose own folder is removed when it stops): the
+  // daemon's state_dir is a link to it.
+  std::string kept_state = (fs::temp_directory_path() / "history-rpc-benchmark-XXXXXX").string();
+  if (::mkdtemp(kept_state.data()) == nullptr) GiveUp("cannot create a folder under /tmp");
+  double write_s = 0;  // of the last prepare_state: writing (the first time), emptying the cache, linking
+  bool written = false;
   torchscan::EmbeddedDaemonOptions options;
   options.spare_worker = false;  // nothing runs: no worker loading beside the timings
   options.prepare_state = [&](const std::string& state_dir) {
     const auto start = Clock::now();
-    absl::Status written = WriteState(state_dir, jobs);
+    if (!written) {
+      if (absl::Status s = WriteState(kept_state, jobs); !s.ok()) return s;
+      written = true;
+    }
+    if (drop_caches) DropPageCache();
+    std::error_code error;
+    fs::create_symlink(kept_state, state_dir, error);
+    if (error) return absl::InternalError(absl::StrCat("cannot link ", state_dir, ": ", error.message()));
     write_s = std::chrono::duration<double>(Clock::now() - start).count();
-    return written;
+    return absl::OkStatus();
   };
   const auto start = Clock::now();
   torchscan::benchmarks::BenchmarkDaemon daemon =
@@ -246,7 +285,8 @@ int main(int argc, char** argv) {
   const double start_s = std::chrono::duration<double>(Clock::now() - start).count() - write_s;
   std::printf("history_rpc_benchmark: %d finished jobs under %d names (%d under bench-00), written in %.2f s\n",
               jobs, kNames, jobs / 2, write_s);
-  std::printf("torchscand start with them (exec to its socket answering): %.3f s\n", start_s);
+  std::printf("torchscand start with them (exec to its socket answering%s): %.3f s\n",
+              drop_caches ? ", page cache emptied" : "", start_s);
 
   Rpc rpc(daemon.address);
   bool ok = true;
@@ -296,7 +336,24 @@ int main(int argc, char** argv) {
   Row("ListJobs limit 1000", calls, false, [&] { return rpc.ListJobs(1000).jobs_size(); });
   Row("ListJobs every job", std::max(1, calls / 20), false, [&] { return rpc.ListJobs(0).jobs_size(); });
 
+  for (int restart = 1; restart <= restarts; ++restart) {
+    daemon.client.reset();
+    torchscan::benchmarks::StopBenchmarkDaemon();
+    const auto again = Clock::now();
+    daemon = torchscan::benchmarks::StartBenchmarkDaemon("history_rpc_benchmark", daemon_path, kGiveUpAfter, options);
+    const double again_s = std::chrono::duration<double>(Clock::now() - again).count() - write_s;
+    const int relisted = Rpc(daemon.address).ListJobs(0).jobs_size();
+    std::printf("torchscand restart %d on the same state folder%s: %.3f s\n", restart,
+                drop_caches ? " (page cache emptied)" : "", again_s);
+    if (relisted != jobs) {
+      std::printf("FAILED: after restart %d the daemon lists %d jobs of the %d written\n", restart, relisted, jobs);
+      ok = false;
+    }
+  }
+
   daemon.client.reset();
   torchscan::benchmarks::StopBenchmarkDaemon();
+  std::error_code error;
+  fs::remove_all(kept_state, error);
   return ok ? 0 : 1;
 }

@@ -24,6 +24,7 @@
 // Thread-safe. Logs one spdlog line per job event, with the job id.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -114,6 +115,11 @@ class Daemon {
   void Changed(const v1::Job& job, bool persist);
   // Writes the records that found no room before, oldest id first, until one fails. Requires mu_.
   void StoreUnsaved();
+  // Rewrites the state folder's jobs.cache (JobStore::SaveCache) when `now_anyway` or when
+  // kRecordCacheInterval has passed since the last time, so that a restart, even after
+  // kill -9, parses at most that interval's finished records from JSON. A failure is logged.
+  // Requires mu_.
+  void RefreshRecordCache(bool now_anyway);
   // After job `id` succeeded: a calibration's noise floor becomes the daemon's (stored in the
   // state folder first; kept in memory only if that fails); a report or comparison gets the
   // current noise floor, judged for its settings (core/noise_floor.h), and the job record's
@@ -142,6 +148,7 @@ class Daemon {
   HistoryIndex history_;                     // the ids of each label's jobs
   std::map<std::string, JobPhases> phases_;  // timelines of unfinished jobs, by id
   std::set<std::string> unsaved_;            // ids whose latest record is not on disk
+  std::chrono::steady_clock::time_point cache_saved_at_ = std::chrono::steady_clock::now();
   JobQueue queue_;
   int64_t last_number_ = 0;
   std::string running_id_;

@@ -16,8 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include "daemon/result_summary.h"
 #include "worker/state_folder.h"
+#include "io/file_io.h"
 #include "io/proto_json.h"
 #include "report/report_json.h"
 #include "report/validate.h"
@@ -36,6 +40,22 @@ absl::Status MakeDir(const std::string& path) {
   const std::string message = absl::StrCat("cannot create folder ", path, ": ", std::strerror(errno));
   if (errno == EACCES || errno == EPERM) return absl::PermissionDeniedError(message);
   return absl::InternalError(message);
+}
+
+bool IsFinished(const v1::Job& job) {
+  return job.state() != v1::Job::queued && job.state() != v1::Job::running;
+}
+
+// The job's binary protobuf, deterministic (the same message gives the same bytes).
+std::string Serialized(const v1::Job& job) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    out.SetSerializationDeterministic(true);
+    job.SerializeToCodedStream(&out);
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -115,12 +135,41 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
   if (error)
     loaded.problems.push_back(absl::StrCat("cannot list ", state_dir_, "/", kStateJobsFolder, ": ", error.message()));
   std::sort(ids.begin(), ids.end());
+  size_t rewrites = 0;  // records rewritten so far (interrupted or summarized)
+  std::map<std::string, CachedRecord> cache;
+  bool cache_stale = false;  // rewrite it after the load
+  std::error_code cache_error;
+  if (fs::exists(CachePath(), cache_error)) {
+    absl::StatusOr<std::string> bytes = ReadFile(CachePath());
+    absl::StatusOr<std::map<std::string, CachedRecord>> decoded =
+        bytes.ok() ? DecodeJobCache(*bytes) : absl::StatusOr<std::map<std::string, CachedRecord>>(bytes.status());
+    if (decoded.ok()) {
+      cache = *std::move(decoded);
+    } else {
+      cache_stale = true;
+      if (!bytes.ok())
+        loaded.problems.push_back(absl::StrCat(bytes.status().message(), "; the cache is ignored and written again"));
+      else if (decoded.status().code() != absl::StatusCode::kFailedPrecondition)  // another schema: not a problem
+        loaded.problems.push_back(absl::StrCat(CachePath(), ": ", decoded.status().message(),
+                                               "; the cache is ignored and written again"));
+    }
+  }
   for (const auto& [number, id] : ids) {
     v1::Job job;
     const std::string path = JobDir(id) + "/" + kJobRecordFile;
-    if (absl::Status s = LoadJsonStrict(path, &job); !s.ok()) {
-      loaded.problems.push_back(absl::StrCat(s.message(), "; job skipped"));
-      continue;
+    // The identity before the read: a file replaced meanwhile is found changed at the next load.
+    const std::optional<RecordIdentity> identity = IdentityOf(path);
+    const auto cached = cache.find(id);
+    const bool from_cache = identity && cached != cache.end() && cached->second.identity == *identity &&
+                            job.ParseFromString(cached->second.job);
+    if (from_cache) {
+      ++loaded.from_cache;
+    } else {
+      ++loaded.from_json;
+      if (absl::Status s = LoadJsonStrict(path, &job); !s.ok()) {
+        loaded.problems.push_back(absl::StrCat(s.message(), "; job skipped"));
+        continue;
+      }
     }
     if (job.id() != id) {
       loaded.problems.push_back(absl::StrCat(path, ": id \"", job.id(), "\" does not match its folder; job skipped"));
@@ -138,15 +187,74 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
     if (job.state() != v1::Job::queued) job.set_queue_position(0);
     if (job.state() == v1::Job::succeeded && !job.has_summary() && !job.spec().has_calibrate())
       AddSummary(job, loaded);
+    // Rewritten records were remembered by SaveJob; an unchanged one is as its file holds it.
+    const bool rewritten = loaded.interrupted.size() + loaded.summarized.size() > rewrites;
+    rewrites = loaded.interrupted.size() + loaded.summarized.size();
+    if (identity && !rewritten && IsFinished(job)) Remember(job, *identity);
+    if (IsFinished(job) && (!from_cache || rewritten)) cache_stale = true;
     loaded.jobs.push_back(std::move(job));
+  }
+  loaded_ = true;
+  {
+    std::lock_guard<std::mutex> lock(remembered_mu_);
+    remembered_since_save_ = cache_stale || loaded.from_cache != static_cast<int>(cache.size());
+  }
+  if (remembered_since_save_) {
+    std::vector<const v1::Job*> jobs;
+    for (const v1::Job& job : loaded.jobs) jobs.push_back(&job);
+    if (absl::Status s = SaveCacheOf(jobs); !s.ok())
+      loaded.problems.push_back(absl::StrCat(s.message(), " (records are parsed from JSON at the next start)"));
   }
   return loaded;
 }
 
+absl::Status JobStore::SaveCache(const std::map<std::string, v1::Job>& jobs) {
+  std::vector<const v1::Job*> pointers;
+  for (const auto& [id, job] : jobs) pointers.push_back(&job);
+  return SaveCacheOf(pointers);
+}
+
+absl::Status JobStore::SaveCacheOf(const std::vector<const v1::Job*>& jobs) {
+  if (!loaded_) return absl::OkStatus();
+  std::map<std::string, CachedRecord> records;
+  {
+    std::lock_guard<std::mutex> lock(remembered_mu_);
+    // Nothing stored since the last write: that cache is still right for every entry it has.
+    if (!remembered_since_save_) return absl::OkStatus();
+    for (const v1::Job* job : jobs) {
+      const auto it = remembered_.find(job->id());
+      if (it == remembered_.end() || !IsFinished(*job)) continue;
+      std::string bytes = Serialized(*job);
+      if (Fnv1a64(bytes) != it->second.hash) continue;  // changed in memory since it was stored
+      records.emplace(job->id(), CachedRecord{it->second.identity, std::move(bytes)});
+    }
+  }
+  absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records));
+  if (written.ok()) {
+    std::lock_guard<std::mutex> lock(remembered_mu_);
+    remembered_since_save_ = false;  // (a Remember meanwhile is lost until the next one: time only)
+  }
+  return written;
+}
+
+void JobStore::Remember(const v1::Job& job, const RecordIdentity& identity) {
+  const uint64_t hash = Fnv1a64(Serialized(job));
+  std::lock_guard<std::mutex> lock(remembered_mu_);
+  remembered_[job.id()] = Remembered{identity, hash};
+  remembered_since_save_ = true;
+}
+
+std::string JobStore::CachePath() const { return (fs::path(state_dir_) / kJobCacheFile).string(); }
+
 absl::Status JobStore::SaveJob(const v1::Job& job) {
   if (JobNumber(job.id()) < 0) return absl::InvalidArgumentError(absl::StrCat("job id \"", job.id(), "\" is malformed"));
   if (absl::Status s = MakeDir(JobDir(job.id())); !s.ok()) return s;
-  return SaveJson(job, JobDir(job.id()) + "/" + kJobRecordFile);
+  const std::string path = JobDir(job.id()) + "/" + kJobRecordFile;
+  if (absl::Status s = SaveJson(job, path); !s.ok()) return s;
+  if (IsFinished(job)) {
+    if (const std::optional<RecordIdentity> identity = IdentityOf(path)) Remember(job, *identity);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status JobStore::WriteSpec(const std::string& id, const v1::JobSpec& spec) {

@@ -6,7 +6,11 @@
 //   result.json     the JobResult, written by the worker
 //   worker.stderr   what the worker wrote to stderr
 // and <state_dir>/noise_floor.json, the latest calibration's noise floor
-// (the names: worker/state_folder.h, the folder layout's contract).
+// (the names: worker/state_folder.h, the folder layout's contract), and
+// <state_dir>/jobs.cache, finished records in binary protobuf, each with the identity of the
+// job.json it was read from or written as (daemon/job_cache.h): a start takes a record from
+// it while its job.json is unchanged, instead of parsing the JSON. Only a speed-up: a
+// missing, stale, damaged or other-schema cache costs parsing time, never a record.
 // Every JSON file is written atomically (temporary file, fsync, rename), so a reader or a
 // restart after kill -9 sees the old or the new file, never a torn one; a write that fails
 // (a full disk) leaves the old file whole. The store deletes only what a refused submission
@@ -14,11 +18,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "daemon/job_cache.h"
 #include "proto/service.pb.h"
 
 namespace torchscan::daemon {
@@ -42,6 +49,8 @@ class JobStore {
     int64_t last_number = 0;            // the largest job number seen (folders included)
     std::vector<std::string> interrupted;  // ids of the jobs found running and now interrupted
     std::vector<std::string> summarized;   // ids of the jobs given their summary at this load
+    int from_cache = 0;   // records taken from jobs.cache
+    int from_json = 0;    // records read from their job.json (those skipped as unreadable included)
   };
   // Reads every job record. Restart semantics: a job found `running` becomes `interrupted`
   // (error: the daemon stopped while it ran; finished_at = `now`; worker_pid cleared) and is
@@ -51,14 +60,29 @@ class JobStore {
   // `problems` (tried again at the next load). Jobs that have a summary are not looked at
   // further. A missing, corrupt or mismatching job.json is reported in `problems` and
   // skipped; it never fails the load.
+  // Speed: a record whose job.json has the identity jobs.cache holds for it is taken from the
+  // cache and goes through the same checks and restart rules as a parsed one. An unreadable
+  // or damaged cache is reported in `problems` (one line) and ignored; one of another schema
+  // is ignored silently. When any finished record was parsed, or the cache held others, the
+  // cache is rewritten (SaveCache) from the finished jobs loaded; its failure is a problem.
   Loaded LoadAll(const std::string& now);
+
+  // Rewrites jobs.cache atomically with those of `jobs` that are finished (neither queued nor
+  // running) and equal to the record this store last read or wrote for them (a job changed
+  // in memory but not stored is left out). Does nothing when no finished record was stored
+  // since the cache was last written or loaded whole. Internal/PermissionDenied naming the path on
+  // failure; the old cache then stays whole. Before LoadAll it does nothing (a store that
+  // never loaded, such as one refused the lock, knows no record). The daemon calls it at
+  // shutdown and, at most every few minutes, after a job finishes.
+  absl::Status SaveCache(const std::map<std::string, v1::Job>& jobs);
 
   // "job-000042" for 42: ids sort in submission order.
   static std::string JobId(int64_t number);
   // The number of a well-formed id, or -1.
   static int64_t JobNumber(const std::string& id);
 
-  // Writes the record to jobs/<id>/job.json atomically (the folder is created on first use).
+  // Writes the record to jobs/<id>/job.json atomically (the folder is created on first use);
+  // a finished one is remembered (its file's identity and a hash) for SaveCache.
   absl::Status SaveJob(const v1::Job& job);
   // Writes jobs/<id>/spec.json atomically.
   absl::Status WriteSpec(const std::string& id, const v1::JobSpec& spec);
@@ -94,9 +118,22 @@ class JobStore {
  private:
   // A succeeded job's summary from its result.json, stored with its record (LoadAll).
   void AddSummary(v1::Job& job, Loaded& loaded);
+  // Remembers a finished job as its job.json with `identity` holds it (see SaveCache).
+  void Remember(const v1::Job& job, const RecordIdentity& identity);
+  absl::Status SaveCacheOf(const std::vector<const v1::Job*>& jobs);
+  std::string CachePath() const;
 
   std::string state_dir_;
   int lock_fd_ = -1;
+  struct Remembered {
+    RecordIdentity identity;
+    uint64_t hash = 0;  // Fnv1a64 of the job's deterministic binary serialization
+  };
+  std::mutex remembered_mu_;
+  bool loaded_ = false;  // LoadAll ran
+  // A record was remembered since jobs.cache was last written (or the loaded one is stale).
+  bool remembered_since_save_ = false;
+  std::map<std::string, Remembered> remembered_;  // finished jobs by id
 };
 
 }  // namespace torchscan::daemon

@@ -1,7 +1,11 @@
 #include "daemon/job_store.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -17,6 +21,7 @@
 #include "absl/strings/str_join.h"
 
 #include "daemon/fake_report.h"
+#include "daemon/job_cache.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
 
@@ -316,14 +321,20 @@ TEST(JobStore, ACalibrationResultLoadsAndSaveResultRewritesIt) {
 // A job finished by an older daemon has no summary: the load makes it from result.json and
 // stores it; one whose result cannot be read stays without (a problem, never a failed load);
 // jobs that have one, calibrations and unsucceeded jobs are not looked at.
+// A measurement's result whose median is `median_s`.
+v1::JobResult MeasuredResult(double median_s) {
+  v1::JobResult result;
+  *result.mutable_report() = FakeReport("measurement");
+  result.mutable_report()->mutable_timing()->mutable_summary()->set_median_s(median_s);
+  return result;
+}
+
 TEST(JobStore, ASucceededJobWithoutSummaryGetsOneFromItsResultAtLoad) {
   const std::string dir = FreshDir("summary_backfill");
   {
     JobStore store(dir);
     ASSERT_TRUE(store.Open().ok());
-    v1::JobResult result;
-    *result.mutable_report() = FakeReport("measurement");
-    result.mutable_report()->mutable_timing()->mutable_summary()->set_median_s(0.0025);
+    v1::JobResult result = MeasuredResult(0.0025);
     result.mutable_report()->set_model("resnet18");
     ASSERT_TRUE(store.SaveJob(MakeJob(1, v1::Job::succeeded)).ok());
     ASSERT_TRUE(store.SaveResult(JobStore::JobId(1), result).ok());
@@ -357,6 +368,240 @@ TEST(JobStore, ASucceededJobWithoutSummaryGetsOneFromItsResultAtLoad) {
   v1::Job stored;  // rewritten: the next start need not read the result again
   ASSERT_TRUE(LoadJsonStrict(store.JobDir("job-000001") + "/job.json", &stored).ok());
   EXPECT_EQ(stored.summary().latency().median_s(), 0.0025);
+}
+
+// The jobs.cache of `dir`'s state folder, decoded (the test fails when it is absent or damaged).
+std::map<std::string, CachedRecord> CacheOf(const std::string& dir) {
+  absl::StatusOr<std::string> bytes = ReadFile(dir + "/jobs.cache");
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  if (!bytes.ok()) return {};
+  absl::StatusOr<std::map<std::string, CachedRecord>> records = DecodeJobCache(*bytes);
+  EXPECT_TRUE(records.ok()) << records.status();
+  return records.ok() ? *records : std::map<std::string, CachedRecord>{};
+}
+
+// Loads `dir` with a store of its own (released after), as a daemon start does.
+JobStore::Loaded LoadWithNewStore(const std::string& dir) {
+  JobStore store(dir);
+  EXPECT_TRUE(store.Open().ok());
+  return store.LoadAll("2026-12-01T10:00:00.000Z");
+}
+
+std::vector<std::string> SerializedJobs(const JobStore::Loaded& loaded) {
+  std::vector<std::string> out;
+  for (const v1::Job& job : loaded.jobs) out.push_back(ToJson(job));
+  return out;
+}
+
+// Four finished jobs (one with an error, one cancelled while queued) and one queued.
+void SaveFiveJobs(const std::string& dir) {
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  v1::Job succeeded = MakeJob(1, v1::Job::succeeded);
+  succeeded.mutable_summary()->mutable_latency()->set_median_s(0.004);
+  ASSERT_TRUE(store.SaveJob(succeeded).ok());
+  v1::Job failed = MakeJob(2, v1::Job::failed);
+  failed.set_error("worker exited with status 3");
+  ASSERT_TRUE(store.SaveJob(failed).ok());
+  ASSERT_TRUE(store.SaveJob(MakeJob(3, v1::Job::cancelled)).ok());
+  ASSERT_TRUE(store.SaveJob(MakeJob(4, v1::Job::interrupted)).ok());
+  v1::Job queued = MakeJob(5, v1::Job::queued);
+  queued.set_queue_position(1);
+  ASSERT_TRUE(store.SaveJob(queued).ok());
+}
+
+TEST(JobStoreCache, TheSecondLoadTakesFinishedRecordsFromTheCacheAndGivesTheSameJobs) {
+  const std::string dir = FreshDir("cache_used");
+  SaveFiveJobs(dir);
+  const JobStore::Loaded first = LoadWithNewStore(dir);
+  EXPECT_TRUE(first.problems.empty()) << absl::StrJoin(first.problems, "\n");
+  EXPECT_EQ(first.from_json, 5);
+  EXPECT_EQ(first.from_cache, 0);
+  EXPECT_EQ(CacheOf(dir).size(), 4u) << "the finished jobs, not the queued one";
+  const JobStore::Loaded second = LoadWithNewStore(dir);
+  EXPECT_TRUE(second.problems.empty()) << absl::StrJoin(second.problems, "\n");
+  EXPECT_EQ(second.from_cache, 4);
+  EXPECT_EQ(second.from_json, 1);
+  EXPECT_EQ(SerializedJobs(second), SerializedJobs(first));
+  EXPECT_EQ(second.last_number, 5);
+}
+
+TEST(JobStoreCache, AChangedRecordIsReadFromItsJsonEvenWithItsSizeAndMtimeKept) {
+  const std::string dir = FreshDir("cache_stale");
+  SaveFiveJobs(dir);
+  (void)LoadWithNewStore(dir);  // builds the cache
+  // Rewritten by another program (a new file, as an atomic writer makes it).
+  v1::Job edited = MakeJob(1, v1::Job::succeeded);
+  edited.mutable_summary()->mutable_latency()->set_median_s(0.004);
+  edited.mutable_spec()->set_label("renamed by hand");
+  ASSERT_TRUE(WriteFileAtomic(dir + "/jobs/job-000001/job.json", ToJson(edited)).ok());
+  // Edited in place: same size (one letter changed), mtime put back.
+  const std::string path2 = dir + "/jobs/job-000002/job.json";
+  struct stat before;
+  ASSERT_EQ(::stat(path2.c_str(), &before), 0);
+  absl::StatusOr<std::string> text = ReadFile(path2);
+  ASSERT_TRUE(text.ok());
+  const size_t at = text->find("status 3");
+  ASSERT_NE(at, std::string::npos);
+  (*text)[at + 7] = '4';
+  {
+    std::fstream file(path2, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(0);
+    file.write(text->data(), static_cast<std::streamsize>(text->size()));
+  }
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path2.c_str(), times, 0), 0);
+
+  const JobStore::Loaded loaded = LoadWithNewStore(dir);
+  EXPECT_TRUE(loaded.problems.empty()) << absl::StrJoin(loaded.problems, "\n");
+  EXPECT_EQ(loaded.from_cache, 2);
+  EXPECT_EQ(loaded.from_json, 3);
+  ASSERT_EQ(loaded.jobs.size(), 5u);
+  EXPECT_EQ(loaded.jobs[0].spec().label(), "renamed by hand");
+  EXPECT_EQ(loaded.jobs[1].error(), "worker exited with status 4");
+  // The cache now holds the new records: the next load takes all four from it.
+  const JobStore::Loaded again = LoadWithNewStore(dir);
+  EXPECT_EQ(again.from_cache, 4);
+  EXPECT_EQ(again.jobs[0].spec().label(), "renamed by hand");
+}
+
+TEST(JobStoreCache, ADamagedCacheIsReportedAndIgnoredAndEveryJobStillLoads) {
+  const std::string dir = FreshDir("cache_damaged");
+  SaveFiveJobs(dir);
+  const JobStore::Loaded first = LoadWithNewStore(dir);
+  absl::StatusOr<std::string> bytes = ReadFile(dir + "/jobs.cache");
+  ASSERT_TRUE(bytes.ok());
+  std::string flipped = *bytes;
+  flipped[flipped.size() - 5] ^= 0x40;
+  for (const std::string& damaged : {bytes->substr(0, bytes->size() / 2), flipped, std::string("{}")}) {
+    ASSERT_TRUE(WriteFileAtomic(dir + "/jobs.cache", damaged).ok());
+    const JobStore::Loaded loaded = LoadWithNewStore(dir);
+    ASSERT_EQ(loaded.problems.size(), 1u) << absl::StrJoin(loaded.problems, "\n");
+    EXPECT_NE(loaded.problems[0].find(dir + "/jobs.cache: "), std::string::npos) << loaded.problems[0];
+    EXPECT_NE(loaded.problems[0].find("ignored"), std::string::npos) << loaded.problems[0];
+    EXPECT_EQ(loaded.from_cache, 0);
+    EXPECT_EQ(SerializedJobs(loaded), SerializedJobs(first));
+    EXPECT_EQ(CacheOf(dir).size(), 4u) << "written again";
+  }
+  // Another schema's cache is no problem: ignored and replaced.
+  bytes = ReadFile(dir + "/jobs.cache");
+  ASSERT_TRUE(bytes.ok());
+  (*bytes)[std::string("torchscan jobs.cache 1\n").size()] ^= 1;
+  ASSERT_TRUE(WriteFileAtomic(dir + "/jobs.cache", *bytes).ok());
+  const JobStore::Loaded other_schema = LoadWithNewStore(dir);
+  EXPECT_TRUE(other_schema.problems.empty()) << absl::StrJoin(other_schema.problems, "\n");
+  EXPECT_EQ(other_schema.from_cache, 0);
+  EXPECT_EQ(LoadWithNewStore(dir).from_cache, 4);
+}
+
+TEST(JobStoreCache, ARunningJobFromTheCacheIsStillInterrupted) {
+  const std::string dir = FreshDir("cache_running");
+  {
+    JobStore store(dir);
+    ASSERT_TRUE(store.Open().ok());
+    v1::Job running = MakeJob(1, v1::Job::running);
+    running.set_worker_pid(4242);
+    ASSERT_TRUE(store.SaveJob(running).ok());
+    // A cache entry for it (the store writes none for a running job, an older daemon might).
+    const std::optional<RecordIdentity> identity = IdentityOf(dir + "/jobs/job-000001/job.json");
+    ASSERT_TRUE(identity.has_value());
+    ASSERT_TRUE(WriteFileAtomic(dir + "/jobs.cache",
+                                EncodeJobCache({{running.id(), CachedRecord{*identity, running.SerializeAsString()}}}))
+                    .ok());
+  }
+  const JobStore::Loaded loaded = LoadWithNewStore(dir);
+  EXPECT_EQ(loaded.from_cache, 1);
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  EXPECT_EQ(loaded.jobs[0].state(), v1::Job::interrupted);
+  EXPECT_EQ(loaded.jobs[0].worker_pid(), 0);
+  EXPECT_EQ(loaded.interrupted, std::vector<std::string>{"job-000001"});
+  v1::Job stored;
+  ASSERT_TRUE(LoadJsonStrict(dir + "/jobs/job-000001/job.json", &stored).ok());
+  EXPECT_EQ(stored.state(), v1::Job::interrupted);
+  // The rewritten record is cached as rewritten.
+  const JobStore::Loaded again = LoadWithNewStore(dir);
+  EXPECT_EQ(again.from_cache, 1);
+  EXPECT_TRUE(again.interrupted.empty());
+  EXPECT_EQ(again.jobs[0].state(), v1::Job::interrupted);
+}
+
+TEST(JobStoreCache, TheSummaryIsBackFilledOnceAndThenComesFromTheCache) {
+  const std::string dir = FreshDir("cache_backfill");
+  {
+    JobStore store(dir);
+    ASSERT_TRUE(store.Open().ok());
+    ASSERT_TRUE(store.SaveJob(MakeJob(1, v1::Job::succeeded)).ok());
+    ASSERT_TRUE(store.SaveResult(JobStore::JobId(1), MeasuredResult(0.0025)).ok());
+  }
+  const JobStore::Loaded first = LoadWithNewStore(dir);
+  EXPECT_EQ(first.summarized, std::vector<std::string>{"job-000001"});
+  const JobStore::Loaded second = LoadWithNewStore(dir);
+  EXPECT_TRUE(second.summarized.empty());
+  EXPECT_EQ(second.from_cache, 1);
+  ASSERT_EQ(second.jobs.size(), 1u);
+  EXPECT_EQ(second.jobs[0].summary().latency().median_s(), 0.0025);
+}
+
+TEST(JobStoreCache, SaveCacheKeepsOnlyFinishedJobsAsStored) {
+  const std::string dir = FreshDir("cache_save");
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  ASSERT_TRUE(store.SaveCache({}).ok());
+  EXPECT_FALSE(fs::exists(dir + "/jobs.cache")) << "nothing is written before a load";
+  (void)store.LoadAll("now");
+  std::map<std::string, v1::Job> jobs;
+  for (int i = 1; i <= 3; ++i) {
+    jobs[JobStore::JobId(i)] = MakeJob(i, i == 3 ? v1::Job::running : v1::Job::succeeded);
+    ASSERT_TRUE(store.SaveJob(jobs[JobStore::JobId(i)]).ok());
+  }
+  jobs[JobStore::JobId(2)].set_error("changed in memory, not stored");
+  ASSERT_TRUE(store.SaveCache(jobs).ok());
+  const std::map<std::string, CachedRecord> cache = CacheOf(dir);
+  ASSERT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.begin()->first, JobStore::JobId(1));
+  // Nothing stored since: not written again (a daemon's shutdown after a quiet run).
+  const std::optional<RecordIdentity> written = IdentityOf(dir + "/jobs.cache");
+  ASSERT_TRUE(store.SaveCache(jobs).ok());
+  EXPECT_TRUE(IdentityOf(dir + "/jobs.cache") == written);
+  ASSERT_TRUE(store.SaveJob(jobs[JobStore::JobId(2)]).ok());
+  ASSERT_TRUE(store.SaveCache(jobs).ok());
+  EXPECT_EQ(CacheOf(dir).size(), 2u);
+}
+
+// kill -9 while the cache is written leaves the old one or the new one, whole.
+TEST(JobStoreCache, KillDuringACacheWriteLeavesAWholeCache) {
+  const std::string dir = FreshDir("cache_kill");
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  (void)store.LoadAll("now");
+  std::map<std::string, v1::Job> small, large;
+  for (int i = 1; i <= 300; ++i) {
+    v1::Job job = MakeJob(i, v1::Job::succeeded);
+    job.set_error(std::string(2000, 'x'));
+    ASSERT_TRUE(store.SaveJob(job).ok());
+    large[job.id()] = job;
+    if (i <= 3) small[job.id()] = job;
+  }
+  int whole = 0;
+  for (int round = 0; round < 20; ++round) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      for (int i = 0;; ++i) {
+        (void)store.SaveJob(large.begin()->second);  // something new to write
+        (void)store.SaveCache(i % 2 == 0 ? large : small);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 7 * round));
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    if (!fs::exists(dir + "/jobs.cache")) continue;
+    const size_t entries = CacheOf(dir).size();  // fails the test when torn
+    EXPECT_TRUE(entries == 3 || entries == 300) << entries;
+    ++whole;
+  }
+  EXPECT_GT(whole, 0) << "no cache was ever written: the test proved nothing";
 }
 
 }  // namespace
