@@ -162,6 +162,9 @@ int Validate(const HistoryOptions& options, v1::HistoryRequest* request) {
   if (options.limit < 0)
     return ReportError(absl::InvalidArgumentError(absl::StrCat(
         "--limit: ", options.limit, " is negative; give the number of newest jobs to show, or 0 for every job")));
+  if (options.against_given && options.against.empty())
+    return ReportError(absl::InvalidArgumentError(
+        "--against: the revision is empty; give the --revision of the job to compare the newest result with"));
   request->set_name(options.name);
   for (const std::string& word : options.states) {
     absl::StatusOr<v1::Job::State> state = ParseJobState(word);

@@ -47,6 +47,7 @@ struct HistoryOptions {
   std::string output_dir;            // --output; "": DefaultHistoryFolder(name)
   bool force = false;                // --force: replace files `history` did not write; fetch every report page again
   std::string against;               // --against REV; "": no comparison
+  bool against_given = false;        // --against was on the command line (an empty REV is refused)
 };
 
 int HistoryCommand(const ClientContext& ctx, const HistoryOptions& options);

@@ -230,7 +230,10 @@ int RunCommand(ClientContext& ctx, CommandLine& cl) {
   if (*cl.fetch) return FetchJobCommand(ctx, cl.id, cl.output, cl.force);
   if (*cl.render) return RenderCommand(ctx, cl.input, cl.output, cl.format, cl.run, cl.details);
   if (*cl.compare_reports) return CompareReportsCommand(ctx, cl.before, cl.after, cl.output, cl.force);
-  if (*cl.history) return HistoryCommand(ctx, cl.history_options);
+  if (*cl.history) {
+    cl.history_options.against_given = cl.history->count("--against") > 0;
+    return HistoryCommand(ctx, cl.history_options);
+  }
   return kExitBadInput;
 }
 

@@ -214,6 +214,9 @@ TEST_F(HistoryEndToEnd, BadInputIsExitTwoNamingWhatToFix) {
   EXPECT_EQ(unknown.exit_code, kBadInput);
   EXPECT_TRUE(absl::StrContains(unknown.err, "no job is named \"bnech\"")) << unknown.err;
   EXPECT_TRUE(absl::StrContains(unknown.err, "did you mean \"bench\"?")) << unknown.err;
+  const CommandResult empty_revision = daemon_->Client({"history", "bench", "--against", ""});
+  EXPECT_EQ(empty_revision.exit_code, kBadInput);
+  EXPECT_TRUE(absl::StrContains(empty_revision.err, "--against: the revision is empty")) << empty_revision.err;
   const CommandResult limit = daemon_->Client({"history", "bench", "--limit", "-1"});
   EXPECT_EQ(limit.exit_code, kBadInput);
   EXPECT_TRUE(absl::StrContains(limit.err, "--limit: -1 is negative")) << limit.err;

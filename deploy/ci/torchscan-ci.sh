@@ -183,8 +183,12 @@ mkdir -p "$OUT"
 if [[ -f $OUT/comparison.json ]]; then
   details=()
   [[ ${TORCHSCAN_DETAILS:-0} == 1 ]] && details=(--details)
-  "$client" render "$OUT/comparison.json" --format markdown "${details[@]}" -o "$private/verdict.md"
-  { cat "$private/verdict.md"; printf '\n%s\n' "$footer"; } >"$OUT/comment.md"
+  if "$client" render "$OUT/comparison.json" --format markdown "${details[@]}" -o "$private/verdict.md"; then
+    { cat "$private/verdict.md"; printf '\n%s\n' "$footer"; } >"$OUT/comment.md"
+  else  # the comparison's exit status still decides the job; say why the verdict is missing
+    printf '### TorchScan: the verdict could not be rendered\n\n%s failed on %s (see the job log).\n\n%s\n' \
+      "\`torchscan-client render\`" "\`$OUT/comparison.json\`" "$footer" >"$OUT/comment.md"
+  fi
 else
   printf '### TorchScan: no comparison\n\n%s stopped before comparing (exit %s: see the job log).\n\n%s\n' \
     "\`torchscan-client compare\`" "$status" "$footer" >"$OUT/comment.md"
