@@ -88,9 +88,9 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   const WorkerOutcome worker =
       spare != nullptr
           ? spare->Run(launch, FormatHandoff({store.JobDir(id), store.StderrPath(id)}), on_line, control, callbacks.on_start)
-          : RunWorker(launch, on_line, control, [&](int pid) {
-              if (callbacks.on_start) callbacks.on_start(pid);
-              if (launch.rss_children > 0 && callbacks.on_rss_children) callbacks.on_rss_children(launch.rss_children);
+          : RunWorker(launch, on_line, control, callbacks.on_start, [&](int started) {
+              // Only those forked: a failed fork is pid 0 to the worker and never runs.
+              if (started > 0 && callbacks.on_rss_children) callbacks.on_rss_children(started);
             });
   if (!worker.ok()) {
     outcome.killed = worker.kind == WorkerOutcome::Kind::kKilled;

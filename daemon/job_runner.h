@@ -44,7 +44,8 @@ struct JobRunCallbacks {
   std::function<void(int pid)> on_start;
   std::function<void(const std::string& phase)> on_phase;
   std::function<void(int64_t blocks_done)> on_blocks;
-  // Right after on_start, when a fresh worker was launched with `count` RSS children.
+  // Right after on_start, when a fresh worker was launched with RSS children: `count` > 0 of
+  // them were forked (one whose fork failed is not counted).
   std::function<void(int count)> on_rss_children;
 };
 

@@ -273,10 +273,12 @@ WorkerLaunch WithRssChildArgs(WorkerLaunch launch, const std::vector<RssChildDes
 // needs is prepared here, in the launcher: after fork only system calls run.
 class ChildSetup {
  public:
+  // `started_fd`: the write end of a pipe that gets one byte per RSS child forked (-1: none).
   ChildSetup(const WorkerLaunch& launch, const WorkerDescriptors& fds,
-             const std::vector<RssChildDescriptors>& rss_children = {})
+             const std::vector<RssChildDescriptors>& rss_children = {}, int started_fd = -1)
       : launch_(launch),
         rss_children_(rss_children),
+        started_fd_(started_fd),
         rss_pids_(rss_children.size(), 0),
         rss_child_argv_{const_cast<char*>(launch.rss_child_path.c_str()), const_cast<char*>("--wait"), nullptr},
         out_fd_(fds.write_fd),
@@ -357,6 +359,7 @@ class ChildSetup {
         ::_exit(127);
       }
       rss_pids_[i] = pid;  // here, not in the vfork child: it shares this memory
+      if (pid > 0 && started_fd_ >= 0) (void)!::write(started_fd_, "+", 1);  // the launcher counts these
       // Its pid in decimal, then a newline (0: not forked); async-signal-safe formatting.
       char digits[24];
       char* at = digits + sizeof(digits);
@@ -376,6 +379,7 @@ class ChildSetup {
 
   const WorkerLaunch& launch_;
   const std::vector<RssChildDescriptors> rss_children_;
+  const int started_fd_;
   mutable std::vector<pid_t> rss_pids_;  // sized here; the forked child's copy records each child's pid
   char* const rss_child_argv_[3];
   const int out_fd_;
@@ -525,7 +529,8 @@ WorkerOutcome Supervise(bp::child* child, OutputPump* pump, const WorkerLaunch& 
 }  // namespace
 
 WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
-                        WorkerControl* control, const std::function<void(int pid)>& on_start) {
+                        WorkerControl* control, const std::function<void(int pid)>& on_start,
+                        const std::function<void(int started)>& on_rss_children) {
   WorkerOutcome out;
   const Clock::time_point start = Clock::now();
   if (control != nullptr && control->killed()) {
@@ -540,18 +545,35 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
     CloseAll({fds.read_fd, fds.write_fd, fds.err_fd, fds.in_fd});
     return out;
   }
-  const ChildSetup setup(launch, fds, rss_children);
+  // One byte per RSS child actually forked, written by the worker's process before its exec.
+  int started_pipe[2] = {-1, -1};
+  if (!rss_children.empty() && ::pipe2(started_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    out.reason = absl::StrCat("cannot start worker: pipe: ", std::strerror(errno));
+    CloseAll({fds.read_fd, fds.write_fd, fds.err_fd, fds.in_fd});
+    for (const RssChildDescriptors& c : rss_children) CloseAll({c.worker_fd, c.child_fd, c.err_fd});
+    return out;
+  }
+  const ChildSetup setup(launch, fds, rss_children, started_pipe[1]);
   bp::child child;
   const bool started = Spawn(WithRssChildArgs(launch, rss_children), setup, &child, &out.reason);
   // The child's ends: end of file on the pipe must come from the worker's side.
-  CloseAll({fds.write_fd, fds.err_fd, fds.in_fd});
+  CloseAll({fds.write_fd, fds.err_fd, fds.in_fd, started_pipe[1]});
   for (const RssChildDescriptors& c : rss_children) CloseAll({c.worker_fd, c.child_fd, c.err_fd});
+  // Its exec succeeded, so every byte is written: the forking happens before it.
+  int rss_started = 0;
+  char bytes[64];
+  for (ssize_t n; started_pipe[0] >= 0 && (n = ::read(started_pipe[0], bytes, sizeof(bytes))) != 0;) {
+    if (n > 0) rss_started += static_cast<int>(n);
+    else if (errno != EINTR) break;
+  }
+  CloseAll({started_pipe[0]});
   if (!started) {
     ::close(fds.read_fd);
     out.wall_s = SecondsSince(start);
     return out;
   }
   if (on_start) on_start(child.id());
+  if (!rss_children.empty() && on_rss_children) on_rss_children(rss_started);
   OutputPump pump(fds.read_fd, on_line);
   return Supervise(&child, &pump, launch, control, start);
 }

@@ -108,9 +108,12 @@ struct WorkerOutcome {
 
 // Launches, calls `on_start(pid)` once running, `on_line(line)` for each stdout line (without
 // the newline; lines over 64 KiB are split), waits for the end and returns the outcome.
-// Blocks the calling thread; never throws. `control` may be null.
+// Blocks the calling thread; never throws. `control` may be null. With launch.rss_children > 0,
+// `on_rss_children(started)` follows on_start: how many RSS children were forked (fewer than
+// asked when a fork failed; those are pid 0 to the worker).
 WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
-                        WorkerControl* control = nullptr, const std::function<void(int pid)>& on_start = {});
+                        WorkerControl* control = nullptr, const std::function<void(int pid)>& on_start = {},
+                        const std::function<void(int started)>& on_rss_children = {});
 
 // A worker started ahead of its job: a warm spare (`torchscan-worker --spare`,
 // worker/worker_protocol.h) that loads, prints "ready" and waits, blocked on its stdin,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -408,6 +409,40 @@ TEST(WorkerLauncher, AWorkerThatCannotExecLeavesNoRssChildBehind) {
   EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a child of this process is left";
   EXPECT_EQ(errno, ECHILD);
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
+// Only the RSS children actually forked are reported (on_rss_children), not those asked for: a
+// fork that fails is pid 0 to the worker. The worker's user (a uid nobody else runs as) may
+// have 2 processes (RLIMIT_NPROC, inherited): the worker and its first child; the second
+// fork fails.
+TEST(WorkerLauncher, ReportsOnlyTheRssChildrenThatWereForked) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to switch users (root ignores RLIMIT_NPROC)";
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  WorkerLaunch launch = Shell(R"sh(for w in "$@"; do
+  [ "$w" = --rss-waiting ] || { read -r pid <&"${w%%:*}"; echo "pid $pid"; }
+done)sh");
+  launch.path = "/bin/bash";
+  launch.args.push_back("worker");  // $0; "--rss-waiting S:E" per child follow
+  launch.uid = 54321;
+  launch.gid = 54321;
+  launch.rss_child_path = dir + "/waiting-rss-child";
+  std::ofstream(launch.rss_child_path) << "#!/bin/sh\nexec sleep 60\n";
+  ASSERT_EQ(::chmod(launch.rss_child_path.c_str(), 0755), 0);
+  launch.rss_children = 2;
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NPROC, &saved), 0);
+  const rlimit two{2, saved.rlim_max};
+  ASSERT_EQ(::setrlimit(RLIMIT_NPROC, &two), 0);
+  int started = -1;
+  std::vector<std::string> lines;
+  const WorkerOutcome outcome = RunWorker(
+      launch, [&](const std::string& line) { lines.push_back(line); }, nullptr, {}, [&](int n) { started = n; });
+  ASSERT_EQ(::setrlimit(RLIMIT_NPROC, &saved), 0);
+  ASSERT_TRUE(outcome.ok()) << outcome.reason << outcome.stderr_tail;
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0], "pid 0");
+  EXPECT_EQ(lines[1], "pid 0");  // its fork failed
+  EXPECT_EQ(started, 1);
 }
 
 TEST(WorkerLauncher, ASpareThatFailsToLoadSaysWhy) {
