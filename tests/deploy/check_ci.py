@@ -5,12 +5,15 @@ Usage: check_ci.py [--xml FILE]   (run by bazel test, from the runfiles root)
 
 The job runs with the environment GitHub Actions (a pull_request event) or GitLab CI (a merge
 request pipeline) gives it, and nothing else from this process's environment: the platform's API
-URL points at a local HTTP server that records each POST and answers 201, and TORCHSCAN_DAEMON
+URL points at a local HTTP server that records each POST and answers 201 (or, for the cases of a
+comment the platform refuses, 403), and TORCHSCAN_DAEMON
 at a real torchscand over TCP with TLS and a token (remote_daemon.py, as remote_client_test
 starts it). TORCHSCAN_CLIENT is a wrapper that records the client's command lines, the modes of
 the files they name and the secrets in its environment, then runs the real client. The jobs are
 tiny (the built-in linear model, --min-run-time 0.05). No timing verdict is asserted: the exit
-status must be what --fail-on gives for the label comparison.json got.
+status must be what --fail-on gives for the label comparison.json got (7 instead of 0 when the
+comment was refused). A wrong token stops the client before comparing: its status (5) is the
+job's, and the short "no comparison" note is posted instead of a verdict.
 """
 
 import http.server
@@ -36,7 +39,7 @@ GITLAB_API_TOKEN = "glpat-thisIsTheFakeGitlabToken01"
 SECRETS = (TOKEN, GITHUB_API_TOKEN, GITLAB_API_TOKEN)
 # The labels each --fail-on fails (client/verdict_gate.h; README "CI gating").
 GATE_FAILS = {"slower": {"slower"}, "not-faster": {"slower", "within_variability", "unavailable"},
-              "any-change": {"faster", "slower"}}
+              "any-change": {"faster", "slower"}, "none": set()}
 MAX_COMMENT_LINES = 40
 
 # The compare jobs (JobSpec JSON, as a user's repository would hold them).
@@ -65,12 +68,13 @@ exec "{client}" "$@"
 
 
 class Api(http.server.BaseHTTPRequestHandler):
-    """Records each POST as (path, headers, body) in the server's `posts` and answers 201."""
+    """Records each POST as (path, headers, body) in the server's `posts` and answers the server's
+    `status` (201; 403 as a platform refusing a token without the right scope)."""
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         self.server.posts.append((self.path, self.headers, body.decode("utf-8")))  # headers: any case
-        self.send_response(201)
+        self.send_response(self.server.status)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
         self.wfile.write(b'{"id": 1}')
@@ -82,6 +86,7 @@ class Api(http.server.BaseHTTPRequestHandler):
 def start_api():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Api)
     server.posts = []
+    server.status = 201
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -170,8 +175,10 @@ def check_comment(posts, path, header, value):
     return None
 
 
-def check_job(job, fail_on, posts, path, header, value, revision):
-    """The checks every job that compared must pass; None or the first failure."""
+def check_job(job, fail_on, posts, path, header, value, revision, api_status=201):
+    """The checks every job that compared must pass; None or the first failure. `api_status`: what
+    the platform's API answered the comment (not 2xx: a gate that passed becomes exit 7, any other
+    status is kept, and the job says why the comment is missing)."""
     output = job.output()
     for secret in SECRETS:
         if secret in output:
@@ -180,6 +187,11 @@ def check_job(job, fail_on, posts, path, header, value, revision):
         return f"{OUT}/ lacks comparison.json or comparison.html"
     comparison = job.comparison()
     want = expected_status(comparison, fail_on)
+    if api_status // 100 != 2:
+        want = 7 if want == 0 else want
+        if f"could not post the comment to {job.env.get('GITHUB_API_URL') or job.env['CI_API_V4_URL']}" not in \
+                job.run.stderr or f"HTTP {api_status}" not in job.run.stderr:
+            return f"the job does not say the comment was refused (HTTP {api_status}): {output[-1500:]}"
     if job.run.returncode != want:
         return (f"exit {job.run.returncode}, but --fail-on {fail_on} on label {comparison.get('latency_change')} "
                 f"(check {comparison['output_check']['status']}) gives {want}: {output[-1500:]}")
@@ -187,7 +199,8 @@ def check_job(job, fail_on, posts, path, header, value, revision):
         return f"comparison.json's label is {comparison.get('label')!r}, not TORCHSCAN_NAME"
     lines = job.client_lines()
     compare = [l for l in lines if l.startswith("argv:") and " compare " in l]
-    if len(compare) != 1 or f"--revision {revision}" not in compare[0] or f"--fail-on {fail_on}" not in compare[0]:
+    gate = f"--fail-on {fail_on}" if fail_on != "none" else "--fail-on"  # none: no gate flag at all
+    if len(compare) != 1 or f"--revision {revision}" not in compare[0] or (gate in compare[0]) != (fail_on != "none"):
         return f"the client's compare command lacks --revision {revision} or --fail-on {fail_on}: {compare}"
     modes = [l for l in lines if l.startswith("mode ")]
     if not modes or any(not l.endswith(" 600") for l in modes):
@@ -200,6 +213,24 @@ def check_job(job, fail_on, posts, path, header, value, revision):
     if leftovers:
         return f"the secrets' folder was left behind: {leftovers}"
     return check_comment(posts, path, header, value)
+
+
+def check_no_comparison(job, posts, path, status):
+    """A client stopped before comparing (a wrong token: exit 5): its status is the job's, and the
+    short note saying so is posted instead of the verdict."""
+    output = job.output()
+    if job.run.returncode != status:
+        return f"exit {job.run.returncode}, expected the client's {status}: {output[-1500:]}"
+    if any(secret in output for secret in SECRETS):
+        return "a token appears in the job's output"
+    if os.path.exists(os.path.join(job.folder, OUT, "comparison.json")):
+        return f"{OUT}/comparison.json exists although the client was refused"
+    if [p for p, _, _ in posts] != [path]:
+        return f"expected one POST to {path}, got {[p for p, _, _ in posts]}"
+    note = json.loads(posts[0][2])["body"]
+    if not note.startswith("### TorchScan: no comparison") or f"(exit {status}:" not in note or "ci-linear" not in note:
+        return f"the note does not say the client stopped before comparing (exit {status}):\n{note}"
+    return None
 
 
 def check_missing(job, posts, name, where):
@@ -341,22 +372,34 @@ def main(argv):
             return checks.finish(xml_path)
         cases = [
             ("github", github, "slower", AA_JOB, github_comments, "Authorization", f"Bearer {GITHUB_API_TOKEN}",
-             "a" * 40, "the exit status follows --fail-on slower"),
+             "a" * 40, 201, "the exit status follows --fail-on slower"),
             ("gitlab", gitlab, "not-faster", AA_JOB, gitlab_notes, "PRIVATE-TOKEN", GITLAB_API_TOKEN,
-             "b" * 40, "the exit status follows --fail-on not-faster"),
+             "b" * 40, 201, "the exit status follows --fail-on not-faster"),
             ("github", github, "any-change", BAD_CHECK_JOB, github_comments, "Authorization",
-             f"Bearer {GITHUB_API_TOKEN}", "a" * 40, "a failed output check is exit 1"),
+             f"Bearer {GITHUB_API_TOKEN}", "a" * 40, 201, "a failed output check is exit 1"),
             ("gitlab", gitlab, "any-change", BAD_CHECK_JOB, gitlab_notes, "PRIVATE-TOKEN", GITLAB_API_TOKEN,
-             "b" * 40, "a failed output check is exit 1"),
+             "b" * 40, 201, "a failed output check is exit 1"),
+            # The platform refuses the comment (403): a gate that passed (none: always) is exit 7 ...
+            ("github", github, "none", AA_JOB, github_comments, "Authorization", f"Bearer {GITHUB_API_TOKEN}",
+             "a" * 40, 403, "a refused comment after a passed gate is exit 7"),
+            # ... a failed one keeps its status.
+            ("gitlab", gitlab, "any-change", BAD_CHECK_JOB, gitlab_notes, "PRIVATE-TOKEN", GITLAB_API_TOKEN,
+             "b" * 40, 403, "a refused comment keeps the failed check's exit 1"),
         ]
-        for i, (platform, env, fail_on, spec, path, header, value, revision, what) in enumerate(cases):
+        for i, (platform, env, fail_on, spec, path, header, value, revision, api_status, what) in enumerate(cases):
             job = Job(scratch, f"{platform}-{i}", dict(env, TORCHSCAN_FAIL_ON=fail_on), spec)
+            api.status = api_status
             checks.run(f"{platform}: {what}, the verdict is posted as Markdown with the API token, no token printed",
-                       lambda: check_job(job.start(), fail_on, api.posts, path, header, value, revision))
+                       lambda: check_job(job.start(), fail_on, api.posts, path, header, value, revision, api_status))
             if spec is BAD_CHECK_JOB:
                 checks.run(f"{platform}: the failed check is the job's verdict", lambda: None if job.comparison()[
                     "output_check"]["status"] == "failed" else "the bfloat16 candidate with rtol 0 passed its check")
             api.posts.clear()
+        api.status = 201
+        refused = Job(scratch, "github-wrong-token", dict(github, TORCHSCAN_TOKEN="not-the-daemon-token"), AA_JOB)
+        checks.run("github: a wrong token is the client's exit 5, and the 'no comparison' note is posted",
+                   lambda: check_no_comparison(refused.start(), api.posts, github_comments, 5))
+        api.posts.clear()
     finally:
         status = daemon.stop()
         api.shutdown()
