@@ -12,6 +12,7 @@
 #include "client/job_commands.h"
 #include "client/jobs_commands.h"
 #include "client/output_folder.h"
+#include "client/report_cache.h"
 #include "core/compare.h"
 #include "io/nearest_name.h"
 #include "io/proto_json.h"
@@ -128,11 +129,25 @@ absl::StatusOr<std::vector<v1::Job>> SearchRevision(DaemonClient& client, const 
 
 // Writes DIR/history.html of `view` (its report_href set here: the points whose report pages
 // DIR/reports/ holds, fetched or reused, collected in `linked`); says on stderr what it wrote.
+// Pages another daemon wrote there (DIR/reports/daemon.txt, client/report_cache.h) are removed
+// first, so that none is reused, here or by --against.
 absl::Status WriteHistoryPage(DaemonClient& client, const std::string& dir, bool refetch, report::HistoryView* view,
                               std::set<std::string>* linked) {
   std::error_code ec;
   std::filesystem::create_directories(dir + "/reports", ec);
   if (ec) return absl::InvalidArgumentError("--output: cannot create " + dir + "/reports: " + ec.message());
+  // Job ids restart on each daemon: pages another daemon wrote must not be reused (nor by --against).
+  const absl::StatusOr<v1::DaemonInfo> info = client.Info();
+  bool cleared = false;
+  if (absl::Status s = ClaimReportCache(dir + "/reports", ReportCacheOwner(client.address(), info.ok() ? &*info : nullptr),
+                                        &cleared);
+      !s.ok())
+    return s;
+  if (cleared)
+    std::fprintf(stderr,
+                 "torchscan-client: history: %s/reports held report pages of another daemon (or of an unknown one; "
+                 "job ids restart on each): fetching every page again from %s\n",
+                 dir.c_str(), client.address().c_str());
   int fetched_count = 0;
   for (const v1::Job& job : view->jobs) {
     if (!report::IsHistoryPoint(job)) continue;

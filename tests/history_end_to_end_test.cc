@@ -7,7 +7,8 @@
 // reuses the report pages. `--against r1` writes a comparison and exits as --fail-on says for
 // the label the comparison got (read from comparison.json: no timing verdict is asserted);
 // unknown revisions, the newest revision itself, unknown names, bad flags and no daemon are
-// exit 2 with messages naming what to fix.
+// exit 2 with messages naming what to fix. A second daemon (whose job ids are the same) writing
+// into the same folder gets its own report pages, not the first one's.
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -158,6 +159,35 @@ TEST_F(HistoryEndToEnd, HistoryHtmlLinksEachPointToItsReportAndLoadsOfflineInChr
                                                          dir + "/history.html"});
   EXPECT_EQ(browser.exit_code, 0) << browser.out << browser.err;
   EXPECT_TRUE(absl::StrContains(browser.out, "[    OK] HistoryLoadsOfflineWithoutErrors")) << browser.out;
+}
+
+// Job ids restart on each daemon: a second daemon's job-000001 is another job than the first
+// one's. The same --output folder, pointed at the other daemon, must not reuse the first one's
+// report pages (nor link them): they are all fetched again, and it says so.
+TEST_F(HistoryEndToEnd, AnotherDaemonsReportPagesAreFetchedAgain) {
+  TestDaemon second(TempDir("history_second_state"));
+  second.Start();
+  const CommandResult measured = second.Client({"measure", "--model", "linear", "--min-run-time", "0.05", "--label",
+                                                "bench", "--revision", "s1", "--output", TempDir("measure_s1")});
+  ASSERT_EQ(measured.exit_code, 0) << measured.err;
+  const std::string second_id = SubmittedId(measured.err);
+  ASSERT_EQ(second_id, ids_.back()) << "both daemons count from the same first id";
+  const std::string dir = TempDir("two_daemons");
+  const CommandResult first = daemon_->Client({"history", "bench", "--output", dir});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_TRUE(absl::StrContains(first.err, "3 fetched, 0 reused")) << first.err;
+  const CommandResult other = second.Client({"history", "bench", "--output", dir});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_TRUE(absl::StrContains(other.err, "held report pages of another daemon")) << other.err;
+  EXPECT_TRUE(absl::StrContains(other.err, "1 fetched, 0 reused")) << other.err;
+  for (const std::string& id : ids_)
+    if (id != second_id) EXPECT_FALSE(IsFile(dir + "/reports/" + id + ".json")) << id << ": the first daemon's page";
+  // Back on the first daemon: its pages are fetched again; a rerun on it reuses them.
+  const CommandResult back = daemon_->Client({"history", "bench", "--output", dir});
+  EXPECT_TRUE(absl::StrContains(back.err, "3 fetched, 0 reused")) << back.err;
+  const CommandResult again = daemon_->Client({"history", "bench", "--output", dir});
+  EXPECT_TRUE(absl::StrContains(again.err, "0 fetched, 3 reused")) << again.err;
+  EXPECT_FALSE(absl::StrContains(again.err, "another daemon")) << again.err;
 }
 
 TEST_F(HistoryEndToEnd, AgainstARevisionComparesAndGatesOnTheLabelItGot) {
