@@ -1,6 +1,7 @@
 #include "report/terminal_renderer.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "report/evidence_view.h"
@@ -90,21 +91,46 @@ void ComparisonLines(const v1::Comparison& c, Lines* lines) {
   }
 }
 
+// The time during which at least one of `spans` ran (overlaps counted once).
+double CoveredSeconds(std::vector<std::pair<double, double>> spans) {
+  std::sort(spans.begin(), spans.end());
+  double covered = 0, reached = -std::numeric_limits<double>::infinity();
+  for (const auto& [start, end] : spans) {
+    if (end > reached) covered += end - std::max(start, reached);
+    reached = std::max(reached, end);
+  }
+  return covered;
+}
+
 // One line per timeline (Timelines): how many phases over how long, then the time spent in
 // each kind of phase (the phase name's first word: build, timing, profile ...), in the order
-// the kinds first ran.
+// the kinds first ran. The worker's own phases run one at a time, so their durations add up;
+// a kind of concurrent spans (RSS children beside the worker) shows the time during which
+// any of them ran, marked "beside", since they overlap each other and the other phases.
 void TimelineLines(const Evidence& evidence, Lines* lines) {
+  struct Kind {
+    std::string name;
+    double own_s = 0;                                   // the worker's own spans, summed
+    std::vector<std::pair<double, double>> concurrent;  // start and end of concurrent spans
+  };
   for (const TimelineView& t : Timelines(evidence)) {
-    std::vector<std::pair<std::string, double>> kinds;
+    std::vector<Kind> kinds;
     for (const v1::PhaseSpan& span : t.timeline->spans()) {
       const std::string kind = span.phase().substr(0, span.phase().find(' '));
-      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
-      if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, 0.0});
-      it->second += span.end_s() - span.start_s();
+      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) { return k.name == kind; });
+      if (it == kinds.end()) it = kinds.insert(kinds.end(), Kind{kind});
+      if (span.concurrent())
+        it->concurrent.emplace_back(span.start_s(), span.end_s());
+      else
+        it->own_s += span.end_s() - span.start_s();
     }
     std::string detail;
-    for (const auto& [kind, seconds] : kinds)
-      absl::StrAppend(&detail, detail.empty() ? "" : ", ", kind, " ", FormatSeconds(seconds));
+    for (const Kind& k : kinds) {
+      absl::StrAppend(&detail, detail.empty() ? "" : ", ", k.name, " ");
+      if (k.own_s > 0 || k.concurrent.empty()) absl::StrAppend(&detail, FormatSeconds(k.own_s));
+      if (!k.concurrent.empty())
+        absl::StrAppend(&detail, k.own_s > 0 ? " + " : "", FormatSeconds(CoveredSeconds(k.concurrent)), " beside");
+    }
     const int n = t.timeline->spans_size();
     lines->Field("phases",
                  absl::StrCat(t.run.empty() ? "" : S(t.run) + ": ", n, n == 1 ? " phase" : " phases", " over ",

@@ -100,6 +100,30 @@ TEST(TerminalRenderer, AComparisonJobsTimelineIsOneLineOfTimeByKindOfPhase) {
       << out;
 }
 
+// RSS children run beside the worker and each other: their kind shows the time any of them
+// ran, not the sum, which could exceed the whole timeline.
+TEST(TerminalRenderer, ConcurrentSpansShowTheTimeAnyRanMarkedBeside) {
+  v1::BenchmarkReport report = fixtures::ReportAlone();
+  v1::Timeline* t = report.mutable_timeline();
+  t->clear_spans();
+  const auto add = [&](const std::string& phase, double start, double end, bool concurrent) {
+    v1::PhaseSpan* s = t->add_spans();
+    s->set_phase(phase);
+    s->set_start_s(start);
+    s->set_end_s(end);
+    s->set_concurrent(concurrent);
+  };
+  add("rss children (2 started with the worker)", 0.0, 1.0, true);
+  add("rss baseline", 0.6, 0.9, true);
+  add("rss candidate", 0.7, 1.0, true);
+  add("build baseline", 0.1, 0.2, false);
+  add("rss late", 1.5, 1.75, true);  // apart from the others: added
+  add("timing baseline", 2.0, 2.5, false);
+  EXPECT_TRUE(Has(TerminalRenderer().Render(report),
+                  "\n  phases    6 phases over 2.500 s  rss 1.250 s beside, build 100.0 ms, timing 500.0 ms\n"))
+      << TerminalRenderer().Render(report);
+}
+
 TEST(TerminalRenderer, EachSavedRunsTimelineGetsItsOwnLineAndNoneWithoutOne) {
   v1::Comparison saved = fixtures::PassedComparison();
   saved.clear_timeline();
