@@ -180,6 +180,10 @@ int Validate(const HistoryOptions& options, v1::HistoryRequest* request) {
   if (options.against_given && options.against.empty())
     return ReportError(absl::InvalidArgumentError(
         "--against: the revision is empty; give the --revision of the job to compare the newest result with"));
+  if (options.table_only && (!options.output_dir.empty() || options.against_given))
+    return ReportError(absl::InvalidArgumentError(
+        absl::StrCat("--table-only: writes no file, but ", options.against_given ? "--against" : "--output",
+                     " asks for files; leave out one of them")));
   request->set_name(options.name);
   for (const std::string& word : options.states) {
     absl::StatusOr<v1::Job::State> state = ParseJobState(word);
@@ -202,7 +206,9 @@ int HistoryCommand(const ClientContext& ctx, const HistoryOptions& options) {
   if (!options.against.empty())
     for (const std::string& f : EvidenceFiles(true)) files.push_back(f);
   const bool history_folder = IsFile(dir + "/" + HistoryPageFile());
-  if (absl::Status s = CheckOutputFolder(dir, files, options.force || history_folder); !s.ok()) return ReportError(s);
+  if (!options.table_only)
+    if (absl::Status s = CheckOutputFolder(dir, files, options.force || history_folder); !s.ok())
+      return ReportError(s);
 
   absl::StatusOr<Connection> connection = ConnectResident(ctx, "history");
   if (!connection.ok()) return ReportError(connection.status());
@@ -235,7 +241,8 @@ int HistoryCommand(const ClientContext& ctx, const HistoryOptions& options) {
   view.source = client.address();
   view.jobs.assign(history->jobs().begin(), history->jobs().end());
   std::set<std::string> linked;
-  if (absl::Status s = WriteHistoryPage(client, dir, options.force, &view, &linked); !s.ok()) return ReportError(s);
+  if (!options.table_only)
+    if (absl::Status s = WriteHistoryPage(client, dir, options.force, &view, &linked); !s.ok()) return ReportError(s);
   if (!ctx.json) std::fputs(report::RenderHistoryText(view, ctx.unicode).c_str(), stdout);
   else if (options.against.empty()) std::printf("%s\n", ToJson(*history).c_str());
   if (options.against.empty()) return kExitOk;

@@ -19,13 +19,18 @@
 //    the table (with --json: the comparison's JSON instead of the jobs), and applies ctx.gate
 //    (--fail-on, --gate-on) exactly as compare-reports does: exit 6 when it matches.
 //
+// With --table-only nothing is written and no report is fetched: the table (or --json) only,
+// the quick look at a long history; --output and --against (which write files) are refused
+// beside it.
+//
 // The folder is checked before anything is asked (output_folder.h): a folder that an earlier
 // `history` run wrote (it holds history.html) is updated in place; in any other folder a
 // history.html or comparison.json/.html already there is replaced only with `force`.
 //
 // Errors (exit 2 unless said): no resident daemon (--daemon, TORCHSCAN_DAEMON) or several;
 // --fail-on without --against;
-// --limit below 0, a --state word that is no state, an empty NAME; no job named NAME at all
+// --limit below 0, a --state word that is no state, an empty NAME; --table-only with --output
+// or --against; no job named NAME at all
 // (naming it and, when one is close, a name that exists); --against's errors
 // (history_against.h). A name with jobs, none of them in the --state filter: the empty table,
 // exit 0. A point whose result cannot be fetched is listed without a link (a warning on
@@ -48,6 +53,7 @@ struct HistoryOptions {
   bool force = false;                // --force: replace files `history` did not write; fetch every report page again
   std::string against;               // --against REV; "": no comparison
   bool against_given = false;        // --against was on the command line (an empty REV is refused)
+  bool table_only = false;           // --table-only: print, write no file, fetch no report
 };
 
 int HistoryCommand(const ClientContext& ctx, const HistoryOptions& options);

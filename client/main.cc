@@ -148,6 +148,8 @@ void AddHistoryCommand(CLI::App& app, CommandLine* cl) {
   cl->history->add_option("--output", o.output_dir,
                           "folder for history.html and reports/<job id>.html (default ./torchscan-history-NAME/; "
                           "a rerun reuses the report pages there)");
+  cl->history->add_flag("--table-only", o.table_only,
+                        "print the table (or --json) only: write no file and fetch no report page");
   cl->history->add_flag("--force", o.force,
                         "replace a history.html or comparison.json in a folder `history` did not write, and fetch "
                         "every report page again");

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -121,6 +122,15 @@ TEST_F(HistoryEndToEnd, TheTerminalShowsThreeRowsAndTheSparklineOfTheirMedians) 
     EXPECT_FALSE(absl::StrContains(line, other_id_)) << r.out;
   }
   EXPECT_EQ(rows, 3) << r.out;
+  // --table-only: the same table, and no file written nor report fetched.
+  const CommandResult table = daemon_->Client({"history", "bench", "--table-only"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out, r.out);
+  EXPECT_FALSE(absl::StrContains(table.err, "wrote")) << table.err;
+  EXPECT_FALSE(std::filesystem::exists("torchscan-history-bench"));
+  const CommandResult both = daemon_->Client({"history", "bench", "--table-only", "--against", "r1"});
+  EXPECT_EQ(both.exit_code, kBadInput);
+  EXPECT_TRUE(absl::StrContains(both.err, "--table-only: writes no file, but --against asks for files")) << both.err;
   // ASCII levels unless the test's locale is UTF-8 (client_context.h IsUtf8Locale).
   const std::string ascii = report::Sparkline(medians, /*unicode=*/false);
   const std::string blocks = report::Sparkline(medians, /*unicode=*/true);
