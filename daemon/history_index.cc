@@ -6,23 +6,15 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "io/fnv1a.h"
 #include "proto/spec_limits.h"
 
 namespace torchscan::daemon {
 namespace {
 
-// FNV-1a, 64 bits: stable across processes and builds (a token outlives a restart).
-uint64_t Fnv1a(const std::string& text) {
-  uint64_t hash = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
 std::string Check(const std::string& name, const std::string& id) {
-  return absl::StrFormat("%016x", Fnv1a(absl::StrCat("torchscan history v1", std::string(1, '\0'), name,
+  // Fnv1a64 is the same in every process: a token outlives a restart.
+  return absl::StrFormat("%016x", Fnv1a64(absl::StrCat("torchscan history v1", std::string(1, '\0'), name,
                                                      std::string(1, '\0'), id)));
 }
 

@@ -43,15 +43,6 @@ void AppendWord(std::string& out, uint64_t word) {
 
 }  // namespace
 
-uint64_t Fnv1a64(const std::string& bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (const char c : bytes) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
 std::optional<RecordIdentity> IdentityOf(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;

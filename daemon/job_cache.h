@@ -24,6 +24,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "io/fnv1a.h"  // Fnv1a64: the checksum above, and what the store keeps of a record
 
 namespace torchscan::daemon {
 
@@ -55,9 +56,5 @@ std::string EncodeJobCache(const std::map<std::string, CachedRecord>& records);
 
 // The records of a cache file's bytes; errors above.
 absl::StatusOr<std::map<std::string, CachedRecord>> DecodeJobCache(const std::string& bytes);
-
-// FNV-1a (64 bits) of `bytes`: the checksum above, and what the store keeps of a record to
-// know, without keeping it, whether a job in memory is still the one it wrote.
-uint64_t Fnv1a64(const std::string& bytes);
 
 }  // namespace torchscan::daemon
