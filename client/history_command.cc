@@ -14,13 +14,13 @@
 #include "client/output_folder.h"
 #include "client/report_cache.h"
 #include "core/compare.h"
+#include "io/file_io.h"
 #include "io/nearest_name.h"
 #include "io/proto_json.h"
 #include "proto/spec_limits.h"
 #include "report/history_html.h"
 #include "report/history_points.h"
 #include "report/history_text.h"
-#include "io/file_io.h"
 
 namespace torchscan {
 namespace {

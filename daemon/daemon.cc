@@ -433,13 +433,7 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
   if (wants_spare) {
     std::string why_not;
     spare = spare_.Take(control, config_.limits().job_wall_time_s(), &why_not);
-    if (!spare && !control->killed()) {  // it died while loading: a cold worker after all
-      std::lock_guard<std::mutex> lock(mu_);
-      v1::Job& job = jobs_.at(id);
-      job.set_worker("cold: " + why_not);
-      BeginPhase(job, "worker start (" + job.worker() + ")");
-      Changed(job, true);
-    }
+    if (!spare && !control->killed()) FallBackToColdWorker(id, why_not);  // it died while loading
   }
   JobRunCallbacks callbacks;
   callbacks.on_start = [&](int pid) {
@@ -483,13 +477,7 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
     // came, unseen yet): the job never began, so it gets the cold worker it would have had.
     spdlog::warn("job {}: the spare worker ended before it began the job ({}); running it on a cold worker", id,
                  outcome.error);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      v1::Job& job = jobs_.at(id);
-      job.set_worker("cold: the spare worker ended before it began the job: " + outcome.error);
-      BeginPhase(job, "worker start (" + job.worker() + ")");
-      Changed(job, true);
-    }
+    FallBackToColdWorker(id, "the spare worker ended before it began the job: " + outcome.error);
     outcome = RunJob(store_, id, spec, run_options_, control, callbacks, nullptr);
   }
 
@@ -519,6 +507,14 @@ void Daemon::RunOne(const std::string& id, const v1::JobSpec& spec, WorkerContro
   running_control_.reset();
   Changed(job, true);
   RefreshRecordCache(false);
+}
+
+void Daemon::FallBackToColdWorker(const std::string& id, const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::Job& job = jobs_.at(id);
+  job.set_worker("cold: " + why);
+  BeginPhase(job, "worker start (" + job.worker() + ")");
+  Changed(job, true);
 }
 
 // Rewriting the cache costs a few tens of ms per 10,000 jobs, under mu_: not after each job.

@@ -108,6 +108,9 @@ class Daemon {
   // Runs the job ExecutorLoop marked running (on the warm spare when its record's worker is
   // "warm spare" and the spare becomes ready, else on a cold worker) and records how it ended.
   void RunOne(const std::string& id, const v1::JobSpec& spec, WorkerControl* control);
+  // The job gets a cold worker after all (the spare it was to have is gone): its record's
+  // worker says why, and a new "worker start" phase begins. Takes mu_.
+  void FallBackToColdWorker(const std::string& id, const std::string& why);
   // The job with its live queue position. Requires mu_.
   v1::Job Snapshot(const v1::Job& job) const;
   absl::StatusOr<v1::Job*> Find(const std::string& id);  // requires mu_
