@@ -223,8 +223,9 @@ TEST(DaemonEndToEnd, ADefaultCompareAlternatesFortyRoundsThatShareTheTimedWork) 
         timed += t.blocks(i).duration_s();
       }
       EXPECT_GE(timed, target - 1e-12) << "round " << round.round() << " reached its cumulative share";
-      if (round.block_count() > 1)
+      if (round.block_count() > 1) {
         EXPECT_LT(before_last, target) << "round " << round.round() << " stopped once it had reached it";
+      }
       blocks += round.block_count();
     }
     EXPECT_EQ(blocks, t.blocks_size());

@@ -138,6 +138,9 @@ TestDaemon::~TestDaemon() {
 }
 
 void TestDaemon::Start() {
+  // A second torchscand on a state folder still held would exit at once ("in use"), while the
+  // first one answers the readiness check below: a race a test must not depend on.
+  if (Running()) throw std::logic_error("TestDaemon::Start: the daemon is still running; Kill9() it first");
   std::vector<std::string> args = {"--state-dir", state_dir_, "--listen", address_};
   // As root the daemon would run workers as "nobody", who cannot reach the runfiles under
   // /root: a test daemon keeps its workers as the test's user unless a test asks otherwise.

@@ -58,7 +58,9 @@ class TestDaemon {
   TestDaemon(std::string state_dir, std::vector<std::string> extra_flags = {});
   ~TestDaemon();  // SIGTERM, then SIGKILL
 
-  // Starts (or restarts) the process and waits until its socket answers.
+  // The constructor starts the daemon. Start() restarts it after Kill9() (a daemon still running
+  // is a logic error: a second one would find the state folder locked and exit) and waits
+  // until its socket answers.
   void Start();
   void Kill9();   // kill -9 and reap
   bool Running();

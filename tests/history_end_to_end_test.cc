@@ -43,8 +43,7 @@ bool IsFile(const std::string& path) {
 class HistoryEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    daemon_ = new TestDaemon(TempDir("history_state"));
-    daemon_->Start();
+    daemon_ = new TestDaemon(TempDir("history_state"));  // started: the constructor waits for it to answer
     const std::vector<std::string> measure = {"measure", "--model", "linear", "--min-run-time", "0.05"};
     for (const std::string revision : {"r1", "r2", "r3"}) {
       const CommandResult r = daemon_->Client(
@@ -176,7 +175,6 @@ TEST_F(HistoryEndToEnd, HistoryHtmlLinksEachPointToItsReportAndLoadsOfflineInChr
 // report pages (nor link them): they are all fetched again, and it says so.
 TEST_F(HistoryEndToEnd, AnotherDaemonsReportPagesAreFetchedAgain) {
   TestDaemon second(TempDir("history_second_state"));
-  second.Start();
   const CommandResult measured = second.Client({"measure", "--model", "linear", "--min-run-time", "0.05", "--label",
                                                 "bench", "--revision", "s1", "--output", TempDir("measure_s1")});
   ASSERT_EQ(measured.exit_code, 0) << measured.err;
@@ -190,8 +188,9 @@ TEST_F(HistoryEndToEnd, AnotherDaemonsReportPagesAreFetchedAgain) {
   ASSERT_EQ(other.exit_code, 0) << other.err;
   EXPECT_TRUE(absl::StrContains(other.err, "held report pages of another daemon")) << other.err;
   EXPECT_TRUE(absl::StrContains(other.err, "1 fetched, 0 reused")) << other.err;
-  for (const std::string& id : ids_)
+  for (const std::string& id : ids_) {
     if (id != second_id) EXPECT_FALSE(IsFile(dir + "/reports/" + id + ".json")) << id << ": the first daemon's page";
+  }
   // Back on the first daemon: its pages are fetched again; a rerun on it reuses them.
   const CommandResult back = daemon_->Client({"history", "bench", "--output", dir});
   EXPECT_TRUE(absl::StrContains(back.err, "3 fetched, 0 reused")) << back.err;

@@ -831,6 +831,7 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
     if (!alive || !info.ok()) {
       ++crashes;
       ADD_FAILURE() << c.name << ": the daemon " << (alive ? "stopped answering: " + info.error_message() : "died");
+      if (daemon.Running()) daemon.Kill9();
       daemon.Start();
     }
     v1::JobResult now;
