@@ -82,6 +82,9 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default: a second daemon on the same TCP port would start, and
+  // the kernel would split the callers between the two. Off, the second one fails "in use".
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   std::vector<int> ports(config.listen_size(), 0);
   for (int i = 0; i < config.listen_size(); ++i) {
     if (std::optional<std::string> path = UnixSocketPath(config.listen(i))) {

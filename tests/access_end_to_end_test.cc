@@ -349,6 +349,22 @@ TEST_F(AccessTest, TcpWithoutCredentialsDoesNotStart) {
   EXPECT_TRUE(absl::StrContains(r.err, "needs credentials")) << r.err;
 }
 
+// A TCP port another torchscand holds is refused (gRPC's default SO_REUSEPORT would have let
+// both listen, the callers split between them), and the first daemon keeps serving.
+TEST_F(AccessTest, ATcpPortAnotherDaemonHoldsIsRefused) {
+  const std::string tcp = "127.0.0.1:" + std::to_string(FreePort());
+  std::unique_ptr<TestDaemon> first = TcpDaemon("port_first", tcp);
+  const Placement second = OpenPlacement("port_second");
+  const CommandResult r = e2e::Run(
+      Runfile("daemon/torchscand"),
+      With(second.flags, {"--state-dir", second.state_dir, "--listen", tcp, "--tls-cert", pki_->server_cert, "--tls-key", pki_->server_key,
+                          "--token-file", *tokens_}),
+      60);
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "listen: gRPC could not listen on every TCP address (" + tcp)) << r.err;
+  EXPECT_EQ(Tcp(tcp, kAliceToken, {"info"}).exit_code, 0);
+}
+
 // As root, workers run as "nobody": the binaries and the state folder are put where nobody
 // can reach them (runfiles live under /root, which is closed).
 TEST_F(AccessTest, WorkersRunAsTheUnprivilegedUser) {

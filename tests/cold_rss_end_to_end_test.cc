@@ -82,17 +82,15 @@ TEST(ColdRssEndToEnd, TheRssChildrenStartWithTheWorkerAndEndBeforeTiming) {
   TestDaemon d(TempDir("cold_rss"), {"--no-spare-worker"});
   const std::string out = TempDir("cold_rss_out");
   std::future<CommandResult> client = InBackground(d, With(kRssCompare, {"--output", out}));
-  const v1::Job running = WaitForRunningJob(d);
-  const pid_t worker = running.worker_pid();
-  ASSERT_NE(worker, 0);
-  const pid_t child = WaitForChild(worker, "torchscan_rss_child", 30);
+  const auto [worker, child] = FindWorkerAndRssChild(d);
+  ASSERT_GT(worker, 0) << "no worker appeared";
   ASSERT_GT(child, 0) << "no RSS child of worker " << worker;
   const double worker_started = StartedSinceBoot(worker), child_started = StartedSinceBoot(child);
   EXPECT_EQ(::getpgid(child), worker) << "in the worker's process group";
 
   const CommandResult r = client.get();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const v1::Job job = ShowJob(d, running.id());
+  const v1::Job job = ShowJob(d, OnlyJobId(d));
   EXPECT_EQ(job.worker(), "cold: spare worker off (no_spare_worker)");
   const v1::Timeline& t = job.timeline();
   std::printf("%s\n", ::testing::PrintToString(PhaseNames(t)).c_str());
@@ -103,7 +101,9 @@ TEST(ColdRssEndToEnd, TheRssChildrenStartWithTheWorkerAndEndBeforeTiming) {
   EXPECT_TRUE(children[0].concurrent());
   // Started as the worker was: before its first progress line ("rss baseline", its first
   // phase after the load), and ended (as the daemon sees it) before the first timed block.
-  EXPECT_LE(children[0].start_s(), load[0].start_s() + 0.001);
+  // (Two callbacks of the launcher date the two spans: a loaded machine can part them by
+  // some ms; the kernel's start times below are the exact check.)
+  EXPECT_LE(children[0].start_s(), load[0].start_s() + 0.05);
   EXPECT_LT(children[0].start_s(), FirstStart(Spans(t, "rss baseline")));
   EXPECT_LE(children[0].end_s(), FirstStart(Spans(t, "timing")));
   // The kernel agrees: the child started with the worker, not after its LibTorch load (the
@@ -187,8 +187,7 @@ TEST(ColdRssEndToEnd, AChildKilledBeforeItsTrialGivesAClearRssError) {
   const std::string out = TempDir("cold_rss_killed_out");
   std::future<CommandResult> client =
       InBackground(d, {"measure", "--model", "linear", "--rss", "--min-run-time", "0.02", "--output", out});
-  const v1::Job running = WaitForRunningJob(d);
-  const pid_t child = WaitForChild(running.worker_pid(), "torchscan_rss_child", 30);
+  const pid_t child = FindWorkerAndRssChild(d).child;
   ASSERT_GT(child, 0);
   ASSERT_EQ(::kill(child, SIGKILL), 0);
   const CommandResult r = client.get();

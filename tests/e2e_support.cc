@@ -1,6 +1,8 @@
 #include "tests/e2e_support.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +47,18 @@ bool WaitForExit(bp::child& child, double timeout_s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return true;
+}
+
+// A daemon killed with -9 can leave a child it had forked but not yet exec'd holding the state
+// folder's lock (close-on-exec) for a moment: a restart waits for the lock to be free, or for
+// `timeout_s`, after which the daemon's own "in use" error says what holds it.
+void WaitForStateLockFree(const std::string& state_dir, double timeout_s) {
+  const int fd = ::open((state_dir + "/torchscand.lock").c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return;  // no daemon has used this folder yet
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::close(fd);  // releases the lock if taken
 }
 
 }  // namespace
@@ -141,6 +155,7 @@ void TestDaemon::Start() {
   // A second torchscand on a state folder still held would exit at once ("in use"), while the
   // first one answers the readiness check below: a race a test must not depend on.
   if (Running()) throw std::logic_error("TestDaemon::Start: the daemon is still running; Kill9() it first");
+  WaitForStateLockFree(state_dir_, 10);
   std::vector<std::string> args = {"--state-dir", state_dir_, "--listen", address_};
   // As root the daemon would run workers as "nobody", who cannot reach the runfiles under
   // /root: a test daemon keeps its workers as the test's user unless a test asks otherwise.

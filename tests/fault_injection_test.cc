@@ -369,10 +369,10 @@ TEST_F(FaultInjection, DaemonKilledDuringAnRssTrialLeavesNoWorkerOrChildRunning)
 // the record it could not.
 TEST_F(FaultInjection, FullDiskUnderTheResultAndRecordWritesDamagesNothingAndRecovers) {
   if (!tmpfs_) GTEST_SKIP() << disk_note_;
-  // Timing for 4 s leaves the loaded machine's client polls (each a process start) time to
+  // Timing for 10 s leaves the loaded machine's client polls (each a process start) time to
   // see the timing phase and fill the disk before the result is written.
-  std::future<CommandResult> client =
-      InBackground(*daemon_, {"measure", "--job", JobFile("disk", R"({"min_run_time_s": 4, "skip_diagnostics": true})")});
+  std::future<CommandResult> client = InBackground(
+      *daemon_, {"measure", "--job", JobFile("disk", R"({"min_run_time_s": 10, "skip_diagnostics": true})")});
   const v1::Job running = WaitForRunningJob(*daemon_);
   WaitForPhase(*daemon_, running.id(), "timing");
   const std::map<std::string, std::string> stored = Stored(running.id());

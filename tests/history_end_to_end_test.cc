@@ -126,7 +126,7 @@ TEST_F(HistoryEndToEnd, TheTerminalShowsThreeRowsAndTheSparklineOfTheirMedians) 
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_EQ(table.out, r.out);
   EXPECT_FALSE(absl::StrContains(table.err, "wrote")) << table.err;
-  EXPECT_FALSE(std::filesystem::exists("torchscan-history-bench"));
+  EXPECT_FALSE(std::filesystem::exists(WorkingDir() + "/torchscan-history-bench"));  // the default --output
   const CommandResult both = daemon_->Client({"history", "bench", "--table-only", "--against", "r1"});
   EXPECT_EQ(both.exit_code, kBadInput);
   EXPECT_TRUE(absl::StrContains(both.err, "--table-only: writes no file, but --against asks for files")) << both.err;
@@ -189,7 +189,9 @@ TEST_F(HistoryEndToEnd, AnotherDaemonsReportPagesAreFetchedAgain) {
   EXPECT_TRUE(absl::StrContains(other.err, "held report pages of another daemon")) << other.err;
   EXPECT_TRUE(absl::StrContains(other.err, "1 fetched, 0 reused")) << other.err;
   for (const std::string& id : ids_) {
-    if (id != second_id) EXPECT_FALSE(IsFile(dir + "/reports/" + id + ".json")) << id << ": the first daemon's page";
+    if (id != second_id) {
+      EXPECT_FALSE(IsFile(dir + "/reports/" + id + ".json")) << id << ": the first daemon's page";
+    }
   }
   // Back on the first daemon: its pages are fetched again; a rerun on it reuses them.
   const CommandResult back = daemon_->Client({"history", "bench", "--output", dir});

@@ -44,7 +44,10 @@ using Clock = std::chrono::steady_clock;
 constexpr int kClients = 50;
 constexpr int kJobsPerClient = 3;
 constexpr int kMaxQueue = 40;
-constexpr double kMaxGrowthMiB = 3;
+// Not a tight figure: the job records the daemon keeps (about 190 here) and how many gRPC calls
+// overlapped in the burst (allocator arenas) move it; runs here grew 0.9, 1.1 and 2.7 MiB. A
+// leak of the jobs' results or of their streams grows it by tens of MiB.
+constexpr double kMaxGrowthMiB = 8;
 constexpr double kMaxSeconds = 240;
 // Every fifth client asks for a peak-RSS trial too, so that the witness also watches RSS
 // children under load (about one accepted job in five: a few seconds more in all).

@@ -167,7 +167,8 @@ TEST(SpareWorkerEndToEnd, StoppingTorchscandLeavesNoSpareBehind) {
   const int spare = SparePid(stopped);
   ASSERT_NE(spare, 0);
   ASSERT_EQ(::kill(stopped.pid(), SIGTERM), 0);
-  for (int i = 0; i < 500 && stopped.Running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // Its stop waits up to 2 s for gRPC and up to 10 s for the spare's group: 30 s under load.
+  for (int i = 0; i < 3000 && stopped.Running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(stopped.Running());
   EXPECT_TRUE(GroupGone(spare));
 
