@@ -48,6 +48,19 @@ constexpr size_t kStderrTail = 4096;
   ::_exit(kWorkerLaunchSetupFailed);
 }
 
+// Writes `pid` in decimal and a newline to `fd` (async-signal-safe: for a forked child).
+void WritePidLine(int fd, pid_t pid) {
+  char digits[24];
+  char* at = digits + sizeof(digits);
+  *--at = '\n';
+  unsigned long value = pid > 0 ? static_cast<unsigned long>(pid) : 0;
+  do {
+    *--at = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  (void)!::write(fd, at, static_cast<size_t>(digits + sizeof(digits) - at));
+}
+
 std::string ReadTail(const std::string& path) {
   if (path.empty()) return "";
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -340,7 +353,9 @@ class ChildSetup {
 
  private:
   // Forks each RSS child from this process (which becomes the worker: they are its children),
-  // with everything above already applied, and tells the worker its pid on its socket.
+  // with everything above already applied, and tells the worker its pid on its socket: the
+  // child writes it itself before its exec, so it comes before anything the child's program
+  // writes there (this process, resumed at the exec, could be outrun); "0" if none was forked.
   // vfork: no fork handlers run in this copy of a multi-threaded daemon, and the child only
   // redirects, arranges to die with its parent and execs.
   void StartRssChildren() const {
@@ -353,6 +368,7 @@ class ChildSetup {
             ::dup2(c.err_fd, STDERR_FILENO) < 0)
           ::_exit(kWorkerLaunchSetupFailed);
         if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != self) ::_exit(kWorkerLaunchSetupFailed);
+        WritePidLine(STDOUT_FILENO, ::getpid());
         ::execv(rss_child_argv_[0], rss_child_argv_);
         static constexpr char kNoExec[] = "torchscan launcher: cannot execute the RSS child (rss_child_path)\n";
         (void)!::write(STDERR_FILENO, kNoExec, sizeof(kNoExec) - 1);
@@ -360,16 +376,7 @@ class ChildSetup {
       }
       rss_pids_[i] = pid;  // here, not in the vfork child: it shares this memory
       if (pid > 0 && started_fd_ >= 0) (void)!::write(started_fd_, "+", 1);  // the launcher counts these
-      // Its pid in decimal, then a newline (0: not forked); async-signal-safe formatting.
-      char digits[24];
-      char* at = digits + sizeof(digits);
-      *--at = '\n';
-      unsigned long value = pid > 0 ? static_cast<unsigned long>(pid) : 0;
-      do {
-        *--at = static_cast<char>('0' + value % 10);
-        value /= 10;
-      } while (value != 0);
-      (void)!::write(c.child_fd, at, static_cast<size_t>(digits + sizeof(digits) - at));
+      if (pid < 0) WritePidLine(c.child_fd, 0);
     }
     // Only now, so that no child inherited them: the worker keeps its ends past exec.
     for (const RssChildDescriptors& c : rss_children_)
