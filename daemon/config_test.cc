@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -189,7 +190,8 @@ TEST(Config, CredentialFilesAreChecked) {
 
 // A worker under /tmp/<name>/bin in a folder with permissions `mode`, as a root machine sees it.
 MachineFacts RootMachineWithWorkerIn(const std::string& name, mode_t mode) {
-  const std::string dir = "/tmp/torchscan-config-test-" + name;
+  // Under /tmp (open to all, unlike $TEST_TMPDIR's parents), one folder per test process.
+  const std::string dir = "/tmp/torchscan-config-test-" + name + "-" + std::to_string(::getpid());
   ::mkdir(dir.c_str(), 0755);
   ::chmod(dir.c_str(), mode);
   ::mkdir((dir + "/bin").c_str(), 0755);

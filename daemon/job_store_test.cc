@@ -593,6 +593,10 @@ TEST(JobStoreCache, KillDuringACacheWriteLeavesAWholeCache) {
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5 + 7 * round));
+    // The last round waits for a first whole cache, should slow fsyncs have kept every
+    // earlier round from finishing one (up to 10 s), so that the test always checks one.
+    for (int i = 0; round == 19 && i < 1000 && !fs::exists(dir + "/jobs.cache"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);

@@ -168,15 +168,16 @@ TEST(WorkerLauncher, ALaunchInTheLaunchersGroupStaysThereAndIsStillKilledOnCance
   sleeper.own_process_group = false;
   WorkerControl control;
   int pid = 0;
-  std::thread cancel([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    control.Kill("cancelled by test");
-  });
+  std::thread cancel;  // from the worker's start: a kill before RunWorker would launch nothing
   const WorkerOutcome outcome = RunWorker(sleeper, nullptr, &control, [&](int p) {
     pid = p;
     EXPECT_EQ(::getpgid(p), ::getpgrp()) << "not in the launcher's group";
+    cancel = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      control.Kill("cancelled by test");
+    });
   });
-  cancel.join();
+  if (cancel.joinable()) cancel.join();
   EXPECT_EQ(outcome.kind, Kind::kKilled) << outcome.reason;
   EXPECT_EQ(outcome.reason, "cancelled by test");
   ASSERT_GT(pid, 0);
