@@ -12,15 +12,20 @@
 #      commit: GITHUB_SHA / CI_COMMIT_SHA, or $TORCHSCAN_REVISION) and --fail-on $TORCHSCAN_FAIL_ON;
 #      the results go to ./torchscan-out/ (comparison.json, comparison.html, comment.md: the
 #      artifacts);
-#   4. renders the comparison with `render --format markdown` and posts it, with a line naming the
-#      revision and the gate's outcome, as a comment on the pull / merge request through the
-#      platform's REST API (a job that failed before comparing posts a short note instead);
+#   4. renders the comparison with `render --format markdown` and puts it, with a line naming the
+#      revision and the gate's outcome, in a comment on the pull / merge request through the
+#      platform's REST API (a job that failed before comparing posts a short note instead); the
+#      comment's first line is the hidden marker `<!-- torchscan-ci: NAME -->`, and with
+#      TORCHSCAN_COMMENT=update (the default) the last comment of the request that starts with this
+#      benchmark's marker is updated instead of adding one per push; when none is found, or the
+#      listing or the update fails (e.g. 403/404: someone else's comment, or deleted meanwhile), a
+#      new comment is posted and stderr says why;
 #   5. exits with the client's status, after posting.
 # Exit status: the client's (0 passed; 1 the output check failed; 3 the job failed; 4 no daemon
 # reached; 5 refused, e.g. a wrong token; 6 the verdict matched --fail-on: client/exit_codes.h);
 # 2 when a variable is missing or wrong (the message names it and where to set it), or when
 # the client cannot be built (not the build's own status: 1 would read as a failed check);
-# 7 when the comparison passed but the comment could not be posted.
+# 7 when the comparison passed but the comment could be neither updated nor posted.
 # Needs bash, curl and python3 (JSON for the platform's API).
 set -euo pipefail
 
@@ -47,7 +52,9 @@ REQUIRED=(
 )
 # Optional: TORCHSCAN_FAIL_ON (slower | not-faster | any-change | none; default slower),
 # TORCHSCAN_GATE_ON (label | claim; default label), TORCHSCAN_DETAILS (1: render --details),
-# TORCHSCAN_REVISION (instead of the platform's commit), TORCHSCAN_CLIENT (a prebuilt client).
+# TORCHSCAN_REVISION (instead of the platform's commit), TORCHSCAN_CLIENT (a prebuilt client),
+# TORCHSCAN_COMMENT (update: one comment per benchmark, updated on each push, the default; new:
+# a new comment on each push).
 
 OUT=torchscan-out
 
@@ -112,6 +119,18 @@ case "$fail_on" in
 esac
 [[ $gate_on == label || $gate_on == claim ]] ||
   fail 2 "TORCHSCAN_GATE_ON=$gate_on: use label or claim ($(where_to_set TORCHSCAN_GATE_ON setting))"
+comment_mode=${TORCHSCAN_COMMENT:-update}
+[[ $comment_mode == update || $comment_mode == new ]] ||
+  fail 2 "TORCHSCAN_COMMENT=$comment_mode: use update (one comment per benchmark, updated on each push) or new (a comment per push) ($(where_to_set TORCHSCAN_COMMENT setting))"
+# The first line of this benchmark's comment, hidden when rendered. The name is free text (the
+# client's --label), so what could end the HTML comment or the line is percent-encoded: '%' and
+# < > ! and control characters, then the second '-' of each "--" (so a name like "a-->b" can
+# neither close the marker nor make another benchmark's).
+marker=$(python3 -c '
+import re, sys
+name = re.sub(r"[%<>!\x00-\x1f\x7f]", lambda m: "%%%02X" % ord(m.group()), sys.argv[1]).replace("--", "-%2D")
+print("<!-- torchscan-ci: " + name + " -->")' "$TORCHSCAN_NAME") ||
+  fail 2 "TORCHSCAN_NAME: python3 could not make the comment's marker of it (its message is above)"
 [[ -f $TORCHSCAN_JOB ]] ||
   fail 2 "TORCHSCAN_JOB=$TORCHSCAN_JOB is not a file (a compare job: deploy/README.md, \"CI\"); $(where_to_set TORCHSCAN_JOB setting)"
 [[ -e $OUT ]] && fail 2 "./$OUT already exists: the job writes its results there; remove it"
@@ -123,10 +142,18 @@ if [[ $platform == github ]]; then
   [[ -n $pr ]] || fail 2 "GITHUB_EVENT_PATH holds no pull_request: $(where_to_set GITHUB_EVENT_PATH platform)"
   revision=${TORCHSCAN_REVISION:-$GITHUB_SHA}
   comment_url="$GITHUB_API_URL/repos/$GITHUB_REPOSITORY/issues/$pr/comments"
+  comment_list_query=
+  comment_item_url="$GITHUB_API_URL/repos/$GITHUB_REPOSITORY/issues/comments"  # + /ID
+  update_method=PATCH
+  request=pull
   job_url=${GITHUB_RUN_ID:+${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID}
 else
   revision=${TORCHSCAN_REVISION:-$CI_COMMIT_SHA}
   comment_url="$CI_API_V4_URL/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes"
+  comment_list_query="&sort=asc"  # GitLab lists the newest first unless asked
+  comment_item_url=$comment_url  # + /ID
+  update_method=PUT
+  request=merge
   job_url=${CI_JOB_URL:-}
 fi
 
@@ -180,31 +207,88 @@ esac
 [[ $fail_on == none && $status == 0 ]] && outcome="none (TORCHSCAN_FAIL_ON=none)"
 footer="Benchmark \`$TORCHSCAN_NAME\` at \`$revision\` · gate: $outcome${job_url:+ · [job log]($job_url)}"
 mkdir -p "$OUT"
+printf '%s\n' "$marker" >"$OUT/comment.md"  # hidden when rendered; finds this comment on the next push
 if [[ -f $OUT/comparison.json ]]; then
   details=()
   [[ ${TORCHSCAN_DETAILS:-0} == 1 ]] && details=(--details)
   if "$client" render "$OUT/comparison.json" --format markdown "${details[@]}" -o "$private/verdict.md"; then
-    { cat "$private/verdict.md"; printf '\n%s\n' "$footer"; } >"$OUT/comment.md"
+    { cat "$private/verdict.md"; printf '\n%s\n' "$footer"; } >>"$OUT/comment.md"
   else  # the comparison's exit status still decides the job; say why the verdict is missing
     printf '### TorchScan: the verdict could not be rendered\n\n%s failed on %s (see the job log).\n\n%s\n' \
-      "\`torchscan-client render\`" "\`$OUT/comparison.json\`" "$footer" >"$OUT/comment.md"
+      "\`torchscan-client render\`" "\`$OUT/comparison.json\`" "$footer" >>"$OUT/comment.md"
   fi
 else
   printf '### TorchScan: no comparison\n\n%s stopped before comparing (exit %s: see the job log).\n\n%s\n' \
-    "\`torchscan-client compare\`" "$status" "$footer" >"$OUT/comment.md"
+    "\`torchscan-client compare\`" "$status" "$footer" >>"$OUT/comment.md"
 fi
 [[ -n ${GITHUB_STEP_SUMMARY:-} ]] && cat "$OUT/comment.md" >>"$GITHUB_STEP_SUMMARY"
 
 python3 -c 'import json, sys; json.dump({"body": open(sys.argv[1], encoding="utf-8").read()}, sys.stdout)' \
   "$OUT/comment.md" >"$private/body.json"
-if code=$(curl --silent --show-error --output "$private/response" --write-out '%{http_code}' --request POST \
-  --header @"$private/api-headers" --header 'Content-Type: application/json' --data-binary @"$private/body.json" \
-  "$comment_url") && [[ $code == 2?? ]]; then
-  echo "torchscan-ci: posted the verdict on the $([[ $platform == github ]] && echo pull || echo merge) request ($comment_url)"
-else
-  echo "torchscan-ci: could not post the comment to $comment_url: HTTP ${code:-none}: $(head -c 400 "$private/response" 2>/dev/null)" >&2
-  [[ $platform == github ]] && echo "torchscan-ci: the job needs permissions: pull-requests: write" >&2
-  [[ $platform == gitlab ]] && echo "torchscan-ci: TORCHSCAN_GITLAB_TOKEN needs the api scope and at least the Reporter role" >&2
-  [[ $status == 0 ]] && status=7
+
+# api METHOD URL [BODY]: one request to the platform's API with the token's headers; the answer in
+# $private/response, its HTTP status in $code; fails unless the status is 2xx.
+api() {
+  local send=()
+  [[ -n ${3:-} ]] && send=(--header 'Content-Type: application/json' --data-binary @"$3")
+  code=
+  code=$(curl --silent --show-error --output "$private/response" --write-out '%{http_code}' --request "$1" \
+    --header @"$private/api-headers" "${send[@]}" "$2") && [[ $code == 2?? ]]
+}
+
+# One page of the listing (argv: the answer, the marker): "COUNT ID", ID the last comment on the
+# page whose first line is the marker, or "-"; fails when the answer is not a list of comments.
+page_py='
+import json, sys
+items = json.load(open(sys.argv[1], encoding="utf-8"))
+if not isinstance(items, list):
+    sys.exit("not a list of comments")
+ids = [str(c["id"]) for c in items if isinstance(c, dict) and "id" in c
+       and str(c.get("body") or "").split("\n", 1)[0].rstrip("\r") == sys.argv[2]]
+print(len(items), ids[-1] if ids else "-")
+'
+
+# find_comment: sets comment_id to the ID of the request's last comment whose first line is
+# $marker (empty: none); fails when a page of the listing cannot be read. Pages of 100, oldest
+# first, until a short page (at most 50 pages: 5000 comments).
+find_comment() {
+  local page line count id
+  comment_id=
+  for ((page = 1; page <= 50; page++)); do
+    api GET "$comment_url?per_page=100&page=$page$comment_list_query" || return 1
+    line=$(python3 -c "$page_py" "$private/response" "$marker") || return 1
+    read -r count id <<<"$line"
+    [[ $id != - ]] && comment_id=$id
+    ((count < 100)) && break
+  done
+  return 0
+}
+
+comment_id=
+if [[ $comment_mode == update ]]; then
+  if ! find_comment; then
+    echo "torchscan-ci: could not list the $request request's comments ($comment_url: HTTP ${code:-none}):" \
+      "posting a new comment" >&2
+    comment_id=
+  fi
+fi
+if [[ -n $comment_id ]]; then
+  if api "$update_method" "$comment_item_url/$comment_id" "$private/body.json"; then
+    echo "torchscan-ci: updated the verdict on the $request request (comment $comment_id)"
+  else
+    echo "torchscan-ci: could not update comment $comment_id ($update_method $comment_item_url/$comment_id:" \
+      "HTTP ${code:-none}: $(head -c 200 "$private/response" 2>/dev/null)): posting a new comment" >&2
+    comment_id=
+  fi
+fi
+if [[ -z $comment_id ]]; then
+  if api POST "$comment_url" "$private/body.json"; then
+    echo "torchscan-ci: posted the verdict on the $request request ($comment_url)"
+  else
+    echo "torchscan-ci: could not post the comment to $comment_url: HTTP ${code:-none}: $(head -c 400 "$private/response" 2>/dev/null)" >&2
+    [[ $platform == github ]] && echo "torchscan-ci: the job needs permissions: pull-requests: write" >&2
+    [[ $platform == gitlab ]] && echo "torchscan-ci: TORCHSCAN_GITLAB_TOKEN needs the api scope and at least the Reporter role" >&2
+    [[ $status == 0 ]] && status=7
+  fi
 fi
 exit "$status"
