@@ -357,8 +357,8 @@ TEST_F(AccessTest, ATcpPortAnotherDaemonHoldsIsRefused) {
   const Placement second = OpenPlacement("port_second");
   const CommandResult r = e2e::Run(
       Runfile("daemon/torchscand"),
-      With(second.flags, {"--state-dir", second.state_dir, "--listen", tcp, "--tls-cert", pki_->server_cert, "--tls-key", pki_->server_key,
-                          "--token-file", *tokens_}),
+      With(second.flags, {"--state-dir", second.state_dir, "--listen", tcp, "--tls-cert", pki_->server_cert,
+                          "--tls-key", pki_->server_key, "--token-file", *tokens_}),
       60);
   EXPECT_NE(r.exit_code, 0) << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "listen: gRPC could not listen on every TCP address (" + tcp)) << r.err;

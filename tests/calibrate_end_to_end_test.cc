@@ -21,6 +21,7 @@
 #include "tests/e2e_jobs.h"
 #include "tests/descendants.h"
 #include "tests/e2e_support.h"
+#include "tests/e2e_timeline.h"
 #include "tests/job_process_witness.h"
 #include "tests/overlap_verdict.h"
 
@@ -60,10 +61,8 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
   // not. The job's timeline records every phase.
   EXPECT_TRUE(Has(cal.err, "pair 3/3: ")) << cal.err;
   const v1::Job calibrated = ShowJob(d, id);
-  bool timed_pair_3 = false;
-  for (const v1::PhaseSpan& span : calibrated.timeline().spans())
-    timed_pair_3 = timed_pair_3 || Has(span.phase(), "pair 3/3: timing");
-  EXPECT_TRUE(timed_pair_3) << calibrated.timeline().ShortDebugString();
+  EXPECT_FALSE(Spans(calibrated.timeline(), "pair 3/3: timing").empty())
+      << ::testing::PrintToString(PhaseNames(calibrated.timeline()));
   EXPECT_TRUE(Has(cal.out, "A/A pairs faster or slower (noise floor of ")) << cal.out;
   v1::Calibration calibration;
   ASSERT_TRUE(LoadJsonStrict(cal_out + "/calibration.json", &calibration).ok());
