@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace torchscan {
 namespace {
@@ -14,11 +15,24 @@ bool NotAJobFlag(const std::string& flag) {
          flag == "--help" || flag == "--daemon-path" || flag == "--fail-on" || flag == "--gate-on";
 }
 
+std::vector<std::string> OverridableFlags(bool is_compare) {
+  std::vector<std::string> flags = {"--threads", "--min-run-time", "--rss", "--label", "--revision"};
+  if (is_compare) flags.insert(flags.end(), {"--reverse", "--rounds"});
+  return flags;
+}
+
 std::string Text(bool b) { return b ? "true" : "false"; }
 std::string Text(double d) { return absl::StrCat(d); }
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
 }  // namespace
+
+std::string JobFileOverrideFlags(bool is_compare) {
+  std::vector<std::string> flags = OverridableFlags(is_compare);
+  const std::string last = flags.back();
+  flags.pop_back();
+  return absl::StrCat(absl::StrJoin(flags, ", "), " and ", last);
+}
 
 absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const RunFlags& run, const CompareFlags* compare,
                                  const std::string& job_file, v1::JobSpec* spec, std::vector<std::string>* overrides) {
@@ -26,17 +40,15 @@ absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const Ru
   std::vector<std::string> flags;
   for (const std::string& f : given)
     if (!NotAJobFlag(f)) flags.push_back(f);
-  const auto allowed = [&](const std::string& f) {
-    return f == "--threads" || f == "--min-run-time" || f == "--rss" || f == "--label" || f == "--revision" ||
-           (is_compare && compare != nullptr && (f == "--reverse" || f == "--rounds"));
-  };
+  const bool compare_flags = is_compare && compare != nullptr;
+  const std::vector<std::string> allowed = OverridableFlags(compare_flags);
   for (const std::string& f : flags)
-    if (!allowed(f))
+    if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
       return absl::InvalidArgumentError(
           absl::StrCat(f, ": cannot be combined with --job ", job_file,
                        ", which defines the model, inputs, variants and checks; edit the file or leave out --job (flags "
-                       "that may go with --job: --threads, --min-run-time, --rss, --label",
-                       is_compare ? ", --reverse, --rounds" : "", ")"));
+                       "that may go with --job: ",
+                       JobFileOverrideFlags(compare_flags), ")"));
   const auto has = [&](const char* f) { return std::find(flags.begin(), flags.end(), f) != flags.end(); };
 
   // The flags' own checks first (MeasureSpecFromFlags's), so that nothing changes on error.

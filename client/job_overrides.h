@@ -13,6 +13,10 @@
 
 namespace torchscan {
 
+// The flags that may go beside --job, as help and errors list them: "--threads, --min-run-time,
+// --rss, --label and --revision", and for a compare job also --reverse and --rounds.
+std::string JobFileOverrideFlags(bool is_compare);
+
 // Applies `given` (the long names of the flags given on the command line beside --job,
 // e.g. {"--min-run-time", "--rss"}; --job, --output, --force and --cancel-on-interrupt are
 // not job flags and are ignored here) with their values from `run` and, for compare,

@@ -56,12 +56,22 @@ TEST(ApplyFlagsToJobFile, FlagsForWhatTheFileDefinesAreRefusedNamingTheFlag) {
       ApplyFlagsToJobFile({"--model", "--min-run-time", "--rss"}, run, nullptr, "mlp_job.json", &spec, &overrides);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(s.message()).rfind("--model: cannot be combined with --job mlp_job.json", 0), 0u) << s;
+  // It lists the flags that may go with --job, as --help does (JobFileOverrideFlags).
+  EXPECT_NE(std::string(s.message()).find("(flags that may go with --job: --threads, --min-run-time, --rss, --label and "
+                                          "--revision)"),
+            std::string::npos)
+      << s;
   EXPECT_EQ(spec.options().min_run_time_s(), 0.2);  // unchanged on error
   EXPECT_TRUE(overrides.empty());
   // --rounds only goes with a compare job.
   CompareFlags compare;
   compare.rounds = 3;
   EXPECT_FALSE(ApplyFlagsToJobFile({"--rounds"}, run, &compare, "j.json", &spec, &overrides).ok());
+}
+
+TEST(JobFileOverrideFlags, ListsTheRunSettingsAndForACompareReverseAndRounds) {
+  EXPECT_EQ(JobFileOverrideFlags(false), "--threads, --min-run-time, --rss, --label and --revision");
+  EXPECT_EQ(JobFileOverrideFlags(true), "--threads, --min-run-time, --rss, --label, --revision, --reverse and --rounds");
 }
 
 TEST(ApplyFlagsToJobFile, TheFlagsOwnChecksApply) {

@@ -101,14 +101,13 @@ void AddJobCommands(CLI::App& app, CommandLine* cl) {
   cl->measure = app.add_subcommand("measure", "measure one workload");
   AddMeasureFlags(cl->measure, &cl->measure_flags);
   cl->measure->footer(kMeasureExamples);
-  add_job_file(cl->measure, "--threads, --min-run-time, --rss and --label", "report.json and report.html");
+  add_job_file(cl->measure, JobFileOverrideFlags(/*is_compare=*/false), "report.json and report.html");
 
   cl->compare = app.add_subcommand("compare", "compare a baseline and a candidate workload, with an output check");
   AddCompareFlags(cl->compare, &cl->compare_flags);
   AddGateOptions(cl->compare, cl);
   cl->compare->footer(kCompareExamples);
-  add_job_file(cl->compare, "--threads, --min-run-time, --rss, --label, --reverse and --rounds",
-               "comparison.json and comparison.html");
+  add_job_file(cl->compare, JobFileOverrideFlags(/*is_compare=*/true), "comparison.json and comparison.html");
 
   cl->calibrate = app.add_subcommand(
       "calibrate", "measure this machine's noise floor: A/A pairs of a reference workload (or your own module)");
