@@ -58,6 +58,11 @@ std::string DescribeChange(const v1::Job& before, const v1::Job& after) {
   return parts.empty() ? "updated" : absl::StrJoin(parts, "; ");
 }
 
+// A ListJobs / History request's state filter: `states` empty takes every state.
+bool InStates(const google::protobuf::RepeatedField<int>& states, v1::Job::State state) {
+  return states.empty() || std::find(states.begin(), states.end(), state) != states.end();
+}
+
 }  // namespace
 
 Daemon::Daemon(const v1::DaemonConfig& config)
@@ -76,7 +81,9 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& con
   JobStore::Loaded loaded = daemon->store_.LoadAll(NowRfc3339());
   for (const std::string& problem : loaded.problems) spdlog::warn("start-up: {}", problem);
   for (const std::string& id : loaded.interrupted) spdlog::warn("job {} interrupted: it was running when the daemon stopped", id);
-  for (const std::string& id : loaded.summarized) spdlog::info("job {}: history summary made from its result", id);
+  if (!loaded.summarized.empty())  // once per job an older daemon finished: one line, not thousands
+    spdlog::info("{} finished job(s) got their history summary from their results ({} to {})",
+                 loaded.summarized.size(), loaded.summarized.front(), loaded.summarized.back());
   if (absl::StatusOr<v1::NoiseFloor> floor = daemon->store_.LoadNoiseFloor(); floor.ok()) {
     daemon->noise_floor_ = *std::move(floor);
     spdlog::info("noise floor of {} (job {}) loaded", daemon->noise_floor_->measured_at(),
@@ -207,9 +214,7 @@ absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest&
   for (auto it = jobs_.rbegin(); it != jobs_.rend(); ++it) {
     if (request.limit() > 0 && response.jobs_size() >= request.limit()) break;
     const v1::Job& job = it->second;
-    bool wanted = request.states().empty();
-    for (int state : request.states()) wanted = wanted || state == job.state();
-    if (!wanted) continue;
+    if (!InStates(request.states(), job.state())) continue;
     v1::Job* listed = response.add_jobs();
     *listed = Snapshot(job);
     listed->clear_timeline();  // up to a hundred spans a job: GetJob has them
@@ -219,11 +224,8 @@ absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest&
 
 absl::StatusOr<v1::HistoryResponse> Daemon::History(const v1::HistoryRequest& request) const {
   std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<HistoryIndex::Page> page = history_.Select(request, [&](const std::string& id) {
-    if (request.states().empty()) return true;
-    const v1::Job::State state = jobs_.at(id).state();
-    return std::find(request.states().begin(), request.states().end(), state) != request.states().end();
-  });
+  absl::StatusOr<HistoryIndex::Page> page = history_.Select(
+      request, [&](const std::string& id) { return InStates(request.states(), jobs_.at(id).state()); });
   if (!page.ok()) return page.status();
   v1::HistoryResponse response;
   for (const std::string& id : page->ids) {

@@ -85,7 +85,7 @@ absl::StatusOr<std::map<std::string, CachedRecord>> DecodeJobCache(const std::st
   if (LoadWord(bytes, kMagic.size()) != SchemaFingerprint())
     return absl::FailedPreconditionError("written by a daemon with another record schema");
   const uint64_t count = LoadWord(bytes, kMagic.size() + 8);
-  const std::string body = bytes.substr(kHeaderSize);
+  const std::string_view body = std::string_view(bytes).substr(kHeaderSize);  // no copy of the cache
   if (LoadWord(bytes, kMagic.size() + 16) != Fnv1a64(body))
     return absl::DataLossError("its checksum does not match its content (truncated or damaged)");
   std::map<std::string, CachedRecord> records;

@@ -100,20 +100,21 @@ std::string JobStore::JobDir(const std::string& id) const {
 std::string JobStore::ResultPath(const std::string& id) const { return JobDir(id) + "/" + kJobResultFile; }
 std::string JobStore::StderrPath(const std::string& id) const { return JobDir(id) + "/" + kWorkerStderrFile; }
 
-void JobStore::AddSummary(v1::Job& job, Loaded& loaded) {
+bool JobStore::AddSummary(v1::Job& job, Loaded& loaded) {
   const absl::StatusOr<v1::JobResult> result = LoadResult(job.id());
   if (!result.ok()) {
     loaded.problems.push_back(absl::StrCat(job.id(), ": succeeded, but its history summary cannot be made: ",
                                            result.status().message(), "; it stays out of its benchmark's history"));
-    return;
+    return false;
   }
   const std::optional<v1::ResultSummary> summary = SummaryOfResult(*result);
-  if (!summary) return;
+  if (!summary) return false;
   *job.mutable_summary() = *summary;
   loaded.summarized.push_back(job.id());
   if (absl::Status s = SaveJob(job); !s.ok())
     loaded.problems.push_back(
         absl::StrCat(job.id(), ": its history summary could not be stored (made again at the next start): ", s.message()));
+  return true;
 }
 
 JobStore::Loaded JobStore::LoadAll(const std::string& now) {
@@ -135,7 +136,6 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
   if (error)
     loaded.problems.push_back(absl::StrCat("cannot list ", state_dir_, "/", kStateJobsFolder, ": ", error.message()));
   std::sort(ids.begin(), ids.end());
-  size_t rewrites = 0;  // records rewritten so far (interrupted or summarized)
   std::map<std::string, CachedRecord> cache;
   bool cache_stale = false;  // rewrite it after the load
   std::error_code cache_error;
@@ -175,7 +175,9 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
       loaded.problems.push_back(absl::StrCat(path, ": id \"", job.id(), "\" does not match its folder; job skipped"));
       continue;
     }
+    bool rewritten = false;  // interrupted or summarized: SaveJob remembered it
     if (job.state() == v1::Job::running) {
+      rewritten = true;
       job.set_state(v1::Job::interrupted);
       job.set_error("the daemon stopped while this job ran (found running at start-up)");
       job.set_finished_at(now);
@@ -186,10 +188,8 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
     }
     if (job.state() != v1::Job::queued) job.set_queue_position(0);
     if (job.state() == v1::Job::succeeded && !job.has_summary() && !job.spec().has_calibrate())
-      AddSummary(job, loaded);
-    // Rewritten records were remembered by SaveJob; an unchanged one is as its file holds it.
-    const bool rewritten = loaded.interrupted.size() + loaded.summarized.size() > rewrites;
-    rewrites = loaded.interrupted.size() + loaded.summarized.size();
+      rewritten = AddSummary(job, loaded) || rewritten;
+    // An unchanged record is as its file holds it.
     if (identity && !rewritten && IsFinished(job)) Remember(job, *identity);
     if (IsFinished(job) && (!from_cache || rewritten)) cache_stale = true;
     loaded.jobs.push_back(std::move(job));

@@ -116,8 +116,9 @@ class JobStore {
   const std::string& state_dir() const { return state_dir_; }
 
  private:
-  // A succeeded job's summary from its result.json, stored with its record (LoadAll).
-  void AddSummary(v1::Job& job, Loaded& loaded);
+  // A succeeded job's summary from its result.json, stored with its record (LoadAll). True when
+  // the job got one (its record was rewritten, or its write failed and is in loaded.problems).
+  bool AddSummary(v1::Job& job, Loaded& loaded);
   // Remembers a finished job as its job.json with `identity` holds it (see SaveCache).
   void Remember(const v1::Job& job, const RecordIdentity& identity);
   absl::Status SaveCacheOf(const std::vector<const v1::Job*>& jobs);
