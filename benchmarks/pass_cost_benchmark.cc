@@ -14,7 +14,7 @@
 
 #include "benchmarks/benchmark_args.h"
 #include "core/torch_measure.h"
-#include "workloads/builtin_models.h"
+#include "spec/builtin_models.h"
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
 #include "passes/peak_rss.h"
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   if (!torchscan::ApplyThreadSettings(*threads, 0).ok()) return 2;
   std::printf("%-9s %12s %10s %10s %10s %12s %14s\n", "model", "timing s", "profile", "memory", "rss", "rss child s",
               "peak RSS MiB");
-  for (const torchscan::workloads::BuiltinModel& builtin : torchscan::workloads::BuiltinModels()) {
+  for (const torchscan::spec::BuiltinModel& builtin : torchscan::spec::BuiltinModels()) {
     torchscan::v1::WorkloadSpec spec;
     spec.mutable_model()->set_builtin(builtin.id);
     auto workload = torchscan::workloads::BuildWorkload(spec);

@@ -5,7 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 #include "proto/spec_limits.h"
 
 namespace torchscan {
@@ -121,7 +121,7 @@ absl::Status AddMetadataFlags(const std::vector<std::string>& flags, v1::Workloa
       return absl::InvalidArgumentError(absl::StrCat("--metadata: key \"", key, "\" is given twice"));
     metadata[key] = text.substr(eq + 1);
   }
-  return daemon::ValidateInputMetadata("--metadata", metadata);
+  return spec::ValidateInputMetadata("--metadata", metadata);
 }
 
 }  // namespace torchscan

@@ -20,7 +20,7 @@
 //       read (client/job_files.h).
 //   --metadata KEY=VALUE
 //       caller-supplied input metadata (e.g. dataset_revision=v3): runs whose values differ
-//       are not comparable. Keys follow daemon/job_spec.h ValidateInputMetadata.
+//       are not comparable. Keys follow spec/job_spec.h ValidateInputMetadata.
 #pragma once
 
 #include <string>

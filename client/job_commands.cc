@@ -15,7 +15,7 @@
 #include "client/interrupt.h"
 #include "client/output_folder.h"
 #include "client/progress.h"
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
 #include "report/html_renderer.h"
@@ -256,7 +256,7 @@ absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& 
                                        const std::function<void(const v1::JobEvent&)>& on_event, v1::Job* finished_job) {
   // Refused here, naming the uploaded files, rather than by gRPC's size limit in words that name none.
   if (absl::StatusOr<v1::DaemonInfo> info = client.Info(); info.ok())
-    if (absl::Status s = daemon::CheckUploadSize(spec, info->config().limits().max_upload_bytes()); !s.ok()) return s;
+    if (absl::Status s = spec::CheckUploadSize(spec, info->config().limits().max_upload_bytes()); !s.ok()) return s;
   absl::StatusOr<v1::Job> job = client.Submit(spec);
   if (!job.ok()) return ExplainSubmitRefusal(client, spec, job.status());
   if (on_submitted) on_submitted(*job);

@@ -40,7 +40,7 @@ int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const JobRu
 // Submits `spec` to `client`, calls `on_submitted` with the queued job, forwards watch events
 // and returns the fetched result of the succeeded job; `finished_job` (may be null) gets the
 // job as it ended. Errors: a spec over the daemon's max_upload_bytes, refused before it is
-// sent, naming the uploaded files (daemon/job_spec.h CheckUploadSize); the daemon's refusal
+// sent, naming the uploaded files (spec/job_spec.h CheckUploadSize); the daemon's refusal
 // (a refusal by gRPC's size limit is explained in terms of max_upload_bytes); Cancelled when
 // the client's watches were stopped (StopWatching: an interrupt); after acceptance, errors
 // naming the job id: Aborted "job ID STATE: reason" when it did not succeed, or the lost

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 #include "io/proto_json.h"
 
 namespace torchscan {
@@ -154,7 +154,7 @@ TEST(SetModuleFile, AnUploadOverTheDaemonsLimitNamesTheFileAndTheLimit) {
   v1::WorkloadSpec* w = spec.mutable_measure()->mutable_workload();
   ASSERT_TRUE(SetModuleFile(dir + "/big.pt", FileTransport::kUpload, w->mutable_model()->mutable_torchscript()).ok());
   w->add_inputs()->mutable_generated()->add_shape(2);
-  const absl::Status s = daemon::CheckUploadSize(spec, 100000);
+  const absl::Status s = spec::CheckUploadSize(spec, 100000);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   for (const std::string& part : {std::string("max_upload_bytes 100000"), dir + "/big.pt 300000 bytes",
                                  std::string("--daemon-path")})
@@ -163,7 +163,7 @@ TEST(SetModuleFile, AnUploadOverTheDaemonsLimitNamesTheFileAndTheLimit) {
   ASSERT_TRUE(SetModuleFile(dir + "/big.pt", FileTransport::kDaemonPath,
                             by_path.mutable_measure()->mutable_workload()->mutable_model()->mutable_torchscript())
                   .ok());
-  EXPECT_TRUE(daemon::CheckUploadSize(by_path, 100000).ok());  // the way out it names
+  EXPECT_TRUE(spec::CheckUploadSize(by_path, 100000).ok());  // the way out it names
 }
 
 }  // namespace

@@ -6,10 +6,10 @@
 #include <CLI/CLI.hpp>
 
 #include "absl/strings/str_format.h"
-#include "workloads/builtin_models.h"
+#include "spec/builtin_models.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
-#include "report/printable_text.h"
+#include "spec/printable_text.h"
 
 namespace torchscan {
 namespace {
@@ -47,12 +47,12 @@ constexpr VariantNames kCandidateNames = {"--candidate-mode", "--candidate-dtype
 absl::Status SetModel(const ModelFlags& f, const std::string& file_flag, const std::string& file,
                       v1::WorkloadSpec* spec) {
   if (file.empty()) {
-    const std::string name = f.model.empty() ? v1::ModelSpec::Builtin_Name(workloads::DefaultBuiltin()) : f.model;
+    const std::string name = f.model.empty() ? v1::ModelSpec::Builtin_Name(spec::DefaultBuiltin()) : f.model;
     absl::StatusOr<v1::ModelSpec::Builtin> builtin = ParseEnum<v1::ModelSpec::Builtin>(
-        "--model", name, &v1::ModelSpec::Builtin_Parse, workloads::BuiltinNameList(", ", ", "));
+        "--model", name, &v1::ModelSpec::Builtin_Parse, spec::BuiltinNameList(", ", ", "));
     if (!builtin.ok()) return builtin.status();
-    if (workloads::FindBuiltin(*builtin) == nullptr)
-      return FlagError("--model", "choose " + workloads::BuiltinNameList(", ", " or "));
+    if (spec::FindBuiltin(*builtin) == nullptr)
+      return FlagError("--model", "choose " + spec::BuiltinNameList(", ", " or "));
     spec->mutable_model()->set_builtin(*builtin);
     return absl::OkStatus();
   }
@@ -168,7 +168,7 @@ absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputC
 }
 
 void AddModelFlags(CLI::App* app, ModelFlags* f) {
-  app->add_option("--model", f->model, "built-in model: " + workloads::BuiltinNameList(" | ", " | ", " (default)"));
+  app->add_option("--model", f->model, "built-in model: " + spec::BuiltinNameList(" | ", " | ", " (default)"));
   app->add_option("--torchscript", f->torchscript, "a TorchScript module saved with torch.jit.save, instead of a built-in");
   app->add_option("--method", f->method, "the TorchScript method to call (default forward)");
   app->add_option("--device", f->device, "cpu | cuda:N")->capture_default_str();
@@ -262,7 +262,7 @@ void AddCalibrateFlags(CLI::App* app, CalibrateFlags* f) {
 }
 
 void AddExampleFlags(CLI::App* app, CompareFlags* f) {
-  app->add_option("--model", f->model.model, workloads::BuiltinNameList(" | ", " | ", " (default)"));
+  app->add_option("--model", f->model.model, spec::BuiltinNameList(" | ", " | ", " (default)"));
   app->add_option("--device", f->model.device, "cpu | cuda:N")->capture_default_str();
   AddRunFlags(app, &f->run);
   app->add_flag("--reverse", f->reverse, "time the candidate first, to check order effects");
@@ -362,7 +362,7 @@ absl::StatusOr<v1::JobSpec> LoadJobFile(const std::string& path) {
   if (absl::Status s = ParseJsonStrict(*json, path, &spec); !s.ok()) return s;
   if (spec.kind_case() == v1::JobSpec::KIND_NOT_SET)
     return absl::InvalidArgumentError(path + ": measure or compare: a job file needs exactly one of them");
-  if (absl::Status s = RequirePrintableText(spec, "spec"); !s.ok())
+  if (absl::Status s = spec::RequirePrintableText(spec, "spec"); !s.ok())
     return absl::InvalidArgumentError(path + ": " + std::string(s.message()));
   return spec;
 }

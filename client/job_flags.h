@@ -121,7 +121,7 @@ absl::StatusOr<v1::JobSpec> CalibrateSpecFromFlags(const CalibrateFlags& flags);
 // naming the file and the field; NotFound for a missing file. Zeros are read as +0
 // (io/proto_json.h); a control character in any text field is refused naming the field
 // ("job.json: spec.label: holds control character U+0000 ...", the field named as the
-// daemon names it; report/printable_text.h). The files it names are left as written.
+// daemon names it; spec/printable_text.h). The files it names are left as written.
 absl::StatusOr<v1::JobSpec> LoadJobFile(const std::string& path);
 
 // LoadJobFile, then the files the job names as `transport` wants them: read and sent with

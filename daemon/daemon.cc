@@ -13,7 +13,7 @@
 #include "core/timestamp.h"
 #include "core/version.h"
 #include "daemon/access_rules.h"
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 #include "daemon/result_summary.h"
 #include "worker/state_folder.h"
 
@@ -22,7 +22,7 @@ namespace {
 
 absl::Status UnknownJob(const std::string& id) {
   return absl::NotFoundError(
-      absl::StrCat("id: no job ", QuoteForMessage(id), " on this daemon (list them with `torchscan-client jobs list`)"));
+      absl::StrCat("id: no job ", spec::QuoteForMessage(id), " on this daemon (list them with `torchscan-client jobs list`)"));
 }
 
 // At most 2000 bytes, marked when cut.
@@ -152,15 +152,15 @@ void Daemon::StoreUnsaved() {
 
 absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const std::string& submitter) {
   if (!request.has_spec()) return absl::InvalidArgumentError("spec: required");
-  if (absl::Status s = ValidateJobSpec(request.spec(), LimitsOf(config_)); !s.ok()) {
+  if (absl::Status s = spec::ValidateJobSpec(request.spec(), spec::LimitsOf(config_)); !s.ok()) {
     spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
     return s;
   }
   // The whole spec goes to the job folder for the worker; the record keeps it without the
   // uploaded files' bytes, so listings, events and job.json stay small.
-  const v1::JobSpec spec = WithDaemonDefaults(request.spec(), config_);
+  const v1::JobSpec spec = spec::WithDaemonDefaults(request.spec(), config_);
   v1::Job job;
-  *job.mutable_spec() = WithoutUploadedBytes(spec);
+  *job.mutable_spec() = spec::WithoutUploadedBytes(spec);
   job.set_state(v1::Job::queued);
   job.set_submitter(submitter);
   std::lock_guard<std::mutex> lock(mu_);

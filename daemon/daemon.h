@@ -17,7 +17,7 @@
 // kept in memory, served as it is, and stored with the next record written (or at Shutdown);
 // the file keeps its previous whole version meanwhile.
 // Every kind of job the schema describes is accepted, TorchScript check modules included:
-// Submit checks that such a module has a source (job_spec.h), and the job's worker loads it
+// Submit checks that such a module has a source (spec/job_spec.h), and the job's worker loads it
 // before timing and calls it after (core/script_check.h): its verdict is the comparison's
 // output check, and a module the worker cannot load (or an error other than a failed assert
 // while it runs) fails the job, naming spec.compare.check.torchscript when it cannot load.
@@ -68,7 +68,7 @@ class Daemon {
   // Starts the executor thread (once).
   void Start();
 
-  // Validates (job_spec.h), applies the daemon's thread defaults, stores and queues the job.
+  // Validates (spec/job_spec.h), applies the daemon's thread defaults, stores and queues the job.
   absl::StatusOr<v1::Job> Submit(const v1::SubmitRequest& request, const std::string& submitter);
   absl::StatusOr<v1::Job> GetJob(const v1::JobRequest& request) const;
   // Newest first; filtered by state; at most `limit` (0: all); without their timelines.

@@ -19,7 +19,7 @@
 // with the default max_upload_bytes of 64 MiB). Measured with a 602 MiB quota and ten 100 MB
 // Submits at once: six were read, four reset; the daemon peaked at 1.7 GB when the six were
 // refused after the parse and at 3.0 GB when they were stored. A Submit over max_upload_bytes
-// is refused from its size before it is parsed (CheckSubmitRequestSize, job_spec.h): it costs
+// is refused from its size before it is parsed (CheckSubmitRequestSize, spec/job_spec.h): it costs
 // only its received bytes, released as the refusal is sent.
 #pragma once
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "daemon/access_rules.h"
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 #include "daemon/local_caller.h"
 #include "daemon/received_request.h"
 
@@ -109,7 +109,7 @@ TorchScanService::TorchScanService(Daemon* daemon, TokenFileWatcher* tokens, con
     : daemon_(daemon), tokens_(tokens), peers_(peers), admin_gid_(admin_gid) {
   const int64_t max_upload_bytes = daemon_->config().limits().max_upload_bytes();
   ServeUnary<v1::SubmitRequest, v1::Job>(
-      "Submit", [max_upload_bytes](int64_t bytes) { return CheckSubmitRequestSize(bytes, max_upload_bytes); },
+      "Submit", [max_upload_bytes](int64_t bytes) { return spec::CheckSubmitRequestSize(bytes, max_upload_bytes); },
       [this](const v1::SubmitRequest& request, const Caller& caller) { return daemon_->Submit(request, caller.user); });
   ServeWatch();
   ServeUnary<v1::JobRequest, v1::Job>(

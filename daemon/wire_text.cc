@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/stubs/common.h>
 #include <google/protobuf/wire_format_lite.h>
@@ -85,7 +85,7 @@ class WireWalk {
                                                   : Field(*field, tag, value_path, map_path, at, "is");
       if (!s.ok()) return s;
       if (field == entry.map_key() && field->type() == FieldDescriptor::TYPE_STRING)
-        value_path = absl::StrCat(map_path, "[", QuoteForMessage(key), "]");
+        value_path = absl::StrCat(map_path, "[", spec::QuoteForMessage(key), "]");
     }
     return absl::OkStatus();
   }

@@ -19,7 +19,7 @@ namespace torchscan::daemon {
 // deep, and every proto3 string field (map keys and values included) UTF-8 by protobuf's own
 // rule. Otherwise InvalidArgument:
 //   "<path>: is not UTF-8 (N bytes); ..." for the first such field in wire order, its path
-//       in field names as report/printable_text.h writes them ("spec.label",
+//       in field names as spec/printable_text.h writes them ("spec.label",
 //       "spec.measure.workload.inputs[1].name", "spec.measure.workload.input_metadata[\"k\"]"
 //       for a map value), or "<map path>: a key is not UTF-8 (N bytes); ..." for a map key;
 //   "<path>: malformed protobuf at byte N of the request (<what went wrong>); send a serialized

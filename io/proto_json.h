@@ -35,7 +35,7 @@ absl::Status SaveJson(const google::protobuf::Message& message, const std::strin
 // Every zero is read as +0 in double and float fields: -0, -0.0 and -0e15 are the number
 // zero (a tolerance, a time), and the protobuf parser alone keeps the sign of some of these
 // spellings and not of others. Strings are kept byte for byte (JSON escapes such as \u0000
-// included); which text a job may hold is report/printable_text.h's rule, not the parser's.
+// included); which text a job may hold is spec/printable_text.h's rule, not the parser's.
 absl::Status ParseJsonStrict(std::string_view json, const std::string& source, google::protobuf::Message* out);
 
 // ReadFile (io/file_io.h) + ParseJsonStrict with the path as the source.

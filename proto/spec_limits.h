@@ -1,6 +1,6 @@
 // The limits and defaults of the schema's messages (proto/*.proto): what a zero field stands
 // for, and what is refused. One home for each number, read by everything that applies or
-// states it: the daemon's validation (daemon/job_spec.cc, daemon/config.cc), the worker's
+// states it: the daemon's validation (spec/job_spec.cc, daemon/config.cc), the worker's
 // and core's defaults (worker/job_options.cc, core/latency_runner.h, core/experiment.h,
 // core/torch_measure.cc), the client's flags (client/job_flags.*, client/input_flags.cc) and
 // the help texts (torchscand --help, torchscan-client measure/compare --help), which format
@@ -81,10 +81,10 @@ inline constexpr double kBusyMachineOtherCpuShare = 0.25;
 // A path the worker opens (TorchScriptSpec.path, InputSpec.tensor_file, and their
 // source_name): PATH_MAX, the longest path the kernel takes.
 inline constexpr size_t kMaxPathBytes = 4096;
-// Every string field of a job (report/printable_text.h): room for any path.
+// Every string field of a job (spec/printable_text.h): room for any path.
 inline constexpr size_t kMaxJobTextBytes = kMaxPathBytes;
 
-// WorkloadSpec.input_metadata (daemon/job_spec.h ValidateInputMetadata): at most this many
+// WorkloadSpec.input_metadata (spec/job_spec.h ValidateInputMetadata): at most this many
 // entries, keys of 1 to kMaxInputMetadataKeyBytes characters, values of at most
 // kMaxInputMetadataValueBytes bytes.
 inline constexpr size_t kMaxInputMetadataEntries = 64;
@@ -118,7 +118,7 @@ inline constexpr const char* kDefaultWorkerUser = "nobody";  // DaemonConfig.wor
 inline constexpr int kDefaultMaxQueueLength = 100;  // DaemonLimits.max_queue_length: queued jobs
 inline constexpr double kDefaultJobWallTimeS = 3600;  // DaemonLimits.job_wall_time_s: a worker is killed past it
 // DaemonLimits.max_upload_bytes: a larger serialized JobSpec (uploaded files included) is
-// refused. Also what daemon/job_spec.h JobSpecLimits assumes when not told.
+// refused. Also what spec/job_spec.h JobSpecLimits assumes when not told.
 inline constexpr int64_t kDefaultMaxUploadBytes = int64_t{64} << 20;
 inline constexpr int kDefaultWorkerOpenFiles = 1024;  // DaemonLimits.worker_open_files: RLIMIT_NOFILE
 inline constexpr int kMinWorkerOpenFiles = 16;  // fewer is refused: too few for a worker

@@ -1,6 +1,6 @@
 #include "worker/job_options.h"
 
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 #include "proto/spec_limits.h"
 
 namespace torchscan::daemon {
@@ -15,7 +15,7 @@ T OrDefault(T value, T fallback) {
 
 absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, const std::string& rss_child_path) {
   const v1::MeasurementOptions& m = spec.options();
-  if (absl::Status s = ValidateMeasurementOptions(m); !s.ok()) return s;
+  if (absl::Status s = spec::ValidateMeasurementOptions(m); !s.ok()) return s;
 
   ExperimentOptions o;
   o.timing.min_run_time_s = OrDefault(m.min_run_time_s(), kDefaultMinRunTimeS);
@@ -42,7 +42,7 @@ absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, 
   const v1::CompareJob& compare = spec.compare();
   o.reverse = compare.reverse();
   const v1::OutputCheckSpec& check = compare.check();
-  if (absl::Status s = ValidateOutputCheck(check); !s.ok()) return s;
+  if (absl::Status s = spec::ValidateOutputCheck(check); !s.ok()) return s;
   if (check.has_declarative()) {
     const v1::DeclarativeCheck& d = check.declarative();
     o.check.rtol = d.rtol();

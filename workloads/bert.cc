@@ -9,13 +9,13 @@ namespace {
 
 namespace nn = torch::nn;
 
-nn::LayerNorm Norm(const BertConfig& config) {
+nn::LayerNorm Norm(const spec::BertConfig& config) {
   return nn::LayerNorm(nn::LayerNormOptions({config.hidden_size}).eps(config.layer_norm_eps));
 }
 
 }  // namespace
 
-BertLayerImpl::BertLayerImpl(const BertConfig& config)
+BertLayerImpl::BertLayerImpl(const spec::BertConfig& config)
     : num_heads_(config.num_heads), head_size_(config.hidden_size / config.num_heads) {
   const int64_t h = config.hidden_size;
   query_ = register_module("query", nn::Linear(h, h));
@@ -49,7 +49,7 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& hidden, const torch::T
   return output_norm_->forward(dropout_->forward(output_->forward(intermediate)) + attention);
 }
 
-BertEncoderModelImpl::BertEncoderModelImpl(const BertConfig& config) : config_(config) {
+BertEncoderModelImpl::BertEncoderModelImpl(const spec::BertConfig& config) : config_(config) {
   const int64_t h = config.hidden_size;
   word_embeddings_ = register_module(
       "word_embeddings", nn::Embedding(nn::EmbeddingOptions(config.vocab_size, h).padding_idx(0)));
@@ -102,7 +102,7 @@ std::tuple<torch::Tensor, torch::Tensor> BertEncoderModelImpl::forward(
 }
 
 BuiltinModule MakeBert() {
-  BertEncoderModel bert(BertConfig{});
+  BertEncoderModel bert(spec::BertConfig{});
   bert->eval();
   BuiltinModule module;
   module.tensors = ModuleTensors(*bert);

@@ -23,14 +23,14 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
-#include "workloads/bert_config.h"
+#include "spec/bert_config.h"
 #include "workloads/builtin_module.h"
 
 namespace torchscan::workloads {
 
 class BertLayerImpl : public torch::nn::Module {
  public:
-  explicit BertLayerImpl(const BertConfig& config);
+  explicit BertLayerImpl(const spec::BertConfig& config);
   // hidden [B, S, H]; additive_mask [B, 1, 1, S] (0 visible, -10000 masked).
   torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& additive_mask);
 
@@ -45,7 +45,7 @@ TORCH_MODULE(BertLayer);
 
 class BertEncoderModelImpl : public torch::nn::Module {
  public:
-  explicit BertEncoderModelImpl(const BertConfig& config = BertConfig());
+  explicit BertEncoderModelImpl(const spec::BertConfig& config = spec::BertConfig());
   // input_ids [B, S] int64 in [0, vocab_size); attention_mask [B, S] (1 visible, 0 masked;
   // any numeric dtype); token_type_ids [B, S] int64 in [0, type_vocab_size). S must not exceed
   // max_position_embeddings. Returns (last hidden states [B, S, H], pooled output [B, H]).
@@ -54,7 +54,7 @@ class BertEncoderModelImpl : public torch::nn::Module {
                                                    const torch::Tensor& token_type_ids);
 
  private:
-  BertConfig config_;
+  spec::BertConfig config_;
   torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr},
       token_type_embeddings_{nullptr};
   torch::nn::LayerNorm embedding_norm_{nullptr};
@@ -65,10 +65,10 @@ class BertEncoderModelImpl : public torch::nn::Module {
 };
 TORCH_MODULE(BertEncoderModel);
 
-// The "bert" built-in's factory (builtin_module.h): BertEncoderModel(BertConfig()) in eval
+// The "bert" built-in's factory (builtin_module.h): BertEncoderModel(spec::BertConfig()) in eval
 // mode, forward(input_ids, attention_mask, token_type_ids) -> tuple(hidden states, pooled).
 // Its table entry (default inputs, the mask and token types filled in) is in
-// builtin_models.cc. Can throw what LibTorch throws.
+// spec/builtin_models.cc. Can throw what LibTorch throws.
 BuiltinModule MakeBert();
 
 }  // namespace torchscan::workloads

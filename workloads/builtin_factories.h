@@ -1,5 +1,5 @@
 // The factories of the built-in models (LibTorch), one per entry of BuiltinModels()
-// (builtin_models.h), each in its model's own file and registered in builtin_factories.cc.
+// (spec/builtin_models.h), each in its model's own file and registered in builtin_factories.cc.
 #pragma once
 
 #include "workloads/builtin_module.h"

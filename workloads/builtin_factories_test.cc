@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "workloads/builtin_models.h"
+#include "spec/builtin_models.h"
 #include "workloads/workload.h"
 
 namespace torchscan::workloads {
@@ -12,7 +12,7 @@ using torchscan::v1::ModelSpec;
 using torchscan::v1::WorkloadSpec;
 
 TEST(BuiltinFactories, EveryTableEntryHasOne) {
-  for (const BuiltinModel& model : BuiltinModels())
+  for (const spec::BuiltinModel& model : spec::BuiltinModels())
     EXPECT_NE(FindBuiltinFactory(model.id), nullptr) << model.name << " has no factory in builtin_factories.cc";
   EXPECT_EQ(FindBuiltinFactory(ModelSpec::builtin_unspecified), nullptr);
 }
@@ -20,7 +20,7 @@ TEST(BuiltinFactories, EveryTableEntryHasOne) {
 // The table's default inputs, filled-in inputs, work unit and description, and the factory's
 // model, agree: each built-in builds from an empty spec, and the trial call runs.
 TEST(BuiltinFactories, EveryEntryBuildsFromItsDefaultInputs) {
-  for (const BuiltinModel& model : BuiltinModels()) {
+  for (const spec::BuiltinModel& model : spec::BuiltinModels()) {
     SCOPED_TRACE(model.name);
     WorkloadSpec spec;
     spec.mutable_model()->set_builtin(model.id);

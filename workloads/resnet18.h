@@ -49,7 +49,7 @@ class ResNet18Impl : public torch::nn::Module {
 TORCH_MODULE(ResNet18);
 
 // The "resnet18" built-in's factory (builtin_module.h): ResNet18(1000) in eval mode,
-// forward(images [N, 3, H, W]) -> logits. Its table entry is in builtin_models.cc.
+// forward(images [N, 3, H, W]) -> logits. Its table entry is in spec/builtin_models.cc.
 // Can throw what LibTorch throws.
 BuiltinModule MakeResNet18();
 

@@ -18,7 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "core/version.h"
 #include "workloads/builtin_factories.h"
-#include "workloads/builtin_models.h"
+#include "spec/builtin_models.h"
 #include "workloads/device.h"
 #include "workloads/graph_scan.h"
 #include "workloads/inputs.h"
@@ -41,7 +41,7 @@ struct Model {
   Forward forward;
   std::vector<at::Tensor> weights;            // resident tensors the forward reads
   std::map<std::string, std::string> description;
-  std::string name;                           // a built-in's (builtin_models.h) or "torchscript"
+  std::string name;                           // a built-in's (spec/builtin_models.h) or "torchscript"
   std::string revision;                       // the description's model_revision
   bool needs_batch_dim = false;               // per_sample must keep dim 0 (a built-in's keeps_batch_dim)
   // TorchScript: scans the method's graph given one forward's input shapes (graph_scan.h).
@@ -114,7 +114,7 @@ at::Tensor Convert(const at::Tensor& t, const torch::Device& device, at::ScalarT
 
 // Built under torch::manual_seed, before the inputs (they may draw from the same generator):
 // the entry's factory constructs the model, its weights are converted in place.
-absl::StatusOr<Model> BuildBuiltin(const BuiltinModel& entry, const torch::Device& device, at::ScalarType dtype,
+absl::StatusOr<Model> BuildBuiltin(const spec::BuiltinModel& entry, const torch::Device& device, at::ScalarType dtype,
                                    bool channels_last) {
   const BuiltinFactory factory = FindBuiltinFactory(entry.id);
   if (factory == nullptr) {
@@ -285,11 +285,11 @@ absl::Status ValidateSpec(const WorkloadSpec& spec) {
   const ModelSpec& model = spec.model();
   if (model.source_case() == ModelSpec::SOURCE_NOT_SET) {
     return absl::InvalidArgumentError(
-        absl::StrCat("model: not set; set model.builtin (", BuiltinNameList(", ", ", "), ") or model.torchscript"));
+        absl::StrCat("model: not set; set model.builtin (", spec::BuiltinNameList(", ", ", "), ") or model.torchscript"));
   }
   if (model.source_case() == ModelSpec::kBuiltin) {
-    if (FindBuiltin(model.builtin()) == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("model.builtin: choose ", BuiltinNameList(", ", " or ")));
+    if (spec::FindBuiltin(model.builtin()) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("model.builtin: choose ", spec::BuiltinNameList(", ", " or ")));
     }
     if (spec.freeze() || spec.optimize_for_inference()) {
       return absl::InvalidArgumentError(
@@ -313,7 +313,7 @@ absl::Status ValidateSpec(const WorkloadSpec& spec) {
 
 // A built-in takes fixed arguments: the spec's, then those it left out that the entry fills
 // in (bert's attention mask and token types), constants shaped like input 0.
-absl::Status CompleteBuiltinInputs(const BuiltinModel& entry, std::vector<PreparedInput>* inputs,
+absl::Status CompleteBuiltinInputs(const spec::BuiltinModel& entry, std::vector<PreparedInput>* inputs,
                                    int64_t* remaining_bytes) {
   const size_t required = static_cast<size_t>(entry.required_inputs);
   const size_t max_inputs = required + entry.optional_inputs.size();
@@ -323,11 +323,11 @@ absl::Status CompleteBuiltinInputs(const BuiltinModel& entry, std::vector<Prepar
   }
   const at::Tensor first = inputs->front().tensor;  // a handle: push_back below may reallocate
   while (inputs->size() < max_inputs) {
-    const ConstantInput& constant = entry.optional_inputs[inputs->size() - required];
+    const spec::ConstantInput& constant = entry.optional_inputs[inputs->size() - required];
     const int64_t bytes = static_cast<int64_t>(first.numel()) * 8;
     if (bytes > *remaining_bytes) {
       std::vector<std::string> names;
-      for (const ConstantInput& optional : entry.optional_inputs) names.push_back(optional.name);
+      for (const spec::ConstantInput& optional : entry.optional_inputs) names.push_back(optional.name);
       return absl::ResourceExhaustedError(absl::StrCat(
           "inputs: ", entry.name, "'s default ", absl::StrJoin(names, " / "),
           " exceed WorkloadLimits.max_input_bytes; use fewer ", entry.work_unit, " or raise the limit"));
@@ -390,7 +390,7 @@ class WorkloadBuilder {
         resolved_(std::move(resolved)),
         device_(resolved_.name),
         dtype_(Precision(spec.dtype())),
-        builtin_(spec.model().source_case() == ModelSpec::kBuiltin ? FindBuiltin(spec.model().builtin()) : nullptr),
+        builtin_(spec.model().source_case() == ModelSpec::kBuiltin ? spec::FindBuiltin(spec.model().builtin()) : nullptr),
         per_sample_(spec.execution_mode() == WorkloadSpec::per_sample) {}
 
   absl::StatusOr<Workload> Build() {
@@ -499,7 +499,7 @@ class WorkloadBuilder {
   // A built-in's work units come from its table entry; TorchScript's from the spec, else dim 0.
   void CountWorkUnits() {
     if (builtin_ != nullptr) {
-      workload_.work_units = BuiltinWorkUnits(*builtin_, inputs_[0].sizes().vec());
+      workload_.work_units = spec::BuiltinWorkUnits(*builtin_, inputs_[0].sizes().vec());
       workload_.work_unit = builtin_->work_unit;
       return;
     }
@@ -581,7 +581,7 @@ class WorkloadBuilder {
   const ResolvedDevice resolved_;
   const torch::Device device_;
   const at::ScalarType dtype_;
-  const BuiltinModel* const builtin_;  // nullptr: a TorchScript model
+  const spec::BuiltinModel* const builtin_;  // nullptr: a TorchScript model
   const bool per_sample_;
   Model model_;
   bool keep_batch_dim_ = false;         // per_sample narrows dim 0 instead of selecting it

@@ -1,7 +1,7 @@
 // Fuzz target: job files, from the client's loader to the worker's. The bytes go the way a
 // `torchscan-client measure --job FILE` job goes:
 //   client/job_flags.h LoadJobFile (strict JSON mapping of JobSpec)
-//   → daemon/job_spec.h ValidateJobSpec (torchscand's Submit) → WithDaemonDefaults
+//   → spec/job_spec.h ValidateJobSpec (torchscand's Submit) → WithDaemonDefaults
 //   → saved as JSON (the job store's spec.json) → ParseJsonStrict (torchscan-worker).
 //
 // Properties checked for every input (FuzzFail aborts when one breaks):
@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "client/job_flags.h"
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "tests/fuzz/fuzz_target.h"
@@ -51,10 +51,10 @@ void ExpectSavedSpecLoads(const v1::JobSpec& spec, const std::string& what) {
 
 // `input` was refused by LoadJobFile: if it parses as a JobSpec all the same, ValidateJobSpec
 // must refuse it too, even on a daemon that owns more.
-void ExpectDaemonRefusesToo(std::string_view input, const daemon::JobSpecLimits& limits) {
+void ExpectDaemonRefusesToo(std::string_view input, const spec::JobSpecLimits& limits) {
   v1::JobSpec parsed;
   if (!ParseJsonStrict(input, "job.json", &parsed).ok()) return;
-  const absl::Status status = daemon::ValidateJobSpec(parsed, limits);
+  const absl::Status status = spec::ValidateJobSpec(parsed, limits);
   if (status.ok()) FuzzFail("a daemon accepts a job that LoadJobFile refuses", parsed.DebugString());
   ExpectValidationStatus(status, "ValidateJobSpec of a job LoadJobFile refuses");
 }
@@ -64,7 +64,7 @@ void ExpectDaemonRefusesToo(std::string_view input, const daemon::JobSpecLimits&
 Verdict FuzzOne(std::string_view input) {
   InputFile& file = InputFile::Get();
   file.Write(input);
-  daemon::JobSpecLimits generous;
+  spec::JobSpecLimits generous;
   generous.devices = {"cpu", "cuda:0"};
   generous.rss_available = true;
   const absl::StatusOr<v1::JobSpec> spec = LoadJobFile(file.path());
@@ -74,9 +74,9 @@ Verdict FuzzOne(std::string_view input) {
     return Verdict::kRejected;
   }
 
-  const absl::Status by_default = daemon::ValidateJobSpec(*spec, daemon::JobSpecLimits{});
+  const absl::Status by_default = spec::ValidateJobSpec(*spec, spec::JobSpecLimits{});
   ExpectValidationStatus(by_default, "ValidateJobSpec, default limits");
-  const absl::Status by_generous = daemon::ValidateJobSpec(*spec, generous);
+  const absl::Status by_generous = spec::ValidateJobSpec(*spec, generous);
   ExpectValidationStatus(by_generous, "ValidateJobSpec, more devices and an RSS child");
   if (by_default.ok() && !by_generous.ok())
     FuzzFail("a daemon with more devices and an RSS child refused what a default daemon accepts",
@@ -86,7 +86,7 @@ Verdict FuzzOne(std::string_view input) {
   v1::DaemonConfig config;
   config.set_default_intra_op_threads(2);
   config.set_default_inter_op_threads(1);
-  ExpectSavedSpecLoads(daemon::WithDaemonDefaults(*spec, config), "spec.json with the daemon's defaults");
+  ExpectSavedSpecLoads(spec::WithDaemonDefaults(*spec, config), "spec.json with the daemon's defaults");
   return by_default.ok() ? Verdict::kAccepted : Verdict::kRejected;
 }
 

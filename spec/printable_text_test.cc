@@ -1,4 +1,4 @@
-#include "report/printable_text.h"
+#include "spec/printable_text.h"
 
 #include <string>
 #include <vector>
@@ -8,7 +8,7 @@
 #include "proto/report.pb.h"
 #include "proto/service.pb.h"
 
-namespace torchscan {
+namespace torchscan::spec {
 namespace {
 
 using namespace std::string_literals;
@@ -83,4 +83,4 @@ TEST(PrintableText, MapKeysAndValuesAreNamedByTheirKey) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::spec

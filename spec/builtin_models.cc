@@ -1,11 +1,11 @@
-#include "workloads/builtin_models.h"
+#include "spec/builtin_models.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "workloads/bert_config.h"
+#include "spec/bert_config.h"
 
-namespace torchscan::workloads {
+namespace torchscan::spec {
 namespace {
 
 using torchscan::v1::GeneratedTensor;
@@ -119,4 +119,4 @@ double BuiltinWorkUnits(const BuiltinModel& model, const std::vector<int64_t>& f
   return batched && !first_input_shape.empty() ? static_cast<double>(first_input_shape[0]) : 1.0;
 }
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::spec

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace torchscan::workloads {
+namespace torchscan::spec {
 
 // The small configuration of the built-in workload (each field's default is the one used).
 struct BertConfig {
@@ -22,4 +22,4 @@ struct BertConfig {
   double initializer_range = 0.02;
 };
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::spec

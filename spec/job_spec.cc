@@ -1,4 +1,4 @@
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 
 #include <algorithm>
 #include <cctype>
@@ -13,10 +13,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
-#include "workloads/builtin_models.h"
-#include "report/printable_text.h"
+#include "spec/builtin_models.h"
+#include "spec/printable_text.h"
 
-namespace torchscan::daemon {
+namespace torchscan::spec {
 namespace {
 
 absl::Status Invalid(const std::string& field, const std::string& what) {
@@ -58,8 +58,8 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
   const v1::ModelSpec& model = w.model();
   switch (model.source_case()) {
     case v1::ModelSpec::kBuiltin:
-      if (workloads::FindBuiltin(model.builtin()) == nullptr)
-        return Invalid(field + ".model.builtin", "choose " + workloads::BuiltinNameList(", ", " or "));
+      if (FindBuiltin(model.builtin()) == nullptr)
+        return Invalid(field + ".model.builtin", "choose " + BuiltinNameList(", ", " or "));
       break;
     case v1::ModelSpec::kTorchscript:
       if (absl::Status s = ValidateTorchScript(field + ".model.torchscript", model.torchscript()); !s.ok()) return s;
@@ -68,7 +68,7 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
       break;
     default:
       return Invalid(field + ".model",
-                     "required: set builtin (" + workloads::BuiltinNameList(", ", ", ") + ") or torchscript");
+                     "required: set builtin (" + BuiltinNameList(", ", ", ") + ") or torchscript");
   }
   if (!v1::WorkloadSpec::ExecutionMode_IsValid(w.execution_mode()))
     return Invalid(field + ".execution_mode", absl::StrCat(w.execution_mode(), " is not one of batch, per_sample"));
@@ -326,4 +326,4 @@ v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec) {
   return spec;
 }
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::spec

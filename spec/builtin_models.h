@@ -18,7 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "proto/workload.pb.h"
 
-namespace torchscan::workloads {
+namespace torchscan::spec {
 
 // An input a built-in fills in when the spec leaves it out: an int64 tensor shaped like
 // input 0, every element `value` (bert's attention mask and token types).
@@ -79,4 +79,4 @@ std::string BuiltinNameList(absl::string_view separator, absl::string_view last_
 // the whole batch): linear [32, 128] -> 32, linear [128] -> 1, bert [4, 8] -> 32.
 double BuiltinWorkUnits(const BuiltinModel& model, const std::vector<int64_t>& first_input_shape);
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::spec

@@ -11,7 +11,7 @@
 #include "proto/service.pb.h"
 #include "proto/spec_limits.h"
 
-namespace torchscan::daemon {
+namespace torchscan::spec {
 
 // What the daemon accepts.
 struct JobSpecLimits {
@@ -61,7 +61,7 @@ absl::Status CheckSubmitRequestSize(int64_t request_bytes, int64_t max_upload_by
 //                      job without a check or with tolerances not given (ValidateOutputCheck),
 //                      input_metadata keys or values outside ValidateInputMetadata's rule,
 //                      rounds above kMaxRounds, a control character in any text field ("spec.label: holds control
-//                      character U+0000 at byte 1; ...", the rule of report/printable_text.h)
+//                      character U+0000 at byte 1; ...", the rule of spec/printable_text.h)
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);
 
@@ -98,4 +98,4 @@ v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config)
 // worker once, in the job folder's spec.json, rather than with every listing and event.
 v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec);
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::spec

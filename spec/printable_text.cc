@@ -1,4 +1,4 @@
-#include "report/printable_text.h"
+#include "spec/printable_text.h"
 
 #include <optional>
 #include <vector>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace torchscan {
+namespace torchscan::spec {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -111,4 +111,4 @@ absl::Status RequirePrintableText(const Message& message, const std::string& pre
   return CheckMessage(message, prefix);
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::spec

@@ -1,4 +1,4 @@
-#include "daemon/job_spec.h"
+#include "spec/job_spec.h"
 
 #include <cmath>
 #include <functional>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-namespace torchscan::daemon {
+namespace torchscan::spec {
 namespace {
 
 v1::JobSpec LinearMeasure() {
@@ -268,9 +268,9 @@ TEST(JobSpec, DaemonDefaultsFillThreads) {
 }
 
 }  // namespace
-}  // namespace torchscan::daemon
+}  // namespace torchscan::spec
 
-namespace torchscan::daemon {
+namespace torchscan::spec {
 namespace {
 
 TEST(JobSpec, HostileWorkloadsNameTheirField) {
@@ -317,7 +317,7 @@ TEST(JobSpec, HostileWorkloadsNameTheirField) {
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.model.torchscript.path");
 }
 
-// A job submitted over gRPC meets the job-file rule (report/printable_text.h).
+// A job submitted over gRPC meets the job-file rule (spec/printable_text.h).
 TEST(JobSpec, ControlCharactersInTextFieldsAreRefusedNamingTheField) {
   v1::JobSpec label = LinearMeasure();
   label.set_label(std::string("a\0b", 3));
@@ -399,4 +399,4 @@ TEST(JobSpec, EachSpecLimitPassesAtItsValueAndRefusesOneMore) {
 }
 
 }  // namespace
-}  // namespace torchscan::daemon
+}  // namespace torchscan::spec

@@ -1,4 +1,4 @@
-#include "workloads/builtin_models.h"
+#include "spec/builtin_models.h"
 
 #include <algorithm>
 #include <set>
@@ -10,7 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 
-namespace torchscan::workloads {
+namespace torchscan::spec {
 namespace {
 
 using torchscan::v1::ModelSpec;
@@ -122,4 +122,4 @@ TEST(BuiltinWorkUnits, ElementsCountsEveryElement) {
 }
 
 }  // namespace
-}  // namespace torchscan::workloads
+}  // namespace torchscan::spec

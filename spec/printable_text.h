@@ -24,7 +24,7 @@
 #include <google/protobuf/message.h>
 #include "proto/spec_limits.h"
 
-namespace torchscan {
+namespace torchscan::spec {
 
 // OK, or InvalidArgument "<prefix>.<field path>: holds control character U+XXXX at byte N;
 // ..." for the first control character found, or "<path>: holds N bytes, more than the
@@ -35,4 +35,4 @@ namespace torchscan {
 // without it ("label: ..."). The value itself is not echoed (it may be long or hostile).
 absl::Status RequirePrintableText(const google::protobuf::Message& message, const std::string& prefix);
 
-}  // namespace torchscan
+}  // namespace torchscan::spec
