@@ -11,12 +11,12 @@
 
 #include <torch/torch.h>
 
-#include "core/torchscan.h"
+#include "experiment/torchscan.h"
 #include "proto/spec_limits.h"
 
 int main(int argc, char** argv) {
   const std::string output = argc > 1 ? argv[1] : ".";
-  if (absl::Status s = torchscan::ApplyThreadSettings(1, 0); !s.ok()) {  // before constructing the model
+  if (absl::Status s = torchscan::workloads::ApplyThreadSettings(1, 0); !s.ok()) {  // before constructing the model
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 2;
   }
@@ -36,17 +36,17 @@ int main(int argc, char** argv) {
     return model(inputs);
   };
 
-  torchscan::TorchLatencyOptions settings;
+  torchscan::experiment::TorchLatencyOptions settings;
   settings.device = "cpu";
   settings.timing.work_units = 32;
   settings.timing.work_unit = "samples";
-  for (const auto& t : torchscan::DescribeTensors({inputs}, "inputs")) *settings.input_metadata.add_tensors() = t;
+  for (const auto& t : torchscan::experiment::DescribeTensors({inputs}, "inputs")) *settings.input_metadata.add_tensors() = t;
   (*settings.input_metadata.mutable_fields())["seed"] = "0";
 
   settings.name = "baseline";
-  absl::StatusOr<torchscan::v1::BenchmarkReport> before = torchscan::MeasureTorchLatency([&] { baseline(); }, settings);
+  absl::StatusOr<torchscan::v1::BenchmarkReport> before = torchscan::experiment::MeasureTorchLatency([&] { baseline(); }, settings);
   settings.name = "candidate";
-  absl::StatusOr<torchscan::v1::BenchmarkReport> after = torchscan::MeasureTorchLatency([&] { candidate(); }, settings);
+  absl::StatusOr<torchscan::v1::BenchmarkReport> after = torchscan::experiment::MeasureTorchLatency([&] { candidate(); }, settings);
   if (!before.ok() || !after.ok()) {
     std::fprintf(stderr, "%s\n", (before.ok() ? after.status() : before.status()).ToString().c_str());
     return 3;
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   *after->mutable_profile() = *std::move(after_profile);
 
   const torchscan::v1::Comparison comparison = torchscan::CompareBenchmarks(*before, *after, [&] {
-    torchscan::AssertClose(baseline(), candidate(), {.rtol = 1e-4, .atol = 1e-5});
+    torchscan::experiment::AssertClose(baseline(), candidate(), {.rtol = 1e-4, .atol = 1e-5});
     return std::optional<bool>();
   });
   const std::string path = output + "/comparison.json";

@@ -20,7 +20,7 @@
 #include "benchmarks/benchmark_args.h"
 #include "core/latency_runner.h"
 #include "core/statistics.h"
-#include "core/torch_measure.h"
+#include "workloads/thread_settings.h"
 
 namespace {
 
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
   }
   const int rounds = quick ? 1 : *given;
   const double min_time = quick ? 0.01 : 0.2;
-  if (!torchscan::ApplyThreadSettings(1, 0).ok()) return 1;
+  if (!torchscan::workloads::ApplyThreadSettings(1, 0).ok()) return 1;
   std::printf("median of %d alternating rounds, %g s of timed work each, 1 intra-op thread\n", rounds, min_time);
   Report("empty callable", [] {}, rounds, min_time);
 

@@ -13,7 +13,8 @@
 #include <string>
 
 #include "benchmarks/benchmark_args.h"
-#include "core/torch_measure.h"
+#include "experiment/torch_measure.h"
+#include "workloads/thread_settings.h"
 #include "spec/builtin_models.h"
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string child = argv[1];
-  if (!torchscan::ApplyThreadSettings(*threads, 0).ok()) return 2;
+  if (!torchscan::workloads::ApplyThreadSettings(*threads, 0).ok()) return 2;
   std::printf("%-9s %12s %10s %10s %10s %12s %14s\n", "model", "timing s", "profile", "memory", "rss", "rss child s",
               "peak RSS MiB");
   for (const torchscan::spec::BuiltinModel& builtin : torchscan::spec::BuiltinModels()) {
@@ -51,11 +52,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", workload.status().ToString().c_str());
       return 1;
     }
-    torchscan::TorchLatencyOptions options;
+    torchscan::experiment::TorchLatencyOptions options;
     options.timing.work_units = workload->work_units;
     options.timing.work_unit = workload->work_unit;
     if (quick) options.timing.min_run_time_s = 0.01;
-    const double timing = WallSeconds([&] { (void)torchscan::MeasureTorchLatency([&] { workload->call(); }, options); });
+    const double timing = WallSeconds([&] { (void)torchscan::experiment::MeasureTorchLatency([&] { workload->call(); }, options); });
     const double profile = WallSeconds(
         [&] { (void)torchscan::workloads::ProfileWorkload(workload->call, profile_calls); });
     const double memory = WallSeconds(

@@ -1,6 +1,6 @@
 // Capture of the machine a benchmark runs on (no LibTorch, no gRPC): host, OS, CPU,
 // memory, frequency settings, load, build, time and affinity. The LibTorch-facing fields
-// (libtorch_*, blas_library, cuda_*, device_name) are filled by core/torch_environment.h.
+// (libtorch_*, blas_library, cuda_*, device_name) are filled by experiment/torch_environment.h.
 //
 // Rule for every field: a value that cannot be read is the string kUnknown (strings) or
 // left unset (optional numbers); nothing is guessed. The file formats are parsed by the

@@ -216,7 +216,7 @@ TEST(CaptureEnvironment, FillsEveryOwnedField) {
       << env.captured_at();
   EXPECT_TRUE(std::regex_match(env.cpu_affinity(), std::regex(R"(\d+(-\d+)?(,\d+(-\d+)?)*)")))
       << env.cpu_affinity();
-  EXPECT_TRUE(env.libtorch_version().empty());  // owned by core/torch_environment.h
+  EXPECT_TRUE(env.libtorch_version().empty());  // owned by experiment/torch_environment.h
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Records when each phase of a job ran (the report's Timeline, proto/report.proto): the one
-// recorder behind core/experiment.h's phases. Time 0 is when the recorder was made (the worker
+// recorder behind experiment/experiment.h's phases. Time 0 is when the recorder was made (the worker
 // makes it as it begins the job); spans are seconds on the injected monotonic clock since
 // then, so tests drive it with core/fake_clock.h. No LibTorch.
 //
@@ -7,7 +7,7 @@
 // instant) before it opens the next, so own spans never overlap. Concurrent spans (a phase
 // run by a separate process beside the worker's own, e.g. an RSS child) are opened and
 // ended explicitly and may overlap anything; the recorder does not judge what they overlap
-// (core/experiment.cc ends them before timing begins; report/validate.cc checks it). Spans
+// (experiment/experiment.cc ends them before timing begins; report/validate.cc checks it). Spans
 // are kept in the order they began. A phase name may repeat (alternating timing rounds).
 // Thread-safe: a concurrent span may be ended from the thread that waited for its process.
 #pragma once

@@ -12,7 +12,7 @@
 // round's last block running past its share shortens the next: the rounds together time what
 // a single pass would, not rounds x one block more. Each run warms up and sizes its block
 // once, in its first round, and keeps that block size in every later round (the caller's
-// job: core/experiment.cc with core/torch_measure.h TorchTimingSession).
+// job: experiment/experiment.cc with experiment/torch_measure.h TorchTimingSession).
 #pragma once
 
 #include <string>

@@ -18,7 +18,7 @@
 // the file keeps its previous whole version meanwhile.
 // Every kind of job the schema describes is accepted, TorchScript check modules included:
 // Submit checks that such a module has a source (spec/job_spec.h), and the job's worker loads it
-// before timing and calls it after (core/script_check.h): its verdict is the comparison's
+// before timing and calls it after (experiment/script_check.h): its verdict is the comparison's
 // output check, and a module the worker cannot load (or an error other than a failed assert
 // while it runs) fails the job, naming spec.compare.check.torchscript when it cannot load.
 // Thread-safe. Logs one spdlog line per job event, with the job id.

@@ -51,7 +51,7 @@ struct RssTrialOptions {
 // (plus the time to kill and reap), never throws, never reports a number the child did not
 // print. The child dies with the calling thread (PR_SET_PDEATHSIG SIGKILL): killing the
 // process that measures (a worker, after kill -9 of its torchscand) leaves no child behind.
-// One trial in two steps, for running several at once (core/concurrent_rss.h): Launch forks
+// One trial in two steps, for running several at once (experiment/concurrent_rss.h): Launch forks
 // and starts the child on the calling thread, and returns once it runs (or could not start);
 // Await, from any thread, once, waits for it and returns what MeasurePeakRss returns. The
 // child dies with the thread that called Launch. A trial destroyed without Await kills its

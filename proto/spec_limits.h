@@ -1,9 +1,9 @@
 // The limits and defaults of the schema's messages (proto/*.proto): what a zero field stands
 // for, and what is refused. One home for each number, read by everything that applies or
 // states it: the daemon's validation (spec/job_spec.cc, daemon/config.cc), the worker's
-// and core's defaults (worker/job_options.cc, core/latency_runner.h, core/experiment.h,
-// core/torch_measure.cc), the client's flags (client/job_flags.*, client/input_flags.cc) and
-// the help texts (torchscand --help, torchscan-client measure/compare --help), which format
+// and the experiment's defaults (worker/job_options.cc, core/latency_runner.h,
+// experiment/experiment.h, workloads/thread_settings.cc), the client's flags
+// (client/job_flags.*, client/input_flags.cc) and the help texts (torchscand --help, torchscan-client measure/compare --help), which format
 // the numbers from these constants.
 //
 // The .proto comments cannot include a header, so they state the values for readers of the
@@ -38,7 +38,7 @@ inline constexpr int kDefaultIntraOpThreads = 1;
 // 0). What jobs have always run with and reports record; LibTorch's own default is larger.
 inline constexpr int kDefaultInterOpThreads = 1;
 // Thread counts above are refused: by the daemon (job options and its configuration's
-// defaults), by the client's --threads and by core's ApplyThreadSettings.
+// defaults), by the client's --threads and by workloads/thread_settings.h's ApplyThreadSettings.
 inline constexpr int kMaxThreads = 4096;
 // min_run_time_s and max_run_time_s above are refused when a job is submitted: a day. Not
 // job_wall_time_s, so that a job longer than the wall time still reaches a worker, which the

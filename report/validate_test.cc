@@ -37,7 +37,7 @@ TEST(ValidateTimeline, ANameMayRepeatAndSpansMayTouch) {
   EXPECT_TRUE(ValidateTimeline(t, "timeline").ok()) << ValidateTimeline(t, "timeline");
 }
 
-// A job with --rss as core/experiment.cc records it now: both RSS children (concurrent spans)
+// A job with --rss as experiment/experiment.cc records it now: both RSS children (concurrent spans)
 // begin first, overlap each other and the builds, and end before the first timing phase.
 v1::Timeline ConcurrentRssTimeline() {
   v1::Timeline t;

@@ -174,7 +174,7 @@ TEST(WorkerSettingsEndToEnd, ThreadsAndCpuSetReachTheWorkerWhileItTimesAndTheRep
   EXPECT_EQ(two.report.settings().threads().intra_op(), 2);
   // A second intra-op thread exists while timing with --threads 2, and not with --threads 1.
   // at::set_num_threads(2) sizes two pools, OpenMP's team and the pthreadpool, and the
-  // intra-op count sizes OpenBLAS's pool too (core/torch_measure.h), each one thread beyond
+  // intra-op count sizes OpenBLAS's pool too (experiment/torch_measure.h), each one thread beyond
   // the caller: so one to three more threads than the same job with --threads 1.
   EXPECT_GE(two.worker.max_threads, 2);
   EXPECT_GE(two.worker.max_threads - one.worker.max_threads, 1);

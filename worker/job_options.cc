@@ -13,11 +13,11 @@ T OrDefault(T value, T fallback) {
 
 }  // namespace
 
-absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, const std::string& rss_child_path) {
+absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, const std::string& rss_child_path) {
   const v1::MeasurementOptions& m = spec.options();
   if (absl::Status s = spec::ValidateMeasurementOptions(m); !s.ok()) return s;
 
-  ExperimentOptions o;
+  experiment::ExperimentOptions o;
   o.timing.min_run_time_s = OrDefault(m.min_run_time_s(), kDefaultMinRunTimeS);
   o.timing.min_blocks = OrDefault(m.min_blocks(), kDefaultMinBlocks);
   o.timing.max_run_time_s = m.max_run_time_s();

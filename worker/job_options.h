@@ -1,11 +1,11 @@
 // A JobSpec's MeasurementOptions and comparison settings as the experiment's options
-// (core/experiment.h), with the schema's defaults for zero values. No LibTorch headers.
+// (experiment/experiment.h), with the schema's defaults for zero values. No LibTorch headers.
 #pragma once
 
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "core/experiment.h"
+#include "experiment/experiment.h"
 #include "proto/service.pb.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
@@ -21,6 +21,6 @@ namespace torchscan::daemon {
 //   InvalidArgument naming "spec.options.<field>" for negative or non-finite values,
 //     "spec.options.rss" without `rss_child_path`, "spec.compare.check" when no check is
 //     chosen, tolerances missing, negative or not finite (ValidateOutputCheck)
-absl::StatusOr<ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, const std::string& rss_child_path);
+absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, const std::string& rss_child_path);
 
 }  // namespace torchscan::daemon

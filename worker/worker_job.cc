@@ -4,7 +4,7 @@
 #include <exception>
 
 #include "absl/strings/str_cat.h"
-#include "core/experiment.h"
+#include "experiment/experiment.h"
 #include "worker/calibration_job.h"
 #include "worker/job_options.h"
 #include "worker/result_labels.h"
@@ -55,7 +55,7 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
   v1::JobSpec spec;
   if (absl::Status s = LoadJsonStrict(flags.job_dir + "/" + kJobSpecFile, &spec); !s.ok())
     return Fail(errors, kWorkerBadSpec, s);
-  absl::StatusOr<ExperimentOptions> options = ExperimentOptionsFor(spec, flags.rss_child_path);
+  absl::StatusOr<experiment::ExperimentOptions> options = ExperimentOptionsFor(spec, flags.rss_child_path);
   if (!options.ok()) return Fail(errors, kWorkerBadSpec, options.status());
   Progress progress(progress_out);
   options->on_phase = [&](const std::string& phase) { progress.Phase(phase); };
@@ -68,12 +68,12 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
 
   v1::JobResult result;
   if (spec.has_measure()) {
-    absl::StatusOr<v1::BenchmarkReport> report = RunMeasurement(spec.measure().workload(), "measurement", *options);
+    absl::StatusOr<v1::BenchmarkReport> report = experiment::RunMeasurement(spec.measure().workload(), "measurement", *options);
     if (!report.ok()) return Fail(errors, CodeOf(report.status()), report.status());
     *result.mutable_report() = *std::move(report);
   } else if (spec.has_compare()) {
     absl::StatusOr<v1::Comparison> comparison =
-        RunComparison(spec.compare().baseline(), spec.compare().candidate(), *options);
+        experiment::RunComparison(spec.compare().baseline(), spec.compare().candidate(), *options);
     if (!comparison.ok()) return Fail(errors, CodeOf(comparison.status()), comparison.status());
     *result.mutable_comparison() = *std::move(comparison);
   } else if (spec.has_calibrate()) {

@@ -52,7 +52,7 @@ v1::JobSpec Compare() {
 }
 
 TEST(JobOptions, ZeroValuesTakeTheDefaults) {
-  absl::StatusOr<ExperimentOptions> o = ExperimentOptionsFor(Compare(), "");
+  absl::StatusOr<experiment::ExperimentOptions> o = ExperimentOptionsFor(Compare(), "");
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->timing.min_run_time_s, 0.2);
   EXPECT_EQ(o->timing.min_blocks, 10);
@@ -99,7 +99,7 @@ TEST(JobOptions, GivenValuesAreKept) {
   v1::DeclarativeCheck* check = spec.mutable_compare()->mutable_check()->mutable_declarative();
   check->set_rtol(0);
   check->set_allow_non_finite(true);
-  absl::StatusOr<ExperimentOptions> o = ExperimentOptionsFor(spec, "/rss/child");
+  absl::StatusOr<experiment::ExperimentOptions> o = ExperimentOptionsFor(spec, "/rss/child");
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->timing.min_run_time_s, 0.5);
   EXPECT_EQ(o->timing.min_blocks, 3);
@@ -125,7 +125,7 @@ TEST(JobOptions, SkipMeansNoCheck) {
 TEST(JobOptions, TorchScriptCheckModuleIsPassedOn) {
   v1::JobSpec spec = Compare();
   spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_path("/check.pt");
-  absl::StatusOr<ExperimentOptions> o = ExperimentOptionsFor(spec, "");
+  absl::StatusOr<experiment::ExperimentOptions> o = ExperimentOptionsFor(spec, "");
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->check_module.path(), "/check.pt");
 }

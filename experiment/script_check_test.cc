@@ -1,4 +1,4 @@
-#include "core/script_check.h"
+#include "experiment/script_check.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -11,7 +11,7 @@
 #include "core/output_check.h"
 #include "workloads/sha256.h"
 
-namespace torchscan {
+namespace torchscan::experiment {
 namespace {
 
 // A check module made here with torch::jit::Module::define, saved to bytes.
@@ -109,4 +109,4 @@ def forward(self, a: Tensor, b: Tensor) -> None:
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::experiment

@@ -20,7 +20,7 @@ namespace c10 {
 class IValue;
 }
 
-namespace torchscan {
+namespace torchscan::experiment {
 
 class ScriptCheck {
  public:
@@ -46,4 +46,4 @@ class ScriptCheck {
   std::unique_ptr<Module> module_;
 };
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

@@ -1,7 +1,7 @@
 // The guide's benchmark_comparison experiment over two WorkloadSpecs (baseline, candidate),
 // in the order that keeps timing clean:
 //   0. with rss, as soon as the options are valid: one fresh RSS child per run, all started
-//      at once (core/concurrent_rss.h), running beside step 1
+//      at once (experiment/concurrent_rss.h), running beside step 1
 //   1. thread counts applied, then both workloads built (seed, eval, inference mode); then
 //      every RSS child has exited ("wait for rss") before the first timed block
 //   2. timing of both: in alternating rounds (default), or one pass each (rounds 1: baseline
@@ -27,13 +27,13 @@
 #include "absl/status/statusor.h"
 #include "core/latency_runner.h"
 #include "core/phase_timeline.h"
-#include "core/torch_check.h"
+#include "experiment/torch_check.h"
 #include "passes/peak_rss.h"
 #include "proto/report.pb.h"
 #include "proto/spec_limits.h"
 #include "proto/workload.pb.h"
 
-namespace torchscan {
+namespace torchscan::experiment {
 
 // Defaults are proto/spec_limits.h's, as for a job whose options are all zero.
 struct ExperimentOptions {
@@ -64,7 +64,7 @@ struct ExperimentOptions {
   // (TorchScan chooses no tolerance); finite outputs required by default.
   CloseOptions check;
   bool skip_check = false;           // comparisons: no output check; recorded as not_provided
-  // Comparisons: a TorchScript check module (core/script_check.h) instead of `check`, when
+  // Comparisons: a TorchScript check module (experiment/script_check.h) instead of `check`, when
   // its source is set. Loaded before any timing, so a bad module fails the job early.
   v1::TorchScriptSpec check_module;
   // Called as each phase begins ("rss baseline", "build baseline", "wait for rss", "timing
@@ -90,4 +90,4 @@ absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec,
 absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline, const v1::WorkloadSpec& candidate,
                                              const ExperimentOptions& options);
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

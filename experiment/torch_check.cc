@@ -1,4 +1,4 @@
-#include "core/torch_check.h"
+#include "experiment/torch_check.h"
 
 #include <optional>
 #include <sstream>
@@ -8,7 +8,7 @@
 
 #include "core/output_check.h"
 
-namespace torchscan {
+namespace torchscan::experiment {
 namespace {
 
 std::string Shape(const at::Tensor& t) {
@@ -106,4 +106,4 @@ void AssertClose(const c10::IValue& actual, const c10::IValue& expected, const C
   Close(actual, expected, options, "output");
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

@@ -11,7 +11,7 @@ namespace at {
 class Tensor;
 }
 
-namespace torchscan {
+namespace torchscan::experiment {
 
 // TorchScan does not choose a tolerance: rtol and atol start as NaN, which AssertClose
 // refuses (std::invalid_argument), so every caller states its own.
@@ -43,4 +43,4 @@ std::string DescribeCloseOptions(const CloseOptions& options);
 // compare_dtype).
 void AssertClose(const c10::IValue& actual, const c10::IValue& expected, const CloseOptions& options = {});
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

@@ -6,7 +6,7 @@
 
 #include "proto/report.pb.h"
 
-namespace torchscan {
+namespace torchscan::experiment {
 
 // Fills the LibTorch fields of `env` for a run on `device` ("cpu", "cuda", "cuda:1"):
 //   libtorch_version, libtorch_path, libtorch_cuda  the LibTorch this build was compiled
@@ -29,4 +29,4 @@ void AddTorchEnvironment(v1::Environment* env, const std::string& device);
 // value <= 0.
 std::string FormatCudaVersion(int version);
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

@@ -1,4 +1,4 @@
-#include "core/torch_environment.h"
+#include "experiment/torch_environment.h"
 
 #include <stdlib.h>
 
@@ -12,7 +12,7 @@
 #include "io/file_io.h"
 #include "libtorch_build_info.h"
 
-namespace torchscan {
+namespace torchscan::experiment {
 namespace {
 
 v1::Environment TorchEnvironment(const std::string& device) {
@@ -93,4 +93,4 @@ TEST(FormatCudaVersion, MajorDotMinor) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::experiment

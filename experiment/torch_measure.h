@@ -19,19 +19,7 @@ namespace at {
 class Tensor;
 }
 
-namespace torchscan {
-
-// Applies intra-op (torch::set_num_threads) and inter-op (at::set_num_interop_threads)
-// thread counts. Call it before the workload is constructed. 0 keeps LibTorch's default.
-// The intra-op count also goes to OpenBLAS when LibTorch's BLAS is OpenBLAS (found at run
-// time: openblas_set_num_threads in the loaded libraries), which torch::set_num_threads does
-// not reach: Debian's LibTorch calls BLAS through libblas.so.3, and OpenBLAS's pthread build
-// ran a "1 thread" matmul on its own pool (a second thread using 1.6 s of CPU in a 2.5 s
-// linear measurement here), so a run said to use one thread took two cores.
-// InvalidArgument naming "threads.intra_op"/"threads.inter_op" for a negative count or one
-// above kMaxThreads (proto/spec_limits.h); FailedPrecondition naming "threads.inter_op" when inter-op threads were
-// already started in this process (LibTorch allows setting them once: use a fresh process).
-absl::Status ApplyThreadSettings(int intra_op, int inter_op);
+namespace torchscan::experiment {
 
 struct TorchLatencyOptions {
   LatencyOptions timing;           // see core/latency_runner.h; work_units/work_unit included
@@ -77,7 +65,7 @@ class TorchTimingSession {
 
 // Runs the timing pass (a session of one round) and returns a complete report: settings (device, threads as now
 // applied, timing, what timing excludes), environment (core/environment.h and
-// core/torch_environment.h), input metadata, timing, warnings. InvalidArgument for bad
+// experiment/torch_environment.h), input metadata, timing, warnings. InvalidArgument for bad
 // options or an unusable device; exceptions from `call` propagate.
 absl::StatusOr<v1::BenchmarkReport> MeasureTorchLatency(const std::function<void()>& call,
                                                         const TorchLatencyOptions& options);
@@ -85,4 +73,4 @@ absl::StatusOr<v1::BenchmarkReport> MeasureTorchLatency(const std::function<void
 // Shape, dtype and device of each tensor, named name[0], name[1] ... (or `name` for one).
 std::vector<v1::TensorInfo> DescribeTensors(const std::vector<at::Tensor>& tensors, const std::string& name);
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

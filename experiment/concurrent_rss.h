@@ -1,7 +1,7 @@
 // The peak-RSS trials of one job (passes/peak_rss.h), run concurrently: each trial waits for
 // its own fresh torchscan_rss_child in a thread of its own, so the children of a comparison
 // (baseline and candidate) run at once, beside the worker's own start-up and builds.
-// core/experiment.cc starts them as soon as the job's options are valid and joins them all
+// experiment/experiment.cc starts them as soon as the job's options are valid and joins them all
 // before the first timed block: no RSS child runs beside a timing phase. No LibTorch.
 //
 // Why running the children at once, or beside the worker, leaves each figure unchanged: the
@@ -11,7 +11,7 @@
 // library's pages count in every process that maps them, whether or not another process has
 // them mapped too), and CPU contention slows the child without changing what it allocates.
 // Only memory pressure that makes the kernel reclaim a child's pages could lower it, and the
-// same pressure would lower a lone child's. core/concurrent_rss_test.cc compares a
+// same pressure would lower a lone child's. experiment/concurrent_rss_test.cc compares a
 // concurrent figure with a lone one.
 //
 // Every child is forked on the thread that constructs this object, one after the other, and
@@ -34,7 +34,7 @@
 #include "proto/report.pb.h"
 #include "proto/workload.pb.h"
 
-namespace torchscan {
+namespace torchscan::experiment {
 
 class ConcurrentRss {
  public:
@@ -80,4 +80,4 @@ class ConcurrentRss {
   bool joined_ = false;
 };
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

@@ -1,4 +1,4 @@
-#include "core/torch_environment.h"
+#include "experiment/torch_environment.h"
 
 #include <stdlib.h>
 
@@ -26,7 +26,7 @@
 #define TORCHSCAN_HAVE_CUDA_RUNTIME 0
 #endif
 
-namespace torchscan {
+namespace torchscan::experiment {
 namespace {
 
 // Runs `read`; any exception (LibTorch throws c10::Error) gives kUnknown instead.
@@ -134,4 +134,4 @@ std::string FormatCudaVersion(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

@@ -1,10 +1,10 @@
-#include "core/concurrent_rss.h"
+#include "experiment/concurrent_rss.h"
 
 #include <memory>
 #include <system_error>
 #include <utility>
 
-namespace torchscan {
+namespace torchscan::experiment {
 
 ConcurrentRss::ConcurrentRss(std::vector<Trial> trials, const std::string& child_path,
                              const workloads::RssTrialOptions& options, PhaseTimeline& timeline,
@@ -58,4 +58,4 @@ ConcurrentRss::~ConcurrentRss() {
     if (r->thread.joinable()) r->thread.join();
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

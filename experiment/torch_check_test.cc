@@ -1,11 +1,11 @@
-#include "core/torch_check.h"
+#include "experiment/torch_check.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "core/output_check.h"
 
-namespace torchscan {
+namespace torchscan::experiment {
 namespace {
 
 // The guide's tolerance for its built-in examples.
@@ -109,4 +109,4 @@ TEST(AssertClose, ComparesAPrecisionChangeInTheCompareDType) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::experiment

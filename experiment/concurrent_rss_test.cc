@@ -2,7 +2,7 @@
 // peak RSS as a lone child of the same workload, their spans overlap (they ran at once), and
 // a ConcurrentRss dropped before Join kills its children. No timing is asserted: only the
 // order of the spans and the memory figures.
-#include "core/concurrent_rss.h"
+#include "experiment/concurrent_rss.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-namespace torchscan {
+namespace torchscan::experiment {
 namespace {
 
 // Runfiles: bazel test runs in the workspace's runfiles directory.
@@ -140,4 +140,4 @@ TEST(ConcurrentRss, EachTrialKeepsItsOwnFailure) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::experiment

@@ -1,4 +1,4 @@
-#include "core/script_check.h"
+#include "experiment/script_check.h"
 
 #include <algorithm>
 #include <sstream>
@@ -10,7 +10,7 @@
 #include "core/output_check.h"
 #include "workloads/workload_file.h"
 
-namespace torchscan {
+namespace torchscan::experiment {
 namespace {
 
 constexpr const char* kAssertionMarker = "AssertionError: ";
@@ -86,4 +86,4 @@ std::optional<bool> ScriptCheck::operator()(const c10::IValue& baseline, const c
   throw std::runtime_error("the check module returned " + result.tagKind() + "; return None, True or False");
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment

@@ -1,4 +1,4 @@
-#include "core/experiment.h"
+#include "experiment/experiment.h"
 
 #include <torch/torch.h>
 
@@ -11,21 +11,22 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/compare.h"
-#include "core/concurrent_rss.h"
+#include "experiment/concurrent_rss.h"
 #include "core/cpu_load.h"
 #include "core/output_check.h"
 #include "core/proc_load.h"
 #include "core/round_plan.h"
-#include "core/script_check.h"
+#include "experiment/script_check.h"
 #include "core/timing_rounds.h"
-#include "core/torch_measure.h"
+#include "experiment/torch_measure.h"
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
 #include "passes/peak_rss.h"
+#include "workloads/thread_settings.h"
 #include "workloads/torch_status.h"
 #include "workloads/workload.h"
 
-namespace torchscan {
+namespace torchscan::experiment {
 namespace {
 
 using workloads::Workload;
@@ -220,7 +221,7 @@ absl::Status AddDiagnostics(const Workload& w, const ExperimentOptions& o, Phase
 
 // With rss, the job's RSS children (one per run, concurrent spans "rss <name>"), started at
 // once as soon as the options are valid, so that they run beside the worker's own start-up and
-// builds (core/concurrent_rss.h says why that leaves each figure unchanged). nullptr without rss.
+// builds (experiment/concurrent_rss.h says why that leaves each figure unchanged). nullptr without rss.
 std::unique_ptr<ConcurrentRss> StartRss(std::vector<ConcurrentRss::Trial> trials, const ExperimentOptions& o,
                                         PhaseTimeline& timeline) {
   if (!o.rss) return nullptr;
@@ -252,7 +253,7 @@ absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec,
   PhaseTimeline& timeline = o.timeline != nullptr ? *o.timeline : own;
   if (absl::Status s = ValidateOptions(o); !s.ok()) return s;
   const std::unique_ptr<ConcurrentRss> rss = StartRss({{name, spec}}, o, timeline);
-  if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
+  if (absl::Status s = workloads::ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
   absl::StatusOr<Workload> w = Build(spec, name, o, timeline);
   if (!w.ok()) return w.status();
   const std::vector<v1::MetricResult> rss_metrics = JoinRss(rss.get(), o, timeline);
@@ -273,7 +274,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   if (absl::Status s = ValidateCheck(o); !s.ok()) return s;
   const std::unique_ptr<ConcurrentRss> rss =
       StartRss({{"baseline", baseline_spec}, {"candidate", candidate_spec}}, o, timeline);
-  if (absl::Status s = ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
+  if (absl::Status s = workloads::ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
   std::unique_ptr<ScriptCheck> script_check;
   if (!o.skip_check && o.check_module.source_case() != v1::TorchScriptSpec::SOURCE_NOT_SET) {
     absl::StatusOr<std::unique_ptr<ScriptCheck>> loaded = ScriptCheck::Load(o.check_module, "spec.compare.check.torchscript");
@@ -367,4 +368,4 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   return comparison;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::experiment
