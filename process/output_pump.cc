@@ -43,7 +43,8 @@ void EmitLines(std::string* buffer, bool flush_partial, const std::function<void
 
 }  // namespace
 
-OutputPump::OutputPump(int fd, std::function<void(const std::string&)> on_line) : fd_(fd), on_line_(std::move(on_line)) {
+OutputPump::OutputPump(int fd, std::function<void(const std::string&)> on_line)
+    : fd_(fd), on_line_(std::move(on_line)) {
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
 }
 
