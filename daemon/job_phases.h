@@ -4,7 +4,7 @@
 //
 // The worker's RSS children run beside its own phases, so here they are concurrent spans, not
 // phases of their own: each "rss <name>" line (a child is handed its trial) opens one, and
-// RssChildrenStarted (a cold worker launched with its RSS children, WorkerLaunch.rss_children)
+// RssChildrenStarted (a cold worker launched with its RSS children, WorkerLaunch.early_children)
 // opens "rss children (N started with the worker)" at the worker's launch. The daemon does not
 // see a child end; the worker joins every child in "wait for rss" before its first timed block,
 // so the spans end when the phase after "wait for rss" begins (or any "warm-up ..."/"timing

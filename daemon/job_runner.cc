@@ -20,41 +20,34 @@ int RssTrialsOf(const v1::JobSpec& spec) {
 
 JobRunOptions RunOptionsOf(const v1::DaemonConfig& config) {
   JobRunOptions options;
-  options.worker_path = config.worker_path();
+  WorkerLaunch& worker = options.worker;
+  worker.path = config.worker_path();
   options.rss_child_path = config.rss_child_path();
   if (!config.cpu_set().empty()) {
     absl::StatusOr<std::vector<int>> cpus = ParseCpuList(config.cpu_set());
-    if (cpus.ok()) options.cpus = *std::move(cpus);
+    if (cpus.ok()) worker.cpus = *std::move(cpus);
   }
-  options.memory_bytes = config.limits().worker_memory_bytes();
-  options.wall_time_s = config.limits().job_wall_time_s();
-  options.cpu_time_s = config.limits().worker_cpu_time_s();
-  options.open_files = config.limits().worker_open_files();
+  worker.memory_bytes = config.limits().worker_memory_bytes();
+  worker.wall_time_s = config.limits().job_wall_time_s();
+  worker.cpu_time_s = config.limits().worker_cpu_time_s();
+  worker.open_files = config.limits().worker_open_files();
   if (!config.worker_user().empty()) {
     if (const passwd* user = ::getpwnam(config.worker_user().c_str())) {
-      options.uid = static_cast<int>(user->pw_uid);
-      options.gid = static_cast<int>(user->pw_gid);
+      worker.uid = static_cast<int>(user->pw_uid);
+      worker.gid = static_cast<int>(user->pw_gid);
     }
   }
   return options;
 }
 
 WorkerLaunch WorkerLaunchOf(const JobRunOptions& options, std::vector<std::string> args, std::string stderr_path) {
-  WorkerLaunch launch;
-  launch.path = options.worker_path;
+  WorkerLaunch launch = options.worker;
   launch.args = std::move(args);
   if (!options.rss_child_path.empty()) {
     launch.args.push_back("--rss-child");
     launch.args.push_back(options.rss_child_path);
   }
   launch.stderr_path = std::move(stderr_path);
-  launch.cpus = options.cpus;
-  launch.memory_bytes = options.memory_bytes;
-  launch.wall_time_s = options.wall_time_s;
-  launch.cpu_time_s = options.cpu_time_s;
-  launch.open_files = options.open_files;
-  launch.uid = options.uid;
-  launch.gid = options.gid;
   return launch;
 }
 
@@ -67,15 +60,13 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     outcome.error = absl::StrCat("could not write the job's ", kJobSpecFile, ": ", s.message());
     return outcome;
   }
-  if (options.uid >= 0 && ::chown(store.JobDir(id).c_str(), options.uid, options.gid) != 0) {
+  if (options.worker.uid >= 0 && ::chown(store.JobDir(id).c_str(), options.worker.uid, options.worker.gid) != 0) {
     outcome.error = absl::StrCat("could not give the job's folder to worker_user: ", std::strerror(errno));
     return outcome;
   }
   WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
-  if (spare == nullptr && !options.rss_child_path.empty()) {
-    launch.rss_child_path = options.rss_child_path;
-    launch.rss_children = RssTrialsOf(spec);
-  }
+  if (spare == nullptr && !options.rss_child_path.empty())
+    launch.early_children = WaitingRssChildren(options.rss_child_path, RssTrialsOf(spec));
 
   bool saw_line = false;
   auto on_line = [&](const std::string& text) {

@@ -17,15 +17,12 @@ namespace torchscan::daemon {
 
 // How workers are launched; from the daemon configuration.
 struct JobRunOptions {
-  std::string worker_path;     // torchscan-worker (required)
   std::string rss_child_path;  // passed as --rss-child when set
-  std::vector<int> cpus;       // worker affinity; empty = the daemon's
-  int64_t memory_bytes = 0;    // RLIMIT_AS of the worker; 0 = none
-  double wall_time_s = 0;      // the worker is killed past this; 0 = none
-  double cpu_time_s = 0;       // RLIMIT_CPU of the worker; 0 = none
-  int open_files = 0;          // RLIMIT_NOFILE of the worker; 0 = inherit
-  int uid = -1;                // the worker runs as this user, -1 = the daemon's; the job's
-  int gid = -1;                // folder is then given to it (it writes its result there)
+  // torchscan-worker (path, required) with its affinity (empty = the daemon's), RLIMIT_AS,
+  // wall time, RLIMIT_CPU and RLIMIT_NOFILE (0 = none or inherit), and its user (uid/gid,
+  // -1 = the daemon's; the job's folder is then given to it: it writes its result there).
+  // No args, no stderr file: WorkerLaunchOf adds those.
+  WorkerLaunch worker;
 };
 
 // RSS trials a job runs: one per run with rss (a comparison has two, a measurement one), else none.
@@ -70,8 +67,8 @@ struct JobRunOutcome {
 // `spare`, when given (ready: SpareWorker::Wait), runs the job instead of a fresh worker
 // (launched with the same `options`); it is used up either way (its own waiting RSS children
 // take the job's trials). A fresh worker of a job with rss is launched together with its
-// RSS children (WorkerLaunch.rss_children: RssTrialsOf(spec), when options.rss_child_path
-// is set), so that their LibTorch loads overlap its own instead of following it.
+// RSS children (WorkerLaunch.early_children: worker_protocol.h's WaitingRssChildren, one per
+// RssTrialsOf(spec), when options.rss_child_path is set), so that their LibTorch loads overlap its own instead of following it.
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
                      WorkerControl* control, const JobRunCallbacks& callbacks, SpareWorker* spare = nullptr);
 

@@ -14,8 +14,8 @@
 #include "daemon/config.h"
 #include "daemon/config_flags.h"
 #include "daemon/server.h"
-#include "daemon/worker_launcher.h"
 #include "io/proto_json.h"
+#include "process/exit_status.h"
 
 int main(int argc, char** argv) {
   namespace d = torchscan::daemon;
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
 
   // A worker's orphans (RSS children of a worker that crashed) become torchscand's children,
   // so that the launcher can reap them before it records the job finished
-  // (daemon/worker_launcher.h). Without it they are still killed, and waited for.
+  // (process/supervise.h). Without it they are still killed, and waited for.
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) spdlog::warn("prctl(PR_SET_CHILD_SUBREAPER) failed");
 
   absl::StatusOr<std::unique_ptr<d::DaemonServer>> server = d::DaemonServer::BuildAndStart(*config);
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   }
   int signal = 0;
   sigwait(&stop_signals, &signal);
-  spdlog::info("received {}: shutting down", d::SignalName(signal));
-  (*server)->Shutdown("interrupted: torchscand received " + d::SignalName(signal));
+  spdlog::info("received {}: shutting down", torchscan::process::SignalName(signal));
+  (*server)->Shutdown("interrupted: torchscand received " + torchscan::process::SignalName(signal));
   return 0;
 }

@@ -1,21 +1,23 @@
-// Runs one torchscan-worker process (Boost.Process) and reports how it ended. No gRPC.
+// Runs one torchscan-worker process and reports how it ended: the worker's launch settings
+// (WorkerLaunch) on top of process/ (spawn with its set-up, supervision, kill and reaping)
+// and worker/worker_outcome.h (the worker's set-up and how its end reads). No gRPC.
 //
-// In the forked child, before exec: stdout goes to a pipe read here line by line, stderr to
-// a file, stdin from /dev/null; the child gets its own process group (so a kill reaches the
-// RSS children it starts; unless own_process_group is false), gets the CPU affinity (sched_setaffinity), RLIMIT_AS, RLIMIT_CPU,
-// RLIMIT_NOFILE and RLIMIT_CORE 0 asked for, switches to the unprivileged uid/gid asked for
-// (supplementary groups dropped), sets PR_SET_NO_NEW_PRIVS, dies with the launching thread
-// (PR_SET_PDEATHSIG SIGKILL, set after the uid change, which would clear it; a launcher that
-// was already gone by then is seen by getppid and the child exits), with no signal blocked
-// and SIGPIPE at its default. If any of that fails the child writes why to its stderr and
-// exits with kWorkerLaunchSetupFailed (120). So a worker never outlives torchscand, even
-// after kill -9 of torchscand; its RSS children die with it in turn (passes/peak_rss.h).
+// In the forked child, before exec (process/pre_exec.h): stdout goes to a pipe read here line
+// by line, stderr to a file, stdin from /dev/null; the child gets its own process group (so a
+// kill reaches what it starts; unless own_process_group is false), the CPU affinity, RLIMIT_AS,
+// RLIMIT_CPU, RLIMIT_NOFILE and RLIMIT_CORE 0 asked for, switches to the unprivileged uid/gid
+// asked for (supplementary groups dropped), sets PR_SET_NO_NEW_PRIVS, dies with the launching
+// thread (PR_SET_PDEATHSIG SIGKILL, set after the uid change, which would clear it; a launcher
+// that was already gone by then is seen by getppid and the child exits), with no signal
+// blocked and SIGPIPE at its default. If any of that fails the child writes why to its stderr
+// and exits with kWorkerLaunchSetupFailed (120). So a worker never outlives torchscand, even
+// after kill -9 of torchscand; the children it starts die with it in turn.
 //
 // However the worker ends (by itself, crashed, killed here or from outside), RunWorker then
 // kills what is left of its process group (SIGKILL) and returns only once none of it is
 // left (at most 10 s more): the group's orphans are reaped here when this process is a
 // child subreaper (PR_SET_CHILD_SUBREAPER, as torchscand is), else waited for until their
-// new parent reaped them. So no RSS child outlives its job.
+// new parent reaped them (process/supervise.h). So nothing a worker started outlives its job.
 //
 // A job's worker's stdin is /dev/null. A SpareWorker (below) is launched the same way (the
 // same child set-up, in the same order) before its job, with a socket as its stdin through
@@ -25,9 +27,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "process/control.h"
+#include "process/fd.h"
+#include "process/output_pump.h"
+#include "process/pre_exec.h"
+#include "process/run.h"
+#include "worker/worker_outcome.h"
 
 namespace torchscan::daemon {
 
@@ -43,77 +51,33 @@ struct WorkerLaunch {
   int uid = -1;                   // run as this user (needs root); -1 = the launcher's
   int gid = -1;                   // and this group; -1 = the launcher's
   // true (default): the child gets a process group of its own, and once it ends that whole
-  // group is killed and awaited (above). false: it stays in the launcher's process group, so
-  // that whoever kills that group (torchscand, for the worker that launches it) reaches it
-  // directly; then only the child itself is killed (when it did not exit by itself) and
-  // reaped here, and what it started is left to the owner of the group. For a worker's own
-  // fresh copies (a calibration's pairs, worker/calibration_job.h).
+  // group is killed and awaited (above). false: it stays in the launcher's process group; then
+  // only the child itself is killed (when it did not exit by itself) and reaped here.
   bool own_process_group = true;
-  // RSS children started with the worker (RunWorker only: a cold worker of a job with rss),
-  // so that their LibTorch loads overlap the worker's instead of following it: after the set-up
-  // above, before the worker's exec, its process forks (vfork) `rss_children` times
-  // `rss_child_path --wait`; the worker gets "--rss-waiting SOCKET_FD:STDERR_FD" per child
-  // after `args` (worker/worker_protocol.h). Each child is the worker's own: its process
-  // group, user, limits and CPU set, it dies with the worker's main thread (PR_SET_PDEATHSIG)
-  // and with the group, killed and awaited here. A child whose exec fails exits 127 (the
-  // worker reports it as the RSS figure's reason); one that cannot be forked is pid 0 to the
-  // worker. A worker whose own exec fails kills and reaps them before it exits (and is reaped
-  // by RunWorker): none is left to torchscand, their subreaper. 0: none.
-  std::string rss_child_path;
-  int rss_children = 0;
+  // Children started with the worker (RunWorker only), after the set-up above and before the
+  // worker's exec (process/pre_exec.h): each is the worker's own (its process group, user,
+  // limits and CPU set; it dies with the worker's main thread and with the group, killed and
+  // awaited here). A worker whose own exec fails kills and reaps them before it exits. What
+  // they are is the caller's (a cold worker's RSS children: worker_protocol.h
+  // WaitingRssChildren). None by default.
+  process::EarlyChildren early_children;
 };
 
-// Lets another thread stop a running worker. Thread-safe.
-class WorkerControl {
- public:
-  WorkerControl();
-  ~WorkerControl();
-  WorkerControl(const WorkerControl&) = delete;
-  WorkerControl& operator=(const WorkerControl&) = delete;
+// Lets another thread stop a running worker (process/control.h): Kill(reason) kills its
+// process group with SIGKILL and RunWorker reports `reason`; before launch it never starts.
+using WorkerControl = process::Control;
 
-  // Asks RunWorker to kill the worker's process group with SIGKILL and report `reason`.
-  // The first reason wins. Before launch: the worker is never started.
-  void Kill(const std::string& reason);
-  bool killed() const;
-  std::string reason() const;
-  int wake_fd() const { return event_fd_; }  // readable once Kill was called
-
- private:
-  mutable std::mutex mu_;
-  bool killed_ = false;
-  std::string reason_;
-  int event_fd_ = -1;
-};
-
-struct WorkerOutcome {
-  enum class Kind {
-    kExited,        // exited by itself; exit_code says how
-    kSignaled,      // killed by a signal nobody here sent (crash, OOM killer ...)
-    kTimedOut,      // past wall_time_s; killed here
-    kKilled,        // WorkerControl::Kill
-    kLaunchFailed,  // never ran (missing executable, no pipe ...)
-  };
-  Kind kind = Kind::kLaunchFailed;
-  int exit_code = -1;        // kExited
-  int signal = 0;            // kSignaled, and SIGKILL for kTimedOut / kKilled
-  double wall_s = 0;         // launch to exit
-  // One line for the job's error, e.g. "worker exited with status 3 (workload error):
-  // <its last stderr line>", "worker killed by signal 11 (SIGSEGV)", "worker exceeded
-  // job_wall_time_s 5 and was killed (SIGKILL)", the Kill reason, "cannot start worker ...".
-  // Empty on success.
-  std::string reason;
-  std::string stderr_tail;   // the last ~4 KiB of its stderr
-  bool ok() const { return kind == Kind::kExited && exit_code == 0; }
-};
+// How a worker is run: `launch`'s settings on worker_outcome.h's set-up.
+process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl* control);
 
 // Launches, calls `on_start(pid)` once running, `on_line(line)` for each stdout line (without
 // the newline; lines over 64 KiB are split), waits for the end and returns the outcome.
-// Blocks the calling thread; never throws. `control` may be null. With launch.rss_children > 0,
-// `on_rss_children(started)` follows on_start: how many RSS children were forked (fewer than
-// asked when a fork failed; those are pid 0 to the worker).
+// Blocks the calling thread; never throws. `control` may be null. With early children,
+// `on_early_children(started)` follows on_start: how many were forked (fewer than asked
+// when a fork failed; those are pid 0 to the worker).
 WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
                         WorkerControl* control = nullptr, const std::function<void(int pid)>& on_start = {},
-                        const std::function<void(int started)>& on_rss_children = {});
+                        const std::function<void(int started)>& on_early_children = {});
 
 // A worker started ahead of its job: a warm spare (`torchscan-worker --spare`,
 // worker/worker_protocol.h) that loads, prints "ready" and waits, blocked on its stdin,
@@ -135,7 +99,7 @@ class SpareWorker {
   SpareWorker(const SpareWorker&) = delete;
   SpareWorker& operator=(const SpareWorker&) = delete;
 
-  int pid() const;
+  int pid() const { return pid_; }
   // Reads what it printed and returns its state: kReady once it said "ready", kEnded once it
   // died (it is then reaped: end_reason says how, as WorkerOutcome.reason would, with its
   // stderr's last line). Waits at most `timeout_ms` for it to become ready or end, less when
@@ -154,17 +118,16 @@ class SpareWorker {
                     const std::function<void(int pid)>& on_start = {});
 
  private:
-  struct Process;
-  explicit SpareWorker(const WorkerLaunch& launch);
+  explicit SpareWorker(const WorkerLaunch& launch) : launch_(launch) {}
+  void EndNow();  // reaps it once it has ended by itself and says how
 
   const WorkerLaunch launch_;  // the spare's own (its stderr file, its limits)
-  std::unique_ptr<Process> process_;
+  int pid_ = 0;
+  std::unique_ptr<process::OutputPump> pump_;
+  process::Fd job_fd_;  // the socket's end written here: its stdin
   bool ready_ = false;
   bool ended_ = false;  // reaped, or handed to Run, which reaps it
   std::string end_reason_;
 };
-
-// "SIGKILL" for 9; "signal N" for unknown numbers.
-std::string SignalName(int signal);
 
 }  // namespace torchscan::daemon

@@ -201,11 +201,6 @@ TEST(WorkerLauncher, MissingExecutableIsALaunchFailure) {
       << run.outcome.reason;
 }
 
-TEST(WorkerLauncher, SignalNames) {
-  EXPECT_EQ(SignalName(SIGKILL), "SIGKILL");
-  EXPECT_EQ(SignalName(SIGSEGV), "SIGSEGV");
-}
-
 }  // namespace
 }  // namespace torchscan::daemon
 
@@ -355,7 +350,7 @@ std::set<std::string> FdsOf(const std::vector<std::string>& lines, const std::st
   return fds;
 }
 
-// The worker's RSS children (WorkerLaunch.rss_children) hold only their own socket (stdin,
+// The worker's RSS children (WorkerLaunch.early_children) hold only their own socket (stdin,
 // stdout) and stderr file, the worker only its end of each, as --rss-waiting names them: no
 // descriptor leaks either way (the worker reading its child's output to end of file shows that
 // no other copy of the child's end is open). The child lists its descriptors and exits.
@@ -371,10 +366,10 @@ done <&"$s"
 for f in /proc/$$/fd/*; do echo "worker ${f##*/} $(readlink "$f")"; done)sh"};
   launch.stderr_path = dir + "/fds.stderr";
   launch.wall_time_s = 30;
-  launch.rss_child_path = dir + "/fd-listing-rss-child";
-  std::ofstream(launch.rss_child_path) << "#!/bin/sh\nexec ls -l /proc/self/fd\n";
-  ASSERT_EQ(::chmod(launch.rss_child_path.c_str(), 0755), 0);
-  launch.rss_children = 1;
+  const std::string rss_child_path = dir + "/fd-listing-rss-child";
+  std::ofstream(rss_child_path) << "#!/bin/sh\nexec ls -l /proc/self/fd\n";
+  ASSERT_EQ(::chmod(rss_child_path.c_str(), 0755), 0);
+  launch.early_children = WaitingRssChildren(rss_child_path, 1);
   Launched run = Launch(launch);
   ASSERT_TRUE(run.outcome.ok()) << run.outcome.reason << run.outcome.stderr_tail;
   ASSERT_GE(run.lines.size(), 2u);
@@ -389,7 +384,7 @@ for f in /proc/$$/fd/*; do echo "worker ${f##*/} $(readlink "$f")"; done)sh"};
 }
 
 // A worker whose exec fails after the launcher started its RSS children (WorkerLaunch.
-// rss_children): the start fails with the reason, and nothing is left, not even a zombie: the
+// early_children): the start fails with the reason, and nothing is left, not even a zombie: the
 // worker reaps its children before it exits and is reaped here. The test process is a child
 // subreaper, as torchscand is, so a child left to die with the worker would be its zombie.
 TEST(WorkerLauncher, AWorkerThatCannotExecLeavesNoRssChildBehind) {
@@ -398,10 +393,10 @@ TEST(WorkerLauncher, AWorkerThatCannotExecLeavesNoRssChildBehind) {
   WorkerLaunch launch = Shell("");
   launch.path = dir + "/not-executable-worker";
   std::ofstream(launch.path) << "not a program\n";
-  launch.rss_child_path = dir + "/waiting-rss-child";
-  std::ofstream(launch.rss_child_path) << "#!/bin/sh\nexec sleep 60\n";
-  ASSERT_EQ(::chmod(launch.rss_child_path.c_str(), 0755), 0);
-  launch.rss_children = 2;
+  const std::string rss_child_path = dir + "/waiting-rss-child";
+  std::ofstream(rss_child_path) << "#!/bin/sh\nexec sleep 60\n";
+  ASSERT_EQ(::chmod(rss_child_path.c_str(), 0755), 0);
+  launch.early_children = WaitingRssChildren(rss_child_path, 2);
   Launched run = Launch(launch);
   EXPECT_FALSE(run.outcome.ok());
   EXPECT_TRUE(absl::StrContains(run.outcome.reason, "cannot start worker " + launch.path)) << run.outcome.reason;
@@ -412,7 +407,7 @@ TEST(WorkerLauncher, AWorkerThatCannotExecLeavesNoRssChildBehind) {
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 }
 
-// Only the RSS children actually forked are reported (on_rss_children), not those asked for: a
+// Only the RSS children actually forked are reported (on_early_children), not those asked for: a
 // fork that fails is pid 0 to the worker. The worker's user (a uid nobody else runs as) may
 // have 2 processes (RLIMIT_NPROC, inherited): the worker and its first child; the second
 // fork fails.
@@ -426,10 +421,10 @@ done)sh");
   launch.args.push_back("worker");  // $0; "--rss-waiting S:E" per child follow
   launch.uid = 54321;
   launch.gid = 54321;
-  launch.rss_child_path = dir + "/waiting-rss-child";
-  std::ofstream(launch.rss_child_path) << "#!/bin/sh\nexec sleep 60\n";
-  ASSERT_EQ(::chmod(launch.rss_child_path.c_str(), 0755), 0);
-  launch.rss_children = 2;
+  const std::string rss_child_path = dir + "/waiting-rss-child";
+  std::ofstream(rss_child_path) << "#!/bin/sh\nexec sleep 60\n";
+  ASSERT_EQ(::chmod(rss_child_path.c_str(), 0755), 0);
+  launch.early_children = WaitingRssChildren(rss_child_path, 2);
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_NPROC, &saved), 0);
   const rlimit two{2, saved.rlim_max};

@@ -1,77 +1,70 @@
 #include "passes/peak_rss.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <system_error>
-#include <thread>
 #include <tuple>
 #include <vector>
 
-#include <boost/process.hpp>
-#include <boost/process/extend.hpp>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "passes/rss_protocol.h"
-#include "io/file_io.h"
+#include "process/channel.h"
+#include "process/exit_status.h"
+#include "process/fd.h"
+#include "process/pid_line.h"
+#include "process/spawn.h"
+#include "process/supervise.h"
 
 namespace torchscan::workloads {
 namespace {
 
-namespace bp = boost::process;
-using Clock = std::chrono::steady_clock;
-
-// The exit status of a child whose parent died before it could arrange to die with it; no
-// one is left to read it.
+// The exit status of a child whose parent died before it could arrange to die with it (or
+// whose set-up failed otherwise); no one is left to read it.
 constexpr int kRssChildOrphaned = 125;
+// How long an adopted child's pid line may take: it was written before this process's exec.
+constexpr int kPidLineTimeoutMs = 5000;
 
-// Temporary files of one trial, removed when the trial ends.
-class TempFiles {
+// The trial's spec file, removed when the trial ends.
+class TempFile {
  public:
-  ~TempFiles() {
-    for (const std::string& path : paths_) {
-      std::error_code ignored;
-      std::filesystem::remove(path, ignored);
-    }
+  ~TempFile() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove(path_, ignored);
   }
-  // Creates an empty file; "" when it cannot.
-  std::string Make(const std::string& contents) {
+  // Creates the file holding `contents`; false when it cannot.
+  bool Make(const std::string& contents) {
     std::error_code error;
     std::filesystem::path dir = std::filesystem::temp_directory_path(error);
     if (error) dir = "/tmp";
     std::string pattern = (dir / "torchscan_rss_XXXXXX").string();
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) return "";
-    paths_.emplace_back(name.data());
-    bool ok = true;
-    for (size_t done = 0; done < contents.size() && ok;) {
-      const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-      ok = n > 0;
-      if (ok) done += static_cast<size_t>(n);
+    const process::Fd fd(::mkstemp(name.data()));
+    if (!fd.valid()) return false;
+    path_ = name.data();
+    for (size_t done = 0; done < contents.size();) {
+      const ssize_t n = ::write(fd.get(), contents.data() + done, contents.size() - done);
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
     }
-    ::close(fd);
-    return ok ? paths_.back() : "";
+    return true;
   }
+  const std::string& path() const { return path_; }
 
  private:
-  std::vector<std::string> paths_;
+  std::string path_;
 };
 
 std::string Tail(const std::string& text, size_t max_chars = 2000) {
@@ -84,9 +77,13 @@ std::string Scope(int64_t calls, int64_t intra_op_threads, int64_t inter_op_thre
                       intra_op_threads, " intra-op and ", inter_op_threads, " inter-op threads; no profiling");
 }
 
-// Why `options` cannot run `child_path`; "" when they can. `check_path` false: the child
-// runs already (adopted), its path is not ours to check.
-std::string CheckOptions(const std::string& child_path, const RssTrialOptions& options, bool check_path = true) {
+std::string NoTempFiles() {
+  return absl::StrCat("could not create temporary files for the RSS child: ", std::strerror(errno));
+}
+
+// Why `options` cannot run `child_path`; "" when they can. An empty `child_path` is not
+// checked: an adopted child runs already, its path is not ours to check.
+std::string CheckOptions(const std::string& child_path, const RssTrialOptions& options, bool check_path) {
   if (options.calls < 1) return absl::StrCat("calls is ", options.calls, "; the child must complete at least 1 call");
   if (options.intra_op_threads < 0 || options.inter_op_threads < 0)
     return "thread counts must be >= 0 (0 keeps LibTorch's default)";
@@ -100,61 +97,11 @@ std::string CheckOptions(const std::string& child_path, const RssTrialOptions& o
   return "";
 }
 
-// The child's input (the serialized spec) and where its stdout and stderr go.
-struct TrialPaths {
-  std::string spec;
-  std::string out;
-  std::string err;
-};
-
-// Writes the spec and creates the empty output files in `files`; the reason on failure.
-std::string WriteTrialFiles(const torchscan::v1::WorkloadSpec& spec, TempFiles& files, TrialPaths* paths) {
+// Writes the serialized spec into `file`; the reason on failure.
+std::string WriteSpec(const torchscan::v1::WorkloadSpec& spec, TempFile* file) {
   std::string serialized;
   if (!spec.SerializeToString(&serialized)) return "the WorkloadSpec could not be serialized";
-  paths->spec = files.Make(serialized);
-  paths->out = files.Make("");
-  paths->err = files.Make("");
-  if (paths->spec.empty() || paths->out.empty() || paths->err.empty()) {
-    return absl::StrCat("could not create temporary files for the RSS child: ", std::strerror(errno));
-  }
-  return "";
-}
-
-// How the child ended: its wait status when it could be read, or why it could not be launched.
-struct ChildEnd {
-  int status = 0;
-  bool status_known = false;
-  std::string launch_error;  // non-empty: the child never ran
-};
-
-// Starts the child: the fork happens here, on the calling thread. The child dies with that
-// thread (kill -9 of the worker, or of torchscand, whose death kills the worker): no RSS child
-// runs on after the job it measured for. A parent gone before prctl took effect is seen by
-// getppid. Sets *launch_error instead when it cannot start.
-// `stdin_fd`: the child's stdin (a waiting child's socket); -1: /dev/null.
-std::unique_ptr<bp::child> LaunchChild(const std::string& child_path, const TrialPaths& paths,
-                                       const std::vector<std::string>& args, int stdin_fd,
-                                       std::string* launch_error) {
-  const int null_fd = stdin_fd >= 0 ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const int in = stdin_fd >= 0 ? stdin_fd : null_fd;
-  if (in < 0) {
-    *launch_error = absl::StrCat("could not open /dev/null for the RSS child's stdin: ", std::strerror(errno));
-    return nullptr;
-  }
-  std::unique_ptr<bp::child> child;
-  try {
-    const pid_t parent = ::getpid();
-    auto setup = [parent, in](auto&) {
-      if (::dup2(in, STDIN_FILENO) < 0) ::_exit(kRssChildOrphaned);
-      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kRssChildOrphaned);
-    };
-    child = std::make_unique<bp::child>(bp::exe = child_path, bp::args = args, bp::std_out > paths.out,
-                                        bp::std_err > paths.err, bp::extend::on_exec_setup = setup);
-  } catch (const std::exception& e) {
-    *launch_error = absl::StrCat("could not launch the RSS child '", child_path, "': ", e.what());
-  }
-  if (null_fd >= 0) ::close(null_fd);
-  return child;
+  return file->Make(serialized) ? "" : NoTempFiles();
 }
 
 std::vector<std::string> TrialWords(const std::string& spec_path, const RssTrialOptions& options) {
@@ -162,37 +109,31 @@ std::vector<std::string> TrialWords(const std::string& spec_path, const RssTrial
           std::to_string(options.inter_op_threads)};
 }
 
-// Waits for `child`, killing it (SIGKILL) past options.timeout_s since `start` or on cancel;
-// sets trial.timed_out / trial.cancelled and trial.wall_s.
-ChildEnd AwaitChild(bp::child& child, const RssTrialOptions& options, Clock::time_point start, RssTrialInfo& trial) {
-  ChildEnd end;
-  std::error_code error;
-  auto poll = std::chrono::milliseconds(1);
-  while (child.running(error)) {
-    if (std::chrono::duration<double>(Clock::now() - start).count() >= options.timeout_s) {
-      child.terminate(error);  // SIGKILL, then reaps the child
-      trial.timed_out = true;
-      break;
-    }
-    if (options.cancel != nullptr && options.cancel->load()) {
-      child.terminate(error);
-      trial.cancelled = true;
-      break;
-    }
-    std::this_thread::sleep_for(poll);
-    poll = std::min(poll * 2, std::chrono::milliseconds(20));
-  }
-  if (!trial.timed_out && !trial.cancelled && !error) {
-    end.status = child.native_exit_code();
-    end.status_known = WIFEXITED(end.status) || WIFSIGNALED(end.status);
-  }
-  trial.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  return end;
+// Starts the child on the calling thread with stdin, stdout and stderr given. It dies with
+// that thread (kill -9 of the worker, or of torchscand, whose death kills the worker): no RSS
+// child runs on after the job it measured for. Its pid; 0 with `launch_error` set when it
+// could not start.
+int LaunchChild(const std::string& child_path, const std::vector<std::string>& args, int in, int out, int err,
+                std::string* launch_error) {
+  process::SpawnOptions spawn;
+  spawn.path = child_path;
+  spawn.args = args;
+  spawn.setup.stdin_fd = in;
+  spawn.setup.stdout_fd = out;
+  spawn.setup.stderr_fd = err;
+  spawn.setup.failed_exit_code = kRssChildOrphaned;
+  process::Spawned spawned;
+  process::SpawnError error;
+  if (process::Spawn(spawn, &spawned, &error)) return spawned.pid;
+  // As Boost.Process worded it before: "execve failed: No such file or directory".
+  const std::string why = error.exec ? absl::StrCat(error.call, ": ", error.text) : error.text;
+  *launch_error = absl::StrCat("could not launch the RSS child '", child_path, "': ", why);
+  return 0;
 }
 
 // Why the child gave no result (timeout, cancel, signal, non-zero exit, unreadable status); "" when it
 // exited with 0. Sets trial.signal or trial.exit_code.
-std::string DescribeEnd(const ChildEnd& end, double timeout_s, RssTrialInfo& trial) {
+std::string DescribeEnd(const std::optional<int>& status, double timeout_s, RssTrialInfo& trial) {
   const std::string with_stderr = trial.stderr_tail.empty() ? "" : absl::StrCat("; its stderr: ", trial.stderr_tail);
   if (trial.timed_out) {
     trial.signal = SIGKILL;
@@ -202,13 +143,15 @@ std::string DescribeEnd(const ChildEnd& end, double timeout_s, RssTrialInfo& tri
     trial.signal = SIGKILL;
     return "RSS child was cancelled (killed, SIGKILL): the job ended before the child finished";
   }
-  if (!end.status_known) return absl::StrCat("the RSS child's exit status could not be read", with_stderr);
-  if (WIFSIGNALED(end.status)) {
-    trial.signal = WTERMSIG(end.status);
+  const process::ExitStatus end = process::DecodeWaitStatus(status.value_or(-1));
+  if (end.kind == process::ExitStatus::Kind::kUnreadable)
+    return absl::StrCat("the RSS child's exit status could not be read", with_stderr);
+  if (end.kind == process::ExitStatus::Kind::kSignaled) {
+    trial.signal = end.signal;
     return absl::StrCat("RSS child was killed by signal ", trial.signal, " (", strsignal(trial.signal), ")",
                         with_stderr);
   }
-  trial.exit_code = WEXITSTATUS(end.status);
+  trial.exit_code = end.code;
   if (trial.exit_code != 0) return absl::StrCat("RSS child exited with status ", trial.exit_code, with_stderr);
   return "";
 }
@@ -233,7 +176,7 @@ std::string CheckChildRan(const RssChildResult& result, const RssTrialOptions& o
   return "";
 }
 
-// Everything in file `fd` from its start (an adopted child's stderr); "" when unreadable.
+// Everything in file `fd` from its start (an anonymous file's); "" when unreadable.
 std::string ReadWhole(int fd) {
   std::string text;
   char chunk[4096];
@@ -246,8 +189,8 @@ std::string ReadWhole(int fd) {
   }
 }
 
-// What is queued on socket `fd` up to end of file, without blocking: an adopted child that
-// has exited wrote all it will.
+// What is queued on socket `fd` up to end of file, without blocking: a child that has exited
+// wrote all it will.
 std::string ReadQueued(int fd) {
   std::string text;
   char chunk[4096];
@@ -259,163 +202,124 @@ std::string ReadQueued(int fd) {
   }
 }
 
-// The pid line an adopted child's socket starts with (worker_protocol.h: written before this
-// process's exec, so it is there at once); 0 when it is missing, malformed or says 0.
-pid_t ReadPidLine(int fd) {
-  std::string line;
-  char c = 0;
-  while (line.size() < 32) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 5000) <= 0) return 0;
-    const ssize_t n = ::recv(fd, &c, 1, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0;
-    if (c == '\n') break;
-    line.push_back(c);
-  }
-  int pid = 0;
-  return absl::SimpleAtoi(line, &pid) && pid > 0 ? static_cast<pid_t>(pid) : 0;
-}
-
 }  // namespace
 
+// One child and where its output goes. A waiting child (LaunchWaiting, AdoptWaiting) reads
+// its trial from `socket` and writes its result there; a launched one (Launch) writes it to
+// `out`. Either writes its stderr to `err`.
 struct RssTrial::State {
-  ~State() {
-    if (trial_fd >= 0) ::close(trial_fd);
-    if (err_fd >= 0) ::close(err_fd);
-  }
-  // The child's stdout and stderr, read once it has ended: from the files, or an adopted
-  // child's socket and stderr file.
-  std::string Out() const { return adopted ? ReadQueued(trial_fd) : ReadFile(paths.out).value_or(""); }
-  std::string Err() const { return adopted ? ReadWhole(err_fd) : ReadFile(paths.err).value_or(""); }
+  enum class Stage { kWaiting, kStarted, kAwaited };
 
-  std::string child_path;
-  // A waiting child's stdin (our end of a socket pair), until Start; an adopted child's until
-  // the trial ends (its stdout too).
-  int trial_fd = -1;
-  bool adopted = false;     // AdoptWaiting: not forked here; err_fd is its stderr
-  int err_fd = -1;
-  bool started = true;      // false for a waiting child until Start
-  bool not_given = false;   // a waiting child that had ended before Start could hand it its trial
+  ~State() {
+    if (pid > 0) process::KillAndReap(pid, process::End::kKilled, /*own_group=*/false);
+  }
+  std::string Out() const { return out.valid() ? ReadWhole(out.get()) : ReadQueued(socket.get()); }
+  // Kills and reaps the child (SIGKILL), if any: no child outlives its trial.
+  void Kill() {
+    if (pid > 0) process::KillAndReap(pid, process::End::kKilled, /*own_group=*/false);
+    pid = 0;
+  }
+
+  Stage stage = Stage::kStarted;
+  std::string child_path;   // "" for an adopted child
   RssTrialOptions options;
+  process::Clock::time_point start;
   std::string early_error;  // why there is no child: bad options, files, launch
-  TempFiles files;
-  TrialPaths paths;
-  std::unique_ptr<bp::child> child;
-  Clock::time_point start;
-  bool awaited = false;
+  std::string not_given;    // a waiting child had ended before Start could hand it its trial
+  int pid = 0;              // the child, until it is reaped
+  process::Fd socket;       // a waiting child's stdin and stdout
+  process::Fd out;          // a launched child's stdout
+  process::Fd err;          // the child's stderr
+  TempFile spec;
 };
 
 RssTrial::RssTrial() = default;
-RssTrial::~RssTrial() {
-  if (state_ && state_->child && !state_->awaited) {
-    std::error_code ignored;
-    state_->child->terminate(ignored);  // SIGKILL and reap: no child outlives its trial
-  }
-}
+RssTrial::~RssTrial() = default;
 RssTrial::RssTrial(RssTrial&&) noexcept = default;
 RssTrial& RssTrial::operator=(RssTrial&&) noexcept = default;
 
-RssTrial RssTrial::Begin(const std::string& child_path, const RssTrialOptions& options, bool started) {
+RssTrial RssTrial::Begin(const std::string& child_path, const RssTrialOptions& options, bool waiting) {
   RssTrial trial;
   trial.state_ = std::make_unique<State>();
   State& s = *trial.state_;
   s.child_path = child_path;
   s.options = options;
-  s.started = started;
-  s.start = Clock::now();
-  s.early_error = CheckOptions(child_path, options);
+  s.stage = waiting ? State::Stage::kWaiting : State::Stage::kStarted;
+  s.start = process::Clock::now();
+  s.early_error = CheckOptions(child_path, options, /*check_path=*/true);
   return trial;
 }
 
 RssTrial RssTrial::Launch(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
                           const RssTrialOptions& options) {
-  RssTrial trial = Begin(child_path, options, /*started=*/true);
+  RssTrial trial = Begin(child_path, options, /*waiting=*/false);
   State& s = *trial.state_;
-  if (s.early_error.empty()) s.early_error = WriteTrialFiles(spec, s.files, &s.paths);
+  if (s.early_error.empty()) s.early_error = WriteSpec(spec, &s.spec);
+  if (s.early_error.empty()) {
+    s.out.Reset(::memfd_create("torchscan_rss_child stdout", MFD_CLOEXEC));
+    s.err.Reset(::memfd_create("torchscan_rss_child stderr", MFD_CLOEXEC));
+    if (!s.out.valid() || !s.err.valid()) s.early_error = NoTempFiles();
+  }
+  process::Fd null_fd;
+  if (s.early_error.empty() && !(null_fd = process::Fd(::open("/dev/null", O_RDONLY | O_CLOEXEC))).valid())
+    s.early_error = absl::StrCat("could not open /dev/null for the RSS child's stdin: ", std::strerror(errno));
   if (s.early_error.empty())
-    s.child = LaunchChild(child_path, s.paths, TrialWords(s.paths.spec, options), -1, &s.early_error);
+    s.pid = LaunchChild(child_path, TrialWords(s.spec.path(), options), null_fd.get(), s.out.get(), s.err.get(),
+                        &s.early_error);
   return trial;
 }
 
 RssTrial RssTrial::LaunchWaiting(const std::string& child_path) {
-  RssTrial trial = Begin(child_path, RssTrialOptions(), /*started=*/false);
+  RssTrial trial = Begin(child_path, RssTrialOptions(), /*waiting=*/true);
   State& s = *trial.state_;
-  if (s.early_error.empty()) {
-    s.paths.out = s.files.Make("");
-    s.paths.err = s.files.Make("");
-    if (s.paths.out.empty() || s.paths.err.empty())
-      s.early_error = absl::StrCat("could not create temporary files for the RSS child: ", std::strerror(errno));
-  }
-  int pair[2] = {-1, -1};
-  if (s.early_error.empty() && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+  process::Fd theirs;
+  if (s.early_error.empty() && !process::OpenChannel("torchscan_rss_child stderr", &s.socket, &theirs, &s.err))
     s.early_error = absl::StrCat("could not make the waiting RSS child's stdin: ", std::strerror(errno));
-  if (s.early_error.empty()) {
-    s.child = LaunchChild(child_path, s.paths, {"--wait"}, pair[1], &s.early_error);
-    ::close(pair[1]);
-    s.trial_fd = pair[0];
-  }
+  if (s.early_error.empty())
+    s.pid = LaunchChild(child_path, {kRssChildWaitFlag}, theirs.get(), theirs.get(), s.err.get(), &s.early_error);
   return trial;
 }
 
 RssTrial RssTrial::AdoptWaiting(int socket_fd, int stderr_fd) {
-  RssTrial trial = Begin("", RssTrialOptions(), /*started=*/false);
+  RssTrial trial = Begin("", RssTrialOptions(), /*waiting=*/true);
   State& s = *trial.state_;
   s.early_error.clear();  // no path: the child runs already
-  s.adopted = true;
-  s.trial_fd = socket_fd;
-  s.err_fd = stderr_fd;
+  s.socket.Reset(socket_fd);
+  s.err.Reset(stderr_fd);
   for (int fd : {socket_fd, stderr_fd}) ::fcntl(fd, F_SETFD, FD_CLOEXEC);  // no later child inherits them
-  pid_t pid = ReadPidLine(socket_fd);
-  if (pid > 0) {
-    s.child = std::make_unique<bp::child>(pid);
-  } else {
+  s.pid = process::ReadPidLine(socket_fd, kPidLineTimeoutMs);
+  if (s.pid <= 0)
     s.early_error = absl::StrCat("the RSS child started with this worker could not be forked; its stderr: ",
                                  Tail(ReadWhole(stderr_fd)));
-  }
   return trial;
 }
 
-bool RssTrial::waiting() const { return state_ && !state_->started; }
+bool RssTrial::waiting() const { return state_ && state_->stage == State::Stage::kWaiting; }
 
 void RssTrial::Start(const torchscan::v1::WorkloadSpec& spec, const RssTrialOptions& options) {
-  if (!state_ || state_->started) return;
+  if (!waiting()) return;
   State& s = *state_;
-  s.started = true;
+  s.stage = State::Stage::kStarted;
   s.options = options;
-  s.start = Clock::now();
+  s.start = process::Clock::now();
   if (!s.early_error.empty()) return;
-  s.early_error = CheckOptions(s.child_path, options, /*check_path=*/!s.adopted);
-  std::string serialized;
-  if (s.early_error.empty() && !spec.SerializeToString(&serialized))
-    s.early_error = "the WorkloadSpec could not be serialized";
-  if (s.early_error.empty() && (s.paths.spec = s.files.Make(serialized)).empty())
-    s.early_error = absl::StrCat("could not create temporary files for the RSS child: ", std::strerror(errno));
+  s.early_error = CheckOptions(s.child_path, options, /*check_path=*/!s.child_path.empty());
+  if (s.early_error.empty()) s.early_error = WriteSpec(spec, &s.spec);
   if (s.early_error.empty()) {
     // MSG_NOSIGNAL: a waiting child that already died must not take this process with SIGPIPE.
-    const std::string line = absl::StrJoin(TrialWords(s.paths.spec, options), " ") + "\n";
-    if (::send(s.trial_fd, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) {
+    const std::string line = absl::StrJoin(TrialWords(s.spec.path(), options), " ") + "\n";
+    if (::send(s.socket.get(), line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) {
       const int send_error = errno;
       // Its end is closed: it has ended (or is ending), and Await says how; it waits for a
       // process that is gone, not a hang. Any other error kills it, with the send's error.
-      if (s.child && (send_error == EPIPE || send_error == ECONNRESET))
-        s.not_given = true;
+      if (send_error == EPIPE || send_error == ECONNRESET)
+        s.not_given = "the waiting RSS child ended before it was given its trial: ";
       else
         s.early_error = absl::StrCat("the waiting RSS child could not be given its trial: ", std::strerror(send_error));
     }
   }
-  // End of file after the line; an adopted child's result comes back on the same socket.
-  if (s.adopted) {
-    ::shutdown(s.trial_fd, SHUT_WR);
-  } else {
-    ::close(s.trial_fd);
-    s.trial_fd = -1;
-  }
-  if (!s.early_error.empty() && s.child) {
-    std::error_code ignored;
-    s.child->terminate(ignored);
-    s.child.reset();
-  }
+  ::shutdown(s.socket.get(), SHUT_WR);  // end of file after the line; the result comes back on the socket
+  if (!s.early_error.empty()) s.Kill();
 }
 
 torchscan::v1::MetricResult RssTrial::Await(RssTrialInfo* info) {
@@ -435,30 +339,36 @@ torchscan::v1::MetricResult RssTrial::Await(RssTrialInfo* info) {
     metric.add_diagnostics(reason);
     return metric;
   };
-  if (!state_ || state_->awaited) return unknown("the RSS trial was already awaited");
+  if (!state_ || state_->stage == State::Stage::kAwaited) return unknown("the RSS trial was already awaited");
   State& s = *state_;
-  s.awaited = true;
-  if (!s.started) {
-    if (s.child) {
-      std::error_code ignored;
-      s.child->terminate(ignored);  // SIGKILL and reap: it would wait on
-    }
+  const bool was_waiting = s.stage == State::Stage::kWaiting;
+  s.stage = State::Stage::kAwaited;
+  if (was_waiting) {
+    s.Kill();  // it would wait on
     return unknown("the waiting RSS child was never given its trial (RssTrial::Start)");
   }
   if (!s.early_error.empty()) return unknown(s.early_error);
-  const ChildEnd end = AwaitChild(*s.child, options, s.start, trial);
-  trial.stderr_tail = Tail(s.Err());
-  std::string why = DescribeEnd(end, options.timeout_s, trial);
-  if (s.not_given)
-    return unknown(absl::StrCat("the waiting RSS child ended before it was given its trial: ",
-                                why.empty() ? "it exited with status 0" : why));
+  process::Watch watch;
+  watch.start = s.start;
+  watch.limit_s = options.timeout_s;
+  watch.stop = options.cancel;
+  const process::End end = process::WaitForEnd(s.pid, nullptr, watch);
+  const std::optional<int> status = process::KillAndReap(s.pid, end, /*own_group=*/false);
+  s.pid = 0;
+  trial.wall_s = process::SecondsSince(s.start);
+  trial.timed_out = end == process::End::kTimedOut;
+  trial.cancelled = end == process::End::kKilled;
+  trial.stderr_tail = Tail(ReadWhole(s.err.get()));
+  const std::string why = DescribeEnd(status, options.timeout_s, trial);
+  if (!s.not_given.empty())
+    return unknown(absl::StrCat(s.not_given, why.empty() ? "it exited with status 0" : why));
   if (!why.empty()) return unknown(why);
 
   const std::string out = s.Out();
   const std::optional<RssChildResult> result = ParseRssChildOutput(out);
   if (!result) return unknown(NoResultLine(out));
   metric.set_scope(Scope(result->calls, result->intra_op_threads, result->inter_op_threads));
-  if (std::string why = CheckChildRan(*result, options); !why.empty()) return unknown(why);
+  if (std::string why_not = CheckChildRan(*result, options); !why_not.empty()) return unknown(why_not);
   metric.set_value(static_cast<double>(result->vm_hwm_bytes));
   metric.set_complete(true);
   return metric;

@@ -1,5 +1,5 @@
 // measure_peak_rss: the peak resident set of a workload in a fresh child process
-// (//passes:torchscan_rss_child), launched with Boost.Process. No LibTorch here.
+// (//passes:torchscan_rss_child), started and supervised with process/. No LibTorch here.
 #pragma once
 
 #include <atomic>
@@ -38,7 +38,7 @@ struct RssTrialOptions {
 };
 
 // Writes `spec` to a temporary file, runs `child_path SPEC_FILE CALLS INTRA INTER` with
-// stdout/stderr in temporary files, waits at most `timeout_s` seconds (then kills it with
+// stdout/stderr in anonymous files (memfd), waits at most `timeout_s` seconds (then kills it with
 // SIGKILL) and reads its result line (rss_protocol.h). Temporary files are removed in every
 // case. Returns the metric "peak_rss_bytes" (unit "bytes", method "VmHWM of a fresh child
 // process", scope generated from what the child reports it ran: "process start-up +
@@ -65,20 +65,24 @@ class RssTrial {
   static RssTrial Launch(const torchscan::v1::WorkloadSpec& spec, const std::string& child_path,
                          const RssTrialOptions& options = RssTrialOptions());
   // A child started before its trial is known (a warm spare worker's): forked now, it loads
-  // LibTorch and waits (torchscan_rss_child --wait). Start hands it its trial; options.
+  // LibTorch and waits (torchscan_rss_child --wait) with a socket as its stdin and stdout and an
+  // anonymous file as its stderr, as an adopted child (below). Start hands it its trial; options.
   // timeout_s counts from Start. A child that cannot start, or died while it waited, gives
   // the reason at Await, as a failed Launch does ("the waiting RSS child ended before it was
   // given its trial: RSS child was killed by signal 9 ...").
   static RssTrial LaunchWaiting(const std::string& child_path);
   // A waiting child that this process did not fork itself but inherited (a cold worker's:
   // the launcher forked it in this process before exec, worker/worker_protocol.h
-  // --rss-waiting): `socket_fd` is its stdin and stdout, and holds first its pid line, then,
+  // --rss-waiting): `socket_fd` is its stdin and stdout, and holds first its pid line
+  // (process/pid_line.h), then,
   // after Start, its result line, read from there instead of a file; `stderr_fd` is its
   // stderr. Takes both fds (closed when the trial ends). It is this process's child (Await
   // reaps it) and dies with this process's main thread. A missing pid line (pid 0, nothing
   // within 5 s) gives the reason at Await, as a failed Launch does.
   static RssTrial AdoptWaiting(int socket_fd, int stderr_fd);
   bool waiting() const;  // launched by LaunchWaiting or adopted, and not yet started
+  // Hands a waiting child its trial (the four words as one line on its socket, then end of
+  // file); options.timeout_s counts from here. Does nothing unless waiting().
   void Start(const torchscan::v1::WorkloadSpec& spec, const RssTrialOptions& options = RssTrialOptions());
   torchscan::v1::MetricResult Await(RssTrialInfo* info = nullptr);
 
@@ -88,8 +92,8 @@ class RssTrial {
 
  private:
   RssTrial();
-  // A trial whose options are checked and clock started, its child not yet launched.
-  static RssTrial Begin(const std::string& child_path, const RssTrialOptions& options, bool started);
+  // A trial whose options and path are checked and clock started, its child not yet launched.
+  static RssTrial Begin(const std::string& child_path, const RssTrialOptions& options, bool waiting);
   struct State;
   std::unique_ptr<State> state_;
 };

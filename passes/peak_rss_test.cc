@@ -142,7 +142,7 @@ TEST(RssTrial, WaitingChildOfAMissingBinaryIsUnknown) {
 }
 
 // What torchscand's launcher does for a cold worker (daemon/worker_launcher.h, WorkerLaunch.
-// rss_children), with this test as the worker: forks `child --wait` with a socket as its stdin
+// early_children), with this test as the worker: forks `child --wait` with a socket as its stdin
 // and stdout and an anonymous file as its stderr, writes its pid line (`pid_line`, else the
 // pid) into the socket, and adopts it. `forked`, when given, receives the child's pid.
 RssTrial AdoptChild(const char* child, const std::string& pid_line = "", pid_t* forked = nullptr) {

@@ -42,7 +42,7 @@ int Fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> words(argv + 1, argv + argc);
-  if (words.size() == 1 && words[0] == "--wait") {
+  if (words.size() == 1 && words[0] == torchscan::workloads::kRssChildWaitFlag) {
     std::string line;
     if (!std::getline(std::cin, line)) return 0;  // no trial came
     words = absl::StrSplit(line, ' ', absl::SkipEmpty());

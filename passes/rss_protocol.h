@@ -11,6 +11,10 @@
 // (Namespace torchscan::workloads kept from when the passes lived among the workloads.)
 namespace torchscan::workloads {
 
+// The child's one flag besides the four words: started before its trial is known, it reads
+// those words as one line on stdin (rss_child_main.cc).
+inline constexpr char kRssChildWaitFlag[] = "--wait";
+
 struct RssChildResult {
   int64_t vm_hwm_bytes = 0;      // peak resident set of the child, from VmHWM
   int64_t calls = 0;             // calls the child completed before reading VmHWM

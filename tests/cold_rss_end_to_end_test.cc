@@ -1,6 +1,6 @@
 // End-to-end: a job with --rss on a cold worker (a real torchscand without a spare, the real
 // torchscan-worker and torchscan_rss_child) starts its RSS children together with the worker
-// (daemon/worker_launcher.h, WorkerLaunch.rss_children), so that their LibTorch loads overlap
+// (daemon/worker_launcher.h, WorkerLaunch.early_children), so that their LibTorch loads overlap
 // the worker's: the children are the worker's own (its children, in its process group), start
 // before its first progress line, have all ended before its first timed block, and die with
 // the job when it is cancelled, or killed past its wall time, while the worker still loads,

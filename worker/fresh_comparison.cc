@@ -5,8 +5,9 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/worker_launcher.h"
 #include "io/proto_json.h"
+#include "process/run.h"
+#include "worker/worker_outcome.h"
 #include "worker/state_folder.h"
 #include "worker/worker_protocol.h"
 
@@ -53,18 +54,20 @@ absl::StatusOr<v1::Comparison> RunComparisonInFreshWorker(const v1::JobSpec& spe
   FolderRemover remover(run.dir);
   if (absl::Status s = WriteChildJob(spec, run.dir); !s.ok()) return s;
 
-  WorkerLaunch launch;
-  launch.path = run.worker_path;
-  launch.args = {"--job", run.dir};
-  launch.stderr_path = run.dir + "/stderr.txt";
-  launch.own_process_group = false;
+  process::RunOptions options = WorkerRunOptions(run.worker_path, {"--job", run.dir});
+  options.stderr_path = run.dir + "/stderr.txt";
+  options.spawn.setup.own_process_group = false;
   auto on_line = [&](const std::string& text) {
     const std::optional<WorkerLine> line = ParseWorkerLine(text);
     if (!line) return;
     if (line->kind == WorkerLine::Kind::kPhase && run.on_phase) run.on_phase(line->phase);
     if (line->kind == WorkerLine::Kind::kBlocks && run.on_blocks) run.on_blocks(line->blocks);
   };
-  const WorkerOutcome outcome = RunWorker(launch, on_line, /*control=*/nullptr, run.on_start);
+  const WorkerOutcome outcome = WorkerOutcomeOf(process::Run(options, on_line,
+                                                             [&](const process::Spawned& spawned) {
+                                                               if (run.on_start) run.on_start(spawned.pid);
+                                                             }),
+                                                options);
   if (!outcome.ok()) return FailureOf(outcome);
 
   v1::JobResult result;

@@ -2,11 +2,11 @@
 // itself (a calibration's A/A pairs, worker/calibration_job.h): the same process a compare
 // job gets from torchscand, LibTorch loaded fresh and the modules built fresh. No LibTorch.
 //
-// The child is launched with daemon/worker_launcher.h RunWorker, left in the calling
-// worker's process group (own_process_group false): a cancel or wall-time kill of that group
-// by torchscand reaches it directly, and it dies with the calling thread (PR_SET_PDEATHSIG).
-// It inherits the worker's CPU affinity, rlimits and user, so torchscand's limits apply to it
-// as they do to the worker. RunWorker returns only once the child is reaped.
+// The child is launched with process/run.h (a worker's set-up: worker/worker_outcome.h), left
+// in the calling worker's process group (own_process_group false): a cancel or wall-time kill
+// of that group by torchscand reaches it directly, and it dies with the calling thread
+// (PR_SET_PDEATHSIG). It inherits the worker's CPU affinity, rlimits and user, so torchscand's
+// limits apply to it as they do to the worker. process::Run returns only once it is reaped.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,7 @@ struct FreshWorkerRun {
 //     readable result.json holding a comparison
 //   ResourceExhausted: the child exited with kWorkerOutOfMemory
 //   Aborted: the child could not be started, exited non-zero or was killed by a signal, with
-//     worker_launcher's one-line reason ("worker exited with status 3 (workload error):
+//     worker_outcome.h's one-line reason ("worker exited with status 3 (workload error):
 //     torchscan-worker: ...", "worker killed by signal 9 (SIGKILL)", "cannot start worker ...")
 absl::StatusOr<v1::Comparison> RunComparisonInFreshWorker(const v1::JobSpec& spec, const FreshWorkerRun& run);
 

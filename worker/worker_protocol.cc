@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "passes/rss_protocol.h"
 
 namespace torchscan::daemon {
 
@@ -80,6 +81,18 @@ std::optional<RssWaitingFds> ParseRssWaitingFds(std::string_view text) {
       fds.socket_fd < 0 || fds.stderr_fd < 0)
     return std::nullopt;
   return fds;
+}
+
+process::EarlyChildren WaitingRssChildren(const std::string& rss_child_path, int count) {
+  process::EarlyChildren early;
+  early.name = "RSS children";
+  for (int i = 0; i < count; ++i)
+    early.children.push_back({rss_child_path, {workloads::kRssChildWaitFlag},
+                              "torchscan launcher: cannot execute the RSS child (rss_child_path)\n"});
+  early.args_for = [](int socket_fd, int stderr_fd) {
+    return std::vector<std::string>{"--rss-waiting", FormatRssWaitingFds({socket_fd, stderr_fd})};
+  };
+  return early;
 }
 
 }  // namespace torchscan::daemon

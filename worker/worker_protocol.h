@@ -25,14 +25,15 @@
 //   without a job (the daemon dropped the spare or stopped): it exits 0 at once.
 //
 // RSS children started with a cold worker:  ... --rss-waiting SOCKET_FD:STDERR_FD (repeated)
-//   a job with rss on a cold worker: the launcher (daemon/worker_launcher.h, WorkerLaunch.
-//   rss_children) forks one `torchscan_rss_child --wait` per RSS trial in the worker's process
-//   after its set-up and before its exec, so that their LibTorch loads overlap the worker's.
+//   a job with rss on a cold worker: the launcher (daemon/worker_launcher.h, with
+//   WaitingRssChildren below as its early children, process/pre_exec.h) forks one
+//   `torchscan_rss_child --wait` per RSS trial in the worker's process after its set-up and
+//   before its exec, so that their LibTorch loads overlap the worker's.
 //   They are the worker's own children (it reaps them; they die with its main thread), in its
 //   process group, with its user, limits and CPU set. Each is named by two inherited fds: the
 //   worker's end of a socket that is the child's stdin and stdout, which holds first a line
-//   with the child's pid in decimal (0: it could not be forked), written before the worker's
-//   exec, then, once the worker sent its trial, the child's result line; and an anonymous
+//   with the child's pid in decimal (0: it could not be forked; process/pid_line.h), written
+//   before the worker's exec, then, once the worker sent its trial, the child's result line; and an anonymous
 //   file that is the child's stderr (passes/peak_rss.h, RssTrial::AdoptWaiting).
 #pragma once
 
@@ -40,6 +41,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "process/pre_exec.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
 namespace torchscan::daemon {
@@ -95,5 +98,11 @@ struct RssWaitingFds {
 std::string FormatRssWaitingFds(const RssWaitingFds& fds);
 // nullopt unless `text` is two non-negative integers joined by ':'.
 std::optional<RssWaitingFds> ParseRssWaitingFds(std::string_view text);
+
+// The early children (process/pre_exec.h) of a cold worker with `count` RSS trials: `count`
+// times `rss_child_path --wait`, each named to the worker by "--rss-waiting SOCKET_FD:STDERR_FD";
+// one whose exec fails says "torchscan launcher: cannot execute the RSS child (rss_child_path)"
+// on its stderr. None for count <= 0.
+process::EarlyChildren WaitingRssChildren(const std::string& rss_child_path, int count);
 
 }  // namespace torchscan::daemon
