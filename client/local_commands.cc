@@ -11,7 +11,7 @@
 #include "core/compare.h"
 #include "io/file_io.h"
 #include "report/evidence_view.h"
-#include "report/format.h"
+#include "report/escaping.h"
 #include "report/render_by_format.h"
 #include "report/report_json.h"
 

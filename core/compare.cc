@@ -15,7 +15,7 @@
 #include "core/latency_runner.h"
 #include "core/paired_ratio.h"
 #include "core/statistics.h"
-#include "report/format.h"
+#include "core/number_format.h"
 
 namespace torchscan {
 namespace {
@@ -114,7 +114,6 @@ void Label(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, 
 }
 
 }  // namespace
-
 
 v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after,
                               const v1::OutputCheck& check) {

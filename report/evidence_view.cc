@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "report/format.h"
+#include "core/number_format.h"
 
 namespace torchscan {
 namespace {

@@ -7,7 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "report/evidence_view.h"
-#include "report/format.h"
+#include "core/number_format.h"
+#include "report/escaping.h"
 
 namespace torchscan {
 namespace {

@@ -9,7 +9,7 @@
 //  - Chart (inline SVG): the points oldest -> newest at equal spacing (x = order, with the
 //    first, last and three finish dates in between labelled; date and time when two
 //    neighbouring labels would show the same date), y = median per call on a scale from 0
-//    (or just below the smallest q1) to the largest q3, with time units (report/format.h); the
+//    (or just below the smallest q1) to the largest q3, with time units (core/number_format.h); the
 //    IQR band (q1..q3) as a shaded area; one marker per point, an <a href> (and xlink:href) to
 //    its report when report_href gives one, with a <title> tooltip (revision, median, IQR,
 //    date). Machine changes are a dashed vertical line and a number on the axis; the list

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "report/format.h"
+#include "core/number_format.h"
 #include "report/machine_key.h"
 
 namespace torchscan::report {

@@ -6,7 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "report/format.h"
+#include "core/number_format.h"
+#include "report/escaping.h"
 #include "report/history_points.h"
 
 namespace torchscan::report {

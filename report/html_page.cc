@@ -1,7 +1,7 @@
 #include "report/html_page.h"
 
 #include "absl/strings/str_cat.h"
-#include "report/format.h"
+#include "report/escaping.h"
 
 namespace torchscan {
 namespace {

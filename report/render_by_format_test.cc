@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "report/evidence_view.h"
-#include "report/format.h"
+#include "core/number_format.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
 namespace torchscan {

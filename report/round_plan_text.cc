@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "report/format.h"
+#include "core/number_format.h"
 
 namespace torchscan {
 namespace {

@@ -5,7 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "report/evidence_view.h"
-#include "report/format.h"
+#include "core/number_format.h"
+#include "report/escaping.h"
 #include "report/load_text.h"
 #include "report/round_plan_text.h"
 #include "report/noise_floor_text.h"

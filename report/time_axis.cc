@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "report/format.h"
+#include "core/number_format.h"
 
 namespace torchscan {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
-#include "report/format.h"
+#include "core/number_format.h"
 
 namespace torchscan {
 namespace {
