@@ -53,9 +53,9 @@ int main(int argc, char** argv) {
   }
   // Separate from timing: the operator profile of each.
   auto before_profile =
-      torchscan::workloads::ProfileWorkload([&] { return c10::IValue(baseline()); }, torchscan::kDefaultProfileCalls);
+      torchscan::passes::ProfileWorkload([&] { return c10::IValue(baseline()); }, torchscan::kDefaultProfileCalls);
   auto after_profile =
-      torchscan::workloads::ProfileWorkload([&] { return c10::IValue(candidate()); }, torchscan::kDefaultProfileCalls);
+      torchscan::passes::ProfileWorkload([&] { return c10::IValue(candidate()); }, torchscan::kDefaultProfileCalls);
   if (!before_profile.ok() || !after_profile.ok()) {
     std::fprintf(stderr, "%s\n", (before_profile.ok() ? after_profile.status() : before_profile.status()).ToString().c_str());
     return 3;

@@ -61,7 +61,7 @@ constexpr auto kGiveUpAfter = std::chrono::seconds(600);
 constexpr int kNames = 20;
 constexpr double kTargetMs = 50;
 
-std::string JobId(int number) { return absl::StrFormat("%s%06d", torchscan::kJobIdPrefix, number); }
+std::string JobId(int number) { return absl::StrFormat("%s%06d", torchscan::worker::kJobIdPrefix, number); }
 
 // Half the jobs are "bench-00"'s, the rest go round the other names.
 std::string NameOf(int number) {
@@ -131,13 +131,13 @@ v1::Job FinishedJob(int number) {
 
 absl::Status WriteState(const std::string& state_dir, int jobs) {
   for (int number = 1; number <= jobs; ++number) {
-    const fs::path dir = fs::path(state_dir) / torchscan::kStateJobsFolder / JobId(number);
+    const fs::path dir = fs::path(state_dir) / torchscan::worker::kStateJobsFolder / JobId(number);
     std::error_code error;
     fs::create_directories(dir, error);
-    std::ofstream out(dir / torchscan::kJobRecordFile);
+    std::ofstream out(dir / torchscan::worker::kJobRecordFile);
     out << torchscan::ToJson(FinishedJob(number));
     if (error || !out.flush())
-      return absl::InternalError(absl::StrCat("cannot write ", (dir / torchscan::kJobRecordFile).string()));
+      return absl::InternalError(absl::StrCat("cannot write ", (dir / torchscan::worker::kJobRecordFile).string()));
   }
   return absl::OkStatus();
 }

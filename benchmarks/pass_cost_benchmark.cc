@@ -58,12 +58,12 @@ int main(int argc, char** argv) {
     if (quick) options.timing.min_run_time_s = 0.01;
     const double timing = WallSeconds([&] { (void)torchscan::experiment::MeasureTorchLatency([&] { workload->call(); }, options); });
     const double profile = WallSeconds(
-        [&] { (void)torchscan::workloads::ProfileWorkload(workload->call, profile_calls); });
+        [&] { (void)torchscan::passes::ProfileWorkload(workload->call, profile_calls); });
     const double memory = WallSeconds(
-        [&] { (void)torchscan::workloads::MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors); });
-    torchscan::workloads::RssTrialInfo info;
+        [&] { (void)torchscan::passes::MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors); });
+    torchscan::passes::RssTrialInfo info;
     torchscan::v1::MetricResult rss;
-    const double rss_wall = WallSeconds([&] { rss = torchscan::workloads::MeasurePeakRss(spec, child, {}, &info); });
+    const double rss_wall = WallSeconds([&] { rss = torchscan::passes::MeasurePeakRss(spec, child, {}, &info); });
     std::printf("%-9s %12.3f %10.3f %10.3f %10.3f %12.3f %14.1f\n",
                 builtin.name.c_str(), timing, profile / timing, memory / timing, rss_wall / timing, info.wall_s,
                 rss.has_value() ? rss.value() / (1 << 20) : -1.0);

@@ -66,14 +66,14 @@ absl::StatusOr<std::string> FindDaemonBinary(const std::string& explicit_path) {
 absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const EmbeddedDaemonOptions& options) {
   absl::StatusOr<std::string> binary = FindDaemonBinary(options.daemon_path);
   if (!binary.ok()) return binary.status();
-  std::string tmpl = kPrivateDaemonFolderTemplate;
+  std::string tmpl = worker::kPrivateDaemonFolderTemplate;
   if (!::mkdtemp(tmpl.data())) return absl::InternalError("cannot create a private folder under /tmp for the daemon");
   std::unique_ptr<EmbeddedDaemon> daemon(new EmbeddedDaemon());
   daemon->directory_ = tmpl;
-  daemon->address_ = absl::StrCat("unix:", daemon->directory_, "/", kStateSocketFile);
+  daemon->address_ = absl::StrCat("unix:", daemon->directory_, "/", worker::kStateSocketFile);
   daemon->process_ = std::make_unique<Process>();
-  daemon->process_->stderr_path = absl::StrCat(daemon->directory_, "/", kPrivateDaemonLogFile);
-  const std::string state_dir = absl::StrCat(daemon->directory_, "/", kPrivateDaemonStateFolder);
+  daemon->process_->stderr_path = absl::StrCat(daemon->directory_, "/", worker::kPrivateDaemonLogFile);
+  const std::string state_dir = absl::StrCat(daemon->directory_, "/", worker::kPrivateDaemonStateFolder);
   if (options.prepare_state)
     if (absl::Status s = options.prepare_state(state_dir); !s.ok()) return s;
   std::vector<std::string> args = {"--state-dir", state_dir, "--listen", daemon->address_};

@@ -265,7 +265,7 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
     if (!error) config->set_state_dir(absolute.lexically_normal().string());
   }
   if (config->listen().empty() && !config->state_dir().empty())
-    config->add_listen("unix:" + (fs::path(config->state_dir()) / kStateSocketFile).string());
+    config->add_listen("unix:" + (fs::path(config->state_dir()) / worker::kStateSocketFile).string());
   if (config->socket_mode().empty()) config->set_socket_mode(kDefaultSocketMode);
   if (config->devices().empty()) config->add_devices("cpu");
   if (config->default_intra_op_threads() == 0) config->set_default_intra_op_threads(kDefaultIntraOpThreads);

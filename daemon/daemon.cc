@@ -70,7 +70,7 @@ Daemon::Daemon(const v1::DaemonConfig& config)
       run_options_(RunOptionsOf(config)),
       started_at_(NowRfc3339()),
       store_(config.state_dir()),
-      spare_(run_options_, !config.no_spare_worker(), config.state_dir() + "/" + kSpareWorkerStderrFile),
+      spare_(run_options_, !config.no_spare_worker(), config.state_dir() + "/" + worker::kSpareWorkerStderrFile),
       queue_(config.limits().max_queue_length()) {}
 
 Daemon::~Daemon() { Shutdown("the daemon was stopped"); }

@@ -137,7 +137,7 @@ bool WriteResult(const std::string& mode, const std::string& job_dir) {
     *result.mutable_report() = FakeReport("measurement");
     result.mutable_report()->mutable_timing()->mutable_summary()->set_median_s(0.003);
   }
-  if (!torchscan::SaveJson(result, job_dir + "/" + torchscan::kJobResultFile).ok()) return false;
+  if (!torchscan::SaveJson(result, job_dir + "/" + torchscan::worker::kJobResultFile).ok()) return false;
   std::cout << "done" << std::endl;
   return true;
 }
@@ -153,9 +153,9 @@ std::string WaitAsSpare() {
     std::cerr << "torchscan-worker: fake spare cannot load" << std::endl;
     std::exit(3);
   }
-  std::cout << torchscan::daemon::kReadyLine << std::endl;
+  std::cout << torchscan::worker::kReadyLine << std::endl;
   const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-  const std::optional<torchscan::daemon::Handoff> handoff = torchscan::daemon::ParseHandoff(text);
+  const std::optional<torchscan::worker::Handoff> handoff = torchscan::worker::ParseHandoff(text);
   if (!handoff) return "";
   if (std::getenv("FAKE_SPARE_DIE_ON_HANDOFF") != nullptr) ::raise(SIGKILL);  // as if killed just before
   const int err = ::open(handoff->stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -177,8 +177,8 @@ int main(int argc, char** argv) {
   }
   if (!job_dir.empty()) {
     torchscan::v1::JobSpec spec;
-    if (!torchscan::LoadJsonStrict(job_dir + "/" + torchscan::kJobSpecFile, &spec).ok()) {
-      std::cerr << "torchscan-worker: fake: cannot read " << torchscan::kJobSpecFile << std::endl;
+    if (!torchscan::LoadJsonStrict(job_dir + "/" + torchscan::worker::kJobSpecFile, &spec).ok()) {
+      std::cerr << "torchscan-worker: fake: cannot read " << torchscan::worker::kJobSpecFile << std::endl;
       return 2;
     }
     mode_text = spec.label();

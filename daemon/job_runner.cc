@@ -57,7 +57,7 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   // The daemon writes spec.json, uploaded files included, at submission; a job queued by an
   // older daemon has only its record, whose spec is then whole.
   if (absl::Status s = store.HasSpec(id) ? absl::OkStatus() : store.WriteSpec(id, spec); !s.ok()) {
-    outcome.error = absl::StrCat("could not write the job's ", kJobSpecFile, ": ", s.message());
+    outcome.error = absl::StrCat("could not write the job's ", worker::kJobSpecFile, ": ", s.message());
     return outcome;
   }
   if (options.worker.uid >= 0 && ::chown(store.JobDir(id).c_str(), options.worker.uid, options.worker.gid) != 0) {
@@ -66,30 +66,30 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
   }
   WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
   if (spare == nullptr && !options.rss_child_path.empty())
-    launch.early_children = WaitingRssChildren(options.rss_child_path, RssTrialsOf(spec));
+    launch.early_children = worker::WaitingRssChildren(options.rss_child_path, RssTrialsOf(spec));
 
   bool saw_line = false;
   auto on_line = [&](const std::string& text) {
-    std::optional<WorkerLine> line = ParseWorkerLine(text);
+    std::optional<worker::WorkerLine> line = worker::ParseWorkerLine(text);
     if (!line) return;
     saw_line = true;
-    if (line->kind == WorkerLine::Kind::kPhase && callbacks.on_phase) callbacks.on_phase(line->phase);
-    if (line->kind == WorkerLine::Kind::kBlocks && callbacks.on_blocks) callbacks.on_blocks(line->blocks);
+    if (line->kind == worker::WorkerLine::Kind::kPhase && callbacks.on_phase) callbacks.on_phase(line->phase);
+    if (line->kind == worker::WorkerLine::Kind::kBlocks && callbacks.on_blocks) callbacks.on_blocks(line->blocks);
   };
-  const WorkerOutcome worker =
+  const worker::WorkerOutcome worker =
       spare != nullptr
-          ? spare->Run(launch, FormatHandoff({store.JobDir(id), store.StderrPath(id)}), on_line, control, callbacks.on_start)
+          ? spare->Run(launch, worker::FormatHandoff({store.JobDir(id), store.StderrPath(id)}), on_line, control, callbacks.on_start)
           : RunWorker(launch, on_line, control, callbacks.on_start, [&](int started) {
               // Only those forked: a failed fork is pid 0 to the worker and never runs.
               if (started > 0 && callbacks.on_rss_children) callbacks.on_rss_children(started);
             });
   if (!worker.ok()) {
-    outcome.killed = worker.kind == WorkerOutcome::Kind::kKilled;
+    outcome.killed = worker.kind == worker::WorkerOutcome::Kind::kKilled;
     outcome.error = worker.reason;
-    outcome.died_before_first_line = worker.kind == WorkerOutcome::Kind::kSignaled && !saw_line;
+    outcome.died_before_first_line = worker.kind == worker::WorkerOutcome::Kind::kSignaled && !saw_line;
     // On a full state_dir the worker's stderr line may not have found room either: say how
     // full it is, so that the reason survives.
-    if (worker.kind == WorkerOutcome::Kind::kExited && worker.exit_code == kWorkerResultNotWritten) {
+    if (worker.kind == worker::WorkerOutcome::Kind::kExited && worker.exit_code == worker::kWorkerResultNotWritten) {
       const int64_t free_bytes = store.FreeBytes();
       if (free_bytes >= 0) absl::StrAppend(&outcome.error, "; state_dir ", store.state_dir(), " has ", free_bytes, " bytes free");
     }

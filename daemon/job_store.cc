@@ -70,8 +70,8 @@ absl::Status JobStore::Open() {
   std::error_code error;
   fs::create_directories(state_dir_, error);  // parents; the checks below name what failed
   if (absl::Status s = MakeDir(state_dir_); !s.ok()) return s;
-  if (absl::Status s = MakeDir((fs::path(state_dir_) / kStateJobsFolder).string()); !s.ok()) return s;
-  const std::string lock_path = (fs::path(state_dir_) / kStateLockFile).string();
+  if (absl::Status s = MakeDir((fs::path(state_dir_) / worker::kStateJobsFolder).string()); !s.ok()) return s;
+  const std::string lock_path = (fs::path(state_dir_) / worker::kStateLockFile).string();
   lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return absl::InternalError(absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -82,12 +82,12 @@ absl::Status JobStore::Open() {
   return absl::OkStatus();
 }
 
-std::string JobStore::JobId(int64_t number) { return absl::StrFormat("%s%0*d", kJobIdPrefix, kJobIdDigits, number); }
+std::string JobStore::JobId(int64_t number) { return absl::StrFormat("%s%0*d", worker::kJobIdPrefix, worker::kJobIdDigits, number); }
 
 int64_t JobStore::JobNumber(const std::string& id) {
   absl::string_view digits = id;
   int64_t number = -1;
-  if (!absl::ConsumePrefix(&digits, kJobIdPrefix) || digits.size() < static_cast<size_t>(kJobIdDigits) ||
+  if (!absl::ConsumePrefix(&digits, worker::kJobIdPrefix) || digits.size() < static_cast<size_t>(worker::kJobIdDigits) ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
       !absl::SimpleAtoi(digits, &number))
     return -1;
@@ -95,10 +95,10 @@ int64_t JobStore::JobNumber(const std::string& id) {
 }
 
 std::string JobStore::JobDir(const std::string& id) const {
-  return (fs::path(state_dir_) / kStateJobsFolder / id).string();
+  return (fs::path(state_dir_) / worker::kStateJobsFolder / id).string();
 }
-std::string JobStore::ResultPath(const std::string& id) const { return JobDir(id) + "/" + kJobResultFile; }
-std::string JobStore::StderrPath(const std::string& id) const { return JobDir(id) + "/" + kWorkerStderrFile; }
+std::string JobStore::ResultPath(const std::string& id) const { return JobDir(id) + "/" + worker::kJobResultFile; }
+std::string JobStore::StderrPath(const std::string& id) const { return JobDir(id) + "/" + worker::kWorkerStderrFile; }
 
 bool JobStore::AddSummary(v1::Job& job, Loaded& loaded) {
   const absl::StatusOr<v1::JobResult> result = LoadResult(job.id());
@@ -121,20 +121,20 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
   Loaded loaded;
   std::vector<std::pair<int64_t, std::string>> ids;
   std::error_code error;
-  for (fs::directory_iterator it(fs::path(state_dir_) / kStateJobsFolder, error), end; !error && it != end;
+  for (fs::directory_iterator it(fs::path(state_dir_) / worker::kStateJobsFolder, error), end; !error && it != end;
        it.increment(error)) {
     const std::string name = it->path().filename().string();
     const int64_t number = JobNumber(name);
     if (number < 0) {
       loaded.problems.push_back(
-          absl::StrCat(it->path().string(), ": not a job folder (", kJobIdPrefix, "NNNNNN); ignored"));
+          absl::StrCat(it->path().string(), ": not a job folder (", worker::kJobIdPrefix, "NNNNNN); ignored"));
       continue;
     }
     loaded.last_number = std::max(loaded.last_number, number);
     ids.emplace_back(number, name);
   }
   if (error)
-    loaded.problems.push_back(absl::StrCat("cannot list ", state_dir_, "/", kStateJobsFolder, ": ", error.message()));
+    loaded.problems.push_back(absl::StrCat("cannot list ", state_dir_, "/", worker::kStateJobsFolder, ": ", error.message()));
   std::sort(ids.begin(), ids.end());
   std::map<std::string, CachedRecord> cache;
   bool cache_stale = false;  // rewrite it after the load
@@ -156,7 +156,7 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
   }
   for (const auto& [number, id] : ids) {
     v1::Job job;
-    const std::string path = JobDir(id) + "/" + kJobRecordFile;
+    const std::string path = JobDir(id) + "/" + worker::kJobRecordFile;
     // The identity before the read: a file replaced meanwhile is found changed at the next load.
     const std::optional<RecordIdentity> identity = IdentityOf(path);
     const auto cached = cache.find(id);
@@ -249,7 +249,7 @@ std::string JobStore::CachePath() const { return (fs::path(state_dir_) / kJobCac
 absl::Status JobStore::SaveJob(const v1::Job& job) {
   if (JobNumber(job.id()) < 0) return absl::InvalidArgumentError(absl::StrCat("job id \"", job.id(), "\" is malformed"));
   if (absl::Status s = MakeDir(JobDir(job.id())); !s.ok()) return s;
-  const std::string path = JobDir(job.id()) + "/" + kJobRecordFile;
+  const std::string path = JobDir(job.id()) + "/" + worker::kJobRecordFile;
   if (absl::Status s = SaveJson(job, path); !s.ok()) return s;
   if (IsFinished(job)) {
     if (const std::optional<RecordIdentity> identity = IdentityOf(path)) Remember(job, *identity);
@@ -259,12 +259,12 @@ absl::Status JobStore::SaveJob(const v1::Job& job) {
 
 absl::Status JobStore::WriteSpec(const std::string& id, const v1::JobSpec& spec) {
   if (absl::Status s = MakeDir(JobDir(id)); !s.ok()) return s;
-  return SaveJson(spec, JobDir(id) + "/" + kJobSpecFile);
+  return SaveJson(spec, JobDir(id) + "/" + worker::kJobSpecFile);
 }
 
 absl::Status JobStore::DiscardRefused(const std::string& id) {
   if (JobNumber(id) < 0) return absl::InvalidArgumentError(absl::StrCat("job id \"", id, "\" is malformed"));
-  const std::string spec = JobDir(id) + "/" + kJobSpecFile;
+  const std::string spec = JobDir(id) + "/" + worker::kJobSpecFile;
   if (::unlink(spec.c_str()) != 0 && errno != ENOENT)
     return absl::InternalError(absl::StrCat("cannot remove ", spec, ": ", std::strerror(errno)));
   if (::rmdir(JobDir(id).c_str()) != 0 && errno != ENOENT)
@@ -280,7 +280,7 @@ int64_t JobStore::FreeBytes() const {
 
 bool JobStore::HasSpec(const std::string& id) const {
   std::error_code error;
-  return fs::exists(JobDir(id) + "/" + kJobSpecFile, error);
+  return fs::exists(JobDir(id) + "/" + worker::kJobSpecFile, error);
 }
 
 absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const {
@@ -312,7 +312,7 @@ absl::Status JobStore::SaveResult(const std::string& id, const v1::JobResult& re
 }
 
 absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor() const {
-  const std::string path = (fs::path(state_dir_) / kNoiseFloorFile).string();
+  const std::string path = (fs::path(state_dir_) / worker::kNoiseFloorFile).string();
   std::error_code error;
   if (!fs::exists(path, error)) return absl::NotFoundError(absl::StrCat(path, " does not exist"));
   v1::NoiseFloor floor;
@@ -324,7 +324,7 @@ absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor() const {
 }
 
 absl::Status JobStore::SaveNoiseFloor(const v1::NoiseFloor& floor) {
-  return SaveJson(floor, (fs::path(state_dir_) / kNoiseFloorFile).string());
+  return SaveJson(floor, (fs::path(state_dir_) / worker::kNoiseFloorFile).string());
 }
 
 }  // namespace torchscan::daemon

@@ -13,7 +13,7 @@
 namespace torchscan::daemon {
 
 process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl* control) {
-  process::RunOptions options = WorkerRunOptions(launch.path, launch.args);
+  process::RunOptions options = worker::WorkerRunOptions(launch.path, launch.args);
   process::SetUp& setup = options.spawn.setup;
   setup.own_process_group = launch.own_process_group;
   setup.cpus = launch.cpus;
@@ -29,7 +29,7 @@ process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl
   return options;
 }
 
-WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
+worker::WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
                         WorkerControl* control, const std::function<void(int pid)>& on_start,
                         const std::function<void(int started)>& on_early_children) {
   const process::RunOptions options = WorkerRunOptionsOf(launch, control);
@@ -37,7 +37,7 @@ WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(con
     if (on_start) on_start(spawned.pid);
     if (!launch.early_children.children.empty() && on_early_children) on_early_children(spawned.early_started);
   });
-  return WorkerOutcomeOf(run, options);
+  return worker::WorkerOutcomeOf(run, options);
 }
 
 // ---------------------------------------------------------------- SpareWorker
@@ -58,7 +58,7 @@ std::unique_ptr<SpareWorker> SpareWorker::Start(const WorkerLaunch& launch, std:
   if (!started) {
     process::RunResult failed;
     failed.error = error;
-    *reason = WorkerOutcomeOf(failed, options).reason;
+    *reason = worker::WorkerOutcomeOf(failed, options).reason;
     return nullptr;
   }
   std::unique_ptr<SpareWorker> spare(new SpareWorker(own));
@@ -66,8 +66,8 @@ std::unique_ptr<SpareWorker> SpareWorker::Start(const WorkerLaunch& launch, std:
   spare->job_fd_ = std::move(stdio.in_peer);
   spare->pump_ = std::make_unique<process::OutputPump>(stdio.out_read.Release(), [ready = &spare->ready_](
                                                                                     const std::string& text) {
-    const std::optional<WorkerLine> line = ParseWorkerLine(text);
-    if (line && line->kind == WorkerLine::Kind::kReady) *ready = true;
+    const std::optional<worker::WorkerLine> line = worker::ParseWorkerLine(text);
+    if (line && line->kind == worker::WorkerLine::Kind::kReady) *ready = true;
   });
   return spare;
 }
@@ -82,7 +82,7 @@ void SpareWorker::EndNow() {
   pump_->Finish(/*deliver=*/false);
   ended_ = true;
   const process::RunOptions options = WorkerRunOptionsOf(launch_, nullptr);
-  end_reason_ = DescribeWorkerStatus(status.value_or(-1), ReadStderrTail(launch_.stderr_path), options);
+  end_reason_ = worker::DescribeWorkerStatus(status.value_or(-1), worker::ReadStderrTail(launch_.stderr_path), options);
   if (end_reason_.empty()) end_reason_ = "worker exited with status 0 before it had a job";
 }
 
@@ -106,7 +106,7 @@ SpareWorker::State SpareWorker::Wait(int timeout_ms, const WorkerControl* contro
   return end == process::End::kDone ? State::kReady : State::kLoading;
 }
 
-WorkerOutcome SpareWorker::Run(const WorkerLaunch& job, const std::string& handoff,
+worker::WorkerOutcome SpareWorker::Run(const WorkerLaunch& job, const std::string& handoff,
                                const std::function<void(const std::string&)>& on_line, WorkerControl* control,
                                const std::function<void(int pid)>& on_start) {
   const process::RunOptions options = WorkerRunOptionsOf(job, control);
@@ -132,7 +132,7 @@ WorkerOutcome SpareWorker::Run(const WorkerLaunch& job, const std::string& hando
   run.end = ending.end;
   run.status = ending.status;
   run.wall_s = ending.wall_s;
-  return WorkerOutcomeOf(run, options);
+  return worker::WorkerOutcomeOf(run, options);
 }
 
 }  // namespace torchscan::daemon

@@ -75,7 +75,7 @@ process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl
 // Blocks the calling thread; never throws. `control` may be null. With early children,
 // `on_early_children(started)` follows on_start: how many were forked (fewer than asked
 // when a fork failed; those are pid 0 to the worker).
-WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
+worker::WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
                         WorkerControl* control = nullptr, const std::function<void(int pid)>& on_start = {},
                         const std::function<void(int started)>& on_early_children = {});
 
@@ -113,7 +113,7 @@ class SpareWorker {
   // counted from now, the outcome (its stderr tail read from job.stderr_path, where the
   // spare sends its stderr once it has the job). Requires Wait() == kReady; once only. A spare
   // that died since then ends the job as a worker that died.
-  WorkerOutcome Run(const WorkerLaunch& job, const std::string& handoff,
+  worker::WorkerOutcome Run(const WorkerLaunch& job, const std::string& handoff,
                     const std::function<void(const std::string&)>& on_line, WorkerControl* control,
                     const std::function<void(int pid)>& on_start = {});
 

@@ -24,7 +24,7 @@
 namespace torchscan::daemon {
 namespace {
 
-using Kind = WorkerOutcome::Kind;
+using Kind = worker::WorkerOutcome::Kind;
 
 WorkerLaunch Fake(const std::string& mode, const std::string& stderr_name = "stderr.txt") {
   WorkerLaunch launch;
@@ -35,7 +35,7 @@ WorkerLaunch Fake(const std::string& mode, const std::string& stderr_name = "std
 }
 
 struct Launched {
-  WorkerOutcome outcome;
+  worker::WorkerOutcome outcome;
   std::vector<std::string> lines;
   int pid = 0;
 };
@@ -77,7 +77,7 @@ TEST(WorkerLauncher, CrashIsReportedWithItsSignal) {
 
 TEST(WorkerLauncher, OutsideSigkillIsReported) {
   WorkerLaunch launch = Fake("ok sleep=30");
-  WorkerOutcome outcome = RunWorker(launch, {}, nullptr, [](int pid) { ::kill(pid, SIGKILL); });
+  worker::WorkerOutcome outcome = RunWorker(launch, {}, nullptr, [](int pid) { ::kill(pid, SIGKILL); });
   EXPECT_EQ(outcome.kind, Kind::kSignaled);
   EXPECT_EQ(outcome.reason, "worker killed by signal 9 (SIGKILL)");
 }
@@ -97,7 +97,7 @@ TEST(WorkerLauncher, WallTimeKillsTheWorker) {
 TEST(WorkerLauncher, CancelKillsTheWholeProcessGroup) {
   WorkerControl control;
   int grandchild = 0;
-  WorkerOutcome outcome = RunWorker(
+  worker::WorkerOutcome outcome = RunWorker(
       Fake("spawn"),
       [&](const std::string& line) {
         if (absl::StartsWith(line, "grandchild ") && absl::SimpleAtoi(line.substr(11), &grandchild))
@@ -138,7 +138,7 @@ TEST(WorkerLauncher, MemoryLimitIsAppliedAndNamed) {
   WorkerLaunch launch = Fake("memory");
   launch.memory_bytes = int64_t{256} << 20;
   Launched run = Launch(launch);
-  EXPECT_EQ(run.outcome.exit_code, kWorkerOutOfMemory);
+  EXPECT_EQ(run.outcome.exit_code, worker::kWorkerOutOfMemory);
   EXPECT_TRUE(absl::StrContains(run.outcome.reason, "(out of memory)")) << run.outcome.reason;
   EXPECT_TRUE(absl::StrContains(run.outcome.reason, "worker_memory_bytes is 268435456")) << run.outcome.reason;
 }
@@ -169,7 +169,7 @@ TEST(WorkerLauncher, ALaunchInTheLaunchersGroupStaysThereAndIsStillKilledOnCance
   WorkerControl control;
   int pid = 0;
   std::thread cancel;  // from the worker's start: a kill before RunWorker would launch nothing
-  const WorkerOutcome outcome = RunWorker(sleeper, nullptr, &control, [&](int p) {
+  const worker::WorkerOutcome outcome = RunWorker(sleeper, nullptr, &control, [&](int p) {
     pid = p;
     EXPECT_EQ(::getpgid(p), ::getpgrp()) << "not in the launcher's group";
     cancel = std::thread([&] {
@@ -303,7 +303,7 @@ TEST(WorkerLauncher, ASpareHasAJobWorkersSetUpAndReadsItsJobFromStdin) {
   ASSERT_EQ(spare->Wait(5000), SpareWorker::State::kReady);
   int started = 0;
   std::vector<std::string> lines;
-  const WorkerOutcome outcome =
+  const worker::WorkerOutcome outcome =
       spare->Run(launch, "job /j\nstderr /e\n", [&](const std::string& line) { lines.push_back(line); }, nullptr,
                  [&](int pid) { started = pid; });
   ASSERT_TRUE(outcome.ok()) << outcome.reason;
@@ -319,7 +319,7 @@ TEST(WorkerLauncher, ASparesWallTimeCountsFromItsHandoff) {
   ASSERT_EQ(spare->Wait(5000), SpareWorker::State::kReady);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // idle longer than the limit below
   launch.wall_time_s = 0.3;
-  const WorkerOutcome outcome = spare->Run(launch, "job /j\nstderr /e\n", {}, nullptr);
+  const worker::WorkerOutcome outcome = spare->Run(launch, "job /j\nstderr /e\n", {}, nullptr);
   EXPECT_EQ(outcome.kind, Kind::kTimedOut) << outcome.reason;
   EXPECT_GE(outcome.wall_s, 0.3);
   EXPECT_LT(outcome.wall_s, 5);
@@ -369,7 +369,7 @@ for f in /proc/$$/fd/*; do echo "worker ${f##*/} $(readlink "$f")"; done)sh"};
   const std::string rss_child_path = dir + "/fd-listing-rss-child";
   std::ofstream(rss_child_path) << "#!/bin/sh\nexec ls -l /proc/self/fd\n";
   ASSERT_EQ(::chmod(rss_child_path.c_str(), 0755), 0);
-  launch.early_children = WaitingRssChildren(rss_child_path, 1);
+  launch.early_children = worker::WaitingRssChildren(rss_child_path, 1);
   Launched run = Launch(launch);
   ASSERT_TRUE(run.outcome.ok()) << run.outcome.reason << run.outcome.stderr_tail;
   ASSERT_GE(run.lines.size(), 2u);
@@ -396,7 +396,7 @@ TEST(WorkerLauncher, AWorkerThatCannotExecLeavesNoRssChildBehind) {
   const std::string rss_child_path = dir + "/waiting-rss-child";
   std::ofstream(rss_child_path) << "#!/bin/sh\nexec sleep 60\n";
   ASSERT_EQ(::chmod(rss_child_path.c_str(), 0755), 0);
-  launch.early_children = WaitingRssChildren(rss_child_path, 2);
+  launch.early_children = worker::WaitingRssChildren(rss_child_path, 2);
   Launched run = Launch(launch);
   EXPECT_FALSE(run.outcome.ok());
   EXPECT_TRUE(absl::StrContains(run.outcome.reason, "cannot start worker " + launch.path)) << run.outcome.reason;
@@ -424,14 +424,14 @@ done)sh");
   const std::string rss_child_path = dir + "/waiting-rss-child";
   std::ofstream(rss_child_path) << "#!/bin/sh\nexec sleep 60\n";
   ASSERT_EQ(::chmod(rss_child_path.c_str(), 0755), 0);
-  launch.early_children = WaitingRssChildren(rss_child_path, 2);
+  launch.early_children = worker::WaitingRssChildren(rss_child_path, 2);
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_NPROC, &saved), 0);
   const rlimit two{2, saved.rlim_max};
   ASSERT_EQ(::setrlimit(RLIMIT_NPROC, &two), 0);
   int started = -1;
   std::vector<std::string> lines;
-  const WorkerOutcome outcome = RunWorker(
+  const worker::WorkerOutcome outcome = RunWorker(
       launch, [&](const std::string& line) { lines.push_back(line); }, nullptr, {}, [&](int n) { started = n; });
   ASSERT_EQ(::setrlimit(RLIMIT_NPROC, &saved), 0);
   ASSERT_TRUE(outcome.ok()) << outcome.reason << outcome.stderr_tail;

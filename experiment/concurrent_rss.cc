@@ -7,10 +7,10 @@
 namespace torchscan::experiment {
 
 ConcurrentRss::ConcurrentRss(std::vector<Trial> trials, const std::string& child_path,
-                             const workloads::RssTrialOptions& options, PhaseTimeline& timeline,
+                             const passes::RssTrialOptions& options, PhaseTimeline& timeline,
                              const std::function<void(const std::string&)>& on_begin,
-                             std::vector<workloads::RssTrial> waiting) {
-  workloads::RssTrialOptions shared = options;
+                             std::vector<passes::RssTrial> waiting) {
+  passes::RssTrialOptions shared = options;
   shared.cancel = &cancel_;
   for (Trial& trial : trials) {
     auto run = std::make_unique<Running>();
@@ -20,13 +20,13 @@ ConcurrentRss::ConcurrentRss(std::vector<Trial> trials, const std::string& child
     Running* r = run.get();
     // Forked here, on the caller's thread (passes/peak_rss.h says why), unless a waiting child
     // takes the trial; the thread only waits.
-    std::shared_ptr<workloads::RssTrial> trial_ptr;
+    std::shared_ptr<passes::RssTrial> trial_ptr;
     if (!waiting.empty()) {
-      trial_ptr = std::make_shared<workloads::RssTrial>(std::move(waiting.front()));
+      trial_ptr = std::make_shared<passes::RssTrial>(std::move(waiting.front()));
       waiting.erase(waiting.begin());
       trial_ptr->Start(trial.spec, shared);
     } else {
-      trial_ptr = std::make_shared<workloads::RssTrial>(workloads::RssTrial::Launch(trial.spec, child_path, shared));
+      trial_ptr = std::make_shared<passes::RssTrial>(passes::RssTrial::Launch(trial.spec, child_path, shared));
     }
     auto await = [r, &timeline, trial_ptr] {
       r->metric = trial_ptr->Await();

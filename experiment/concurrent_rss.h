@@ -52,9 +52,9 @@ class ConcurrentRss {
   // `timeline` must outlive this object.
   // `waiting`: children a warm spare worker started before its job (RssTrial::LaunchWaiting),
   // given the first trials in order instead of new launches; those left over are killed here.
-  ConcurrentRss(std::vector<Trial> trials, const std::string& child_path, const workloads::RssTrialOptions& options,
+  ConcurrentRss(std::vector<Trial> trials, const std::string& child_path, const passes::RssTrialOptions& options,
                 PhaseTimeline& timeline, const std::function<void(const std::string&)>& on_begin,
-                std::vector<workloads::RssTrial> waiting = {});
+                std::vector<passes::RssTrial> waiting = {});
 
   // Waits for every child to end; returns each trial's metric (peak_rss.h: "peak_rss_bytes",
   // with the value or unknown with the reason), in the order of `trials`. Call once; a second

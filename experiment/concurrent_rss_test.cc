@@ -40,8 +40,8 @@ v1::WorkloadSpec LinearSpec() {
   return spec;
 }
 
-workloads::RssTrialOptions Options(double timeout_s) {
-  workloads::RssTrialOptions o;
+passes::RssTrialOptions Options(double timeout_s) {
+  passes::RssTrialOptions o;
   o.calls = 100;
   o.timeout_s = timeout_s;
   o.intra_op_threads = 1;
@@ -50,7 +50,7 @@ workloads::RssTrialOptions Options(double timeout_s) {
 }
 
 TEST(ConcurrentRss, TwoChildrenAtOnceReportTheLoneChildsPeak) {
-  const v1::MetricResult lone = workloads::MeasurePeakRss(LinearSpec(), kChild, Options(120));
+  const v1::MetricResult lone = passes::MeasurePeakRss(LinearSpec(), kChild, Options(120));
   ASSERT_TRUE(lone.has_value()) << lone.DebugString();
 
   PhaseTimeline timeline;

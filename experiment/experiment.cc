@@ -208,13 +208,13 @@ absl::Status AddDiagnostics(const Workload& w, const ExperimentOptions& o, Phase
   {
     const Phase phase(o, timeline, "profile " + report->name());
     absl::StatusOr<v1::OperatorProfile> profile =
-        workloads::ProfileWorkload(w.call, o.profile_calls, w.graph_compute ? &*w.graph_compute : nullptr);
+        passes::ProfileWorkload(w.call, o.profile_calls, w.graph_compute ? &*w.graph_compute : nullptr);
     if (!profile.ok()) return Prefixed(report->name() + ": profile: ", profile.status());
     *report->mutable_profile() = *std::move(profile);
     *report->add_totals() = AchievedFlops(*report);
   }
   const Phase phase(o, timeline, "memory " + report->name());
-  for (v1::MetricResult& m : workloads::MeasurePeakMemory(w.call, w.device, w.resident_tensors))
+  for (v1::MetricResult& m : passes::MeasurePeakMemory(w.call, w.device, w.resident_tensors))
     *report->add_totals() = std::move(m);
   return absl::OkStatus();
 }
@@ -225,12 +225,12 @@ absl::Status AddDiagnostics(const Workload& w, const ExperimentOptions& o, Phase
 std::unique_ptr<ConcurrentRss> StartRss(std::vector<ConcurrentRss::Trial> trials, const ExperimentOptions& o,
                                         PhaseTimeline& timeline) {
   if (!o.rss) return nullptr;
-  workloads::RssTrialOptions trial;
+  passes::RssTrialOptions trial;
   trial.calls = o.rss_calls;
   trial.timeout_s = o.rss_timeout_s;
   trial.intra_op_threads = o.intra_op_threads;
   trial.inter_op_threads = o.inter_op_threads;
-  std::vector<workloads::RssTrial> waiting;
+  std::vector<passes::RssTrial> waiting;
   if (o.waiting_rss != nullptr) waiting = std::exchange(*o.waiting_rss, {});
   return std::make_unique<ConcurrentRss>(std::move(trials), o.rss_child_path, trial, timeline, o.on_phase,
                                          std::move(waiting));

@@ -57,7 +57,7 @@ struct ExperimentOptions {
   // RSS children a warm spare worker started before this job (passes/peak_rss.h
   // RssTrial::LaunchWaiting): with rss they take the job's trials first (moved out of the
   // vector; any left over are killed); nullptr: none. Must outlive the run.
-  std::vector<workloads::RssTrial>* waiting_rss = nullptr;
+  std::vector<passes::RssTrial>* waiting_rss = nullptr;
   int rss_calls = kRssChildCalls;    // completed calls inside the RSS child
   double rss_timeout_s = kRssChildTimeoutS;  // the child is killed past this
   // The declarative check: rtol and atol are required unless skip_check or check_module

@@ -10,7 +10,7 @@
 //       -> torchscan::SaveJson, ToJson                                 io/proto_json.h
 //          torchscan::LoadReport, LoadComparison                       report/report_json.h
 //   profile_workload, measure_peak_memory, measure_peak_rss
-//       -> torchscan::workloads::ProfileWorkload, MeasurePeakMemory,    passes/
+//       -> torchscan::passes::ProfileWorkload, MeasurePeakMemory,    passes/
 //          MeasurePeakRss
 //   the whole benchmark_comparison experiment
 //       -> torchscan::experiment::RunComparison                        experiment/experiment.h

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     const long calls = argc > 2 ? std::atol(argv[2]) : 0;
     const long intra = mode == "threads" ? 7 : argc > 3 ? std::atol(argv[3]) : 0;
     const long inter = argc > 4 ? std::atol(argv[4]) : 0;
-    std::cout << torchscan::workloads::FormatRssChildLine({4096, calls, intra, inter}) << std::endl;
+    std::cout << torchscan::passes::FormatRssChildLine({4096, calls, intra, inter}) << std::endl;
   }
   return 0;
 }

@@ -14,7 +14,7 @@
 #include "workloads/flop_formulas.h"
 #include "workloads/torch_status.h"
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -55,42 +55,42 @@ thread_local Session* t_session = nullptr;
 std::string ShapeText(c10::IntArrayRef sizes) { return absl::StrCat("[", absl::StrJoin(sizes, ", "), "]"); }
 
 // Input shapes of one call, and the arguments the FLOP formulas read.
-void Describe(c10::ArrayRef<const c10::IValue> inputs, std::string* shapes, std::vector<OpArg>* args) {
+void Describe(c10::ArrayRef<const c10::IValue> inputs, std::string* shapes, std::vector<workloads::OpArg>* args) {
   std::vector<std::string> parts;
   for (const c10::IValue& v : inputs) {
     try {
       if (v.isTensor()) {
         const at::Tensor& t = v.toTensor();
         if (!t.defined()) {
-          args->push_back(OpArg::None());
+          args->push_back(workloads::OpArg::None());
         } else if (t.is_nested()) {
-          args->push_back(OpArg::Other());
+          args->push_back(workloads::OpArg::Other());
           parts.push_back("nested");
         } else {
-          args->push_back(OpArg::Tensor(t.sizes().vec()));
+          args->push_back(workloads::OpArg::Tensor(t.sizes().vec()));
           parts.push_back(ShapeText(t.sizes()));
         }
       } else if (v.isTensorList()) {
-        args->push_back(OpArg::Other());
+        args->push_back(workloads::OpArg::Other());
         std::vector<std::string> list;
         for (const at::Tensor& t : v.toTensorVector()) list.push_back(t.defined() ? ShapeText(t.sizes()) : "None");
         const bool same = !list.empty() && std::all_of(list.begin(), list.end(), [&](const auto& s) { return s == list[0]; });
         parts.push_back(same ? absl::StrCat(list.size(), "x", list[0]) : absl::StrCat("[", absl::StrJoin(list, ", "), "]"));
       } else if (v.isNone()) {
-        args->push_back(OpArg::None());
+        args->push_back(workloads::OpArg::None());
       } else if (v.isIntList()) {
-        args->push_back(OpArg::IntList(v.toIntVector()));
+        args->push_back(workloads::OpArg::IntList(v.toIntVector()));
       } else if (v.isInt()) {
-        args->push_back(OpArg::Int(v.toInt()));
+        args->push_back(workloads::OpArg::Int(v.toInt()));
       } else if (v.isBool()) {
-        args->push_back(OpArg::Bool(v.toBool()));
+        args->push_back(workloads::OpArg::Bool(v.toBool()));
       } else if (v.isString()) {
-        args->push_back(OpArg::String(v.toStringRef()));
+        args->push_back(workloads::OpArg::String(v.toStringRef()));
       } else {
-        args->push_back(OpArg::Other());
+        args->push_back(workloads::OpArg::Other());
       }
     } catch (...) {  // never let an odd input escape an observer
-      args->push_back(OpArg::Other());
+      args->push_back(workloads::OpArg::Other());
     }
   }
   *shapes = absl::StrJoin(parts, " ");
@@ -101,13 +101,13 @@ std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
   if (s == nullptr) return nullptr;
   Frame frame;
   frame.name = fn.name();
-  std::vector<OpArg> args;
+  std::vector<workloads::OpArg> args;
   Describe(fn.inputs(), &frame.shapes, &args);
   if (s->formula_depth == 0) {  // not inside an operator whose FLOPs are already counted
-    const FlopClass kind = ClassifyOperator(frame.name);
+    const workloads::FlopClass kind = workloads::ClassifyOperator(frame.name);
     std::optional<int64_t> flops;
-    if (kind == FlopClass::kFormula) {
-      flops = OperatorFlops(frame.name, args);
+    if (kind == workloads::FlopClass::kFormula) {
+      flops = workloads::OperatorFlops(frame.name, args);
       if (!flops) s->unfit.emplace(frame.name, frame.shapes);
     }
     if (flops) {
@@ -115,7 +115,7 @@ std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
       frame.opened_formula = true;
       ++s->formula_depth;
       s->total_flops += *flops;
-    } else if (kind == FlopClass::kNotCounted) {
+    } else if (kind == workloads::FlopClass::kNotCounted) {
       // e.g. aten::batch_norm -> cudnn_batch_norm: the backend op is part of a 0-FLOP op.
       frame.opened_zero = true;
       ++s->zero_depth;
@@ -177,8 +177,8 @@ class ObserverScope {
 std::string CallsText(int64_t n) { return absl::StrCat(n, n == 1 ? " call" : " calls"); }
 
 // What the observers saw, in the form ReconcileGraphCompute reads.
-ObservedOperators Observed(const Session& session, int calls) {
-  ObservedOperators observed;
+workloads::ObservedOperators Observed(const Session& session, int calls) {
+  workloads::ObservedOperators observed;
   observed.profiled_calls = calls;
   for (const auto& [name, totals] : session.operators) observed.calls[name] = totals.calls;
   observed.without_formula = session.without_formula;
@@ -188,7 +188,7 @@ ObservedOperators Observed(const Session& session, int calls) {
 }  // namespace
 
 absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::function<c10::IValue()>& call, int calls,
-                                                               const GraphCompute* graph) {
+                                                               const workloads::GraphCompute* graph) {
   if (!call) return absl::InvalidArgumentError("ProfileWorkload: call is empty");
   if (calls < 1) {
     return absl::InvalidArgumentError(absl::StrCat("ProfileWorkload: calls is ", calls, "; profile at least 1 call"));
@@ -196,17 +196,17 @@ absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::functi
   if (t_session != nullptr) {
     return absl::FailedPreconditionError("ProfileWorkload: a profile is already running on this thread");
   }
-  if (absl::Status warm = RunTorch("profile warm-up call", [&] { call(); }); !warm.ok()) return warm;
+  if (absl::Status warm = workloads::RunTorch("profile warm-up call", [&] { call(); }); !warm.ok()) return warm;
 
   Session session;
-  absl::Status observed = RunTorch("profiled call", [&] {
+  absl::Status observed = workloads::RunTorch("profiled call", [&] {
     ObserverScope scope(&session);
     for (int i = 0; i < calls; ++i) call();
   });
   if (!observed.ok()) return observed;
-  FlopReconciliation from_graph;
+  workloads::FlopReconciliation from_graph;
   if (graph != nullptr) {
-    from_graph = ReconcileGraphCompute(*graph, Observed(session, calls));
+    from_graph = workloads::ReconcileGraphCompute(*graph, Observed(session, calls));
     for (const std::string& kind : from_graph.resolved) session.without_formula.erase(kind);
   }
 
@@ -229,9 +229,9 @@ absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::functi
       group->set_input_shapes(text);
       group->set_calls(n);
     }
-    const FlopClass kind = ClassifyOperator(name);
-    if (kind == FlopClass::kFormula) stat->set_flops(static_cast<double>(totals->flops));
-    if (kind == FlopClass::kNotCounted) stat->set_flops(0);
+    const workloads::FlopClass kind = workloads::ClassifyOperator(name);
+    if (kind == workloads::FlopClass::kFormula) stat->set_flops(static_cast<double>(totals->flops));
+    if (kind == workloads::FlopClass::kNotCounted) stat->set_flops(0);
     if (const auto counted = from_graph.added_by_kind.find(name); counted != from_graph.added_by_kind.end()) {
       stat->set_flops(stat->flops() + static_cast<double>(counted->second));
     }
@@ -245,7 +245,7 @@ absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::functi
       "formulas over the argument shapes seen by RecordFunction observers, counted at the outermost operator "
       "with a formula; TorchScript graph compute nodes the observers cannot see (JIT-only operators such as "
       "prim::mkldnn_convolution after optimize_for_inference) or see without formula (prepacked operators) are "
-      "counted by the same formulas from the graph's static shapes, as the diagnostics list; ", kFlopConvention));
+      "counted by the same formulas from the graph's static shapes, as the diagnostics list; ", workloads::kFlopConvention));
   flops->set_scope(absl::StrCat("one workload call (the FLOPs of ", CallsText(calls),
                                 " divided by ", calls, "); operators run on the calling thread"));
   flops->set_complete(session.without_formula.empty() && !from_graph.incomplete);
@@ -260,9 +260,9 @@ absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::functi
   for (const std::string& d : from_graph.diagnostics) flops->add_diagnostics(d);
   profile.set_note(absl::StrCat(
       "profiler times include instrumentation and are not clean workload timing; operator calls, times and FLOPs "
-      "are totals over profiled_calls workload calls after one unprofiled warm-up call; FLOPs: ", kFlopConvention,
+      "are totals over profiled_calls workload calls after one unprofiled warm-up call; FLOPs: ", workloads::kFlopConvention,
       "; FLOPs are attributed to the outermost operator with a formula (nested operators show 0)"));
   return profile;
 }
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

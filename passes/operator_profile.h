@@ -11,8 +11,7 @@
 #include "workloads/graph_compute.h"
 #include "proto/report.pb.h"
 
-// (Namespace torchscan::workloads kept from when the passes lived among the workloads.)
-namespace torchscan::workloads {
+namespace torchscan::passes {
 
 // Runs `call` once unobserved (lazy initialisation and TorchScript's profiling runs stay out
 // of the profile), then `calls` times with a thread-local RecordFunction observer (inputs
@@ -41,6 +40,6 @@ namespace torchscan::workloads {
 // profile is already running on this thread; the status RunTorch (workloads/torch_status.h) maps from
 // what `call` throws (the observer is removed in every case).
 absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::function<c10::IValue()>& call,
-                                                               int calls, const GraphCompute* graph = nullptr);
+                                                               int calls, const workloads::GraphCompute* graph = nullptr);
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

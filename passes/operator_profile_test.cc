@@ -8,7 +8,7 @@
 
 #include "workloads/workload.h"
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 using torchscan::v1::ModelSpec;
@@ -16,7 +16,7 @@ using torchscan::v1::OperatorProfile;
 using torchscan::v1::WorkloadSpec;
 
 OperatorProfile Profile(const WorkloadSpec& spec, int calls) {
-  const auto workload = BuildWorkload(spec);
+  const auto workload = workloads::BuildWorkload(spec);
   EXPECT_TRUE(workload.ok()) << workload.status();
   const auto profile = ProfileWorkload(workload->call, calls);
   EXPECT_TRUE(profile.ok()) << profile.status();
@@ -207,4 +207,4 @@ TEST(ProfileWorkload, Errors) {
 }
 
 }  // namespace
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

@@ -13,15 +13,15 @@
 #include "workloads/test_cnn.h"
 #include "workloads/workload.h"
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 using torchscan::v1::MetricResult;
 using torchscan::v1::WorkloadSpec;
 
 // TestCnn on [2, 3, 16, 16]: 2 x 2,744,320 FLOPs, of which the linear 2 x 163,840.
-constexpr double kCnnFlops = 2.0 * kTestCnnFlops;  // 5,488,640
-constexpr double kLinearFlops = 2.0 * kTestCnnLinearFlops;
+constexpr double kCnnFlops = 2.0 * workloads::kTestCnnFlops;  // 5,488,640
+constexpr double kLinearFlops = 2.0 * workloads::kTestCnnLinearFlops;
 
 std::string Bytes(const torch::jit::Module& m) {
   std::ostringstream out;
@@ -40,12 +40,12 @@ WorkloadSpec Spec(const std::string& bytes, bool optimize) {
 }
 
 struct Profiled {
-  Workload workload;
+  workloads::Workload workload;
   torchscan::v1::OperatorProfile profile;
 };
 
 Profiled Profile(const WorkloadSpec& spec, int calls) {
-  absl::StatusOr<Workload> w = BuildWorkload(spec);
+  absl::StatusOr<workloads::Workload> w = workloads::BuildWorkload(spec);
   EXPECT_TRUE(w.ok()) << w.status();
   if (!w.ok()) return {};
   EXPECT_TRUE(w->graph_compute.has_value());
@@ -62,14 +62,14 @@ bool Mentions(const MetricResult& m, const std::string& text) {
   return false;
 }
 
-int CountKind(const GraphCompute& g, const std::string& kind) {
+int CountKind(const workloads::GraphCompute& g, const std::string& kind) {
   int n = 0;
   for (const auto& node : g.nodes) n += node.kind == kind;
   return n;
 }
 
 TEST(OptimizedFlops, OptimizedCnnReportsThePlainCnnsFlops) {
-  const std::string bytes = Bytes(TestCnn());
+  const std::string bytes = Bytes(workloads::TestCnn());
   const Profiled plain = Profile(Spec(bytes, false), 3);
   const Profiled optimized = Profile(Spec(bytes, true), 3);
 
@@ -97,7 +97,7 @@ TEST(OptimizedFlops, OptimizedCnnReportsThePlainCnnsFlops) {
 }
 
 TEST(OptimizedFlops, PerSampleOptimizedCnnCountsEveryForward) {
-  WorkloadSpec spec = Spec(Bytes(TestCnn()), true);
+  WorkloadSpec spec = Spec(Bytes(workloads::TestCnn()), true);
   spec.set_execution_mode(WorkloadSpec::per_sample);
   spec.set_keep_batch_dim(true);  // flatten(x, 1) needs the batch dimension
   const Profiled p = Profile(spec, 2);
@@ -110,7 +110,7 @@ TEST(OptimizedFlops, PerSampleOptimizedCnnCountsEveryForward) {
 TEST(OptimizedFlops, PrepackedOperatorsSeenWithoutFormulaAreCountedFromTheGraph) {
   // A module saved after XNNPACK's optimizeForMobile: the observers see prepacked::*_run without
   // a formula; the graph's prepacked contexts give their sizes.
-  const Profiled p = Profile(Spec(Bytes(torch::jit::optimizeForMobile(TestCnn())), false), 2);
+  const Profiled p = Profile(Spec(Bytes(torch::jit::optimizeForMobile(workloads::TestCnn())), false), 2);
   const MetricResult& flops = p.profile.flops_per_call();
   EXPECT_EQ(flops.value(), kCnnFlops);
   EXPECT_TRUE(flops.complete()) << flops.DebugString();
@@ -166,10 +166,10 @@ def forward(self, x):
 TEST(OptimizedFlops, BuiltinsHaveNoGraph) {
   WorkloadSpec spec;
   spec.mutable_model()->set_builtin(torchscan::v1::ModelSpec::linear);
-  const absl::StatusOr<Workload> w = BuildWorkload(spec);
+  const absl::StatusOr<workloads::Workload> w = workloads::BuildWorkload(spec);
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_FALSE(w->graph_compute.has_value());
 }
 
 }  // namespace
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

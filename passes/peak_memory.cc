@@ -19,7 +19,7 @@
 #include <torch/cuda.h>
 #endif
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 using torchscan::v1::MetricResult;
@@ -102,10 +102,10 @@ std::vector<MetricResult> MeasureCpu(const std::function<c10::IValue()>& call, c
       Metric("tensor_delta_bytes", "tensor_peak_bytes - tensor_baseline_bytes", kCpuScope),
   };
   int64_t baseline = 0;
-  absl::Status counted = RunTorch("counting resident tensor bytes", [&] { baseline = ResidentBytes(resident); });
+  absl::Status counted = workloads::RunTorch("counting resident tensor bytes", [&] { baseline = ResidentBytes(resident); });
   if (!counted.ok()) return Unknown(std::move(metrics), std::string(counted.message()));
   auto observer = std::make_shared<TensorMemoryObserver>();
-  absl::Status ran = RunTorch("measure_peak_memory call", [&] {
+  absl::Status ran = workloads::RunTorch("measure_peak_memory call", [&] {
     c10::DebugInfoGuard guard(c10::DebugInfoKind::PROFILER_STATE, observer);
     c10::IValue output = call();
     output = c10::IValue();  // the output's memory is part of the call's peak, freed while observed
@@ -118,7 +118,7 @@ std::vector<MetricResult> MeasureCpu(const std::function<c10::IValue()>& call, c
   return metrics;
 }
 
-std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call, const ResolvedDevice& device) {
+std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call, const workloads::ResolvedDevice& device) {
   const std::string scope = absl::StrCat(
       "one call on ", device.name, "; the caching allocator's peak since the call started, including memory "
       "already allocated then; excludes CPU memory and RSS");
@@ -130,7 +130,7 @@ std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call, 
   };
 #if TORCHSCAN_LIBTORCH_CUDA
   int64_t allocated = 0, reserved = 0;
-  absl::Status ran = RunTorch("measure_peak_memory call", [&] {
+  absl::Status ran = workloads::RunTorch("measure_peak_memory call", [&] {
     namespace alloc = c10::cuda::CUDACachingAllocator;
     // The allocator's statistics exist once CUDA is initialised on the device (LibTorch 2.x
     // throws "Invalid device argument" before): one tiny allocation initialises it.
@@ -159,7 +159,7 @@ std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call, 
 
 std::vector<MetricResult> MeasurePeakMemory(const std::function<c10::IValue()>& call, const std::string& device,
                                             const std::vector<at::Tensor>& resident) {
-  absl::StatusOr<ResolvedDevice> resolved = ResolveDevice(device);
+  absl::StatusOr<workloads::ResolvedDevice> resolved = workloads::ResolveDevice(device);
   if (!resolved.ok()) {
     MetricResult m = Metric("tensor_peak_bytes", "unavailable", absl::StrCat("one call on ", device));
     return Unknown({m}, std::string(resolved.status().message()));
@@ -170,4 +170,4 @@ std::vector<MetricResult> MeasurePeakMemory(const std::function<c10::IValue()>& 
   return resolved->cuda ? MeasureCuda(call, *resolved) : MeasureCpu(call, resident);
 }
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

@@ -12,8 +12,7 @@
 
 #include "proto/report.pb.h"
 
-// (Namespace torchscan::workloads kept from when the passes lived among the workloads.)
-namespace torchscan::workloads {
+namespace torchscan::passes {
 
 // Runs `call` once on `device` ("cpu" or "cuda:N", as Workload::device) and returns:
 // CPU:
@@ -36,4 +35,4 @@ std::vector<torchscan::v1::MetricResult> MeasurePeakMemory(const std::function<c
                                                            const std::string& device,
                                                            const std::vector<at::Tensor>& resident = {});
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

@@ -5,7 +5,7 @@
 
 #include "workloads/workload.h"
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 using torchscan::v1::MetricResult;
@@ -72,7 +72,7 @@ TEST(MeasurePeakMemory, BaselineCountsEachStorageOnce) {
 TEST(MeasurePeakMemory, LinearWorkload) {
   torchscan::v1::WorkloadSpec spec;
   spec.mutable_model()->set_builtin(torchscan::v1::ModelSpec::linear);
-  const auto workload = BuildWorkload(spec);
+  const auto workload = workloads::BuildWorkload(spec);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const auto metrics = MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors);
   // Resident: weight 128x128 + bias 128 + input 32x128 float32 = (16384 + 128 + 4096) * 4.
@@ -110,4 +110,4 @@ TEST(MeasurePeakMemory, FailuresGiveUnknownMetricsWithTheReason) {
 }
 
 }  // namespace
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

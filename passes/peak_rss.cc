@@ -27,7 +27,7 @@
 #include "process/spawn.h"
 #include "process/supervise.h"
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 // The exit status of a child whose parent died before it could arrange to die with it (or
@@ -379,4 +379,4 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
   return RssTrial::Launch(spec, child_path, options).Await(info);
 }
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

@@ -10,8 +10,7 @@
 #include "proto/spec_limits.h"
 #include "proto/workload.pb.h"
 
-// (Namespace torchscan::workloads kept from when the passes lived among the workloads.)
-namespace torchscan::workloads {
+namespace torchscan::passes {
 
 // What happened to the child, for logs and the cost benchmark (not part of the metric).
 struct RssTrialInfo {
@@ -103,4 +102,4 @@ torchscan::v1::MetricResult MeasurePeakRss(const torchscan::v1::WorkloadSpec& sp
                                            const RssTrialOptions& options = RssTrialOptions(),
                                            RssTrialInfo* info = nullptr);
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 // Runfiles: bazel test runs in the workspace's runfiles directory.
@@ -325,4 +325,4 @@ TEST(MeasurePeakRss, BadArgumentsAreUnknown) {
 }
 
 }  // namespace
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

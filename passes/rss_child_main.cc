@@ -42,7 +42,7 @@ int Fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> words(argv + 1, argv + argc);
-  if (words.size() == 1 && words[0] == torchscan::workloads::kRssChildWaitFlag) {
+  if (words.size() == 1 && words[0] == torchscan::passes::kRssChildWaitFlag) {
     std::string line;
     if (!std::getline(std::cin, line)) return 0;  // no trial came
     words = absl::StrSplit(line, ' ', absl::SkipEmpty());
@@ -77,9 +77,9 @@ int main(int argc, char** argv) {
   std::ifstream status_file("/proc/self/status");
   std::stringstream status;
   status << status_file.rdbuf();
-  const std::optional<int64_t> vm_hwm = torchscan::workloads::ParseVmHwmBytes(status.str());
+  const std::optional<int64_t> vm_hwm = torchscan::passes::ParseVmHwmBytes(status.str());
   if (!vm_hwm) return Fail("no VmHWM line in /proc/self/status (peak RSS needs Linux)");
-  std::cout << torchscan::workloads::FormatRssChildLine(
+  std::cout << torchscan::passes::FormatRssChildLine(
                    {*vm_hwm, calls, at::get_num_threads(), at::get_num_interop_threads()})
             << std::endl;
   // Ends here, without LibTorch's teardown (static destructors, thread pools, freed

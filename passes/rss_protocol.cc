@@ -9,7 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 constexpr absl::string_view kPrefix = "torchscan_rss_child ";
@@ -56,4 +56,4 @@ std::optional<RssChildResult> ParseRssChildOutput(absl::string_view stdout_text)
   return last;
 }
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

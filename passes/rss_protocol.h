@@ -8,8 +8,7 @@
 #include <string>
 #include "absl/strings/string_view.h"
 
-// (Namespace torchscan::workloads kept from when the passes lived among the workloads.)
-namespace torchscan::workloads {
+namespace torchscan::passes {
 
 // The child's one flag besides the four words: started before its trial is known, it reads
 // those words as one line on stdin (rss_child_main.cc).
@@ -33,4 +32,4 @@ std::string FormatRssChildLine(const RssChildResult& result);
 // "torchscan_rss_child " and holds all four fields as non-negative integers. nullopt otherwise.
 std::optional<RssChildResult> ParseRssChildOutput(absl::string_view stdout_text);
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

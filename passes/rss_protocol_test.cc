@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 TEST(RssProtocol, ParsesVmHwmInKibibytes) {
@@ -40,4 +40,4 @@ TEST(RssProtocol, RejectsOutputWithoutAValidLine) {
 }
 
 }  // namespace
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

@@ -10,7 +10,7 @@
 #include "passes/peak_memory.h"
 #include "workloads/workload.h"
 
-namespace torchscan::workloads {
+namespace torchscan::passes {
 namespace {
 
 std::string TinyClassifierBytes() {
@@ -47,7 +47,7 @@ double Value(const std::vector<torchscan::v1::MetricResult>& metrics, const std:
 
 TEST(TorchScriptEndToEnd, DefinedModuleBuildsProfilesAndMeasures) {
   const std::string bytes = TinyClassifierBytes();
-  const auto workload = BuildWorkload(Spec(bytes));
+  const auto workload = workloads::BuildWorkload(Spec(bytes));
   ASSERT_TRUE(workload.ok()) << workload.status();
   EXPECT_EQ(workload->work_units, 4);
   EXPECT_EQ(workload->work_unit, "samples");
@@ -90,13 +90,13 @@ TEST(TorchScriptEndToEnd, DefinedModuleBuildsProfilesAndMeasures) {
 
 TEST(TorchScriptEndToEnd, PerSampleAndFrozenVariantsAgree) {
   const std::string bytes = TinyClassifierBytes();
-  const auto batch = BuildWorkload(Spec(bytes));
+  const auto batch = workloads::BuildWorkload(Spec(bytes));
   auto per_sample_spec = Spec(bytes);
   per_sample_spec.set_execution_mode(torchscan::v1::WorkloadSpec::per_sample);
-  const auto per_sample = BuildWorkload(per_sample_spec);
+  const auto per_sample = workloads::BuildWorkload(per_sample_spec);
   auto frozen_spec = Spec(bytes);
   frozen_spec.set_freeze(true);
-  const auto frozen = BuildWorkload(frozen_spec);
+  const auto frozen = workloads::BuildWorkload(frozen_spec);
   ASSERT_TRUE(batch.ok() && per_sample.ok() && frozen.ok());
   const torch::Tensor out = batch->call().toTensor();
   EXPECT_TRUE(torch::allclose(out, per_sample->call().toTensor(), 1e-4, 1e-5));
@@ -110,4 +110,4 @@ TEST(TorchScriptEndToEnd, PerSampleAndFrozenVariantsAgree) {
 }
 
 }  // namespace
-}  // namespace torchscan::workloads
+}  // namespace torchscan::passes

@@ -10,7 +10,7 @@
 #include "worker/fresh_comparison.h"
 #include "worker/result_labels.h"
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 
 v1::WorkloadSpec CalibrationWorkload(const v1::CalibrateJob& job) {
   if (job.has_workload()) return job.workload();
@@ -74,4 +74,4 @@ absl::StatusOr<v1::Calibration> RunCalibration(const v1::JobSpec& spec, const Ca
   return calibration;
 }
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

@@ -19,7 +19,7 @@
 #include "proto/service.pb.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
-namespace torchscan::daemon {
+namespace torchscan::worker {
 
 // The job's workload, or when it has none the built-in reference workload: the built-in
 // linear model in batch mode (its default input).
@@ -50,4 +50,4 @@ struct CalibrationRun {
 // no later pair is started, and the failed pair's process is gone when it returns.
 absl::StatusOr<v1::Calibration> RunCalibration(const v1::JobSpec& spec, const CalibrationRun& run);
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

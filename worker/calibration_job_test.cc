@@ -19,7 +19,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 namespace {
 
 namespace fs = std::filesystem;
@@ -158,4 +158,4 @@ TEST(CalibrationJob, APairIsTheCompareJobOfTheWorkloadWithItself) {
 }
 
 }  // namespace
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

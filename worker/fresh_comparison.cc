@@ -11,7 +11,7 @@
 #include "worker/state_folder.h"
 #include "worker/worker_protocol.h"
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 namespace {
 
 namespace fs = std::filesystem;
@@ -78,4 +78,4 @@ absl::StatusOr<v1::Comparison> RunComparisonInFreshWorker(const v1::JobSpec& spe
   return std::move(*result.mutable_comparison());
 }
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

@@ -17,7 +17,7 @@
 #include "proto/service.pb.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
-namespace torchscan::daemon {
+namespace torchscan::worker {
 
 struct FreshWorkerRun {
   std::string worker_path;  // the torchscan-worker to run (the worker passes /proc/self/exe); required
@@ -40,4 +40,4 @@ struct FreshWorkerRun {
 //     torchscan-worker: ...", "worker killed by signal 9 (SIGKILL)", "cannot start worker ...")
 absl::StatusOr<v1::Comparison> RunComparisonInFreshWorker(const v1::JobSpec& spec, const FreshWorkerRun& run);
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

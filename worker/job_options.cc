@@ -3,7 +3,7 @@
 #include "spec/job_spec.h"
 #include "proto/spec_limits.h"
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 namespace {
 
 template <typename T>
@@ -57,4 +57,4 @@ absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::Job
   return o;
 }
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

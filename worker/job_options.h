@@ -9,7 +9,7 @@
 #include "proto/service.pb.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
-namespace torchscan::daemon {
+namespace torchscan::worker {
 
 // Defaults (proto/spec_limits.h): min_run_time_s kDefaultMinRunTimeS, min_blocks
 // kDefaultMinBlocks, max_run_time_s none, threads kDefaultIntraOpThreads and
@@ -23,4 +23,4 @@ namespace torchscan::daemon {
 //     chosen, tolerances missing, negative or not finite (ValidateOutputCheck)
 absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, const std::string& rss_child_path);
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

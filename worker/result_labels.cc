@@ -1,6 +1,6 @@
 #include "worker/result_labels.h"
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 namespace {
 
 std::string FileName(const std::string& path) {
@@ -40,4 +40,4 @@ void LabelResult(const v1::JobSpec& spec, v1::JobResult* result) {
   }
 }
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

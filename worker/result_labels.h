@@ -8,7 +8,7 @@
 #include "proto/service.pb.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
-namespace torchscan::daemon {
+namespace torchscan::worker {
 
 // The model's name for titles: a built-in's enum name ("resnet18"), else the file name (no
 // folders) of the TorchScript module's source_name, else of its path, else "TorchScript
@@ -20,4 +20,4 @@ std::string ModelName(const v1::WorkloadSpec& workload);
 // holding neither kind is left unchanged.
 void LabelResult(const v1::JobSpec& spec, v1::JobResult* result);
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

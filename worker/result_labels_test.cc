@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 namespace {
 
 v1::WorkloadSpec Builtin(v1::ModelSpec::Builtin builtin) {
@@ -68,4 +68,4 @@ TEST(LabelResult, AnEmptyResultStaysEmpty) {
 }
 
 }  // namespace
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

@@ -28,7 +28,7 @@
 // Plain constexpr values: no dependencies, no LibTorch, no gRPC (the worker includes it).
 #pragma once
 
-namespace torchscan {
+namespace torchscan::worker {
 
 // ---------------------------------------------------------------- the state folder
 inline constexpr char kStateLockFile[] = "torchscand.lock";
@@ -51,4 +51,4 @@ inline constexpr char kPrivateDaemonFolderTemplate[] = "/tmp/torchscan-client-XX
 inline constexpr char kPrivateDaemonLogFile[] = "torchscand.log";
 inline constexpr char kPrivateDaemonStateFolder[] = "state";
 
-}  // namespace torchscan
+}  // namespace torchscan::worker

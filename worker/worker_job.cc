@@ -14,7 +14,7 @@
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -114,4 +114,4 @@ int RunWorkerJob(const WorkerFlags& flags, std::ostream& progress, std::ostream&
   return kWorkerInternalError;
 }
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

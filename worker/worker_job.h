@@ -13,7 +13,7 @@
 #include "passes/peak_rss.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
-namespace torchscan::daemon {
+namespace torchscan::worker {
 
 struct WorkerFlags {
   std::string job_dir;         // --job: holds spec.json, receives result.json (required)
@@ -23,11 +23,11 @@ struct WorkerFlags {
   std::string self_path;
   // RSS children a warm spare started while it waited (worker_main.cc): an rss job's trials
   // take them; for any other job they are killed before it starts. nullptr: none.
-  std::vector<workloads::RssTrial>* waiting_rss = nullptr;
+  std::vector<passes::RssTrial>* waiting_rss = nullptr;
 };
 
 // Returns the exit code (WorkerExitCode). Progress lines go to `progress` (flushed each);
 // on failure one line "torchscan-worker: <why>" goes to `errors`. Never throws.
 int RunWorkerJob(const WorkerFlags& flags, std::ostream& progress, std::ostream& errors);
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

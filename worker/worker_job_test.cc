@@ -15,7 +15,7 @@
 #include "io/file_io.h"
 #include "io/proto_json.h"
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 namespace {
 
 namespace fs = std::filesystem;
@@ -240,4 +240,4 @@ TEST(WorkerJob, CalibratesWithPairsOfTheReferenceWorkload) {
 }
 
 }  // namespace
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

@@ -26,7 +26,7 @@
 
 namespace {
 
-namespace d = torchscan::daemon;
+namespace w = torchscan::worker;
 
 // This executable, for a calibration's pairs (each runs in a fresh copy of this worker): its
 // path, so that the pairs' processes carry its name; /proc/self/exe when that cannot be read
@@ -42,45 +42,45 @@ std::string SelfPath() {
 // initialisers of LibTorch). Nothing here touches LibTorch: its thread pools start, and its
 // thread settings are applied, in RunWorkerJob, exactly as in a cold worker. Reading stdin
 // blocks without using CPU, so an idle spare adds nothing to its RLIMIT_CPU after loading.
-int RunSpare(d::WorkerFlags flags, int rss_children) {
+int RunSpare(w::WorkerFlags flags, int rss_children) {
   // --rss-children RSS children start loading too (torchscand asks for as many as its last
   // job used), forked here, on the main thread, before any LibTorch work (passes/peak_rss.h):
   // an rss job hands them its trials, so their LibTorch load is off its path; any other job
   // kills them before it starts.
-  std::vector<torchscan::workloads::RssTrial> waiting;
+  std::vector<torchscan::passes::RssTrial> waiting;
   if (!flags.rss_child_path.empty())
     for (int i = 0; i < rss_children; ++i)
-      waiting.push_back(torchscan::workloads::RssTrial::LaunchWaiting(flags.rss_child_path));
+      waiting.push_back(torchscan::passes::RssTrial::LaunchWaiting(flags.rss_child_path));
   flags.waiting_rss = &waiting;
-  std::cout << d::kReadyLine << std::endl;
+  std::cout << w::kReadyLine << std::endl;
   const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-  if (text.empty()) return d::kWorkerOk;  // dropped (the daemon stopped) before any job
-  const std::optional<d::Handoff> handoff = d::ParseHandoff(text);
+  if (text.empty()) return w::kWorkerOk;  // dropped (the daemon stopped) before any job
+  const std::optional<w::Handoff> handoff = w::ParseHandoff(text);
   if (!handoff) {
     std::cerr << "torchscan-worker: --spare: stdin did not hold a job handoff (\"job DIR\", \"stderr PATH\")"
               << std::endl;
-    return d::kWorkerBadSpec;
+    return w::kWorkerBadSpec;
   }
   const int err = ::open(handoff->stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (err < 0 || ::dup2(err, STDERR_FILENO) < 0) {
     std::cerr << "torchscan-worker: --spare: cannot write the job's stderr file " << handoff->stderr_path << ": "
               << std::strerror(errno) << std::endl;
-    return d::kWorkerResultNotWritten;
+    return w::kWorkerResultNotWritten;
   }
   ::close(err);
   flags.job_dir = handoff->job_dir;
-  return d::RunWorkerJob(flags, std::cout, std::cerr);
+  return w::RunWorkerJob(flags, std::cout, std::cerr);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  d::WorkerFlags flags;
+  w::WorkerFlags flags;
   bool spare = false;
   CLI::App app{"torchscan-worker: runs one TorchScan job (started by torchscand)"};
   CLI::Option* job = app.add_option("--job", flags.job_dir,
-                                    std::string("job folder holding ") + torchscan::kJobSpecFile + "; " +
-                                        torchscan::kJobResultFile + " is written there");
+                                    std::string("job folder holding ") + w::kJobSpecFile + "; " +
+                                        w::kJobResultFile + " is written there");
   CLI::Option* spare_flag =
       app.add_flag("--spare", spare, "wait, loaded, for the job folder torchscand hands over on stdin (instead of --job)");
   job->excludes(spare_flag);
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
                  "with --job: SOCKET_FD:STDERR_FD of an RSS child torchscand started with this worker (repeated; "
                  "worker_protocol.h)")
       ->check([](const std::string& text) {
-        return d::ParseRssWaitingFds(text) ? std::string() : "expected SOCKET_FD:STDERR_FD, two descriptor numbers";
+        return w::ParseRssWaitingFds(text) ? std::string() : "expected SOCKET_FD:STDERR_FD, two descriptor numbers";
       });
   waiting_flag->excludes(spare_flag);
   flags.self_path = SelfPath();
@@ -102,16 +102,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     if (!spare && flags.job_dir.empty()) throw CLI::RequiredError("--job (or --spare)");
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : d::kWorkerBadSpec;
+    return app.exit(e) == 0 ? 0 : w::kWorkerBadSpec;
   }
   // Adopted before anything else: their sockets hold each child's pid line (worker_protocol.h).
-  std::vector<torchscan::workloads::RssTrial> waiting;
+  std::vector<torchscan::passes::RssTrial> waiting;
   for (const std::string& text : rss_waiting) {
-    const d::RssWaitingFds fds = *d::ParseRssWaitingFds(text);
-    waiting.push_back(torchscan::workloads::RssTrial::AdoptWaiting(fds.socket_fd, fds.stderr_fd));
+    const w::RssWaitingFds fds = *w::ParseRssWaitingFds(text);
+    waiting.push_back(torchscan::passes::RssTrial::AdoptWaiting(fds.socket_fd, fds.stderr_fd));
   }
   if (!waiting.empty()) flags.waiting_rss = &waiting;
-  const int code = spare ? RunSpare(flags, rss_children) : d::RunWorkerJob(flags, std::cout, std::cerr);
+  const int code = spare ? RunSpare(flags, rss_children) : w::RunWorkerJob(flags, std::cout, std::cerr);
   // Ends here, without running static destructors: the result is on disk (fsynced) and every
   // RSS child reaped, and LibTorch's teardown (its thread pools, registries and freed
   // allocations) only delayed the job's end: 64 ms between the result's rename and

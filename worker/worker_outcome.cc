@@ -12,7 +12,7 @@
 #include "process/exit_status.h"
 #include "worker/worker_protocol.h"
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 namespace {
 
 constexpr size_t kStderrTail = 4096;
@@ -105,4 +105,4 @@ WorkerOutcome WorkerOutcomeOf(const process::RunResult& run, const process::RunO
   return out;
 }
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

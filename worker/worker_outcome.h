@@ -15,7 +15,7 @@
 #include "process/run.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
-namespace torchscan::daemon {
+namespace torchscan::worker {
 
 struct WorkerOutcome {
   enum class Kind {
@@ -57,4 +57,4 @@ std::string DescribeWorkerStatus(int status, const std::string& stderr_tail, con
 // The last ~4 KiB of file `path`, without surrounding white space; "" when it cannot be read.
 std::string ReadStderrTail(const std::string& path);
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

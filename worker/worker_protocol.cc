@@ -9,7 +9,7 @@
 #include "absl/strings/strip.h"
 #include "passes/rss_protocol.h"
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 
 std::string DescribeWorkerExit(int exit_code) {
   switch (exit_code) {
@@ -87,7 +87,7 @@ process::EarlyChildren WaitingRssChildren(const std::string& rss_child_path, int
   process::EarlyChildren early;
   early.name = "RSS children";
   for (int i = 0; i < count; ++i)
-    early.children.push_back({rss_child_path, {workloads::kRssChildWaitFlag},
+    early.children.push_back({rss_child_path, {passes::kRssChildWaitFlag},
                               "torchscan launcher: cannot execute the RSS child (rss_child_path)\n"});
   early.args_for = [](int socket_fd, int stderr_fd) {
     return std::vector<std::string>{"--rss-waiting", FormatRssWaitingFds({socket_fd, stderr_fd})};
@@ -95,4 +95,4 @@ process::EarlyChildren WaitingRssChildren(const std::string& rss_child_path, int
   return early;
 }
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

@@ -45,7 +45,7 @@
 #include "process/pre_exec.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
-namespace torchscan::daemon {
+namespace torchscan::worker {
 
 // Exit codes of torchscan-worker.
 enum WorkerExitCode : int {
@@ -105,4 +105,4 @@ std::optional<RssWaitingFds> ParseRssWaitingFds(std::string_view text);
 // on its stderr. None for count <= 0.
 process::EarlyChildren WaitingRssChildren(const std::string& rss_child_path, int count);
 
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker

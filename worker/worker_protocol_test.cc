@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace torchscan::daemon {
+namespace torchscan::worker {
 namespace {
 
 TEST(WorkerProtocol, PhaseRoundTrips) {
@@ -75,4 +75,4 @@ TEST(WorkerProtocol, ExitCodesHaveNames) {
 }
 
 }  // namespace
-}  // namespace torchscan::daemon
+}  // namespace torchscan::worker
