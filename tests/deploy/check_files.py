@@ -160,6 +160,14 @@ def check_containerfile():
             for word in re.findall(r"(?:^|[\s;&|])((?:scripts|deploy)/[\w./-]+)", args):
                 if not os.access(os.path.join(root, word), os.X_OK):
                     return f"{CONTAINERFILE}:{n}: RUN starts {word}, which is not an executable file here"
+    copied_folders = {args.split()[0].rstrip("/") for _, i, args in instructions
+                      if i == "COPY" and not args.startswith("--from")}
+    # Every Bazel package of the programs must be in the build stage: all but the tests',
+    # the benchmarks' and deploy/'s own.
+    packages = {name for name in os.listdir(root) if os.path.isfile(os.path.join(root, name, "BUILD.bazel"))}
+    missing = sorted(packages - copied_folders - {"tests", "benchmarks", "deploy"})
+    if missing:
+        return f"{CONTAINERFILE}: the build stage does not COPY {', '.join(f + '/' for f in missing)}"
     users = [(n, a) for n, i, a in instructions if i == "USER" and n > final]
     if not users or not re.fullmatch(r"[1-9][0-9]*(:[0-9]+)?", users[-1][1]):
         return "the final stage needs USER UID[:GID], numeric and not 0 (runAsNonRoot checks numbers)"
