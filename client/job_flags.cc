@@ -5,18 +5,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "spec/builtin_models.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
+#include "spec/field_rules.h"
 #include "spec/printable_text.h"
 
 namespace torchscan {
 namespace {
 
-absl::Status FlagError(const std::string& flag, const std::string& what) {
-  return absl::InvalidArgumentError(flag + ": " + what);
-}
+absl::Status FlagError(const std::string& flag, const std::string& what) { return spec::FieldError(flag, what); }
 
 template <typename Enum>
 absl::StatusOr<Enum> ParseEnum(const std::string& flag, const std::string& value, bool (*parse)(const std::string&, Enum*),
@@ -111,8 +111,8 @@ absl::Status CheckJobText(const char* flag, const std::string& text) {
 }
 
 absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
-  if (f.threads < 1 || f.threads > kMaxThreads)
-    return FlagError("--threads", absl::StrFormat("must be 1..%d, got %d", kMaxThreads, f.threads));
+  if (absl::Status s = spec::CheckThreadCount("--threads", f.threads, kMaxThreads, /*zero_allowed=*/false); !s.ok())
+    return s;
   if (!(f.min_run_time > 0) || !std::isfinite(f.min_run_time) || f.min_run_time > kMaxMinRunTimeFlagS)
     return FlagError("--min-run-time",
                      absl::StrFormat("must be seconds in (0, %g], got %g", kMaxMinRunTimeFlagS, f.min_run_time));
@@ -127,14 +127,16 @@ absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
   return absl::OkStatus();
 }
 
-constexpr const char* kCheckChoices =
-    "TorchScan does not choose a tolerance: give --rtol R --atol A (add --check-dtype float32 for a precision "
-    "change), --check-module FILE, or --no-check";
+std::string CheckChoices() {
+  return absl::StrCat(spec::kNoToleranceChosen,
+                      ": give --rtol R --atol A (add --check-dtype float32 for a precision "
+                      "change), --check-module FILE, or --no-check");
+}
 
 absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputCheckSpec* check) {
   const bool tolerance = !std::isnan(f.rtol) || !std::isnan(f.atol);
   const int chosen = int{tolerance} + int{!f.check_module.empty()} + int{f.no_check};
-  if (chosen == 0) return FlagError("--rtol/--atol", std::string("the comparison needs its output check; ") + kCheckChoices);
+  if (chosen == 0) return FlagError("--rtol/--atol", "the comparison needs its output check; " + CheckChoices());
   if (chosen > 1)
     return FlagError(f.no_check ? "--no-check" : "--check-module",
                      "choose one output check: --rtol/--atol, --check-module or --no-check");
@@ -151,8 +153,8 @@ absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputC
   }
   for (const auto& [flag, value] : {std::pair{"--rtol", f.rtol}, std::pair{"--atol", f.atol}}) {
     if (std::isnan(value)) return FlagError(flag, std::string("required with ") + (flag[2] == 'r' ? "--atol" : "--rtol") +
-                                                      " (TorchScan does not choose a tolerance)");
-    if (!(value >= 0) || !std::isfinite(value)) return FlagError(flag, absl::StrFormat("must be a number >= 0, got %g", value));
+                                                      " (" + spec::kNoToleranceChosen + ")");
+    if (!spec::IsTolerance(value)) return FlagError(flag, absl::StrFormat("must be a number >= 0, got %g", value));
   }
   v1::DeclarativeCheck* d = check->mutable_declarative();
   d->set_rtol(f.rtol);

@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/environment.h"
+#include "spec/field_rules.h"
 #include "worker/state_folder.h"
 #include "daemon/token_file.h"
 #include "io/file_io.h"
@@ -28,9 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-absl::Status Invalid(const std::string& field, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
-}
+absl::Status Invalid(const std::string& field, const std::string& what) { return spec::FieldError(field, what); }
 
 bool IsExecutableFile(const std::string& path) {
   std::error_code error;
@@ -160,9 +159,7 @@ absl::Status ValidateDevice(const std::string& field, const std::string& device)
 }
 
 absl::Status ValidateThreads(const std::string& field, int threads) {
-  if (threads < 0 || threads > kMaxThreads)
-    return Invalid(field, absl::StrCat(threads, " is outside 0..", kMaxThreads));
-  return absl::OkStatus();
+  return spec::CheckThreadCount(field, threads, kMaxThreads, /*zero_allowed=*/true);
 }
 
 absl::Status ValidateLimits(const v1::DaemonLimits& limits) {

@@ -22,6 +22,7 @@
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
 #include "passes/peak_rss.h"
+#include "spec/field_rules.h"
 #include "workloads/thread_settings.h"
 #include "workloads/torch_status.h"
 #include "workloads/workload.h"
@@ -65,10 +66,9 @@ absl::Status ValidateOptions(const ExperimentOptions& o) {
 // Comparisons only: the declarative check needs the caller's tolerance.
 absl::Status ValidateCheck(const ExperimentOptions& o) {
   if (o.skip_check || o.check_module.source_case() != v1::TorchScriptSpec::SOURCE_NOT_SET) return absl::OkStatus();
-  if (!(o.check.rtol >= 0) || !(o.check.atol >= 0))
-    return absl::InvalidArgumentError(
-        "check: rtol and atol must be given as numbers >= 0 (TorchScan does not choose a tolerance); or use a check "
-        "module, or skip_check");
+  if (!spec::IsTolerance(o.check.rtol) || !spec::IsTolerance(o.check.atol))
+    return absl::InvalidArgumentError(absl::StrCat("check: rtol and atol must be given as numbers >= 0 (",
+                                                   spec::kNoToleranceChosen, "); or use a check module, or skip_check"));
   if (!o.check.compare_dtype.empty() && !IsCompareDType(o.check.compare_dtype))
     return absl::InvalidArgumentError("check.compare_dtype: \"" + o.check.compare_dtype +
                                       "\" is not one of float32, float64, bfloat16, float16");

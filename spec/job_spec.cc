@@ -14,14 +14,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
 #include "spec/builtin_models.h"
+#include "spec/field_rules.h"
 #include "spec/printable_text.h"
 
 namespace torchscan::spec {
 namespace {
 
-absl::Status Invalid(const std::string& field, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
-}
+absl::Status Invalid(const std::string& field, const std::string& what) { return FieldError(field, what); }
 
 // A path the worker will open: at most PATH_MAX bytes, as the kernel takes.
 absl::Status ValidatePath(const std::string& field, const std::string& path) {
@@ -150,9 +149,10 @@ absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& o) {
 }
 
 absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
-  constexpr const char* kChoices =
-      "TorchScan does not choose a tolerance: set check.declarative with rtol and atol (torchscan-client "
-      "--rtol R --atol A), check.torchscript (--check-module FILE), or check.skip: true (--no-check)";
+  const std::string kChoices = absl::StrCat(
+      kNoToleranceChosen,
+      ": set check.declarative with rtol and atol (torchscan-client --rtol R --atol A), check.torchscript "
+      "(--check-module FILE), or check.skip: true (--no-check)");
   switch (check.kind_case()) {
     case v1::OutputCheckSpec::kDeclarative: {
       const v1::DeclarativeCheck& d = check.declarative();

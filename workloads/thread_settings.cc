@@ -4,8 +4,8 @@
 
 #include <torch/torch.h>
 
-#include "absl/strings/str_format.h"
 #include "proto/spec_limits.h"
+#include "spec/field_rules.h"
 
 namespace torchscan::workloads {
 namespace {
@@ -21,10 +21,8 @@ void ApplyBlasThreads(int threads) {
 }  // namespace
 
 absl::Status ApplyThreadSettings(int intra_op, int inter_op) {
-  if (intra_op < 0 || intra_op > kMaxThreads)
-    return absl::InvalidArgumentError(absl::StrFormat("threads.intra_op: must be 0 (default) or 1..%d, got %d", kMaxThreads, intra_op));
-  if (inter_op < 0 || inter_op > kMaxThreads)
-    return absl::InvalidArgumentError(absl::StrFormat("threads.inter_op: must be 0 (default) or 1..%d, got %d", kMaxThreads, inter_op));
+  if (absl::Status s = spec::CheckThreadCount("threads.intra_op", intra_op, kMaxThreads, true); !s.ok()) return s;
+  if (absl::Status s = spec::CheckThreadCount("threads.inter_op", inter_op, kMaxThreads, true); !s.ok()) return s;
   if (intra_op > 0) {
     torch::set_num_threads(intra_op);
     ApplyBlasThreads(intra_op);

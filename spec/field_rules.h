@@ -1,0 +1,26 @@
+// The field-level rules that every layer applies in its own vocabulary (the client's flags,
+// the daemon's configuration and job fields, the experiment's options, the worker's thread
+// settings), decided here once. Pure functions; no LibTorch.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace torchscan::spec {
+
+// InvalidArgument "<field>: <what>": the shape of every refusal that names a field or a flag.
+absl::Status FieldError(absl::string_view field, absl::string_view what);
+
+// A thread count: 1..max, or also 0 (LibTorch's default) where `zero_allowed`. OK, or
+// FieldError "<field>: must be 1..<max>, got <n>" / "must be 0 (default) or 1..<max>, got <n>".
+absl::Status CheckThreadCount(absl::string_view field, int64_t threads, int64_t max, bool zero_allowed);
+
+// TorchScan does not choose a tolerance: a declarative output check needs rtol and atol from
+// the caller, each a finite number >= 0. The phrase every refusal of a missing one carries:
+inline constexpr char kNoToleranceChosen[] = "TorchScan does not choose a tolerance";
+// Whether `value` is such a tolerance (false for NaN, the "not given" of the client's flags).
+bool IsTolerance(double value);
+
+}  // namespace torchscan::spec
