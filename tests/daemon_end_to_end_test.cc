@@ -293,7 +293,9 @@ TEST(DaemonEndToEnd, BrokenTorchScriptJobFailsWithTheReason) {
 }
 
 TEST(DaemonEndToEnd, WallTimeLimitKillsTheWorker) {
-  TestDaemon d(TempDir("timeout"), {"--job-wall-time", "3"});
+  // 10 s: the quick job after it, a cold worker under the same limit, must load LibTorch and run in time
+  // on two busy cores (3 s did not).
+  TestDaemon d(TempDir("timeout"), {"--job-wall-time", "10"});
   const CommandResult r = d.Client(kLongMeasure, 60);
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("job_wall_time_s"), std::string::npos) << r.err;

@@ -164,7 +164,9 @@ def check_containerfile():
                       if i == "COPY" and not args.startswith("--from")}
     # Every Bazel package of the programs must be in the build stage: all but the tests',
     # the benchmarks' and deploy/'s own.
-    packages = {name for name in os.listdir(root) if os.path.isfile(os.path.join(root, name, "BUILD.bazel"))}
+    packages = {name for name in os.listdir(root)
+                if not os.path.islink(os.path.join(root, name))  # bazel-* output links
+                and os.path.isfile(os.path.join(root, name, "BUILD.bazel"))}
     missing = sorted(packages - copied_folders - {"tests", "benchmarks", "deploy"})
     if missing:
         return f"{CONTAINERFILE}: the build stage does not COPY {', '.join(f + '/' for f in missing)}"
