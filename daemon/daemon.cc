@@ -1,14 +1,16 @@
 #include "daemon/daemon.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/environment.h"
 #include "absl/time/time.h"
+#include "core/environment.h"
 #include "core/noise_floor.h"
 #include "core/timestamp.h"
 #include "core/version.h"
