@@ -21,31 +21,23 @@
 // before timing and calls it after (experiment/script_check.h): its verdict is the comparison's
 // output check, and a module the worker cannot load (or an error other than a failed assert
 // while it runs) fails the job, naming spec.compare.check.torchscript when it cannot load.
-// Thread-safe. Logs one spdlog line per job event, with the job id.
+// Built from two parts with contracts of their own: JobRecords (job_records.h: the records,
+// their storage and the noise floor) and the Executor (executor.h: the queue and the thread
+// that runs its jobs). Thread-safe: every method may be called from any thread; the shared
+// state is guarded by JobRecords::mu(). Logs one spdlog line per job event, with the job id.
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <map>
-#include <optional>
 #include <memory>
-#include <mutex>
-#include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "daemon/caller.h"
-#include "daemon/history_index.h"
-#include "daemon/job_phases.h"
-#include "daemon/job_queue.h"
-#include "daemon/job_runner.h"
-#include "daemon/job_store.h"
-#include "daemon/spare_slot.h"
-#include "daemon/worker_launcher.h"
+#include "daemon/executor.h"
+#include "daemon/job_records.h"
 #include "proto/service.pb.h"
 
 namespace torchscan::daemon {
@@ -99,67 +91,19 @@ class Daemon {
   void Shutdown(const std::string& reason);
 
   // Records skipped at start-up, one line each.
-  const std::vector<std::string>& load_problems() const { return load_problems_; }
+  const std::vector<std::string>& load_problems() const { return records_.load_problems(); }
   const v1::DaemonConfig& config() const { return config_; }
 
  private:
   explicit Daemon(const v1::DaemonConfig& config);
-  void ExecutorLoop();
-  // Runs the job ExecutorLoop marked running (on the warm spare when its record's worker is
-  // "warm spare" and the spare becomes ready, else on a cold worker) and records how it ended.
-  void RunOne(const std::string& id, const v1::JobSpec& spec, WorkerControl* control);
-  // The job gets a cold worker after all (the spare it was to have is gone): its record's
-  // worker says why, and a new "worker start" phase begins. Takes mu_.
-  void FallBackToColdWorker(const std::string& id, const std::string& why);
-  // The job with its live queue position. Requires mu_.
-  v1::Job Snapshot(const v1::Job& job) const;
-  absl::StatusOr<v1::Job*> Find(const std::string& id);  // requires mu_
-  // Persists (state changes only) and wakes watchers. Requires mu_.
-  void Changed(const v1::Job& job, bool persist);
-  // Writes the records that found no room before, oldest id first, until one fails. Requires mu_.
-  void StoreUnsaved();
-  // Rewrites the state folder's jobs.cache (JobStore::SaveCache) when `now_anyway` or when
-  // kRecordCacheInterval has passed since the last time, so that a restart, even after
-  // kill -9, parses at most that interval's finished records from JSON. A failure is logged.
-  // Requires mu_.
-  void RefreshRecordCache(bool now_anyway);
-  // After job `id` succeeded: a calibration's noise floor becomes the daemon's (stored in the
-  // state folder first; kept in memory only if that fails); a report or comparison gets the
-  // current noise floor, judged for its settings (core/noise_floor.h), and the job record's
-  // timeline as its job_timeline, in its result.json. Requires mu_. Failures are logged; the
-  // job still succeeded.
-  void CompleteResult(const std::string& id, const v1::Timeline& job_timeline, v1::JobResult* result);
-  // The job's record timeline (Job.timeline): opens `phase` now, ending the open one, and
-  // copies the timeline into `job`. The job's first phase makes its timeline, whose time 0 is
-  // now and whose started_at is `submitted_at` (else now). Requires mu_.
-  void BeginPhase(v1::Job& job, const std::string& phase, const std::string& submitted_at = "");
-  // Ends the job's open phase, copies the timeline into `job` and forgets it. Requires mu_.
-  void EndPhases(v1::Job& job);
+  // The job with its live queue position.
+  v1::Job Snapshot(const v1::Job& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_.mu());
 
   const v1::DaemonConfig config_;
-  const JobRunOptions run_options_;
   const std::string started_at_;
-  JobStore store_;
-  std::vector<std::string> load_problems_;
-  std::optional<v1::NoiseFloor> noise_floor_;  // the latest calibration's; guarded by mu_
-  SpareSlot spare_;                            // the executor's (pid and RSS: any thread)
-
-  mutable std::mutex mu_;
-  mutable std::condition_variable changed_;  // any job changed, or shutting down
-  std::condition_variable work_;             // a job was queued, or shutting down
-  std::map<std::string, v1::Job> jobs_;      // by id (ids sort in submission order)
-  HistoryIndex history_;                     // the ids of each label's jobs
-  std::map<std::string, JobPhases> phases_;  // timelines of unfinished jobs, by id
-  std::set<std::string> unsaved_;            // ids whose latest record is not on disk
-  std::chrono::steady_clock::time_point cache_saved_at_ = std::chrono::steady_clock::now();
-  JobQueue queue_;
-  int64_t last_number_ = 0;
-  std::string running_id_;
-  std::shared_ptr<WorkerControl> running_control_;
-  bool running_cancelled_ = false;           // the kill was a cancel (else an interruption)
-  bool stopping_ = false;                   // Shutdown began: no new jobs
-  bool stopped_ = false;                    // Shutdown finished: the executor has ended
-  std::thread executor_;
+  JobRecords records_;
+  Executor executor_;  // after records_: stopped before they go
+  bool stopped_ ABSL_GUARDED_BY(records_.mu()) = false;  // Shutdown finished: the executor has ended
 };
 
 }  // namespace torchscan::daemon

@@ -19,6 +19,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include "daemon/restart_rules.h"
 #include "daemon/result_summary.h"
 #include "worker/state_folder.h"
 #include "io/file_io.h"
@@ -117,8 +118,7 @@ bool JobStore::AddSummary(v1::Job& job, Loaded& loaded) {
   return true;
 }
 
-JobStore::Loaded JobStore::LoadAll(const std::string& now) {
-  Loaded loaded;
+std::vector<std::string> JobStore::ListJobFolders(Loaded& loaded) const {
   std::vector<std::pair<int64_t, std::string>> ids;
   std::error_code error;
   for (fs::directory_iterator it(fs::path(state_dir_) / worker::kStateJobsFolder, error), end; !error && it != end;
@@ -136,59 +136,70 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
   if (error)
     loaded.problems.push_back(absl::StrCat("cannot list ", state_dir_, "/", worker::kStateJobsFolder, ": ", error.message()));
   std::sort(ids.begin(), ids.end());
-  std::map<std::string, CachedRecord> cache;
-  bool cache_stale = false;  // rewrite it after the load
-  std::error_code cache_error;
-  if (fs::exists(CachePath(), cache_error)) {
-    absl::StatusOr<std::string> bytes = ReadFile(CachePath());
-    absl::StatusOr<std::map<std::string, CachedRecord>> decoded =
-        bytes.ok() ? DecodeJobCache(*bytes) : absl::StatusOr<std::map<std::string, CachedRecord>>(bytes.status());
-    if (decoded.ok()) {
-      cache = *std::move(decoded);
-    } else {
-      cache_stale = true;
-      if (!bytes.ok())
-        loaded.problems.push_back(absl::StrCat(bytes.status().message(), "; the cache is ignored and written again"));
-      else if (decoded.status().code() != absl::StatusCode::kFailedPrecondition)  // another schema: not a problem
-        loaded.problems.push_back(absl::StrCat(CachePath(), ": ", decoded.status().message(),
-                                               "; the cache is ignored and written again"));
+  std::vector<std::string> sorted;
+  for (auto& [number, id] : ids) sorted.push_back(std::move(id));
+  return sorted;
+}
+
+std::map<std::string, CachedRecord> JobStore::ReadCache(Loaded& loaded, bool* stale) const {
+  std::error_code error;
+  if (!fs::exists(CachePath(), error)) return {};
+  absl::StatusOr<std::string> bytes = ReadFile(CachePath());
+  absl::StatusOr<std::map<std::string, CachedRecord>> decoded =
+      bytes.ok() ? DecodeJobCache(*bytes) : absl::StatusOr<std::map<std::string, CachedRecord>>(bytes.status());
+  if (decoded.ok()) return *std::move(decoded);
+  *stale = true;
+  if (!bytes.ok())
+    loaded.problems.push_back(absl::StrCat(bytes.status().message(), "; the cache is ignored and written again"));
+  else if (decoded.status().code() != absl::StatusCode::kFailedPrecondition)  // another schema: not a problem
+    loaded.problems.push_back(
+        absl::StrCat(CachePath(), ": ", decoded.status().message(), "; the cache is ignored and written again"));
+  return {};
+}
+
+bool JobStore::ReadRecord(const std::string& id, const std::map<std::string, CachedRecord>& cache, Loaded& loaded,
+                          v1::Job* job, std::optional<RecordIdentity>* identity, bool* from_cache) {
+  const std::string path = JobDir(id) + "/" + worker::kJobRecordFile;
+  // The identity before the read: a file replaced meanwhile is found changed at the next load.
+  *identity = IdentityOf(path);
+  const auto cached = cache.find(id);
+  *from_cache = *identity && cached != cache.end() && cached->second.identity == **identity &&
+                job->ParseFromString(cached->second.job);
+  if (*from_cache) {
+    ++loaded.from_cache;
+  } else {
+    ++loaded.from_json;
+    if (absl::Status s = LoadJsonStrict(path, job); !s.ok()) {
+      loaded.problems.push_back(absl::StrCat(s.message(), "; job skipped"));
+      return false;
     }
   }
-  for (const auto& [number, id] : ids) {
+  if (job->id() != id) {
+    loaded.problems.push_back(absl::StrCat(path, ": id \"", job->id(), "\" does not match its folder; job skipped"));
+    return false;
+  }
+  return true;
+}
+
+JobStore::Loaded JobStore::LoadAll(const std::string& now) {
+  Loaded loaded;
+  const std::vector<std::string> ids = ListJobFolders(loaded);
+  bool cache_stale = false;  // rewrite it after the load
+  const std::map<std::string, CachedRecord> cache = ReadCache(loaded, &cache_stale);
+  for (const std::string& id : ids) {
     v1::Job job;
-    const std::string path = JobDir(id) + "/" + worker::kJobRecordFile;
-    // The identity before the read: a file replaced meanwhile is found changed at the next load.
-    const std::optional<RecordIdentity> identity = IdentityOf(path);
-    const auto cached = cache.find(id);
-    const bool from_cache = identity && cached != cache.end() && cached->second.identity == *identity &&
-                            job.ParseFromString(cached->second.job);
-    if (from_cache) {
-      ++loaded.from_cache;
-    } else {
-      ++loaded.from_json;
-      if (absl::Status s = LoadJsonStrict(path, &job); !s.ok()) {
-        loaded.problems.push_back(absl::StrCat(s.message(), "; job skipped"));
-        continue;
-      }
-    }
-    if (job.id() != id) {
-      loaded.problems.push_back(absl::StrCat(path, ": id \"", job.id(), "\" does not match its folder; job skipped"));
-      continue;
-    }
+    std::optional<RecordIdentity> identity;
+    bool from_cache = false;
+    if (!ReadRecord(id, cache, loaded, &job, &identity, &from_cache)) continue;
     bool rewritten = false;  // interrupted or summarized: SaveJob remembered it
-    if (job.state() == v1::Job::running) {
+    if (InterruptIfRunning(job, now)) {  // the start-up rules: restart_rules.h
       rewritten = true;
-      job.set_state(v1::Job::interrupted);
-      job.set_error("the daemon stopped while this job ran (found running at start-up)");
-      job.set_finished_at(now);
-      job.set_worker_pid(0);
       if (absl::Status s = SaveJob(job); !s.ok())
         loaded.problems.push_back(absl::StrCat(id, ": could not record the interruption: ", s.message()));
       loaded.interrupted.push_back(id);
     }
-    if (job.state() != v1::Job::queued) job.set_queue_position(0);
-    if (job.state() == v1::Job::succeeded && !job.has_summary() && !job.spec().has_calibrate())
-      rewritten = AddSummary(job, loaded) || rewritten;
+    ClearStaleQueuePosition(job);
+    if (NeedsSummary(job)) rewritten = AddSummary(job, loaded) || rewritten;
     // An unchanged record is as its file holds it.
     if (identity && !rewritten && IsFinished(job)) Remember(job, *identity);
     if (IsFinished(job) && (!from_cache || rewritten)) cache_stale = true;

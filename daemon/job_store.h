@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,9 @@ class JobStore {
     int from_cache = 0;   // records taken from jobs.cache
     int from_json = 0;    // records read from their job.json (those skipped as unreadable included)
   };
-  // Reads every job record. Restart semantics: a job found `running` becomes `interrupted`
-  // (error: the daemon stopped while it ran; finished_at = `now`; worker_pid cleared) and is
-  // rewritten; queued jobs keep their state. A succeeded measure or compare job without a
+  // Reads every job record. Restart semantics (restart_rules.h): a job found `running` becomes
+  // `interrupted` (error: the daemon stopped while it ran; finished_at = `now`; worker_pid
+  // cleared) and is rewritten; queued jobs keep their state. A succeeded measure or compare job without a
   // summary (finished by an older daemon) gets one from its result.json (result_summary.h)
   // and is rewritten; a result that cannot be read leaves it without one, reported in
   // `problems` (tried again at the next load). Jobs that have a summary are not looked at
@@ -119,6 +120,15 @@ class JobStore {
   // A succeeded job's summary from its result.json, stored with its record (LoadAll). True when
   // the job got one (its record was rewritten, or its write failed and is in loaded.problems).
   bool AddSummary(v1::Job& job, Loaded& loaded);
+  // LoadAll's steps. The ids of the job folders, in submission order (last_number and the
+  // folders that are not a job's go to `loaded`).
+  std::vector<std::string> ListJobFolders(Loaded& loaded) const;
+  // jobs.cache's records; none when it is missing or unreadable (`stale` set, reported).
+  std::map<std::string, CachedRecord> ReadCache(Loaded& loaded, bool* stale) const;
+  // Job `id`'s record from `cache` when its job.json is unchanged, else parsed; false (reported)
+  // when it is unreadable or not job `id`'s. `identity`: its job.json's before the read.
+  bool ReadRecord(const std::string& id, const std::map<std::string, CachedRecord>& cache, Loaded& loaded,
+                  v1::Job* job, std::optional<RecordIdentity>* identity, bool* from_cache);
   // Remembers a finished job as its job.json with `identity` holds it (see SaveCache).
   void Remember(const v1::Job& job, const RecordIdentity& identity);
   absl::Status SaveCacheOf(const std::vector<const v1::Job*>& jobs);
