@@ -165,7 +165,7 @@ void AddLocalCommands(CLI::App& app, CommandLine* cl) {
   cl->render->add_option("-o,--output", cl->output, "output file (default stdout)");
   cl->render
       ->add_option("--format", cl->format,
-                   RenderFormatList(" | ") +
+                   report::RenderFormatList(" | ") +
                        " (gbench refuses a comparison whose check failed or "
                        "whose runs are not comparable: export its runs one by one with --run)")
       ->capture_default_str();

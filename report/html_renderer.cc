@@ -12,11 +12,8 @@
 #include "report/round_plan_text.h"
 #include "report/timeline_plot.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
-
-using html::Td;
-using html::TdNum;
 
 std::string E(std::string_view text) { return HtmlEscape(text); }
 
@@ -242,15 +239,15 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
   if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence))
     absl::StrAppend(&out, "<p class=\"noise-floor", floor->stale() ? " stale" : "", "\">",
                     E(DescribeNoiseFloor(*floor)), "</p>");
-  html::TimingSection(runs, &out);
+  TimingSection(runs, &out);
   if (c) {
     DeltasSection(*c, &out);
     ChangesSection(*c, &out);
   }
-  html::MetricsSection(runs, &out);
-  html::ProfileSection(runs, &out);
-  html::MetadataSection(runs, &out);
-  html::RawBlocksSection(runs, &out);
+  MetricsSection(runs, &out);
+  ProfileSection(runs, &out);
+  MetadataSection(runs, &out);
+  RawBlocksSection(runs, &out);
   TimelineSection(evidence, &out);
   if (c) NotesSection(*c, &out);
   absl::StrAppend(&out, "<footer>Rendered by TorchScan from saved evidence (schema version ",
@@ -259,4 +256,4 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -11,7 +11,7 @@
 #include "report/load_text.h"
 #include "report/timing_plot.h"
 
-namespace torchscan::html {
+namespace torchscan::report {
 namespace {
 
 constexpr int kTopOperators = 15;
@@ -313,4 +313,4 @@ void RawBlocksSection(const std::vector<RunView>& runs, std::string* out) {
   out->append("</section>");
 }
 
-}  // namespace torchscan::html
+}  // namespace torchscan::report

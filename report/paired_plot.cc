@@ -10,7 +10,7 @@
 #include "core/number_format.h"
 #include "report/escaping.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr double kWidth = 480, kHeight = 64, kLeft = 16, kRight = 16, kMid = 26;
@@ -79,4 +79,4 @@ std::string PairedRatioSvg(const v1::PairedEvidence& p) {
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

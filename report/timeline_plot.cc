@@ -11,7 +11,7 @@
 #include "core/number_format.h"
 #include "report/escaping.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr double kWidth = 560, kLeft = 96, kRight = 12, kTop = 6, kLane = 16, kAxis = 22;
@@ -109,4 +109,4 @@ std::string TimelineSvg(const v1::Timeline& timeline, std::string_view id) {
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -10,7 +10,7 @@
 #include "report/escaping.h"
 #include "report/time_axis.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr double kWidth = 1100, kHeight = 300;
@@ -176,4 +176,4 @@ std::string TimingPlotSvg(const std::vector<PlotRun>& runs) {
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report
