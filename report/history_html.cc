@@ -65,36 +65,41 @@ size_t MarkerStride(size_t points) {
              : (points + kMaxHistoryMarkers - 1) / static_cast<size_t>(kMaxHistoryMarkers);
 }
 
-std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
-  const std::vector<const v1::Job*>& points = rows.points;
+// The chart's frame for `points`: their x positions and a time axis covering every band.
+Chart ChartFor(const std::vector<const v1::Job*>& points) {
   double lo = INFINITY, hi = -INFINITY;
   for (const v1::Job* p : points) {
     const auto [q1, q3] = Band(p->summary().latency());
     lo = std::min(lo, q1);
     hi = std::max(hi, q3);
   }
-  const Chart c{points.size(), MakeTimeAxis(lo, hi)};
-  std::string out;
-  out.reserve(points.size() * 90 + 8192);
+  return Chart{points.size(), MakeTimeAxis(lo, hi)};
+}
+
+// The <svg> start with its title and description, the axis ticks and the plot's frame.
+void AppendChartStart(const Chart& c, const HistoryRows& rows, std::string* out) {
   absl::StrAppend(
-      &out, "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" viewBox=\"0 0 ",
+      out, "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" viewBox=\"0 0 ",
       kWidth, " ", kHeight,
       "\" role=\"img\" aria-labelledby=\"history-title history-desc\" font-family=\"system-ui, sans-serif\">"
       "<title id=\"history-title\">Median per call over time</title><desc id=\"history-desc\">",
-      HtmlEscape(absl::StrCat(points.size(), " points oldest to newest: median per call with its IQR band, ",
+      HtmlEscape(absl::StrCat(rows.points.size(), " points oldest to newest: median per call with its IQR band, ",
                               rows.machine_changes.size(), " machine changes marked")),
       "</desc>");
   for (double t : AxisTicks(c.axis)) {
     const std::string y = SvgNumber(c.Y(t));
-    absl::StrAppend(&out, "<line x1=\"", SvgNumber(kLeft), "\" x2=\"", SvgNumber(kWidth - kRight), "\" y1=\"", y,
+    absl::StrAppend(out, "<line x1=\"", SvgNumber(kLeft), "\" x2=\"", SvgNumber(kWidth - kRight), "\" y1=\"", y,
                     "\" y2=\"", y, "\" stroke=\"#eaeef2\"/><text x=\"", SvgNumber(kLeft - 6), "\" y=\"",
                     SvgNumber(c.Y(t) + 4), "\" text-anchor=\"end\" font-size=\"11\" fill=\"#57606a\">",
                     HtmlEscape(TickLabel(t)), "</text>");
   }
-  absl::StrAppend(&out, "<rect x=\"", SvgNumber(kLeft), "\" y=\"", SvgNumber(kTop), "\" width=\"",
+  absl::StrAppend(out, "<rect x=\"", SvgNumber(kLeft), "\" y=\"", SvgNumber(kTop), "\" width=\"",
                   SvgNumber(kWidth - kLeft - kRight), "\" height=\"", SvgNumber(kPlotHeight),
                   "\" fill=\"none\" stroke=\"#d0d7de\"/>");
-  // The IQR band: along q3 oldest -> newest, back along q1.
+}
+
+// The IQR band (along q3 oldest -> newest, back along q1) and the median line.
+void AppendBandAndLine(const Chart& c, const std::vector<const v1::Job*>& points, std::string* out) {
   std::string band = "M", line = "M";
   band.reserve(points.size() * 24);
   line.reserve(points.size() * 12);
@@ -111,14 +116,18 @@ std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
     band = absl::StrCat("M", SvgNumber(c.X(0) - 6), " ", SvgNumber(c.Y(q3)), "H", SvgNumber(c.X(0) + 6), "V",
                         SvgNumber(c.Y(q1)), "H", SvgNumber(c.X(0) - 6));
   }
-  absl::StrAppend(&out, "<path d=\"", band, "Z\" fill=\"#0969da\" fill-opacity=\"0.15\" stroke=\"none\"/>",
-                  "<path d=\"", line, "\" fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\"/>");
-  // Machine changes: a dashed line between the two points, numbered above the plot.
+  absl::StrAppend(out, "<path d=\"", band, "Z\" fill=\"#0969da\" fill-opacity=\"0.15\" stroke=\"none\"/>", "<path d=\"",
+                  line, "\" fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\"/>");
+}
+
+// Machine changes: a dashed line between the two points, numbered above the plot.
+void AppendMachineChanges(const Chart& c, const HistoryRows& rows, std::string* out) {
+  const std::vector<const v1::Job*>& points = rows.points;
   for (size_t k = 0, i = 0; k < rows.machine_changes.size(); ++k) {
     while (i < points.size() && points[i] != rows.machine_changes[k].after) ++i;
     if (i == 0 || i >= points.size()) continue;
     const std::string x = SvgNumber((c.X(i - 1) + c.X(i)) / 2);
-    absl::StrAppend(&out, "<g class=\"machine-change\"><title>",
+    absl::StrAppend(out, "<g class=\"machine-change\"><title>",
                     HtmlEscape(absl::StrCat("machine change #", k + 1, ": ",
                                             absl::StrJoin(rows.machine_changes[k].differences, "; "))),
                     "</title><line x1=\"", x, "\" x2=\"", x, "\" y1=\"", SvgNumber(kTop - 4), "\" y2=\"",
@@ -127,7 +136,11 @@ std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
                     SvgNumber(kTop - 8), "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#7d4e00\">#", k + 1,
                     "</text></g>");
   }
-  // One marker per point (every stride-th when there are many), linked to its report.
+}
+
+// One marker per point (every stride-th when there are many), linked to its report.
+void AppendMarkers(const HistoryView& view, const Chart& c, const std::vector<const v1::Job*>& points,
+                   std::string* out) {
   const size_t stride = MarkerStride(points.size());
   const std::string radius = points.size() <= 60 ? "4.5" : points.size() <= kMaxHistoryMarkers ? "3" : "2.5";
   for (size_t i = 0; i < points.size(); ++i) {
@@ -138,13 +151,16 @@ std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
                                             radius, "\" fill=\"#0969da\" stroke=\"#ffffff\" stroke-width=\"1\"><title>",
                                             Tooltip(*points[i]), "</title></circle>");
     if (href.empty()) {
-      out += circle;
+      *out += circle;
     } else {
-      absl::StrAppend(&out, "<a href=\"", href, "\" xlink:href=\"", href, "\">", circle, "</a>");
+      absl::StrAppend(out, "<a href=\"", href, "\" xlink:href=\"", href, "\">", circle, "</a>");
     }
   }
-  // Dates under the x axis: the first, the last and a few between; with times when two
-  // neighbouring labels would show the same date.
+}
+
+// Dates under the x axis: the first, the last and a few between; with times when two
+// neighbouring labels would show the same date. Each with its revision below it.
+void AppendDateLabels(const Chart& c, const std::vector<const v1::Job*>& points, std::string* out) {
   std::vector<size_t> labelled;
   for (int k = 0; k < kDateLabels && !points.empty(); ++k) {
     const size_t i = static_cast<size_t>(std::lround(static_cast<double>(k) * (points.size() - 1) / (kDateLabels - 1)));
@@ -161,22 +177,38 @@ std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
                          : k + 1 == labelled.size() ? "end"
                                                     : "middle";
     const std::string& when = points[i]->finished_at();
-    absl::StrAppend(&out, "<text x=\"", SvgNumber(c.X(i)), "\" y=\"", date_y, "\" text-anchor=\"", anchor,
+    absl::StrAppend(out, "<text x=\"", SvgNumber(c.X(i)), "\" y=\"", date_y, "\" text-anchor=\"", anchor,
                     "\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(with_times ? ShortTime(when) : ShortDate(when)),
                     "</text>");
     // The revision under its date: what a reader looks for when a step shows.
     if (!points[i]->spec().revision().empty())
-      absl::StrAppend(&out, "<text x=\"", SvgNumber(c.X(i)), "\" y=\"", revision_y, "\" text-anchor=\"", anchor,
+      absl::StrAppend(out, "<text x=\"", SvgNumber(c.X(i)), "\" y=\"", revision_y, "\" text-anchor=\"", anchor,
                       "\" font-size=\"11\" font-family=\"monospace\" fill=\"#57606a\">",
                       HtmlEscape(ShortRevision(points[i]->spec().revision())), "</text>");
   }
-  absl::StrAppend(&out, "<text x=\"", SvgNumber(kLeft + (kWidth - kLeft - kRight) / 2), "\" y=\"",
+}
+
+// The axis captions and the </svg> end.
+void AppendChartEnd(const Chart& c, std::string* out) {
+  absl::StrAppend(out, "<text x=\"", SvgNumber(kLeft + (kWidth - kLeft - kRight) / 2), "\" y=\"",
                   SvgNumber(kHeight - 12),
                   "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">points in order, oldest to newest "
                   "(equal spacing; dates by finish, revisions below)</text><text transform=\"translate(14 ",
                   SvgNumber(kTop + kPlotHeight / 2),
                   ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\" fill=\"#57606a\">median per call",
                   c.axis.from_zero ? "" : " (axis not from 0)", "</text></svg>");
+}
+
+std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
+  const Chart c = ChartFor(rows.points);
+  std::string out;
+  out.reserve(rows.points.size() * 90 + 8192);
+  AppendChartStart(c, rows, &out);
+  AppendBandAndLine(c, rows.points, &out);
+  AppendMachineChanges(c, rows, &out);
+  AppendMarkers(view, c, rows.points, &out);
+  AppendDateLabels(c, rows.points, &out);
+  AppendChartEnd(c, &out);
   return out;
 }
 
