@@ -11,12 +11,12 @@
 #include "client/client_context.h"
 #include "client/exit_codes.h"
 #include "client/history_command.h"
-#include "client/job_commands.h"
 #include "client/job_flags.h"
 #include "client/job_overrides.h"
-#include "client/jobs_commands.h"
+#include "client/jobs_subcommands.h"
 #include "client/local_commands.h"
 #include "client/multi_daemon.h"
+#include "client/run_job_commands.h"
 #include "report/render_by_format.h"
 
 namespace torchscan {

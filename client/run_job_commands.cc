@@ -1,4 +1,4 @@
-#include "client/job_commands.h"
+#include "client/run_job_commands.h"
 
 #include <stdlib.h>
 

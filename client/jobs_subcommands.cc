@@ -1,12 +1,12 @@
-#include "client/jobs_commands.h"
+#include "client/jobs_subcommands.h"
 
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
 #include "client/exit_codes.h"
-#include "client/job_commands.h"
 #include "client/output_folder.h"
 #include "client/progress.h"
+#include "client/run_job_commands.h"
 #include "io/proto_json.h"
 #include "report/noise_floor_text.h"
 #include "report/timeline_text.h"
