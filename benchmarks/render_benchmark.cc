@@ -69,10 +69,10 @@ int main(int argc, char** argv) {
   }
   const int blocks = quick ? 100 : *blocks_given;
   const int operators = quick ? 10 : *operators_given;
-  const torchscan::Evidence evidence = torchscan::fixtures::LargeComparison(blocks, operators);
+  const torchscan::report::Evidence evidence = torchscan::fixtures::LargeComparison(blocks, operators);
   std::printf("comparison: %d blocks and %d operators per run\n", blocks, operators);
-  for (const std::string& format : torchscan::RenderFormats()) {
-    const auto renderer = torchscan::RenderByFormat(format);
+  for (const std::string& format : torchscan::report::RenderFormats()) {
+    const auto renderer = torchscan::report::RenderByFormat(format);
     if (const absl::Status accepts = (*renderer)->Accepts(evidence); !accepts.ok()) {
       std::printf("%-9s refused: %s\n", format.c_str(), std::string(accepts.message()).c_str());
       continue;

@@ -87,7 +87,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
   // output, then die.
   if (!options.spare_worker) args.push_back("--no-spare-worker");
   // Its own process group, so that a terminal's Ctrl-C reaches only the client, which decides
-  // what becomes of the job (job_commands.h); and SIGTERM when the client dies without
+  // what becomes of the job (run_job_commands.h); and SIGTERM when the client dies without
   // stopping it (kill -9, a second Ctrl-C), so that no private daemon outlives its command.
   const pid_t client = ::getpid();
   auto setup = [client](auto&) {

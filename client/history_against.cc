@@ -70,9 +70,9 @@ absl::StatusOr<AgainstPoints> FindAgainstPoints(const std::vector<v1::Job>& jobs
   return found;
 }
 
-absl::StatusOr<v1::BenchmarkReport> PointRun(const Evidence& evidence, const std::string& job_id) {
+absl::StatusOr<v1::BenchmarkReport> PointRun(const report::Evidence& evidence, const std::string& job_id) {
   if (const auto* report = std::get_if<v1::BenchmarkReport>(&evidence)) return *report;
-  absl::StatusOr<v1::BenchmarkReport> after = SelectRun(evidence, "after");
+  absl::StatusOr<v1::BenchmarkReport> after = report::SelectRun(evidence, "after");
   if (!after.ok())
     return absl::InvalidArgumentError(
         absl::StrCat("job ", job_id, ": its comparison's candidate run: ", after.status().message()));

@@ -36,6 +36,6 @@ absl::StatusOr<AgainstPoints> FindAgainstPoints(const std::vector<v1::Job>& jobs
 // The run a point stands for in its job's evidence: a measure job's report, or a compare
 // job's candidate ("after") run. InvalidArgument (naming `job_id`) when the comparison's
 // candidate run cannot be selected.
-absl::StatusOr<v1::BenchmarkReport> PointRun(const Evidence& evidence, const std::string& job_id);
+absl::StatusOr<v1::BenchmarkReport> PointRun(const report::Evidence& evidence, const std::string& job_id);
 
 }  // namespace torchscan

@@ -83,11 +83,11 @@ TEST(FindAgainstPoints, NoPointsOrNoRevisionsAreSaidSo) {
 
 TEST(PointRun, AReportIsItselfAndAComparisonStandsForItsCandidate) {
   const v1::BenchmarkReport report = fixtures::ReportAlone();
-  absl::StatusOr<v1::BenchmarkReport> own = PointRun(Evidence(report), "job-1");
+  absl::StatusOr<v1::BenchmarkReport> own = PointRun(report::Evidence(report), "job-1");
   ASSERT_TRUE(own.ok());
   EXPECT_TRUE(MessageDifferencer::Equals(*own, report));
   const v1::Comparison comparison = fixtures::PassedComparison();
-  absl::StatusOr<v1::BenchmarkReport> candidate = PointRun(Evidence(comparison), "job-2");
+  absl::StatusOr<v1::BenchmarkReport> candidate = PointRun(report::Evidence(comparison), "job-2");
   ASSERT_TRUE(candidate.ok()) << candidate.status();
   EXPECT_TRUE(MessageDifferencer::Equals(*candidate, comparison.after()));
   EXPECT_FALSE(MessageDifferencer::Equals(*candidate, comparison.before()));

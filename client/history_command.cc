@@ -9,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "client/exit_codes.h"
 #include "client/history_against.h"
-#include "client/job_commands.h"
-#include "client/jobs_commands.h"
+#include "client/jobs_subcommands.h"
 #include "client/output_folder.h"
 #include "client/report_cache.h"
+#include "client/run_job_commands.h"
 #include "core/compare.h"
 #include "io/file_io.h"
 #include "io/nearest_name.h"
@@ -44,13 +44,13 @@ HistoryPageSource PagesOf(DaemonClient& client) {
 // and `refetch` is false (loaded into `evidence` when it is not null; a JSON file that no
 // longer loads is fetched again), else fetched and written. Sets `fetched`.
 absl::Status EnsureReportFiles(DaemonClient& client, const v1::Job& job, const std::string& reports_dir, bool refetch,
-                               Evidence* evidence, bool* fetched) {
+                               report::Evidence* evidence, bool* fetched) {
   if (!SafeFileName(job.id())) return absl::InvalidArgumentError("job id \"" + job.id() + "\" cannot name a file");
   const std::string stem = reports_dir + "/" + job.id();
   if (!refetch && IsFile(stem + ".json") && IsFile(stem + ".html")) {
     *fetched = false;
     if (evidence == nullptr) return absl::OkStatus();
-    absl::StatusOr<Evidence> loaded = LoadEvidence(stem + ".json");
+    absl::StatusOr<report::Evidence> loaded = report::LoadEvidence(stem + ".json");
     if (loaded.ok()) {
       *evidence = *std::move(loaded);
       return absl::OkStatus();
@@ -87,7 +87,7 @@ int CompareAgainst(const ClientContext& ctx, DaemonClient& client, const std::st
   v1::BenchmarkReport runs[2];
   const v1::Job* jobs[2] = {points.at_revision, points.newest};
   for (int i = 0; i < 2; ++i) {
-    Evidence evidence;
+    report::Evidence evidence;
     bool fetched = false;
     if (absl::Status s = EnsureReportFiles(client, *jobs[i], dir + "/reports", false, &evidence, &fetched); !s.ok())
       return ReportError(absl::Status(s.code(), absl::StrCat("--against: job ", jobs[i]->id(), ": ", s.message())));

@@ -5,9 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "client/exit_codes.h"
-#include "client/job_commands.h"
 #include "client/output_folder.h"
 #include "client/result_files.h"
+#include "client/run_job_commands.h"
 #include "core/compare.h"
 #include "io/file_io.h"
 #include "report/evidence_view.h"
@@ -31,26 +31,26 @@ int RenderCommand(const ClientContext& ctx, const std::string& input, const std:
                   const std::string& format, const std::string& run, bool details) {
   if (details && format != "markdown")
     return ReportError(absl::InvalidArgumentError("--details: only with --format markdown (got --format " + format + ")"));
-  RenderOptions options;
+  report::RenderOptions options;
   options.color = ctx.color;
   options.details = details;
-  absl::StatusOr<std::unique_ptr<Renderer>> renderer = RenderByFormat(format, options);
+  absl::StatusOr<std::unique_ptr<report::Renderer>> renderer = report::RenderByFormat(format, options);
   if (!renderer.ok()) return ReportError(absl::InvalidArgumentError("--format: " + std::string(renderer.status().message())));
-  absl::StatusOr<Evidence> evidence = LoadEvidenceForRender(input);
+  absl::StatusOr<report::Evidence> evidence = LoadEvidenceForRender(input);
   if (!evidence.ok()) return ReportError(evidence.status());
   // The two messages below quote the evidence (run names, the check's message): made terminal-safe.
   if (!run.empty()) {
-    absl::StatusOr<v1::BenchmarkReport> one = SelectRun(*evidence, run);
+    absl::StatusOr<v1::BenchmarkReport> one = report::SelectRun(*evidence, run);
     if (!one.ok())
       return ReportError(absl::InvalidArgumentError(
-          TerminalSafe(absl::StrCat("--run ", run, ": ", input, ": ", one.status().message()))));
+          report::TerminalSafe(absl::StrCat("--run ", run, ": ", input, ": ", one.status().message()))));
     *evidence = *std::move(one);
   }
   if (absl::Status accepts = (*renderer)->Accepts(*evidence); !accepts.ok()) {
     const std::string one_run = absl::StrCat("torchscan-client render ", ShellWord(input), " --run before --format ",
                                              format, " (then --run after)");
     return ReportError(absl::Status(
-        accepts.code(), TerminalSafe(absl::StrCat("--format ", format, ": ", accepts.message(), ": ", one_run))));
+        accepts.code(), report::TerminalSafe(absl::StrCat("--format ", format, ": ", accepts.message(), ": ", one_run))));
   }
   const std::string text = (*renderer)->Render(*evidence);
   if (output.empty() || output == "-") {

@@ -11,12 +11,12 @@
 #include "client/client_context.h"
 #include "client/exit_codes.h"
 #include "client/history_command.h"
-#include "client/job_commands.h"
 #include "client/job_flags.h"
 #include "client/job_overrides.h"
-#include "client/jobs_commands.h"
+#include "client/jobs_subcommands.h"
 #include "client/local_commands.h"
 #include "client/multi_daemon.h"
+#include "client/run_job_commands.h"
 #include "report/render_by_format.h"
 
 namespace torchscan {
@@ -165,7 +165,7 @@ void AddLocalCommands(CLI::App& app, CommandLine* cl) {
   cl->render->add_option("-o,--output", cl->output, "output file (default stdout)");
   cl->render
       ->add_option("--format", cl->format,
-                   RenderFormatList(" | ") +
+                   report::RenderFormatList(" | ") +
                        " (gbench refuses a comparison whose check failed or "
                        "whose runs are not comparable: export its runs one by one with --run)")
       ->capture_default_str();

@@ -10,8 +10,8 @@
 #include "client/exit_codes.h"
 #include "client/flag_names.h"
 #include "client/interrupt.h"
-#include "client/job_commands.h"
 #include "client/output_folder.h"
+#include "client/run_job_commands.h"
 
 namespace torchscan {
 namespace {

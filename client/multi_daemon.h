@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "client/client_context.h"
-#include "client/job_commands.h"
+#include "client/run_job_commands.h"
 #include "proto/service.pb.h"
 
 namespace torchscan {
@@ -21,7 +21,7 @@ namespace torchscan {
 // Returns the most severe exit code over the machines (exit_codes.h): any machine that could
 // not be reached or whose job failed gives that code; else 1 when an output check failed.
 // Prints one line per machine as it finishes, then each summary; with --json, one
-// JobCommandOutput document instead, one entry per machine (job_commands.h).
+// JobCommandOutput document instead, one entry per machine (run_job_commands.h).
 int RunJobOnDaemons(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options);
 
 // A folder name for a machine: its host name (or, if empty, its address) with every

@@ -35,11 +35,11 @@ absl::Status JobFileError(const std::string& command, const std::string& path) {
 
 // The file's text when it looks like JSON of some kind; the not-JSON refusal otherwise.
 absl::StatusOr<std::string> ReadJson(const std::string& command, const std::string& path, const std::string& takes,
-                                     const std::string& module_hint, JsonKind* kind) {
+                                     const std::string& module_hint, report::JsonKind* kind) {
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) return text.status();
-  *kind = SniffJsonKind(*text);
-  if (*kind != JsonKind::kNotJson) return text;
+  *kind = report::SniffJsonKind(*text);
+  if (*kind != report::JsonKind::kNotJson) return text;
   const bool zip = text->rfind("PK\x03\x04", 0) == 0;
   return absl::InvalidArgumentError(absl::StrCat(command, ": ", path, " is not a ", takes, " JSON file (",
                                                  NotJsonWhat(*text), "): ", command, " takes the ", takes,
@@ -49,31 +49,31 @@ absl::StatusOr<std::string> ReadJson(const std::string& command, const std::stri
 
 }  // namespace
 
-absl::StatusOr<Evidence> LoadEvidenceForRender(const std::string& path) {
-  JsonKind kind;
+absl::StatusOr<report::Evidence> LoadEvidenceForRender(const std::string& path) {
+  report::JsonKind kind;
   absl::StatusOr<std::string> text =
       ReadJson("render", path, "report or comparison",
                "to measure a module: torchscan-client measure --torchscript " + path + " --input SHAPE", &kind);
   if (!text.ok()) return text.status();
-  if (kind == JsonKind::kJob) return JobFileError("render", path);
-  return ParseEvidence(*text, path);
+  if (kind == report::JsonKind::kJob) return JobFileError("render", path);
+  return report::ParseEvidence(*text, path);
 }
 
 absl::StatusOr<v1::BenchmarkReport> LoadReportForCompare(const std::string& path) {
-  JsonKind kind;
+  report::JsonKind kind;
   absl::StatusOr<std::string> text = ReadJson(
       "compare-reports", path, "report",
       "to compare two modules: torchscan-client compare --baseline BEFORE.pt --candidate AFTER.pt --input SHAPE "
       "--rtol R --atol A",
       &kind);
   if (!text.ok()) return text.status();
-  if (kind == JsonKind::kJob) return JobFileError("compare-reports", path);
-  if (kind == JsonKind::kComparison)
+  if (kind == report::JsonKind::kJob) return JobFileError("compare-reports", path);
+  if (kind == report::JsonKind::kComparison)
     return absl::InvalidArgumentError(absl::StrCat(
         "compare-reports: ", path,
         " is a comparison, not a report: it already compares its two runs; show it with `torchscan-client render ",
         path, "`. compare-reports takes two report.json files, as measure writes them"));
-  return ParseReport(*text, path);
+  return report::ParseReport(*text, path);
 }
 
 }  // namespace torchscan

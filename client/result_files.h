@@ -22,7 +22,7 @@
 namespace torchscan {
 
 // For `render`: a report or a comparison.
-absl::StatusOr<Evidence> LoadEvidenceForRender(const std::string& path);
+absl::StatusOr<report::Evidence> LoadEvidenceForRender(const std::string& path);
 
 // For `compare-reports`: a single report.
 absl::StatusOr<v1::BenchmarkReport> LoadReportForCompare(const std::string& path);

@@ -23,7 +23,7 @@ bool Has(const absl::Status& s, const std::string& text) {
 
 TEST(ResultFiles, AZipIsNamedAsAModuleWithTheCommandThatMeasuresIt) {
   const std::string module = Write("model.pt", std::string("PK\x03\x04\x00\x00model/data.pkl", 20));
-  absl::StatusOr<Evidence> e = LoadEvidenceForRender(module);
+  absl::StatusOr<report::Evidence> e = LoadEvidenceForRender(module);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(Has(e.status(), "render: " + module + " is not a report or comparison JSON file (it is a zip archive"));
@@ -43,7 +43,7 @@ TEST(ResultFiles, OtherNonJsonSaysWhatItIs) {
 
 TEST(ResultFiles, AJobFileIsSentToMeasureJob) {
   const std::string job = Write("job.json", R"({"measure": {"workload": {"model": {"builtin": "linear"}}}})");
-  absl::StatusOr<Evidence> e = LoadEvidenceForRender(job);
+  absl::StatusOr<report::Evidence> e = LoadEvidenceForRender(job);
   ASSERT_FALSE(e.ok());
   EXPECT_TRUE(Has(e.status(), "is a job file (JobSpec), not a result: run it with `torchscan-client measure --job " + job))
       << e.status();
@@ -61,7 +61,7 @@ TEST(ResultFiles, CompareReportsGivenAComparisonSaysToRenderIt) {
 TEST(ResultFiles, TheRightKindLoads) {
   const std::string report = Write("report.json", ToJson(fixtures::ReportAlone()));
   EXPECT_TRUE(LoadReportForCompare(report).ok());
-  absl::StatusOr<Evidence> e = LoadEvidenceForRender(report);
+  absl::StatusOr<report::Evidence> e = LoadEvidenceForRender(report);
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_TRUE(std::holds_alternative<v1::BenchmarkReport>(*e));
   // A strict error of the right kind keeps its own words.

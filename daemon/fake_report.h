@@ -10,7 +10,7 @@ namespace torchscan::daemon {
 
 inline v1::BenchmarkReport FakeReport(const std::string& name) {
   v1::BenchmarkReport r;
-  r.set_schema_version(kReportSchemaVersion);
+  r.set_schema_version(report::kReportSchemaVersion);
   r.set_name(name);
   r.mutable_settings()->set_device("cpu");
   r.mutable_environment()->set_hostname("fake");

@@ -122,7 +122,7 @@ bool WriteResult(const std::string& mode, const std::string& job_dir) {
   torchscan::v1::JobResult result;
   if (mode == "compare") {
     auto* c = result.mutable_comparison();
-    c->set_schema_version(torchscan::kReportSchemaVersion);
+    c->set_schema_version(torchscan::report::kReportSchemaVersion);
     *c->mutable_before() = FakeReport("baseline");
     *c->mutable_after() = FakeReport("candidate");
     c->mutable_output_check()->set_status(torchscan::v1::OutputCheck::passed);
@@ -131,7 +131,7 @@ bool WriteResult(const std::string& mode, const std::string& job_dir) {
     c->mutable_before()->mutable_timing()->mutable_summary()->set_median_s(0.002);
     c->mutable_after()->mutable_timing()->mutable_summary()->set_median_s(0.001);
   } else if (mode == "calibrate") {
-    result.mutable_calibration()->set_schema_version(torchscan::kReportSchemaVersion);
+    result.mutable_calibration()->set_schema_version(torchscan::report::kReportSchemaVersion);
     result.mutable_calibration()->mutable_noise_floor()->set_pairs(3);
   } else {
     *result.mutable_report() = FakeReport("measurement");

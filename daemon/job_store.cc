@@ -302,13 +302,13 @@ absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const 
   absl::Status s = LoadJsonStrict(path, &result);
   if (s.ok()) {
     if (result.has_report()) {
-      s = ValidateReport(result.report(), kReportSchemaVersion, "report.");
+      s = report::ValidateReport(result.report(), report::kReportSchemaVersion, "report.");
     } else if (result.has_comparison()) {
-      s = ValidateComparison(result.comparison(), kReportSchemaVersion);
+      s = report::ValidateComparison(result.comparison(), report::kReportSchemaVersion);
     } else if (result.has_calibration()) {
-      if (result.calibration().schema_version() != kReportSchemaVersion)
+      if (result.calibration().schema_version() != report::kReportSchemaVersion)
         s = absl::InvalidArgumentError(absl::StrCat(
-            "calibration.schema_version: ", result.calibration().schema_version(), " is not ", kReportSchemaVersion));
+            "calibration.schema_version: ", result.calibration().schema_version(), " is not ", report::kReportSchemaVersion));
     } else {
       s = absl::InvalidArgumentError("holds neither a report, a comparison nor a calibration");
     }

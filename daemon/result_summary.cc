@@ -11,7 +11,7 @@ v1::ResultSummary SummaryOfRun(const char* run, const v1::BenchmarkReport& repor
   *summary.mutable_latency() = report.timing().summary();
   summary.set_model(report.model());
   summary.set_device(report.settings().device());
-  summary.set_machine(MachineKey(report.environment()));
+  summary.set_machine(report::MachineKey(report.environment()));
   return summary;
 }
 

@@ -36,7 +36,7 @@ TEST(SummaryOfResult, AMeasurementIsItsOneRun) {
   EXPECT_FALSE(summary->has_baseline_latency());
   EXPECT_EQ(summary->model(), "resnet18");
   EXPECT_EQ(summary->device(), "cpu");
-  EXPECT_EQ(summary->machine(), MachineKey(result.report().environment()));
+  EXPECT_EQ(summary->machine(), report::MachineKey(result.report().environment()));
   EXPECT_NE(summary->machine().find("blas=libopenblas.so.0"), std::string::npos);
 }
 
@@ -54,7 +54,7 @@ TEST(SummaryOfResult, AComparisonIsItsCandidateWithTheBaselinesMedianBeside) {
   EXPECT_EQ(summary->latency().median_s(), 0.001);
   EXPECT_EQ(summary->baseline_latency().median_s(), 0.002);
   EXPECT_EQ(summary->model(), "mlp_fused.pt");
-  EXPECT_EQ(summary->machine(), MachineKey(c->after().environment()));
+  EXPECT_EQ(summary->machine(), report::MachineKey(c->after().environment()));
   EXPECT_NE(summary->machine().find("blas=libmkl_rt.so"), std::string::npos);
 }
 

@@ -8,7 +8,7 @@
 //          checks: experiment::AssertClose (torch.testing.assert_close) experiment/torch_check.h
 //   json.dumps / loading
 //       -> torchscan::SaveJson, ToJson                                 io/proto_json.h
-//          torchscan::LoadReport, LoadComparison                       report/report_json.h
+//          torchscan::report::LoadReport, LoadComparison               report/report_json.h
 //   profile_workload, measure_peak_memory, measure_peak_rss
 //       -> torchscan::passes::ProfileWorkload, MeasurePeakMemory,    passes/
 //          MeasurePeakRss

@@ -6,7 +6,7 @@
 #include "core/number_format.h"
 #include "report/escaping.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 // ",output_check,compatibility,mismatches" values of every row (with the leading comma).
@@ -50,4 +50,4 @@ std::string CsvExporter::Render(const Evidence& evidence) const {
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -25,7 +25,7 @@
 
 #include "report/renderer.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 class CsvExporter : public Renderer {
  public:
@@ -34,4 +34,4 @@ class CsvExporter : public Renderer {
   std::string_view file_extension() const override { return "csv"; }
 };
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -7,7 +7,7 @@
 
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 v1::BenchmarkReport TwoBlocks(const std::string& name) {
@@ -96,4 +96,4 @@ TEST(CsvExporter, KeepsEveryBlockOfALargeRun) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 namespace {
 
@@ -123,4 +123,4 @@ std::string PadLeft(const std::string& text, size_t width) {
   return w >= width ? text : std::string(width - w, ' ') + text;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

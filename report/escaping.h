@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace torchscan {
+namespace torchscan::report {
 
 // Text safe inside HTML elements and double- or single-quoted attributes: & < > " ' become
 // entities; C0 control characters other than tab and newline become U+FFFD.
@@ -37,4 +37,4 @@ size_t DisplayWidth(std::string_view text);
 std::string PadRight(const std::string& text, size_t width);
 std::string PadLeft(const std::string& text, size_t width);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

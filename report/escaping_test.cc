@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 TEST(HtmlEscape, EscapesMarkupQuotesAndControls) {
@@ -43,4 +43,4 @@ TEST(Pad, CountsCodePointsAndNeverCuts) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "core/number_format.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -294,4 +294,4 @@ std::vector<std::pair<std::string, std::string>> FieldTexts(const google::protob
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

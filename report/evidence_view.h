@@ -13,7 +13,7 @@
 #include "proto/report.pb.h"
 #include "report/report_json.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 struct RunView {
   std::string role;                   // "report", "before" or "after"
@@ -108,4 +108,4 @@ double PerCallSeconds(const v1::TimingBlock& block);
 // "yes"/"no", enums by name, repeated values joined by ", ". Message fields are skipped.
 std::vector<std::pair<std::string, std::string>> FieldTexts(const google::protobuf::Message& message);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -8,7 +8,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 using google::protobuf::util::MessageDifferencer;
@@ -227,4 +227,4 @@ TEST(PairedDetailText, IsTheSummaryWithoutItsClaimForAClaimColumn) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -10,7 +10,7 @@
 #include "core/number_format.h"
 #include "report/escaping.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 std::string Context(const v1::BenchmarkReport& r, const std::string& created_at) {
@@ -71,4 +71,4 @@ std::string GbenchExporter::Render(const Evidence& evidence) const {
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -33,7 +33,7 @@
 
 #include "report/renderer.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 class GbenchExporter : public Renderer {
  public:
@@ -43,4 +43,4 @@ class GbenchExporter : public Renderer {
   std::string_view file_extension() const override { return "json"; }
 };
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -9,7 +9,7 @@
 #include "report/evidence_view.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 using google::protobuf::Struct;
@@ -116,4 +116,4 @@ TEST(GbenchExporter, AWithheldComparisonExportsNoBenchmarks) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
+#include "report/svg_number.h"
 #include "report/history_points.h"
 #include "report/html_page.h"
 #include "report/time_axis.h"
@@ -26,12 +26,9 @@ ol.machine-changes{margin:6px 0;padding-left:22px;font-size:13px}ol.machine-chan
 tr.machine-change td{border-top:2px dashed var(--hm)}
 )css";
 
-std::string E(std::string_view text) { return HtmlEscape(text); }
-std::string F(double v) { return absl::StrFormat("%.1f", v); }
-
 // The link to a point's report, escaped for an attribute; "" when there is none.
 std::string Href(const HistoryView& view, const v1::Job& job) {
-  return view.report_href ? E(view.report_href(job)) : "";
+  return view.report_href ? HtmlEscape(view.report_href(job)) : "";
 }
 
 // The band's ends for a point: q1..q3 when they are finite and ordered, else the median.
@@ -42,9 +39,10 @@ std::pair<double, double> Band(const v1::TimingSummary& t) {
 
 std::string Tooltip(const v1::Job& job) {
   const v1::ResultSummary& s = job.summary();
-  return E(absl::StrCat(job.spec().revision().empty() ? "(no revision)" : job.spec().revision(), " \u00b7 median ",
-                        FormatSeconds(s.latency().median_s()), " \u00b7 IQR ", FormatSeconds(s.latency().iqr_s()),
-                        " \u00b7 ", ShortTime(job.finished_at()), " \u00b7 job ", job.id()));
+  return HtmlEscape(absl::StrCat(job.spec().revision().empty() ? "(no revision)" : job.spec().revision(),
+                                 " \u00b7 median ", FormatSeconds(s.latency().median_s()), " \u00b7 IQR ",
+                                 FormatSeconds(s.latency().iqr_s()), " \u00b7 ", ShortTime(job.finished_at()),
+                                 " \u00b7 job ", job.id()));
 }
 
 struct Chart {
@@ -67,78 +65,102 @@ size_t MarkerStride(size_t points) {
              : (points + kMaxHistoryMarkers - 1) / static_cast<size_t>(kMaxHistoryMarkers);
 }
 
-std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
-  const std::vector<const v1::Job*>& points = rows.points;
+// The chart's frame for `points`: their x positions and a time axis covering every band.
+Chart ChartFor(const std::vector<const v1::Job*>& points) {
   double lo = INFINITY, hi = -INFINITY;
   for (const v1::Job* p : points) {
     const auto [q1, q3] = Band(p->summary().latency());
     lo = std::min(lo, q1);
     hi = std::max(hi, q3);
   }
-  const Chart c{points.size(), MakeTimeAxis(lo, hi)};
-  std::string out;
-  out.reserve(points.size() * 90 + 8192);
+  return Chart{points.size(), MakeTimeAxis(lo, hi)};
+}
+
+// The <svg> start with its title and description, the axis ticks and the plot's frame.
+void AppendChartStart(const Chart& c, const HistoryRows& rows, std::string* out) {
   absl::StrAppend(
-      &out, "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" viewBox=\"0 0 ",
+      out, "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" viewBox=\"0 0 ",
       kWidth, " ", kHeight,
       "\" role=\"img\" aria-labelledby=\"history-title history-desc\" font-family=\"system-ui, sans-serif\">"
       "<title id=\"history-title\">Median per call over time</title><desc id=\"history-desc\">",
-      E(absl::StrCat(points.size(), " points oldest to newest: median per call with its IQR band, ",
-                     rows.machine_changes.size(), " machine changes marked")),
+      HtmlEscape(absl::StrCat(rows.points.size(), " points oldest to newest: median per call with its IQR band, ",
+                              rows.machine_changes.size(), " machine changes marked")),
       "</desc>");
   for (double t : AxisTicks(c.axis)) {
-    const std::string y = F(c.Y(t));
-    absl::StrAppend(&out, "<line x1=\"", F(kLeft), "\" x2=\"", F(kWidth - kRight), "\" y1=\"", y, "\" y2=\"", y,
-                    "\" stroke=\"#eaeef2\"/><text x=\"", F(kLeft - 6), "\" y=\"", F(c.Y(t) + 4),
-                    "\" text-anchor=\"end\" font-size=\"11\" fill=\"#57606a\">", E(TickLabel(t)), "</text>");
+    const std::string y = SvgNumber(c.Y(t));
+    absl::StrAppend(out, "<line x1=\"", SvgNumber(kLeft), "\" x2=\"", SvgNumber(kWidth - kRight), "\" y1=\"", y,
+                    "\" y2=\"", y, "\" stroke=\"#eaeef2\"/><text x=\"", SvgNumber(kLeft - 6), "\" y=\"",
+                    SvgNumber(c.Y(t) + 4), "\" text-anchor=\"end\" font-size=\"11\" fill=\"#57606a\">",
+                    HtmlEscape(TickLabel(t)), "</text>");
   }
-  absl::StrAppend(&out, "<rect x=\"", F(kLeft), "\" y=\"", F(kTop), "\" width=\"", F(kWidth - kLeft - kRight),
-                  "\" height=\"", F(kPlotHeight), "\" fill=\"none\" stroke=\"#d0d7de\"/>");
-  // The IQR band: along q3 oldest -> newest, back along q1.
+  absl::StrAppend(out, "<rect x=\"", SvgNumber(kLeft), "\" y=\"", SvgNumber(kTop), "\" width=\"",
+                  SvgNumber(kWidth - kLeft - kRight), "\" height=\"", SvgNumber(kPlotHeight),
+                  "\" fill=\"none\" stroke=\"#d0d7de\"/>");
+}
+
+// The IQR band (along q3 oldest -> newest, back along q1) and the median line.
+void AppendBandAndLine(const Chart& c, const std::vector<const v1::Job*>& points, std::string* out) {
   std::string band = "M", line = "M";
   band.reserve(points.size() * 24);
   line.reserve(points.size() * 12);
   for (size_t i = 0; i < points.size(); ++i) {
-    absl::StrAppend(&band, i ? "L" : "", F(c.X(i)), " ", F(c.Y(Band(points[i]->summary().latency()).second)));
-    absl::StrAppend(&line, i ? "L" : "", F(c.X(i)), " ", F(c.Y(points[i]->summary().latency().median_s())));
+    absl::StrAppend(&band, i ? "L" : "", SvgNumber(c.X(i)), " ",
+                    SvgNumber(c.Y(Band(points[i]->summary().latency()).second)));
+    absl::StrAppend(&line, i ? "L" : "", SvgNumber(c.X(i)), " ",
+                    SvgNumber(c.Y(points[i]->summary().latency().median_s())));
   }
   for (size_t i = points.size(); i-- > 0;)
-    absl::StrAppend(&band, "L", F(c.X(i)), " ", F(c.Y(Band(points[i]->summary().latency()).first)));
+    absl::StrAppend(&band, "L", SvgNumber(c.X(i)), " ", SvgNumber(c.Y(Band(points[i]->summary().latency()).first)));
   if (points.size() == 1) {  // a band of one point: a short bar
     const auto [q1, q3] = Band(points[0]->summary().latency());
-    band = absl::StrCat("M", F(c.X(0) - 6), " ", F(c.Y(q3)), "H", F(c.X(0) + 6), "V", F(c.Y(q1)), "H", F(c.X(0) - 6));
+    band = absl::StrCat("M", SvgNumber(c.X(0) - 6), " ", SvgNumber(c.Y(q3)), "H", SvgNumber(c.X(0) + 6), "V",
+                        SvgNumber(c.Y(q1)), "H", SvgNumber(c.X(0) - 6));
   }
-  absl::StrAppend(&out, "<path d=\"", band, "Z\" fill=\"#0969da\" fill-opacity=\"0.15\" stroke=\"none\"/>",
-                  "<path d=\"", line, "\" fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\"/>");
-  // Machine changes: a dashed line between the two points, numbered above the plot.
+  absl::StrAppend(out, "<path d=\"", band, "Z\" fill=\"#0969da\" fill-opacity=\"0.15\" stroke=\"none\"/>", "<path d=\"",
+                  line, "\" fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\"/>");
+}
+
+// Machine changes: a dashed line between the two points, numbered above the plot.
+void AppendMachineChanges(const Chart& c, const HistoryRows& rows, std::string* out) {
+  const std::vector<const v1::Job*>& points = rows.points;
   for (size_t k = 0, i = 0; k < rows.machine_changes.size(); ++k) {
     while (i < points.size() && points[i] != rows.machine_changes[k].after) ++i;
     if (i == 0 || i >= points.size()) continue;
-    const std::string x = F((c.X(i - 1) + c.X(i)) / 2);
-    absl::StrAppend(
-        &out, "<g class=\"machine-change\"><title>",
-        E(absl::StrCat("machine change #", k + 1, ": ", absl::StrJoin(rows.machine_changes[k].differences, "; "))),
-        "</title><line x1=\"", x, "\" x2=\"", x, "\" y1=\"", F(kTop - 4), "\" y2=\"", F(kTop + kPlotHeight),
-        "\" stroke=\"#bf8700\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/><text x=\"", x, "\" y=\"", F(kTop - 8),
-        "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#7d4e00\">#", k + 1, "</text></g>");
+    const std::string x = SvgNumber((c.X(i - 1) + c.X(i)) / 2);
+    absl::StrAppend(out, "<g class=\"machine-change\"><title>",
+                    HtmlEscape(absl::StrCat("machine change #", k + 1, ": ",
+                                            absl::StrJoin(rows.machine_changes[k].differences, "; "))),
+                    "</title><line x1=\"", x, "\" x2=\"", x, "\" y1=\"", SvgNumber(kTop - 4), "\" y2=\"",
+                    SvgNumber(kTop + kPlotHeight),
+                    "\" stroke=\"#bf8700\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/><text x=\"", x, "\" y=\"",
+                    SvgNumber(kTop - 8), "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#7d4e00\">#", k + 1,
+                    "</text></g>");
   }
-  // One marker per point (every stride-th when there are many), linked to its report.
+}
+
+// One marker per point (every stride-th when there are many), linked to its report.
+void AppendMarkers(const HistoryView& view, const Chart& c, const std::vector<const v1::Job*>& points,
+                   std::string* out) {
   const size_t stride = MarkerStride(points.size());
   const std::string radius = points.size() <= 60 ? "4.5" : points.size() <= kMaxHistoryMarkers ? "3" : "2.5";
   for (size_t i = 0; i < points.size(); ++i) {
     if ((points.size() - 1 - i) % stride != 0) continue;
     const std::string href = Href(view, *points[i]);
-    const std::string circle = absl::StrCat(
-        "<circle cx=\"", F(c.X(i)), "\" cy=\"", F(c.Y(points[i]->summary().latency().median_s())), "\" r=\"", radius,
-        "\" fill=\"#0969da\" stroke=\"#ffffff\" stroke-width=\"1\"><title>", Tooltip(*points[i]), "</title></circle>");
+    const std::string circle = absl::StrCat("<circle cx=\"", SvgNumber(c.X(i)), "\" cy=\"",
+                                            SvgNumber(c.Y(points[i]->summary().latency().median_s())), "\" r=\"",
+                                            radius, "\" fill=\"#0969da\" stroke=\"#ffffff\" stroke-width=\"1\"><title>",
+                                            Tooltip(*points[i]), "</title></circle>");
     if (href.empty()) {
-      out += circle;
+      *out += circle;
     } else {
-      absl::StrAppend(&out, "<a href=\"", href, "\" xlink:href=\"", href, "\">", circle, "</a>");
+      absl::StrAppend(out, "<a href=\"", href, "\" xlink:href=\"", href, "\">", circle, "</a>");
     }
   }
-  // Dates under the x axis: the first, the last and a few between; with times when two
-  // neighbouring labels would show the same date.
+}
+
+// Dates under the x axis: the first, the last and a few between; with times when two
+// neighbouring labels would show the same date. Each with its revision below it.
+void AppendDateLabels(const Chart& c, const std::vector<const v1::Job*>& points, std::string* out) {
   std::vector<size_t> labelled;
   for (int k = 0; k < kDateLabels && !points.empty(); ++k) {
     const size_t i = static_cast<size_t>(std::lround(static_cast<double>(k) * (points.size() - 1) / (kDateLabels - 1)));
@@ -147,7 +169,7 @@ std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
   bool with_times = false;
   for (size_t k = 1; k < labelled.size(); ++k)
     with_times |= ShortDate(points[labelled[k]]->finished_at()) == ShortDate(points[labelled[k - 1]]->finished_at());
-  const std::string date_y = F(kTop + kPlotHeight + 16), revision_y = F(kTop + kPlotHeight + 30);
+  const std::string date_y = SvgNumber(kTop + kPlotHeight + 16), revision_y = SvgNumber(kTop + kPlotHeight + 30);
   for (size_t k = 0; k < labelled.size(); ++k) {
     const size_t i = labelled[k];
     const char* anchor = labelled.size() == 1       ? "middle"
@@ -155,21 +177,38 @@ std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
                          : k + 1 == labelled.size() ? "end"
                                                     : "middle";
     const std::string& when = points[i]->finished_at();
-    absl::StrAppend(&out, "<text x=\"", F(c.X(i)), "\" y=\"", date_y, "\" text-anchor=\"", anchor,
-                    "\" font-size=\"11\" fill=\"#57606a\">", E(with_times ? ShortTime(when) : ShortDate(when)),
+    absl::StrAppend(out, "<text x=\"", SvgNumber(c.X(i)), "\" y=\"", date_y, "\" text-anchor=\"", anchor,
+                    "\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(with_times ? ShortTime(when) : ShortDate(when)),
                     "</text>");
     // The revision under its date: what a reader looks for when a step shows.
     if (!points[i]->spec().revision().empty())
-      absl::StrAppend(&out, "<text x=\"", F(c.X(i)), "\" y=\"", revision_y, "\" text-anchor=\"", anchor,
+      absl::StrAppend(out, "<text x=\"", SvgNumber(c.X(i)), "\" y=\"", revision_y, "\" text-anchor=\"", anchor,
                       "\" font-size=\"11\" font-family=\"monospace\" fill=\"#57606a\">",
-                      E(ShortRevision(points[i]->spec().revision())), "</text>");
+                      HtmlEscape(ShortRevision(points[i]->spec().revision())), "</text>");
   }
-  absl::StrAppend(&out, "<text x=\"", F(kLeft + (kWidth - kLeft - kRight) / 2), "\" y=\"", F(kHeight - 12),
+}
+
+// The axis captions and the </svg> end.
+void AppendChartEnd(const Chart& c, std::string* out) {
+  absl::StrAppend(out, "<text x=\"", SvgNumber(kLeft + (kWidth - kLeft - kRight) / 2), "\" y=\"",
+                  SvgNumber(kHeight - 12),
                   "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">points in order, oldest to newest "
                   "(equal spacing; dates by finish, revisions below)</text><text transform=\"translate(14 ",
-                  F(kTop + kPlotHeight / 2),
+                  SvgNumber(kTop + kPlotHeight / 2),
                   ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\" fill=\"#57606a\">median per call",
                   c.axis.from_zero ? "" : " (axis not from 0)", "</text></svg>");
+}
+
+std::string ChartSvg(const HistoryView& view, const HistoryRows& rows) {
+  const Chart c = ChartFor(rows.points);
+  std::string out;
+  out.reserve(rows.points.size() * 90 + 8192);
+  AppendChartStart(c, rows, &out);
+  AppendBandAndLine(c, rows.points, &out);
+  AppendMachineChanges(c, rows, &out);
+  AppendMarkers(view, c, rows.points, &out);
+  AppendDateLabels(c, rows.points, &out);
+  AppendChartEnd(c, &out);
   return out;
 }
 
@@ -192,9 +231,9 @@ void ChartSection(const HistoryView& view, const HistoryRows& rows, std::string*
     out->append("<h3>Machine changes</h3><ol class=\"machine-changes\">");
     for (size_t k = 0; k < rows.machine_changes.size(); ++k) {
       const MachineChange& m = rows.machine_changes[k];
-      absl::StrAppend(out, "<li id=\"machine-change-", k + 1, "\">#", k + 1, " between <code>", E(m.before->id()),
-                      "</code> and <code>", E(m.after->id()), "</code>: ");
-      absl::StrAppend(out, E(absl::StrJoin(m.differences, "; ")), "</li>");
+      absl::StrAppend(out, "<li id=\"machine-change-", k + 1, "\">#", k + 1, " between <code>",
+                      HtmlEscape(m.before->id()), "</code> and <code>", HtmlEscape(m.after->id()), "</code>: ");
+      absl::StrAppend(out, HtmlEscape(absl::StrJoin(m.differences, "; ")), "</li>");
     }
     out->append("</ol>");
   }
@@ -213,25 +252,26 @@ void TableSection(const HistoryView& view, const HistoryRows& rows, std::string*
                     !row.point           ? "<tr class=\"unknown\">"
                     : row.machine_change ? "<tr class=\"machine-change\">"
                                          : "<tr>",
-                    "<td><code>", href.empty() ? "" : absl::StrCat("<a href=\"", href, "\">"), E(job.id()),
+                    "<td><code>", href.empty() ? "" : absl::StrCat("<a href=\"", href, "\">"), HtmlEscape(job.id()),
                     href.empty() ? "" : "</a>", "</code></td><td>",
-                    job.finished_at().empty() ? "-" : E(ShortTime(job.finished_at())), "</td><td>");
+                    job.finished_at().empty() ? "-" : HtmlEscape(ShortTime(job.finished_at())), "</td><td>");
     if (job.spec().revision().empty()) {
       out->append("-");
     } else {
-      absl::StrAppend(out, "<code title=\"", E(job.spec().revision()), "\">", E(ShortRevision(job.spec().revision())),
-                      "</code>");
+      absl::StrAppend(out, "<code title=\"", HtmlEscape(job.spec().revision()), "\">",
+                      HtmlEscape(ShortRevision(job.spec().revision())), "</code>");
     }
     out->append("</td>");
     if (!row.point) {
-      absl::StrAppend(out, "<td colspan=\"6\">", E(NotPointText(job)), "</td></tr>");
+      absl::StrAppend(out, "<td colspan=\"6\">", HtmlEscape(NotPointText(job)), "</td></tr>");
       continue;
     }
     const v1::ResultSummary& s = job.summary();
-    absl::StrAppend(out, "<td>", E(s.model()), "</td><td class=\"n\">", E(FormatSeconds(s.latency().median_s())),
-                    "</td><td class=\"n\">", E(FormatSeconds(s.latency().iqr_s())), "</td><td class=\"n\">",
+    absl::StrAppend(out, "<td>", HtmlEscape(s.model()), "</td><td class=\"n\">",
+                    HtmlEscape(FormatSeconds(s.latency().median_s())), "</td><td class=\"n\">",
+                    HtmlEscape(FormatSeconds(s.latency().iqr_s())), "</td><td class=\"n\">",
                     row.change ? FormatPercent(*row.change) : "", "</td><td>",
-                    job.spec().has_compare() ? E(job.latency_change()) : "", "</td><td>");
+                    job.spec().has_compare() ? HtmlEscape(job.latency_change()) : "", "</td><td>");
     if (row.machine_change)
       absl::StrAppend(out, "<a href=\"#machine-change-", row.machine_change, "\">changed #", row.machine_change,
                       "</a>");
@@ -245,11 +285,11 @@ void TableSection(const HistoryView& view, const HistoryRows& rows, std::string*
 std::string RenderHistoryHtml(const HistoryView& view) {
   std::string out;
   AppendHtmlPageStart(absl::StrCat("TorchScan history: ", view.name), kHistoryStyle, &out);
-  absl::StrAppend(&out, "<header><p class=\"kicker\">TorchScan history</p><h1>", E(view.name), "</h1>");
+  absl::StrAppend(&out, "<header><p class=\"kicker\">TorchScan history</p><h1>", HtmlEscape(view.name), "</h1>");
   if (view.jobs.empty()) {
-    absl::StrAppend(&out, "<p class=\"meta\">", E(view.source.empty() ? "" : "from " + view.source),
-                    "</p></header><section id=\"jobs\"><p>No jobs named <code>", E(view.name), "</code>",
-                    view.source.empty() ? "" : absl::StrCat(" at <code>", E(view.source), "</code>"),
+    absl::StrAppend(&out, "<p class=\"meta\">", HtmlEscape(view.source.empty() ? "" : "from " + view.source),
+                    "</p></header><section id=\"jobs\"><p>No jobs named <code>", HtmlEscape(view.name), "</code>",
+                    view.source.empty() ? "" : absl::StrCat(" at <code>", HtmlEscape(view.source), "</code>"),
                     ".</p></section>");
   } else {
     const HistoryRows rows = BuildHistoryRows(view);
@@ -259,7 +299,7 @@ std::string RenderHistoryHtml(const HistoryView& view) {
     if (!rows.points.empty())
       absl::StrAppend(&meta, " \u00b7 ", ShortDate(rows.points.front()->finished_at()), " to ",
                       ShortDate(rows.points.back()->finished_at()));
-    absl::StrAppend(&out, "<p class=\"meta\">", E(meta), "</p></header>");
+    absl::StrAppend(&out, "<p class=\"meta\">", HtmlEscape(meta), "</p></header>");
     ChartSection(view, rows, &out);
     TableSection(view, rows, &out);
   }

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "report/escaping.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr const char* kStyle = R"css(
@@ -65,4 +65,4 @@ void AppendHtmlPageStart(std::string_view title, std::string_view extra_style, s
   out->append("</style></head><body><main>");
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

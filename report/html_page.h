@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-namespace torchscan {
+namespace torchscan::report {
 
 // Appends the page start to *out. `title` is text (escaped here); `extra_style` is CSS that
 // the page itself writes (not escaped: never pass user text).
 void AppendHtmlPageStart(std::string_view title, std::string_view extra_style, std::string* out);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

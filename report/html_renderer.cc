@@ -12,36 +12,31 @@
 #include "report/round_plan_text.h"
 #include "report/timeline_plot.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
-
-using html::Td;
-using html::TdNum;
-
-std::string E(std::string_view text) { return HtmlEscape(text); }
 
 void Card(std::string* out, const std::string& tone, std::string_view key, std::string_view value,
           std::string_view sub) {
-  absl::StrAppend(out, "<div class=\"card ", tone, "\"><div class=\"k\">", E(key), "</div><div class=\"v\">", E(value),
-                  "</div><div class=\"s\">", E(sub), "</div></div>");
+  absl::StrAppend(out, "<div class=\"card ", tone, "\"><div class=\"k\">", HtmlEscape(key), "</div><div class=\"v\">",
+                  HtmlEscape(value), "</div><div class=\"s\">", HtmlEscape(sub), "</div></div>");
 }
 
 void Header(const Evidence& evidence, const std::vector<RunView>& runs, const v1::Comparison* c, std::string* out) {
   const v1::BenchmarkReport& first = *runs[0].report;
   absl::StrAppend(out, "<header><p class=\"kicker\">", c ? "TorchScan comparison" : "TorchScan benchmark report",
-                  "</p><h1>", E(EvidenceTitle(evidence)), "</h1>");
+                  "</p><h1>", HtmlEscape(EvidenceTitle(evidence)), "</h1>");
   std::vector<std::string> meta;
   const std::string& created = c ? c->created_at() : first.created_at();
   if (!created.empty()) meta.push_back("created " + created);
   if (!first.settings().device().empty()) meta.push_back("device " + first.settings().device());
   meta.push_back(FormatAmount(first.work_units(), first.work_unit()) + " per call");
-  absl::StrAppend(out, "<p class=\"meta\">", E(absl::StrJoin(meta, " \u00b7 ")), "</p></header>");
+  absl::StrAppend(out, "<p class=\"meta\">", HtmlEscape(absl::StrJoin(meta, " \u00b7 ")), "</p></header>");
 }
 
 void Banners(const v1::Comparison& c, std::string* out) {
   if (c.output_check().status() == v1::OutputCheck::failed) {
     absl::StrAppend(out, "<div class=\"banner fail\" role=\"alert\"><strong>\u2716 Output check failed</strong>",
-                    c.output_check().message().empty() ? "" : E(c.output_check().message()) + "<br>",
+                    c.output_check().message().empty() ? "" : HtmlEscape(c.output_check().message()) + "<br>",
                     "Both measurements are kept below, but every delta and the speed label are withheld.</div>");
   }
   if (!c.compatibility().compatible()) {
@@ -49,7 +44,7 @@ void Banners(const v1::Comparison& c, std::string* out) {
     for (const v1::Mismatch& m : c.compatibility().mismatches()) fields.push_back(m.field());
     absl::StrAppend(out,
                     "<div class=\"banner warn\" role=\"alert\"><strong>\u26a0 The runs are not comparable</strong>",
-                    "Mismatched: ", E(fields.empty() ? "(not named)" : absl::StrJoin(fields, ", ")),
+                    "Mismatched: ", HtmlEscape(fields.empty() ? "(not named)" : absl::StrJoin(fields, ", ")),
                     ". Every delta and the speed label are withheld.</div>");
   }
 }
@@ -106,9 +101,10 @@ void ReportCards(const v1::BenchmarkReport& r, std::string* out) {
 // The paired rounds beside the Mann-Whitney evidence (never the label): the claim, its
 // interval and what it resolves, and the per-round ratios drawn.
 void PairedRounds(const v1::PairedEvidence& p, std::string* out) {
-  absl::StrAppend(out, "<h3>Paired rounds (not used to choose the label)</h3><table class=\"numbers\"><tbody><tr><th>claim</th>",
-                  Td(PairedClaimText(p.claim())), "</tr><tr><th>evidence</th>", Td(PairedDetailText(p)),
-                  "</tr><tr><th>method</th>", Td(p.method().empty() ? "not recorded" : p.method()), "</tr></tbody></table>");
+  absl::StrAppend(
+      out, "<h3>Paired rounds (not used to choose the label)</h3><table class=\"numbers\"><tbody><tr><th>claim</th>",
+      Td(PairedClaimText(p.claim())), "</tr><tr><th>evidence</th>", Td(PairedDetailText(p)), "</tr><tr><th>method</th>",
+      Td(p.method().empty() ? "not recorded" : p.method()), "</tr></tbody></table>");
   if (const std::string svg = PairedRatioSvg(p); !svg.empty())
     absl::StrAppend(out, "<figure>", svg, "<figcaption>Each dot is one round's median after/before; the band is the ",
                     "interval, the dashed line no change.</figcaption></figure>");
@@ -122,7 +118,8 @@ void DeltasSection(const v1::Comparison& c, std::string* out) {
     for (const v1::MetricDelta& d : c.deltas()) names.push_back(d.name());
     absl::StrAppend(out, "<p class=\"withheld\">Withheld because ", WithheldText(withheld),
                     ". The comparison keeps no delta, and this page computes none.</p>");
-    if (!names.empty()) absl::StrAppend(out, "<p class=\"muted\">Metrics: ", E(absl::StrJoin(names, ", ")), "</p>");
+    if (!names.empty())
+      absl::StrAppend(out, "<p class=\"muted\">Metrics: ", HtmlEscape(absl::StrJoin(names, ", ")), "</p>");
     out->append("</section>");
     return;
   }
@@ -132,15 +129,17 @@ void DeltasSection(const v1::Comparison& c, std::string* out) {
       "</thead><tbody>");
   for (const v1::MetricDelta& d : c.deltas()) {
     const bool known = d.known() && d.has_delta();
-    absl::StrAppend(out, known ? "<tr>" : "<tr class=\"unknown\">", "<td><code>", E(d.name()), "</code></td>",
+    absl::StrAppend(out, known ? "<tr>" : "<tr class=\"unknown\">", "<td><code>", HtmlEscape(d.name()), "</code></td>",
                     TdNum(d.has_before() ? FormatMetric(d.before(), d.unit()) : "-"),
                     TdNum(d.has_after() ? FormatMetric(d.after(), d.unit()) : "-"),
                     TdNum(known ? FormatSignedMetric(d.delta(), d.unit()) : "unknown"),
                     TdNum(known && d.has_ratio() ? FormatRatio(d.ratio()) : ""));
     if (known) {
-      absl::StrAppend(out, "<td class=\"detail\">", E(absl::StrCat(d.method(), " \u00b7 ", d.scope())), "</td></tr>");
+      absl::StrAppend(out, "<td class=\"detail\">", HtmlEscape(absl::StrCat(d.method(), " \u00b7 ", d.scope())),
+                      "</td></tr>");
     } else {
-      absl::StrAppend(out, "<td><span class=\"badge warn\">unknown</span> ", E(d.unknown_reason()), "</td></tr>");
+      absl::StrAppend(out, "<td><span class=\"badge warn\">unknown</span> ", HtmlEscape(d.unknown_reason()),
+                      "</td></tr>");
     }
   }
   out->append("</tbody></table>");
@@ -163,7 +162,8 @@ void ChangesSection(const v1::Comparison& c, std::string* out) {
   } else {
     out->append("<table><thead><tr><th>setting</th><th>before</th><th>after</th></tr></thead><tbody>");
     for (const v1::SettingChange& s : c.changed_settings())
-      absl::StrAppend(out, "<tr><td><code>", E(s.name()), "</code></td>", Td(s.before()), Td(s.after()), "</tr>");
+      absl::StrAppend(out, "<tr><td><code>", HtmlEscape(s.name()), "</code></td>", Td(s.before()), Td(s.after()),
+                      "</tr>");
     out->append("</tbody></table>");
   }
   if (c.compatibility().mismatches().empty()) {
@@ -174,7 +174,8 @@ void ChangesSection(const v1::Comparison& c, std::string* out) {
         "<h3>Compatibility "
         "mismatches</h3><table><thead><tr><th>field</th><th>before</th><th>after</th></tr></thead><tbody>");
     for (const v1::Mismatch& m : c.compatibility().mismatches())
-      absl::StrAppend(out, "<tr><td><code>", E(m.field()), "</code></td>", Td(m.before()), Td(m.after()), "</tr>");
+      absl::StrAppend(out, "<tr><td><code>", HtmlEscape(m.field()), "</code></td>", Td(m.before()), Td(m.after()),
+                      "</tr>");
     out->append("</tbody></table>");
   }
   out->append("</section>");
@@ -188,10 +189,11 @@ void TimelineSection(const Evidence& evidence, std::string* out) {
   out->append("<section id=\"timeline\"><h2>Phase timeline</h2>");
   for (size_t i = 0; i < timelines.size(); ++i) {
     const TimelineView& t = timelines[i];
-    if (!t.run.empty()) absl::StrAppend(out, "<h3>", E(t.run), "</h3>");
-    absl::StrAppend(out, "<p class=\"muted\">When each phase ran, in order: seconds on ", E(t.timeline->clock()),
+    if (!t.run.empty()) absl::StrAppend(out, "<h3>", HtmlEscape(t.run), "</h3>");
+    absl::StrAppend(out, "<p class=\"muted\">When each phase ran, in order: seconds on ",
+                    HtmlEscape(t.timeline->clock()),
                     t.job ? " since the job was submitted at " : " since the worker began the job at ",
-                    E(t.timeline->started_at()), ".</p>");
+                    HtmlEscape(t.timeline->started_at()), ".</p>");
     const std::string chart = TimelineSvg(*t.timeline, absl::StrCat("timeline-", i));
     if (!chart.empty())
       absl::StrAppend(out, "<figure class=\"timeline-chart\">", chart,
@@ -201,8 +203,9 @@ void TimelineSection(const Evidence& evidence, std::string* out) {
                     "<table class=\"numbers\"><thead><tr><th>phase</th><th>start</th><th>duration</th></tr></thead>"
                     "<tbody>");
     for (const v1::PhaseSpan& span : t.timeline->spans())
-      absl::StrAppend(out, "<tr><td><code>", E(span.phase()), "</code></td>", TdNum(FormatSeconds(span.start_s())),
-                      TdNum(FormatSeconds(span.end_s() - span.start_s())), "</tr>");
+      absl::StrAppend(out, "<tr><td><code>", HtmlEscape(span.phase()), "</code></td>",
+                      TdNum(FormatSeconds(span.start_s())), TdNum(FormatSeconds(span.end_s() - span.start_s())),
+                      "</tr>");
     out->append("</tbody></table>");
   }
   out->append("</section>");
@@ -213,7 +216,7 @@ void NotesSection(const v1::Comparison& c, std::string* out) {
   const std::vector<std::string> notes = NotesToShow(c, &left_out);
   if (notes.empty() && left_out == 0) return;
   out->append("<section id=\"notes\"><h2>Notes</h2><ul>");
-  for (const std::string& n : notes) absl::StrAppend(out, "<li>", E(n), "</li>");
+  for (const std::string& n : notes) absl::StrAppend(out, "<li>", HtmlEscape(n), "</li>");
   out->append("</ul>");
   if (left_out > 0)
     absl::StrAppend(out, "<p class=\"muted\">", left_out, left_out == 1 ? " note" : " notes",
@@ -234,23 +237,23 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
     Banners(*c, &out);
     ComparisonCards(*c, &out);
     if (const std::string plan = DescribeRoundPlan(c->round_plan()); !plan.empty())
-      absl::StrAppend(&out, "<p class=\"muted\" id=\"round-plan\">Timing plan: ", E(plan), ".</p>");
+      absl::StrAppend(&out, "<p class=\"muted\" id=\"round-plan\">Timing plan: ", HtmlEscape(plan), ".</p>");
   } else {
     ReportCards(*runs[0].report, &out);
   }
   // What this machine can resolve, beside the label and never choosing it.
   if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence))
     absl::StrAppend(&out, "<p class=\"noise-floor", floor->stale() ? " stale" : "", "\">",
-                    E(DescribeNoiseFloor(*floor)), "</p>");
-  html::TimingSection(runs, &out);
+                    HtmlEscape(DescribeNoiseFloor(*floor)), "</p>");
+  TimingSection(runs, &out);
   if (c) {
     DeltasSection(*c, &out);
     ChangesSection(*c, &out);
   }
-  html::MetricsSection(runs, &out);
-  html::ProfileSection(runs, &out);
-  html::MetadataSection(runs, &out);
-  html::RawBlocksSection(runs, &out);
+  MetricsSection(runs, &out);
+  ProfileSection(runs, &out);
+  MetadataSection(runs, &out);
+  RawBlocksSection(runs, &out);
   TimelineSection(evidence, &out);
   if (c) NotesSection(*c, &out);
   absl::StrAppend(&out, "<footer>Rendered by TorchScan from saved evidence (schema version ",
@@ -259,4 +262,4 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -17,7 +17,7 @@
 
 #include "report/renderer.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 class HtmlRenderer : public Renderer {
  public:
@@ -26,4 +26,4 @@ class HtmlRenderer : public Renderer {
   std::string_view file_extension() const override { return "html"; }
 };
 
-}  // namespace torchscan
+}  // namespace torchscan::report

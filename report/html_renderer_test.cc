@@ -9,7 +9,7 @@
 #include "report/report_json.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 std::string Render(const Evidence& evidence) { return HtmlRenderer().Render(evidence); }
@@ -318,4 +318,4 @@ TEST(HtmlRenderer, TheNoiseFloorIsOneSentenceOnlyWhereRecorded) {
   EXPECT_TRUE(Has(Render(r), "This machine resolves changes of about 3.1%"));
 }
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

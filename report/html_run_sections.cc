@@ -11,12 +11,10 @@
 #include "report/load_text.h"
 #include "report/timing_plot.h"
 
-namespace torchscan::html {
+namespace torchscan::report {
 namespace {
 
 constexpr int kTopOperators = 15;
-
-std::string E(std::string_view text) { return HtmlEscape(text); }
 
 std::string RunLabel(const RunView& run) {
   return run.role == "report" ? run.name : absl::StrCat(run.role, ": ", run.name);
@@ -32,22 +30,23 @@ struct Row {
 std::string ValueCell(const std::string& value, bool numeric) {
   if (value.find('\n') == std::string::npos && value.size() <= 160) return numeric ? TdNum(value) : Td(value);
   const size_t lines = std::count(value.begin(), value.end(), '\n') + 1;
-  return absl::StrCat("<td><details><summary>", lines, lines == 1 ? " line" : " lines", "</summary><pre>", E(value),
-                      "</pre></details></td>");
+  return absl::StrCat("<td><details><summary>", lines, lines == 1 ? " line" : " lines", "</summary><pre>",
+                      HtmlEscape(value), "</pre></details></td>");
 }
 
 // A table with one column per run. In a table of facts (not numbers) rows whose values differ
 // between runs are marked.
 void RunTable(const std::vector<RunView>& runs, const std::string& first, const std::vector<Row>& rows,
               std::string* out, bool numbers = false) {
-  absl::StrAppend(out, "<table class=\"", numbers ? "numbers" : "runs", "\"><thead><tr><th>", E(first), "</th>");
-  for (const RunView& run : runs) absl::StrAppend(out, "<th>", E(RunLabel(run)), "</th>");
+  absl::StrAppend(out, "<table class=\"", numbers ? "numbers" : "runs", "\"><thead><tr><th>", HtmlEscape(first),
+                  "</th>");
+  for (const RunView& run : runs) absl::StrAppend(out, "<th>", HtmlEscape(RunLabel(run)), "</th>");
   out->append("</tr></thead><tbody>");
   for (const Row& row : rows) {
     const bool differs =
         !numbers && row.values.size() > 1 &&
         std::any_of(row.values.begin(), row.values.end(), [&](const auto& v) { return v != row.values[0]; });
-    absl::StrAppend(out, differs ? "<tr class=\"differs\">" : "<tr>", "<th>", E(row.key), "</th>");
+    absl::StrAppend(out, differs ? "<tr class=\"differs\">" : "<tr>", "<th>", HtmlEscape(row.key), "</th>");
     for (const std::string& v : row.values) out->append(ValueCell(v, row.numeric));
     out->append("</tr>");
   }
@@ -111,7 +110,7 @@ std::string MetricStatus(const v1::MetricResult& m) {
 std::string Diagnostics(const v1::MetricResult& m) {
   if (m.diagnostics().empty()) return "";
   std::string out = "<ul class=\"diag\">";
-  for (const std::string& d : m.diagnostics()) absl::StrAppend(&out, "<li>", E(d), "</li>");
+  for (const std::string& d : m.diagnostics()) absl::StrAppend(&out, "<li>", HtmlEscape(d), "</li>");
   return out + "</ul>";
 }
 
@@ -124,19 +123,19 @@ void OperatorRows(const std::vector<const v1::OperatorStat*>& ops, size_t begin,
     const v1::OperatorStat& op = *ops[i];
     std::vector<std::string> shapes;
     for (const v1::ShapeGroup& g : op.shapes()) shapes.push_back(absl::StrCat(g.input_shapes(), " (", g.calls(), ")"));
-    absl::StrAppend(out, "<tr>", TdNum(std::to_string(i + 1)), "<td><code>", E(op.name()), "</code></td>",
+    absl::StrAppend(out, "<tr>", TdNum(std::to_string(i + 1)), "<td><code>", HtmlEscape(op.name()), "</code></td>",
                     TdNum(FormatCount(op.calls())), TdNum(FormatSeconds(op.self_time_s())),
                     TdNum(FormatSeconds(op.total_time_s())),
                     op.has_flops() ? TdNum(FormatSi(op.flops(), "FLOP")) : "<td class=\"n muted\">no formula</td>",
-                    "<td class=\"shapes\">", E(absl::StrJoin(shapes, "; ")), "</td></tr>");
+                    "<td class=\"shapes\">", HtmlEscape(absl::StrJoin(shapes, "; ")), "</td></tr>");
   }
   out->append("</tbody></table>");
 }
 
 }  // namespace
 
-std::string Td(std::string_view text) { return absl::StrCat("<td>", E(text), "</td>"); }
-std::string TdNum(std::string_view text) { return absl::StrCat("<td class=\"n\">", E(text), "</td>"); }
+std::string Td(std::string_view text) { return absl::StrCat("<td>", HtmlEscape(text), "</td>"); }
+std::string TdNum(std::string_view text) { return absl::StrCat("<td class=\"n\">", HtmlEscape(text), "</td>"); }
 
 void TimingSection(const std::vector<RunView>& runs, std::string* out) {
   std::vector<Row> rows;
@@ -161,8 +160,8 @@ void TimingSection(const std::vector<RunView>& runs, std::string* out) {
   add("timed calls", [](const v1::Timing& t) { return FormatCount(t.summary().total_calls()); });
   add("timed total", [](const v1::Timing& t) { return FormatSeconds(t.timed_total_s()); });
   add("warm-up calls", [](const v1::Timing& t) { return FormatCount(t.warmup_calls()); });
-  const bool any_load = std::any_of(runs.begin(), runs.end(),
-                                    [](const RunView& run) { return !DescribeTimingLoad(run.report->timing()).empty(); });
+  const bool any_load = std::any_of(
+      runs.begin(), runs.end(), [](const RunView& run) { return !DescribeTimingLoad(run.report->timing()).empty(); });
   if (any_load) {  // only where sampled, so reports from before Timing.load read as they did
     Row load{"load during timing", {}, false};
     for (const RunView& run : runs) {
@@ -184,13 +183,13 @@ void TimingSection(const std::vector<RunView>& runs, std::string* out) {
                   "<figcaption>Each dot is one block's per-call time (duration / calls) in measurement order; "
                   "the line is the median and the band the IQR (q1 to q3).",
                   runs.size() > 1 ? " Both runs share the y axis." : "", "</figcaption></figure>");
-  absl::StrAppend(out, "<p class=\"muted\">Quartiles: ", E(runs[0].report->timing().summary().quantile_method()),
-                  "</p>");
+  absl::StrAppend(
+      out, "<p class=\"muted\">Quartiles: ", HtmlEscape(runs[0].report->timing().summary().quantile_method()), "</p>");
   std::string warnings;
   for (const RunView& run : runs)
     for (const v1::Warning& w : run.report->warnings())
-      absl::StrAppend(&warnings, "<li><span class=\"tag\">", E(RunLabel(run)), "</span> <code>", E(w.code()),
-                      "</code> ", E(w.message()), "</li>");
+      absl::StrAppend(&warnings, "<li><span class=\"tag\">", HtmlEscape(RunLabel(run)), "</span> <code>",
+                      HtmlEscape(w.code()), "</code> ", HtmlEscape(w.message()), "</li>");
   if (!warnings.empty()) absl::StrAppend(out, "<h3>Warnings</h3><ul class=\"warnings\">", warnings, "</ul>");
   out->append("</section>");
 }
@@ -203,13 +202,13 @@ void MetricsSection(const std::vector<RunView>& runs, std::string* out) {
   for (const RunView& run : runs) {
     if (run.report->totals().empty()) continue;
     any = true;
-    absl::StrAppend(out, "<h3>", E(RunLabel(run)),
+    absl::StrAppend(out, "<h3>", HtmlEscape(RunLabel(run)),
                     "</h3><table><thead><tr><th>metric</th><th class=\"n\">value</th><th>method</th><th>scope</th>"
                     "<th>status</th></tr></thead><tbody>");
     for (const v1::MetricResult& m : run.report->totals())
-      absl::StrAppend(out, "<tr><td><code>", E(m.name()), "</code>", Diagnostics(m), "</td>", TdNum(MetricValue(m)),
-                      "<td class=\"detail\">", E(m.method()), "</td><td class=\"detail\">", E(m.scope()), "</td><td>",
-                      MetricStatus(m), "</td></tr>");
+      absl::StrAppend(out, "<tr><td><code>", HtmlEscape(m.name()), "</code>", Diagnostics(m), "</td>",
+                      TdNum(MetricValue(m)), "<td class=\"detail\">", HtmlEscape(m.method()),
+                      "</td><td class=\"detail\">", HtmlEscape(m.scope()), "</td><td>", MetricStatus(m), "</td></tr>");
     out->append("</tbody></table>");
   }
   if (!any) out->append("<p>No scoped metrics were appended.</p>");
@@ -222,22 +221,23 @@ void ProfileSection(const std::vector<RunView>& runs, std::string* out) {
       "<section id=\"profile\"><h2>Operator profile</h2><p class=\"muted\">A diagnostic pass separate from "
       "timing. Operator times include profiler instrumentation and are not clean workload timing.</p>");
   for (const RunView& run : runs) {
-    absl::StrAppend(out, "<h3>", E(RunLabel(run)), "</h3>");
+    absl::StrAppend(out, "<h3>", HtmlEscape(RunLabel(run)), "</h3>");
     if (!run.report->has_profile()) {
       out->append("<p>No operator profile.</p>");
       continue;
     }
     const v1::OperatorProfile& p = run.report->profile();
     const v1::MetricResult& flops = p.flops_per_call();
-    absl::StrAppend(out, "<p>FLOPs per call: <strong>", E(MetricValue(flops)), "</strong> ", MetricStatus(flops),
-                    " &middot; profiled calls: ", E(FormatCount(p.profiled_calls())), "</p>", Diagnostics(flops));
-    if (!p.note().empty()) absl::StrAppend(out, "<p class=\"muted\">", E(p.note()), "</p>");
+    absl::StrAppend(out, "<p>FLOPs per call: <strong>", HtmlEscape(MetricValue(flops)), "</strong> ",
+                    MetricStatus(flops), " &middot; profiled calls: ", HtmlEscape(FormatCount(p.profiled_calls())),
+                    "</p>", Diagnostics(flops));
+    if (!p.note().empty()) absl::StrAppend(out, "<p class=\"muted\">", HtmlEscape(p.note()), "</p>");
     const std::vector<const v1::OperatorStat*> ops = OperatorsBySelfTime(p);
     const size_t top = std::min<size_t>(ops.size(), kTopOperators);
     OperatorRows(ops, 0, top, out);
     if (ops.size() > top) {
-      absl::StrAppend(out, "<details id=\"operators-", E(run.role), "\"><summary>", FormatCount(ops.size() - top),
-                      " more operators, by self time</summary>");
+      absl::StrAppend(out, "<details id=\"operators-", HtmlEscape(run.role), "\"><summary>",
+                      FormatCount(ops.size() - top), " more operators, by self time</summary>");
       OperatorRows(ops, top, ops.size(), out);
       out->append("</details>");
     }
@@ -299,8 +299,8 @@ void RawBlocksSection(const std::vector<RunView>& runs, std::string* out) {
   out->append("<section id=\"blocks\"><h2>Raw timing blocks</h2>");
   for (const RunView& run : runs) {
     const auto& blocks = run.report->timing().blocks();
-    absl::StrAppend(out, "<details id=\"raw-blocks-", E(run.role), "\"><summary>", E(RunLabel(run)), ": ",
-                    FormatCount(blocks.size()), blocks.size() == 1 ? " block" : " blocks",
+    absl::StrAppend(out, "<details id=\"raw-blocks-", HtmlEscape(run.role), "\"><summary>", HtmlEscape(RunLabel(run)),
+                    ": ", FormatCount(blocks.size()), blocks.size() == 1 ? " block" : " blocks",
                     "</summary><table class=\"blocks\"><thead><tr><th class=\"n\">block</th><th class=\"n\">calls</th>"
                     "<th class=\"n\">duration</th><th class=\"n\">per call</th></tr></thead><tbody>\n");
     // End tags of rows and cells are optional in HTML; leaving them out keeps 10,000 rows small.
@@ -313,4 +313,4 @@ void RawBlocksSection(const std::vector<RunView>& runs, std::string* out) {
   out->append("</section>");
 }
 
-}  // namespace torchscan::html
+}  // namespace torchscan::report

@@ -9,7 +9,7 @@
 
 #include "report/evidence_view.h"
 
-namespace torchscan::html {
+namespace torchscan::report {
 
 // Median, IQR, mean, min/max, throughput, blocks and calls, the per-call SVG and warnings.
 void TimingSection(const std::vector<RunView>& runs, std::string* out);
@@ -31,4 +31,4 @@ void RawBlocksSection(const std::vector<RunView>& runs, std::string* out);
 std::string Td(std::string_view text);
 std::string TdNum(std::string_view text);
 
-}  // namespace torchscan::html
+}  // namespace torchscan::report

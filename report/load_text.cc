@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_format.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 std::string DescribeTimingLoad(const v1::Timing& timing) {
   if (!timing.has_load() || !(timing.load().interval_s() > 0)) return "";
@@ -13,4 +13,4 @@ std::string DescribeTimingLoad(const v1::Timing& timing) {
                          l.loadavg_1m_end());
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

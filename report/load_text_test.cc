@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 v1::Timing WithLoad(double share) {
@@ -31,4 +31,4 @@ TEST(DescribeTimingLoad, EmptyWhenNothingWasSampled) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

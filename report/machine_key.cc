@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 // The key's fields in order, with the name a change is shown by.
@@ -112,4 +112,4 @@ std::vector<std::string> MachineKeyChanges(const std::string& before, const std:
   return changes;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -28,7 +28,7 @@
 
 #include "proto/report.pb.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 std::string MachineKey(const v1::Environment& environment);
 
@@ -42,4 +42,4 @@ std::string MachineKey(const v1::Environment& environment);
 // with an empty value.
 std::vector<std::string> MachineKeyChanges(const std::string& before, const std::string& after);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

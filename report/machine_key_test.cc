@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 v1::Environment Lab() {
@@ -82,4 +82,4 @@ TEST(MachineKeyChanges, FieldsOnlyOneSideHasAndUnknownFields) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

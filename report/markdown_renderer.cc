@@ -13,7 +13,7 @@
 #include "report/round_plan_text.h"
 #include "report/noise_floor_text.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 std::string M(std::string_view text) { return MarkdownEscape(text); }
@@ -196,4 +196,4 @@ std::string MarkdownRenderer::Render(const Evidence& evidence) const {
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

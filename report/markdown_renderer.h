@@ -14,7 +14,7 @@
 
 #include "report/renderer.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 class MarkdownRenderer : public Renderer {
  public:
@@ -27,4 +27,4 @@ class MarkdownRenderer : public Renderer {
   bool details_;
 };
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -10,7 +10,7 @@
 
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -162,4 +162,4 @@ TEST(MarkdownRenderer, TheNoiseFloorIsOneLineOnlyWhereRecorded) {
   EXPECT_FALSE(Has(MarkdownRenderer().Render(fixtures::PassedComparison()), "Noise floor"));
 }
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

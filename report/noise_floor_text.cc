@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 // "2026-12-01T10:00:00.000Z" as "2026-12-01 10:00 UTC"; other text as it is.
@@ -44,4 +44,4 @@ const v1::NoiseFloor* NoiseFloorOf(const Evidence& evidence) {
   return r.has_noise_floor() ? &r.noise_floor() : nullptr;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -10,7 +10,7 @@
 #include "proto/report.pb.h"
 #include "report/report_json.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 // "This machine resolves changes of about 3.1% or more (paired claim, 90% power); the guide's
 // label called 2 of 20 A/A pairs faster or slower (noise floor of 2026-12-01 10:00 UTC: 20
@@ -23,4 +23,4 @@ std::string DescribeNoiseFloor(const v1::NoiseFloor& floor);
 // none.
 const v1::NoiseFloor* NoiseFloorOf(const Evidence& evidence);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

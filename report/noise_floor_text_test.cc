@@ -4,7 +4,7 @@
 
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 TEST(DescribeNoiseFloor, OneSentenceOfWhatTheMachineResolves) {
@@ -55,4 +55,4 @@ TEST(NoiseFloorOf, AComparisonsOrAReportsOrNone) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -9,13 +9,12 @@
 #include "report/evidence_view.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
+#include "report/svg_number.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr double kWidth = 480, kHeight = 64, kLeft = 16, kRight = 16, kMid = 26;
-
-std::string F(double v) { return absl::StrFormat("%.1f", v); }
 
 bool Drawable(double r) { return std::isfinite(r) && r > 0; }
 
@@ -47,36 +46,40 @@ std::string PairedRatioSvg(const v1::PairedEvidence& p) {
       "aria-labelledby=\"paired-title paired-desc\" font-family=\"system-ui, sans-serif\">"
       "<title id=\"paired-title\">Per-round ratio after/before</title><desc id=\"paired-desc\">%s</desc>",
       kWidth, kHeight,
-      HtmlEscape(absl::StrCat(ratios.size(), " rounds drawn", left_out > 0 ? absl::StrCat(", ", left_out, " not drawn") : "",
-                              "; ", PairedSummaryText(p))));
+      HtmlEscape(absl::StrCat(ratios.size(), " rounds drawn",
+                              left_out > 0 ? absl::StrCat(", ", left_out, " not drawn") : "", "; ",
+                              PairedSummaryText(p))));
   if (p.has_ci_low() && p.has_ci_high() && Drawable(p.ci_low()) && Drawable(p.ci_high()) && p.ci_low() <= p.ci_high()) {
     const double x0 = a.X(p.ci_low()), x1 = a.X(p.ci_high());
-    absl::StrAppend(&out, "<rect x=\"", F(x0), "\" y=\"", F(kMid - 14), "\" width=\"", F(std::max(x1 - x0, 1.0)),
+    absl::StrAppend(&out, "<rect x=\"", SvgNumber(x0), "\" y=\"", SvgNumber(kMid - 14), "\" width=\"",
+                    SvgNumber(std::max(x1 - x0, 1.0)),
                     "\" height=\"28\" fill=\"#0969da\" fill-opacity=\"0.14\"><title>",
                     HtmlEscape(absl::StrCat("interval ", FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()))),
                     "</title></rect>");
   }
-  const std::string one = F(a.X(1));
-  absl::StrAppend(&out, "<line x1=\"", one, "\" x2=\"", one, "\" y1=\"", F(kMid - 18), "\" y2=\"", F(kMid + 18),
-                  "\" stroke=\"#57606a\" stroke-dasharray=\"3 3\"/><text x=\"", one, "\" y=\"", F(kHeight - 6),
+  const std::string one = SvgNumber(a.X(1));
+  absl::StrAppend(&out, "<line x1=\"", one, "\" x2=\"", one, "\" y1=\"", SvgNumber(kMid - 18), "\" y2=\"",
+                  SvgNumber(kMid + 18), "\" stroke=\"#57606a\" stroke-dasharray=\"3 3\"/><text x=\"", one, "\" y=\"",
+                  SvgNumber(kHeight - 6),
                   "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#57606a\">1 (no change)</text>");
   if (p.has_median_ratio() && Drawable(p.median_ratio())) {
-    const std::string m = F(a.X(p.median_ratio()));
-    absl::StrAppend(&out, "<line x1=\"", m, "\" x2=\"", m, "\" y1=\"", F(kMid - 14), "\" y2=\"", F(kMid + 14),
-                    "\" stroke=\"#0969da\" stroke-width=\"2\"><title>median ",
+    const std::string m = SvgNumber(a.X(p.median_ratio()));
+    absl::StrAppend(&out, "<line x1=\"", m, "\" x2=\"", m, "\" y1=\"", SvgNumber(kMid - 14), "\" y2=\"",
+                    SvgNumber(kMid + 14), "\" stroke=\"#0969da\" stroke-width=\"2\"><title>median ",
                     HtmlEscape(FormatRatio(p.median_ratio())), "</title></line>");
   }
   std::string path;
   for (size_t i = 0; i < ratios.size(); ++i)  // three lanes so tied rounds stay countable
-    absl::StrAppend(&path, "M", F(a.X(ratios[i])), " ", F(kMid + (static_cast<int>(i % 3) - 1) * 7.0), "h0");
+    absl::StrAppend(&path, "M", SvgNumber(a.X(ratios[i])), " ", SvgNumber(kMid + (static_cast<int>(i % 3) - 1) * 7.0),
+                    "h0");
   absl::StrAppend(&out, "<path d=\"", path,
                   "\" fill=\"none\" stroke=\"#1f2328\" stroke-width=\"6\" stroke-linecap=\"round\" "
                   "stroke-opacity=\"0.8\"/>");
-  absl::StrAppend(&out, "<text x=\"", F(kLeft), "\" y=\"", F(kHeight - 6), "\" font-size=\"11\" fill=\"#57606a\">",
-                  HtmlEscape(FormatRatio(a.lo)), "</text><text x=\"", F(kWidth - kRight), "\" y=\"", F(kHeight - 6),
-                  "\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">", HtmlEscape(FormatRatio(a.hi)),
-                  "</text></svg>");
+  absl::StrAppend(
+      &out, "<text x=\"", SvgNumber(kLeft), "\" y=\"", SvgNumber(kHeight - 6), "\" font-size=\"11\" fill=\"#57606a\">",
+      HtmlEscape(FormatRatio(a.lo)), "</text><text x=\"", SvgNumber(kWidth - kRight), "\" y=\"", SvgNumber(kHeight - 6),
+      "\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">", HtmlEscape(FormatRatio(a.hi)), "</text></svg>");
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

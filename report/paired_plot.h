@@ -13,11 +13,11 @@
 
 #include "proto/report.pb.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 inline constexpr int kMaxPairedDots = 400;
 
 // A complete <svg> element (role="img", with <title> and <desc>), or "".
 std::string PairedRatioSvg(const v1::PairedEvidence& paired);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -8,7 +8,7 @@
 
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -65,4 +65,4 @@ TEST(PairedRatioSvg, ManyRoundsAreBoundedAndCounted) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -10,7 +10,7 @@
 #include "report/markdown_renderer.h"
 #include "report/terminal_renderer.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 // The registry: every format's name and renderer, in the order RenderFormats() lists them.
@@ -49,4 +49,4 @@ absl::StatusOr<std::unique_ptr<Renderer>> RenderByFormat(std::string_view format
                                                  "\"; accepted formats: ", RenderFormatList(", ")));
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "report/renderer.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 struct RenderOptions {
   // Terminal format only: ANSI colours. Default false.
@@ -31,4 +31,4 @@ std::string RenderFormatList(std::string_view separator);
 // naming it and the accepted formats: 'unknown format "xml"; accepted formats: html, ...'.
 absl::StatusOr<std::unique_ptr<Renderer>> RenderByFormat(std::string_view format, const RenderOptions& options = {});
 
-}  // namespace torchscan
+}  // namespace torchscan::report

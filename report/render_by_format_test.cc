@@ -6,7 +6,7 @@
 #include "core/number_format.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 TEST(RenderByFormat, EveryAcceptedNameGivesItsRenderer) {
@@ -131,4 +131,4 @@ TEST(RenderByFormat, EveryFormatAcceptsReportsAndComparisonsWhoseNumbersStand) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -25,7 +25,7 @@
 #include "absl/status/status.h"
 #include "report/report_json.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 class Renderer {
  public:
@@ -42,4 +42,4 @@ class Renderer {
   virtual std::string_view file_extension() const = 0;
 };
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -6,7 +6,7 @@
 #include "io/proto_json.h"
 #include "report/validate.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 // Prefixes the message with the file (or other source) it came from.
@@ -98,4 +98,4 @@ JsonKind SniffJsonKind(std::string_view text) {
   return JsonKind::kReport;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "proto/report.pb.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 inline constexpr int kReportSchemaVersion = 1;
 
@@ -43,4 +43,4 @@ absl::StatusOr<Evidence> LoadEvidence(const std::string& path);
 enum class JsonKind { kNotJson, kReport, kComparison, kJob };
 JsonKind SniffJsonKind(std::string_view text);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

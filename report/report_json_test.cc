@@ -11,7 +11,7 @@
 
 #include "io/proto_json.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 v1::BenchmarkReport ValidReport() {
@@ -205,4 +205,4 @@ TEST(ReportJson, DeeplyNestedEvidenceIsRefusedQuickly) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -7,7 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "core/number_format.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr size_t kOrderStepsShown = 4;  // two rounds: enough to show the ABBA pattern
@@ -40,4 +40,4 @@ std::string DescribeRoundPlan(const v1::RoundPlan& p) {
                       p.note().empty() ? "" : "; " + p.note());
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -6,7 +6,7 @@
 
 #include "proto/report.pb.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 // rounds > 1: "10 alternating rounds (baseline, candidate, candidate, baseline, ...), each
 // run timing 20.0 ms per round, 200 ms in all; warm-up and block size once per run (100 and
@@ -15,4 +15,4 @@ namespace torchscan {
 // not recorded (rounds 0: compared from saved reports, or saved before plans existed).
 std::string DescribeRoundPlan(const v1::RoundPlan& plan);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

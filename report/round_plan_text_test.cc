@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 v1::RoundPlan Plan(int rounds, const std::string& order, int64_t baseline_calls, int64_t candidate_calls) {
@@ -33,4 +33,4 @@ TEST(DescribeRoundPlan, ASinglePassSaysSo) {
 TEST(DescribeRoundPlan, NoPlanRecordedGivesNothing) { EXPECT_EQ(DescribeRoundPlan(v1::RoundPlan()), ""); }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

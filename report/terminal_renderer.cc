@@ -11,7 +11,7 @@
 #include "report/round_plan_text.h"
 #include "report/noise_floor_text.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr const char* kRed = "\033[1;31m";
@@ -159,4 +159,4 @@ std::string TerminalRenderer::Render(const Evidence& evidence) const {
   return lines.out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -12,7 +12,7 @@
 
 #include "report/renderer.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 struct TerminalOptions {
   // ANSI colours for the check, the label and warnings. Default false (plain text).
@@ -30,4 +30,4 @@ class TerminalRenderer : public Renderer {
   TerminalOptions options_;
 };
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -7,7 +7,7 @@
 
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -166,4 +166,4 @@ TEST(TerminalRenderer, TheNoiseFloorIsOneLineOnlyWhereRecorded) {
   EXPECT_FALSE(Has(TerminalRenderer().Render(fixtures::PassedComparison()), "noise"));
 }
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

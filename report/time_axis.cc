@@ -4,7 +4,7 @@
 
 #include "core/number_format.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 TimeAxis MakeTimeAxis(double lo, double hi) {
   TimeAxis axis;
@@ -44,4 +44,4 @@ std::string TickLabel(double seconds) {
   return text.substr(0, end) + text.substr(space);
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace torchscan {
+namespace torchscan::report {
 
 struct TimeAxis {
   double lo = 0, hi = 1;   // seconds at the bottom and top of the plot
@@ -25,4 +25,4 @@ std::vector<double> AxisTicks(const TimeAxis& axis);
 // A tick's time without trailing zeros: "50.00 µs" -> "50 µs", "1.500 ms" -> "1.5 ms".
 std::string TickLabel(double seconds);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -4,7 +4,7 @@
 
 #include "gtest/gtest.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 TEST(TimeAxis, StartsAtZeroWhenTheDataSitNearIt) {
@@ -40,4 +40,4 @@ TEST(TimeAxis, TicksAreRoundAndLabelsLoseTrailingZeros) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -10,31 +10,28 @@
 #include "absl/strings/str_format.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
+#include "report/svg_number.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr double kWidth = 560, kLeft = 96, kRight = 12, kTop = 6, kLane = 16, kAxis = 22;
 constexpr double kMinBar = 2;  // px: the shortest phases stay visible
 
 struct Kind {
-  const char* key;     // the phase name's first word, lower case
-  const char* label;   // the lane's name
+  const char* key;    // the phase name's first word, lower case
+  const char* label;  // the lane's name
   const char* colour;
 };
 
 // In the order a job runs; the last is for names none of the others match.
 constexpr Kind kKinds[] = {
-    {"queue", "queue wait", "#8c959f"},   {"worker", "worker start", "#6e7781"},
-    {"libtorch", "LibTorch load", "#953800"}, {"build", "build", "#8250df"},
-    {"warm-up", "warm-up", "#bf8700"},     {"timing", "timing", "#0969da"},
-    {"profile", "profile", "#1a7f37"},     {"memory", "memory", "#2da44e"},
-    {"rss", "rss", "#cf222e"},             {"check", "check", "#bc4c00"},
-    {"write", "write", "#57606a"},         {"other", "other", "#afb8c1"},
+    {"queue", "queue wait", "#8c959f"}, {"worker", "worker start", "#6e7781"}, {"libtorch", "LibTorch load", "#953800"},
+    {"build", "build", "#8250df"},      {"warm-up", "warm-up", "#bf8700"},     {"timing", "timing", "#0969da"},
+    {"profile", "profile", "#1a7f37"},  {"memory", "memory", "#2da44e"},       {"rss", "rss", "#cf222e"},
+    {"check", "check", "#bc4c00"},      {"write", "write", "#57606a"},         {"other", "other", "#afb8c1"},
 };
 constexpr int kOther = static_cast<int>(std::size(kKinds)) - 1;
-
-std::string F(double v) { return absl::StrFormat("%.1f", v); }
 
 int KindIndex(std::string_view phase) {
   const std::string first = absl::AsciiStrToLower(std::string(phase.substr(0, phase.find(' '))));
@@ -85,28 +82,28 @@ std::string TimelineSvg(const v1::Timeline& timeline, std::string_view id) {
   for (int k = 0; k <= kOther; ++k) {
     if (!used[k]) continue;
     const double y = kTop + lane_of[k] * kLane;
-    absl::StrAppend(&out, "<text x=\"", F(kLeft - 6), "\" y=\"", F(y + kLane - 4),
+    absl::StrAppend(&out, "<text x=\"", SvgNumber(kLeft - 6), "\" y=\"", SvgNumber(y + kLane - 4),
                     "\" font-size=\"11\" text-anchor=\"end\" fill=\"#1f2328\">", kKinds[k].label, "</text>");
   }
   for (const v1::PhaseSpan* s : spans) {
     const int k = KindIndex(s->phase());
     const double x0 = x(s->start_s()), width = std::max(x(s->end_s()) - x0, kMinBar);
-    absl::StrAppend(&out, "<rect x=\"", F(x0), "\" y=\"", F(kTop + lane_of[k] * kLane + 2), "\" width=\"",
-                    F(width), "\" height=\"", F(kLane - 4), "\" fill=\"", kKinds[k].colour,
-                    absl::EndsWith(s->phase(), "candidate") ? "\" fill-opacity=\"0.55" : "",
+    absl::StrAppend(&out, "<rect x=\"", SvgNumber(x0), "\" y=\"", SvgNumber(kTop + lane_of[k] * kLane + 2),
+                    "\" width=\"", SvgNumber(width), "\" height=\"", SvgNumber(kLane - 4), "\" fill=\"",
+                    kKinds[k].colour, absl::EndsWith(s->phase(), "candidate") ? "\" fill-opacity=\"0.55" : "",
                     width >= 4 ? "\" stroke=\"#ffffff\" stroke-width=\"0.5" : "", "\"><title>",
                     HtmlEscape(absl::StrCat(s->phase(), ": ", FormatSeconds(s->start_s()), " + ",
                                             FormatSeconds(s->end_s() - s->start_s()))),
                     "</title></rect>");
   }
   const double axis_y = kTop + lanes * kLane;
-  absl::StrAppend(&out, "<line x1=\"", F(kLeft), "\" x2=\"", F(kWidth - kRight), "\" y1=\"", F(axis_y), "\" y2=\"",
-                  F(axis_y), "\" stroke=\"#57606a\"/><text x=\"", F(kLeft), "\" y=\"", F(height - 6),
-                  "\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(FormatSeconds(lo)), "</text><text x=\"",
-                  F(kWidth - kRight), "\" y=\"", F(height - 6),
-                  "\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">", HtmlEscape(FormatSeconds(hi)),
-                  "</text></svg>");
+  absl::StrAppend(&out, "<line x1=\"", SvgNumber(kLeft), "\" x2=\"", SvgNumber(kWidth - kRight), "\" y1=\"",
+                  SvgNumber(axis_y), "\" y2=\"", SvgNumber(axis_y), "\" stroke=\"#57606a\"/><text x=\"",
+                  SvgNumber(kLeft), "\" y=\"", SvgNumber(height - 6), "\" font-size=\"11\" fill=\"#57606a\">",
+                  HtmlEscape(FormatSeconds(lo)), "</text><text x=\"", SvgNumber(kWidth - kRight), "\" y=\"",
+                  SvgNumber(height - 6), "\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">",
+                  HtmlEscape(FormatSeconds(hi)), "</text></svg>");
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -19,7 +19,7 @@
 
 #include "proto/report.pb.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 inline constexpr int kMaxTimelineBars = 400;
 
@@ -31,4 +31,4 @@ std::string PhaseKind(std::string_view phase);
 // element ids, so several charts can share a page; it must be unique there and is escaped.
 std::string TimelineSvg(const v1::Timeline& timeline, std::string_view id);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

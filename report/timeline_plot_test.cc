@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 int Count(const std::string& text, const std::string& part) {
@@ -107,4 +107,4 @@ TEST(TimelineSvg, ManySpansAreBoundedAndCounted) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

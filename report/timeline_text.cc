@@ -6,7 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "core/number_format.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 std::string Column(const std::string& phase) {
@@ -37,4 +37,4 @@ std::string TimelineText(const v1::Timeline& timeline, const std::string& indent
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

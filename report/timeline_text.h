@@ -13,10 +13,10 @@
 
 #include "proto/report.pb.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 inline constexpr int kMaxPhaseColumn = 40;
 
 std::string TimelineText(const v1::Timeline& timeline, const std::string& indent);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

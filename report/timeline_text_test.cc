@@ -7,7 +7,7 @@
 
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 TEST(TimelineText, OneAlignedLinePerPhaseWithStartAndDuration) {
@@ -37,4 +37,4 @@ TEST(TimelineText, LongNamesAreCutAndBadTimesShownAsUnknown) {
 TEST(TimelineText, NoSpansNoText) { EXPECT_EQ(TimelineText(v1::Timeline(), "  "), ""); }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -8,9 +8,10 @@
 #include "report/evidence_view.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
+#include "report/svg_number.h"
 #include "report/time_axis.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr double kWidth = 1100, kHeight = 300;
@@ -52,8 +53,6 @@ Domain MakeDomain(const std::vector<Series>& series, const std::vector<PlotRun>&
   return Domain{MakeTimeAxis(lo, hi)};
 }
 
-std::string F(double v) { return absl::StrFormat("%.1f", v); }
-
 // `text` cut to at most `max` code points, with an ellipsis when cut.
 std::string Truncate(const std::string& text, size_t max) {
   if (DisplayWidth(text) <= max) return text;
@@ -80,12 +79,13 @@ std::string DataPath(const Series& s, const Domain& d, double x0, double width, 
       if (std::isfinite(s.per_call[i])) lo = std::min(lo, s.per_call[i]), hi = std::max(hi, s.per_call[i]);
     if (!(lo <= hi)) continue;
     const double x = x0 + (static_cast<double>(c) + 0.5) * pitch;
-    absl::StrAppend(&path, "M", F(x), " ", F(d.Y(hi)), lo == hi ? "h0" : absl::StrCat("V", F(d.Y(lo))));
+    absl::StrAppend(&path, "M", SvgNumber(x), " ", SvgNumber(d.Y(hi)),
+                    lo == hi ? "h0" : absl::StrCat("V", SvgNumber(d.Y(lo))));
   }
   return absl::StrFormat(
       "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-linecap=\"round\" "
       "stroke-opacity=\"0.85\"/>",
-      path, color, F(stroke));
+      path, color, SvgNumber(stroke));
 }
 
 std::string Panel(const PlotRun& run, const Series& s, const Domain& d, double x0, double width, const char* color) {
@@ -94,31 +94,33 @@ std::string Panel(const PlotRun& run, const Series& s, const Domain& d, double x
   const double bottom = kTop + kPlotHeight;
   auto clamp_y = [&](double v) { return std::clamp(d.Y(v), kTop, bottom); };
   std::string out;
-  absl::StrAppend(&out, "<rect x=\"", F(x0), "\" y=\"", F(kTop), "\" width=\"", F(width), "\" height=\"",
-                  F(kPlotHeight), "\" fill=\"none\" stroke=\"#d0d7de\"/>");
+  absl::StrAppend(&out, "<rect x=\"", SvgNumber(x0), "\" y=\"", SvgNumber(kTop), "\" width=\"", SvgNumber(width),
+                  "\" height=\"", SvgNumber(kPlotHeight), "\" fill=\"none\" stroke=\"#d0d7de\"/>");
   if (n > 0 && std::isfinite(summary.q1_s()) && std::isfinite(summary.q3_s()) && summary.q3_s() >= summary.q1_s()) {
     const double top = clamp_y(summary.q3_s());
-    absl::StrAppend(&out, "<rect x=\"", F(x0), "\" y=\"", F(top), "\" width=\"", F(width), "\" height=\"",
-                    F(std::max(clamp_y(summary.q1_s()) - top, 1.0)), "\" fill=\"", color,
+    absl::StrAppend(&out, "<rect x=\"", SvgNumber(x0), "\" y=\"", SvgNumber(top), "\" width=\"", SvgNumber(width),
+                    "\" height=\"", SvgNumber(std::max(clamp_y(summary.q1_s()) - top, 1.0)), "\" fill=\"", color,
                     "\" fill-opacity=\"0.14\"><title>IQR ", HtmlEscape(FormatSeconds(summary.q1_s())), " to ",
                     HtmlEscape(FormatSeconds(summary.q3_s())), "</title></rect>");
   }
   out += DataPath(s, d, x0, width, color);
   if (n > 0 && std::isfinite(summary.median_s())) {
     const double y = clamp_y(summary.median_s());
-    absl::StrAppend(&out, "<line x1=\"", F(x0), "\" x2=\"", F(x0 + width), "\" y1=\"", F(y), "\" y2=\"", F(y),
-                    "\" stroke=\"#1f2328\" stroke-width=\"1.5\"/>", "<text x=\"", F(x0 + width - 6), "\" y=\"",
-                    F(std::max(y - 5, kTop + 12)), "\" text-anchor=\"end\" font-size=\"12\" fill=\"#1f2328\">median ",
+    absl::StrAppend(&out, "<line x1=\"", SvgNumber(x0), "\" x2=\"", SvgNumber(x0 + width), "\" y1=\"", SvgNumber(y),
+                    "\" y2=\"", SvgNumber(y), "\" stroke=\"#1f2328\" stroke-width=\"1.5\"/>", "<text x=\"",
+                    SvgNumber(x0 + width - 6), "\" y=\"", SvgNumber(std::max(y - 5, kTop + 12)),
+                    "\" text-anchor=\"end\" font-size=\"12\" fill=\"#1f2328\">median ",
                     HtmlEscape(FormatSeconds(summary.median_s())), "</text>");
   }
-  absl::StrAppend(&out, "<text x=\"", F(x0), "\" y=\"", F(kTop - 10), "\" font-size=\"13\" font-weight=\"600\" fill=\"",
-                  color, "\">", HtmlEscape(Truncate(run.label, static_cast<size_t>(width / 7.5))), "</text>");
+  absl::StrAppend(&out, "<text x=\"", SvgNumber(x0), "\" y=\"", SvgNumber(kTop - 10),
+                  "\" font-size=\"13\" font-weight=\"600\" fill=\"", color, "\">",
+                  HtmlEscape(Truncate(run.label, static_cast<size_t>(width / 7.5))), "</text>");
   // x axis: first and last block, and the axis name.
-  const std::string tick_y = F(bottom + 15);
-  absl::StrAppend(&out, "<text x=\"", F(x0), "\" y=\"", tick_y, "\" font-size=\"11\" fill=\"#57606a\">",
+  const std::string tick_y = SvgNumber(bottom + 15);
+  absl::StrAppend(&out, "<text x=\"", SvgNumber(x0), "\" y=\"", tick_y, "\" font-size=\"11\" fill=\"#57606a\">",
                   n > 0 ? "1" : "", "</text>");
   if (n > 1)
-    absl::StrAppend(&out, "<text x=\"", F(x0 + width), "\" y=\"", tick_y,
+    absl::StrAppend(&out, "<text x=\"", SvgNumber(x0 + width), "\" y=\"", tick_y,
                     "\" text-anchor=\"end\" font-size=\"11\" fill=\"#57606a\">", FormatCount(static_cast<int64_t>(n)),
                     "</text>");
   std::string caption = n == 0 ? "no timing blocks" : "block, in measurement order";
@@ -128,7 +130,7 @@ std::string Panel(const PlotRun& run, const Series& s, const Domain& d, double x
   if (n > 0 && s.finite.empty()) caption = "no block has a finite per-call time";
   if (const size_t skipped = n - s.finite.size(); skipped > 0 && !s.finite.empty())
     absl::StrAppend(&caption, "; ", FormatCount(static_cast<int64_t>(skipped)), " non-finite not drawn");
-  absl::StrAppend(&out, "<text x=\"", F(x0 + width / 2), "\" y=\"", tick_y,
+  absl::StrAppend(&out, "<text x=\"", SvgNumber(x0 + width / 2), "\" y=\"", tick_y,
                   "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(caption), "</text>");
   return out;
 }
@@ -160,20 +162,21 @@ std::string TimingPlotSvg(const std::vector<PlotRun>& runs) {
       "<title id=\"plot-title\">Per-call time of every block</title><desc id=\"plot-desc\">%s</desc>",
       kWidth, kHeight, Description(runs));
   for (double t : AxisTicks(d.axis)) {
-    const std::string y = F(d.Y(t));
-    absl::StrAppend(&out, "<line x1=\"", F(kLeft), "\" x2=\"", F(kWidth - kRight), "\" y1=\"", y, "\" y2=\"", y,
-                    "\" stroke=\"#eaeef2\"/><text x=\"", F(kLeft - 6), "\" y=\"", F(d.Y(t) + 4),
-                    "\" text-anchor=\"end\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(TickLabel(t)), "</text>");
+    const std::string y = SvgNumber(d.Y(t));
+    absl::StrAppend(&out, "<line x1=\"", SvgNumber(kLeft), "\" x2=\"", SvgNumber(kWidth - kRight), "\" y1=\"", y,
+                    "\" y2=\"", y, "\" stroke=\"#eaeef2\"/><text x=\"", SvgNumber(kLeft - 6), "\" y=\"",
+                    SvgNumber(d.Y(t) + 4), "\" text-anchor=\"end\" font-size=\"11\" fill=\"#57606a\">",
+                    HtmlEscape(TickLabel(t)), "</text>");
   }
   const char* colors[] = {runs.size() > 1 ? "#6e7781" : "#0969da", "#0969da"};
   for (size_t i = 0; i < runs.size(); ++i) {
     const double x0 = kLeft + static_cast<double>(i) * (panel_width + kGap);
     out += Panel(runs[i], series[i], d, x0, panel_width, colors[std::min<size_t>(i, 1)]);
   }
-  absl::StrAppend(&out, "<text transform=\"translate(14 ", F(kTop + kPlotHeight / 2),
+  absl::StrAppend(&out, "<text transform=\"translate(14 ", SvgNumber(kTop + kPlotHeight / 2),
                   ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\" fill=\"#57606a\">per-call time",
                   d.axis.from_zero ? "" : " (axis not from 0)", "</text></svg>");
   return out;
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

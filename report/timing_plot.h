@@ -20,7 +20,7 @@
 
 #include "proto/report.pb.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 inline constexpr int kMaxColumns = 400;
 
@@ -32,4 +32,4 @@ struct PlotRun {
 // A complete <svg> element (role="img", with <title> and <desc>). Empty `runs`: "".
 std::string TimingPlotSvg(const std::vector<PlotRun>& runs);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -9,7 +9,7 @@
 
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 size_t Count(const std::string& text, const std::string& needle) {
@@ -143,4 +143,4 @@ TEST(TimingPlotSvg, LabelsAreEscapedAndLongOnesCut) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

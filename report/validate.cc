@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_format.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 absl::Status Error(const std::string& field, const std::string& what) {
@@ -178,4 +178,4 @@ absl::Status ValidateTimeline(const v1::Timeline& t, const std::string& field) {
   return CheckNothingBesideTiming(t, field);
 }
 
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "proto/report.pb.h"
 
-namespace torchscan {
+namespace torchscan::report {
 
 // schema_version equal to `schema_version`; settings, environment and timing present;
 // at least one timing block; every block with calls >= 1 and a finite duration >= 0;
@@ -41,4 +41,4 @@ absl::Status ValidatePairedEvidence(const v1::PairedEvidence& paired, const std:
 // "before.timeline").
 absl::Status ValidateTimeline(const v1::Timeline& timeline, const std::string& field);
 
-}  // namespace torchscan
+}  // namespace torchscan::report

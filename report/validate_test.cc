@@ -11,7 +11,7 @@
 
 #include "tests/fixtures/evidence_fixtures.h"
 
-namespace torchscan {
+namespace torchscan::report {
 namespace {
 
 constexpr int kVersion = 1;  // the fixtures' schema_version
@@ -238,4 +238,4 @@ TEST(ValidatePairedEvidence, EachBrokenFieldIsRefusedNamingIt) {
 }
 
 }  // namespace
-}  // namespace torchscan
+}  // namespace torchscan::report

@@ -415,7 +415,7 @@ TEST_F(AccessTest, FilesInAFolderTheWorkersCannotReadAreUploadedWithTheJob) {
   CommandResult r = client_in(closed, {"measure", "--torchscript", "mlp.pt", "--input-file", "x=x.pt",
                                        "--min-run-time", "0.02", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   const auto& described = report->workload();
   EXPECT_EQ(described.at("model_revision"), "sha256:" + Sha256sum(closed + "/mlp.pt"));
@@ -432,7 +432,7 @@ TEST_F(AccessTest, FilesInAFolderTheWorkersCannotReadAreUploadedWithTheJob) {
   const std::string compared = TempDir("uploaded_compare");
   r = client_in(TempDir("elsewhere"), {"compare", "--job", closed + "/job.json", "--output", compared});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(compared + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(compared + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->compatibility().compatible()) << c->compatibility().DebugString();  // the same x.pt on both sides
   EXPECT_EQ(c->after().workload().at("model_revision"), "sha256:" + Sha256sum(closed + "/mlp_optimized.pt"));

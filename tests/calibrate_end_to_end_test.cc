@@ -43,7 +43,7 @@ absl::StatusOr<v1::Comparison> Compare(const TestDaemon& d, const std::string& o
   const CommandResult r = d.Client(
       {"compare", "--model", "linear", "--no-check", "--rounds", "5", "--min-run-time", min_run_time, "--output", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  return LoadComparison(out + "/comparison.json");  // strict: validated
+  return report::LoadComparison(out + "/comparison.json");  // strict: validated
 }
 
 TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons) {
@@ -118,7 +118,7 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
   const std::string measured = TempDir("measure");
   const CommandResult m = d.Client({"measure", "--model", "linear", "--min-run-time", "0.01", "--output", measured});
   ASSERT_EQ(m.exit_code, 0) << m.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(measured + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(measured + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_TRUE(report->has_noise_floor());
   EXPECT_EQ(report->noise_floor().job_id(), id);

@@ -91,7 +91,7 @@ TEST(ClientEndToEnd, APrivateDaemonsEvidenceThatCannotBeWrittenIsSavedElsewhere)
   ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(so it was saved in (/tmp/torchscan-job-000001-\w+) instead)")))
       << r.err;
   EXPECT_TRUE(Has(r.err, "job job-000001 succeeded, but its evidence could not be written: --output")) << r.err;
-  EXPECT_TRUE(LoadReport(m[1].str() + "/report.json").ok());
+  EXPECT_TRUE(report::LoadReport(m[1].str() + "/report.json").ok());
   fs::remove_all(m[1].str());
 }
 
@@ -156,7 +156,7 @@ TEST(ClientEndToEnd, EvidenceGoesToTorchscanJobIdWithoutOutputAndOutputIsChecked
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::string id = SubmittedId(first.err);
   EXPECT_TRUE(Has(first.err, "[" + id + "] wrote ./torchscan-" + id + "/report.json and its .html")) << first.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(WorkingDir() + "/torchscan-" + id + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(WorkingDir() + "/torchscan-" + id + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->label(), "mlp v1");
   EXPECT_EQ(report->model(), "linear");
@@ -176,7 +176,7 @@ TEST(ClientEndToEnd, EvidenceGoesToTorchscanJobIdWithoutOutputAndOutputIsChecked
 
   const CommandResult forced = d.Client(With(kQuick, {"--output", earlier, "--force"}));
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
-  absl::StatusOr<v1::BenchmarkReport> replaced = LoadReport(earlier + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> replaced = report::LoadReport(earlier + "/report.json");
   ASSERT_TRUE(replaced.ok());
   EXPECT_EQ(replaced->label(), "");  // the second run's
 
@@ -201,7 +201,7 @@ TEST(ClientEndToEnd, FlagsBesideJobOverrideTheFileAndAreListedOrAreRefused) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(Has(r.err, job + ": overridden by the command line: min_run_time_s 0.02 -> 0.03 (--min-run-time)")) << r.err;
   EXPECT_TRUE(Has(r.err, "label \"from file\" -> \"from flags\" (--label)")) << r.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(dir + "/out/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(dir + "/out/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->settings().timing().min_run_time_s(), 0.03);
   EXPECT_EQ(report->label(), "from flags");

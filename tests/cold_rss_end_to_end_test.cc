@@ -113,7 +113,7 @@ TEST(ColdRssEndToEnd, TheRssChildrenStartWithTheWorkerAndEndBeforeTiming) {
       << "child started " << child_started - worker_started << " s after the worker; its load took " << load_s;
 
   // Both figures; the worker's own timeline has every child ended before timing.
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");  // strict: timelines validate
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");  // strict: timelines validate
   ASSERT_TRUE(c.ok()) << c.status();
   for (const v1::BenchmarkReport* run : {&c->before(), &c->after()}) {
     const v1::MetricResult* rss = PeakRss(*run);
@@ -192,7 +192,7 @@ TEST(ColdRssEndToEnd, AChildKilledBeforeItsTrialGivesAClearRssError) {
   ASSERT_EQ(::kill(child, SIGKILL), 0);
   const CommandResult r = client.get();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   const v1::MetricResult* rss = PeakRss(*report);
   ASSERT_NE(rss, nullptr);

@@ -56,7 +56,7 @@ TEST(DaemonEndToEnd, MeasureWritesReportAndPage) {
   const std::string out = TempDir("measure_out");
   const CommandResult r = d.Client(With(kQuickMeasure, {"--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_GE(report->timing().blocks_size(), 10);
   EXPECT_TRUE(report->has_profile());
@@ -73,7 +73,7 @@ TEST(DaemonEndToEnd, CompareWithPassingCheckLabelsByTheGuideRule) {
   const std::string out = TempDir("compare_pass_out");
   const CommandResult r = d.Client(With(kGuideCompare, {"--min-run-time", "0.05", "--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);
   EXPECT_TRUE(LabelFollowsTheGuideRule(*c));
@@ -87,7 +87,7 @@ TEST(DaemonEndToEnd, CompareWithFailingCheckWithholdsDeltasAndLabel) {
                                     "--candidate-dtype", "bfloat16", "--rtol", "0", "--atol", "0", "--check-dtype",
                                     "float32", "--output", out});
   ASSERT_EQ(r.exit_code, 1) << r.err;  // the documented exit code of a failed check
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::failed);
   // Failed by the tolerance (0) on values cast to float32, not by the dtype difference.
@@ -120,7 +120,7 @@ TEST(DaemonEndToEnd, ABfloat16CandidateFailsATightToleranceAndPassesALooseOne) {
                                       "--candidate-dtype", "bfloat16", "--check-dtype", "float32", "--rtol", rtol,
                                       "--atol", atol, "--output", out});
     EXPECT_EQ(r.exit_code, exit_code) << "rtol " << rtol << ": " << r.err;
-    absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+    absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_EQ(c->output_check().status(), status) << c->output_check().message();
     EXPECT_NE(c->output_check().message().find(message), std::string::npos) << c->output_check().message();
@@ -146,7 +146,7 @@ TEST(DaemonEndToEnd, TorchScriptCheckModulesPassAndFail) {
     const std::string out = TempDir("script_check_out_" + module);
     const CommandResult r = d.Client({"compare", "--job", job, "--output", out});
     EXPECT_EQ(r.exit_code, exit_code) << module << ": " << r.err;
-    absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+    absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_EQ(c->output_check().status(), status) << module;
     EXPECT_EQ(c->output_check().message(), message) << module;
@@ -158,7 +158,7 @@ TEST(DaemonEndToEnd, AlternatingRoundsPoolBlocksAndKeepEachRound) {
   const std::string out = TempDir("rounds_out");
   const CommandResult r = d.Client(With(kGuideCompare, {"--rounds", "2", "--min-run-time", "0.02", "--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->before().settings().order(), "alternating rounds: baseline, candidate, candidate, baseline");
   for (const v1::BenchmarkReport* run : {&c->before(), &c->after()}) {
@@ -190,7 +190,7 @@ TEST(DaemonEndToEnd, ADefaultCompareAlternatesFortyRoundsThatShareTheTimedWork) 
   const std::string out = TempDir("default_rounds_out");
   const CommandResult r = d.Client(With(kGuideCompare, {"--min-run-time", "0.08", "--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   const v1::RoundPlan& plan = c->round_plan();
   EXPECT_EQ(plan.requested_rounds(), 40);
@@ -341,7 +341,7 @@ TEST(DaemonEndToEnd, Kill9OfTheDaemonLosesNothing) {
 
   const CommandResult fetched = d.Client({"jobs", "fetch", finished, "--output", out});
   EXPECT_EQ(fetched.exit_code, 0) << fetched.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   // Its history point too: the index is rebuilt from the records, the summary is the record's.
   const v1::HistoryResponse history = History(d, "kill9 history");
@@ -415,7 +415,7 @@ TEST(ClientEndToEnd, EmbeddedDaemonRunsTheExample) {
   const CommandResult r =
       torchscan::e2e::Run(Runfile("client/torchscan-client"), {"example", "--min-run-time", "0.02", "--rss", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);
   EXPECT_TRUE(Exists(out + "/comparison.html"));
@@ -446,7 +446,7 @@ TEST(DaemonEndToEnd, OneJobOnSeveralDaemonsGivesOneReportPerMachine) {
   ASSERT_EQ(folders.size(), 2u);
   EXPECT_EQ(folders[1], folders[0] + "-2");
   for (const std::string& folder : folders) {
-    absl::StatusOr<v1::BenchmarkReport> report = LoadReport(folder + "/report.json");
+    absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(folder + "/report.json");
     ASSERT_TRUE(report.ok()) << report.status();
     EXPECT_GE(report->timing().blocks_size(), 10);
   }

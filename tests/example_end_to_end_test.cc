@@ -52,7 +52,7 @@ void ExpectTimedFirst(const v1::Comparison& c, const std::string& first, const s
 TEST(ExampleEndToEnd, LinearComparisonHasPassedCheckEveryBlockAndTheGuideLabel) {
   const std::string out = OutputDir("linear");
   ASSERT_EQ(RunExample("--model linear --device cpu --rss --min-run-time 0.05 --output " + out), 0);
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);
   EXPECT_TRUE(c->compatibility().compatible());
@@ -83,7 +83,7 @@ TEST(ExampleEndToEnd, LinearComparisonHasPassedCheckEveryBlockAndTheGuideLabel) 
 TEST(ExampleEndToEnd, ReverseTimesTheCandidateFirst) {
   const std::string out = OutputDir("reverse");
   ASSERT_EQ(RunExample("--reverse --min-run-time 0.02 --output " + out), 0);
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->before().settings().order(), "candidate_first");
   EXPECT_EQ(c->before().name(), "baseline");
@@ -96,7 +96,7 @@ TEST(ExampleEndToEnd, CompareTwoRunsInCppWritesAPassedComparison) {
   const std::string out = OutputDir("two_runs");
   ASSERT_EQ(std::system(("mkdir -p " + out + " && " + Runfile("benchmarks/compare_two_runs_example") + " " + out +
                          " > /dev/null").c_str()), 0);
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);
   EXPECT_TRUE(e2e::LabelFollowsTheGuideRule(*c));

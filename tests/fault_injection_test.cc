@@ -238,7 +238,7 @@ TEST_F(FaultInjection, RssChildKilledLeavesRssUnknownWithTheReason) {
   // The job still succeeds: its timing stands, the RSS metric is unknown with the reason.
   const CommandResult waited = client.get();
   ASSERT_EQ(waited.exit_code, 0) << waited.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(TempDir("rss_out") + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(TempDir("rss_out") + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   const v1::MetricResult* rss = nullptr;
   for (const v1::MetricResult& m : report->totals())

@@ -91,10 +91,10 @@ std::vector<std::vector<std::string>> Commands(const ReadmeExample& example, con
 // What the two commands wrote: a report, and a passed, comparable comparison whose candidate
 // names model_opt.pt by its sha256sum.
 void ExpectEvidence(const std::string& out_dir, const std::string& files_dir, const std::string& where) {
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out_dir + "/ts-measure/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out_dir + "/ts-measure/report.json");
   ASSERT_TRUE(report.ok()) << where << ": " << report.status();
   EXPECT_GE(report->timing().blocks_size(), 10) << where;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out_dir + "/ts-compare/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out_dir + "/ts-compare/comparison.json");
   ASSERT_TRUE(c.ok()) << where << ": " << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed) << where << ": " << c->output_check().message();
   EXPECT_TRUE(c->compatibility().compatible()) << where << ": " << c->compatibility().DebugString();

@@ -33,7 +33,7 @@ TEST(JobRecordTimelineEndToEnd, TheRecordListsEveryPhaseFromQueueWaitToWriteResu
   EXPECT_EQ(t.clock(), "std::chrono::steady_clock");
 
   // The daemon's phases around the worker's, which are the report's in the same order.
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   std::vector<std::string> expected = {"queue wait", worker_start, "LibTorch load"};
   for (const std::string& phase : PhaseNames(c->timeline())) expected.push_back(phase);

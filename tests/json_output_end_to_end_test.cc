@@ -72,7 +72,7 @@ TEST(JsonOutputEndToEnd, ACompareOnAResidentDaemonGivesJobIdLabelFilesLabelAndCh
   EXPECT_EQ(run.json_path(), out + "/comparison.json");
   EXPECT_EQ(run.html_path(), out + "/comparison.html");
   EXPECT_TRUE(std::filesystem::is_regular_file(run.html_path()));
-  absl::StatusOr<v1::Comparison> saved = LoadComparison(run.json_path());
+  absl::StatusOr<v1::Comparison> saved = report::LoadComparison(run.json_path());
   ASSERT_TRUE(saved.ok()) << saved.status();
   ExpectSameMessage(run.result().comparison(), *saved);
   EXPECT_EQ(run.result().comparison().label(), "ci run 7");
@@ -91,7 +91,7 @@ TEST(JsonOutputEndToEnd, AMeasureOnAPrivateDaemonWithoutOutputNamesTheFolderItCh
   EXPECT_EQ(run.job().id(), SubmittedId(r.err));
   EXPECT_EQ(run.json_path(), "./torchscan-" + run.job().id() + "/report.json");  // as stderr says
   EXPECT_NE(r.err.find("wrote " + run.json_path()), std::string::npos) << r.err;
-  absl::StatusOr<v1::BenchmarkReport> saved = LoadReport(FromWorkingDir(run.json_path()));
+  absl::StatusOr<v1::BenchmarkReport> saved = report::LoadReport(FromWorkingDir(run.json_path()));
   ASSERT_TRUE(saved.ok()) << saved.status();
   ExpectSameMessage(run.result().report(), *saved);
   EXPECT_TRUE(std::filesystem::is_regular_file(FromWorkingDir(run.html_path())));
@@ -139,7 +139,7 @@ TEST(JsonOutputEndToEnd, SeveralDaemonsStillPrintOneDocument) {
   for (const v1::DaemonJobOutput& run : doc.daemons()) {
     EXPECT_EQ(run.job().state(), v1::Job::succeeded) << run.daemon();
     EXPECT_EQ(run.json_path().rfind(out + "/", 0), 0u) << run.json_path();  // OUTPUT/<machine>/report.json
-    absl::StatusOr<v1::BenchmarkReport> saved = LoadReport(run.json_path());
+    absl::StatusOr<v1::BenchmarkReport> saved = report::LoadReport(run.json_path());
     ASSERT_TRUE(saved.ok()) << saved.status();
     ExpectSameMessage(run.result().report(), *saved);
   }

@@ -94,7 +94,7 @@ std::string OnlyJob(const TestDaemon& d) {
 bool IsStoredResultOf(const std::string& written, const TestDaemon& d, const std::string& id, const std::string& dir) {
   const CommandResult fetched = d.Client({"jobs", "fetch", id, "--output", dir});
   EXPECT_EQ(fetched.exit_code, 0) << fetched.err;
-  absl::StatusOr<v1::BenchmarkReport> mine = LoadReport(written), stored = LoadReport(dir + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> mine = report::LoadReport(written), stored = report::LoadReport(dir + "/report.json");
   EXPECT_TRUE(mine.ok() && stored.ok()) << written << ", " << dir;
   return mine.ok() && stored.ok() && google::protobuf::util::MessageDifferencer::Equals(*mine, *stored);
 }
@@ -123,7 +123,7 @@ TEST_F(MultiDaemon, OneJobOnTwoTlsDaemonsFromADaemonsFile) {
         << line << "\n" << r.err;
     EXPECT_TRUE(absl::StrContains(r.out, "== " + folder + " (" + address + ", " + job + ")")) << r.out;
     const std::string written = out + "/" + folder + "/report.json";
-    absl::StatusOr<v1::BenchmarkReport> report = LoadReport(written);
+    absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(written);
     ASSERT_TRUE(report.ok()) << report.status();
     EXPECT_EQ(report->environment().hostname(), host);
     EXPECT_GE(report->timing().blocks_size(), 1);
@@ -152,7 +152,7 @@ TEST_F(MultiDaemon, ADaemonRefusingTheTokenIsNamedAndTheOtherResultIsKept) {
   const std::string job = OnlyJob(*a);
   EXPECT_TRUE(absl::StartsWith(LineAbout(r.err, tcp_a), "== " + host + " (" + tcp_a + ", " + job + "): wrote "))
       << r.err;
-  EXPECT_TRUE(LoadReport(out + "/" + host + "/report.json").ok());
+  EXPECT_TRUE(report::LoadReport(out + "/" + host + "/report.json").ok());
   EXPECT_TRUE(absl::StrContains(r.out, "== " + host + " (" + tcp_a + ", " + job + ")")) << r.out;
   EXPECT_TRUE(IsStoredResultOf(out + "/" + host + "/report.json", *a, job, TempDir("stored-a2")));
 }

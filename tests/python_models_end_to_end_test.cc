@@ -57,7 +57,7 @@ TEST_F(PythonModels, TwoModelFilesCompareWithKnownDeltasAndTheRevisionAsAChange)
                                     "--input", "64x256", "--rtol", "1e-4", "--atol", "1e-5", "--min-run-time", "0.05",
                                     "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->compatibility().compatible()) << c->compatibility().DebugString();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed) << c->output_check().message();
@@ -88,7 +88,7 @@ TEST_F(PythonModels, ATorchSaveInputFileIsReadAndACallerKeyDecidesComparability)
                                       "--metadata", "dataset_revision=" + revision, "--min-run-time", "0.02",
                                       "--output", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+    absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
     ASSERT_TRUE(report.ok()) << report.status();
     ASSERT_EQ(report->input_metadata().tensors_size(), 1);
     EXPECT_EQ(report->input_metadata().tensors(0).name(), "x");
@@ -102,7 +102,7 @@ TEST_F(PythonModels, ATorchSaveInputFileIsReadAndACallerKeyDecidesComparability)
   const std::string out = TempDir("metadata_compared");
   const CommandResult compared = d.Client({"compare-reports", reports[0], reports[1], "--output", out});
   ASSERT_EQ(compared.exit_code, 0) << compared.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->compatibility().compatible());
   ASSERT_EQ(c->compatibility().mismatches_size(), 1) << c->compatibility().DebugString();
@@ -142,7 +142,7 @@ TEST_F(PythonModels, ABfloat16CandidatePassesInTheCheckDTypeTheUserChose) {
   const std::string out = TempDir("bf16_out");
   const CommandResult passed = d.Client(With(bf16, {"--check-dtype", "float32", "--output", out}));
   ASSERT_EQ(passed.exit_code, 0) << passed.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed) << c->output_check().message();
   EXPECT_NE(c->output_check().message().find("rtol=0.05, atol=0.05, compared as float32"), std::string::npos)
@@ -153,7 +153,7 @@ TEST_F(PythonModels, ABfloat16CandidatePassesInTheCheckDTypeTheUserChose) {
   const std::string strict = TempDir("bf16_strict");
   const CommandResult failed = d.Client(With(bf16, {"--output", strict}));
   EXPECT_EQ(failed.exit_code, 1) << failed.err;  // a failed check
-  absl::StatusOr<v1::Comparison> f = LoadComparison(strict + "/comparison.json");
+  absl::StatusOr<v1::Comparison> f = report::LoadComparison(strict + "/comparison.json");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_NE(f->output_check().message().find("dtypes differ: Float vs BFloat16"), std::string::npos)
       << f->output_check().message();
@@ -168,7 +168,7 @@ TEST_F(PythonModels, AnOptimizedCnnCountsTheFlopsOfThePlainOne) {
                                     "--input", "4x3x16x16", "--rtol", "1e-4", "--atol", "1e-5", "--min-run-time",
                                     "0.02", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   // Two convolutions and the linear, 2 x MACs per image, 4 images.
   const double per_image = 2.0 * (16 * 16 * 16 * 3 * 9 + 16 * 16 * 32 * 16 * 9 + 10 * 32 * 16 * 16);

@@ -52,8 +52,8 @@ TEST(RenderCommand, HelpListsExactlyTheRegisteredFormats) {
   const std::string line = help.out.substr(option, help.out.find('\n', option) - option);
   const size_t note = line.find(" (gbench refuses");
   ASSERT_NE(note, std::string::npos) << line;
-  EXPECT_EQ(BackToGap(line, note), RenderFormatList(" | ")) << line;
-  ASSERT_GE(RenderFormats().size(), 2u);
+  EXPECT_EQ(BackToGap(line, note), report::RenderFormatList(" | ")) << line;
+  ASSERT_GE(report::RenderFormats().size(), 2u);
 }
 
 TEST(RenderCommand, AnUnknownFormatIsRefusedNamingExactlyTheRegisteredFormats) {
@@ -61,7 +61,7 @@ TEST(RenderCommand, AnUnknownFormatIsRefusedNamingExactlyTheRegisteredFormats) {
   const std::string path = Save(dir, "report.json", fixtures::ReportAlone());
   const CommandResult r = Render({path, "--format", "xml"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(Has(r.err, "--format: unknown format \"xml\"; accepted formats: " + RenderFormatList(", ") + "\n"))
+  EXPECT_TRUE(Has(r.err, "--format: unknown format \"xml\"; accepted formats: " + report::RenderFormatList(", ") + "\n"))
       << r.err;
   EXPECT_EQ(r.out, "");
 }
@@ -77,7 +77,7 @@ TEST(RenderCommand, ReadmeListsExactlyTheRegisteredFormats) {
   const size_t to = readme.find(']', from);
   std::string listed = readme.substr(from + start.size(), to - from - start.size());
   for (size_t at = listed.find("\\|"); at != std::string::npos; at = listed.find("\\|", at)) listed.erase(at, 1);
-  EXPECT_EQ(listed, RenderFormatList("|"));
+  EXPECT_EQ(listed, report::RenderFormatList("|"));
 }
 
 TEST(RenderCommand, GbenchOfAFailedCheckIsRefusedWithTheWayOut) {

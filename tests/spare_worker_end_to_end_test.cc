@@ -78,7 +78,7 @@ TEST(SpareWorkerEndToEnd, TheNextJobRunsOnTheSpareWithoutLoadingLibTorch) {
   const CommandResult shown = d.Client({"jobs", "show", job.id()});
   EXPECT_TRUE(absl::StrContains(shown.out, "\n  worker: warm spare\n")) << shown.out;
   EXPECT_TRUE(absl::StrContains(shown.out, "\n    worker start (warm spare) ")) << shown.out;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(PhaseNames(report->job_timeline()), PhaseNames(job.timeline()));
   EXPECT_TRUE(absl::StrContains(Slurp(out + "/report.html"), "worker start (warm spare)"));
@@ -105,7 +105,7 @@ TEST(SpareWorkerEndToEnd, AnRssComparisonOnTheSpareGetsBothFigures) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const v1::Job job = ShowJob(d, SubmittedId(r.err));
   EXPECT_EQ(job.worker(), "warm spare");
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   for (const v1::BenchmarkReport* run : {&c->before(), &c->after()}) {
     const v1::MetricResult* rss = nullptr;

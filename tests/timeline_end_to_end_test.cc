@@ -94,7 +94,7 @@ TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPa
   const CommandResult r = d.Client({"compare", "--model", "linear", "--rtol", "1e-4", "--atol", "1e-5", "--rss",
                                     "--rounds", "2", "--min-run-time", "0.05", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");  // strict: the timeline validates
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");  // strict: the timeline validates
   ASSERT_TRUE(c.ok()) << c.status();
   const v1::Timeline& t = c->timeline();
   Print("compare --rounds 2 --rss", t);
@@ -143,7 +143,7 @@ TEST(TimelineEndToEnd, AMeasureJobsReportCarriesItsTimelineWithTimingBeforeDiagn
   const std::string out = TempDir("measure_out");
   const CommandResult r = d.Client({"measure", "--model", "linear", "--rss", "--min-run-time", "0.05", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   const v1::Timeline& t = report->timeline();
   Print("measure --rss", t);

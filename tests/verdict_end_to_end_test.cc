@@ -22,7 +22,7 @@ v1::Comparison CompareMethods(const TestDaemon& d, const std::string& module, co
                                     candidate, "--input", "64x64", "--rtol", "0", "--atol", "0", "--min-run-time",
                                     "0.5", "--output", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = LoadComparison(out + "/comparison.json");
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   EXPECT_TRUE(c.ok()) << c.status();
   return c.ok() ? *c : v1::Comparison();
 }

@@ -140,7 +140,7 @@ Observed MeasureWithThreads(const TestDaemon& d, const std::string& module, int 
   if (timing.worker_pid() > 0) samples = SampleWorker(timing.worker_pid(), &seen.worker.comm);
   const CommandResult r = client.get();
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::BenchmarkReport> report = LoadReport(out + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   EXPECT_TRUE(report.ok()) << report.status();
   if (report.ok()) seen.report = *report;
   const std::string comm = seen.worker.comm;

@@ -43,7 +43,7 @@ absl::StatusOr<v1::Calibration> RunCalibration(const v1::JobSpec& spec, const Ca
   const int pairs = CalibrationPairs(spec.calibrate());
   std::vector<v1::Comparison> comparisons;
   v1::Calibration calibration;
-  calibration.set_schema_version(kReportSchemaVersion);
+  calibration.set_schema_version(report::kReportSchemaVersion);
   for (int i = 1; i <= pairs; ++i) {
     const std::string prefix = absl::StrCat("pair ", i, "/", pairs, ": ");
     auto phase = [&](const std::string& name) {

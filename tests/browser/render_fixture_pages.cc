@@ -37,7 +37,7 @@ bool WriteHistoryPages(const std::string& dir) {
     std::fprintf(stderr, "render_fixture_pages: cannot create %s\n", reports.c_str());
     return false;
   }
-  const torchscan::HtmlRenderer renderer;
+  const torchscan::report::HtmlRenderer renderer;
   const std::string report_page = renderer.Render(f::ReportAlone());
   HistoryView small{"resnet18-cpu", "unix:/run/torchscan.sock", f::SyntheticHistory(30), {}};
   small.report_href = [](const torchscan::v1::Job& job) { return "history_reports/" + job.id() + ".html"; };
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
                                                          {"check", 2.25, 2.5},
                                                          {"write result", 2.5, 2.75}});
   daemon_job.mutable_job_timeline()->set_started_at("2024-05-02T10:00:29.000Z");
-  const std::vector<std::pair<std::string, torchscan::Evidence>> pages = {
+  const std::vector<std::pair<std::string, torchscan::report::Evidence>> pages = {
       {"report_alone", f::ReportAlone()},
       {"passed_comparison", f::PassedComparison()},
       {"daemon_job", daemon_job},
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
       {"hostile_comparison", f::HostileComparison()},
       {"large_comparison", f::LargeComparison(10000, 1000)},
   };
-  const torchscan::HtmlRenderer renderer;
+  const torchscan::report::HtmlRenderer renderer;
   for (const auto& [name, evidence] : pages) {
     if (!WriteFile(std::string(argv[1]) + "/" + name + ".html", renderer.Render(evidence))) return 1;
   }

@@ -29,13 +29,13 @@ namespace {
 
 constexpr char kSource[] = "fuzz.json";
 
-void ExpectRendersEverywhere(const Evidence& evidence) {
-  const v1::Comparison* comparison = ComparisonOf(evidence);
-  const bool withheld = comparison != nullptr && WithheldBecause(*comparison) != Withheld::kNone;
-  for (const std::string& format : RenderFormats()) {
+void ExpectRendersEverywhere(const report::Evidence& evidence) {
+  const v1::Comparison* comparison = report::ComparisonOf(evidence);
+  const bool withheld = comparison != nullptr && report::WithheldBecause(*comparison) != report::Withheld::kNone;
+  for (const std::string& format : report::RenderFormats()) {
     for (const bool color : {false, true}) {
       if (color && format != "terminal") continue;  // only the terminal format has colours
-      absl::StatusOr<std::unique_ptr<Renderer>> renderer = RenderByFormat(format, RenderOptions{color});
+      absl::StatusOr<std::unique_ptr<report::Renderer>> renderer = report::RenderByFormat(format, report::RenderOptions{color});
       if (!renderer.ok()) FuzzFail("RenderByFormat refused one of RenderFormats()", renderer.status().ToString());
       const absl::Status accepts = (*renderer)->Accepts(evidence);
       if (!accepts.ok() && (!withheld || accepts.code() != absl::StatusCode::kFailedPrecondition ||
@@ -52,7 +52,7 @@ void ExpectRendersEverywhere(const Evidence& evidence) {
 
 // `loaded` is a valid T: it must be what LoadEvidence loads, render, and survive a save.
 template <typename T>
-void ExpectUsable(const T& loaded, const absl::StatusOr<Evidence>& evidence,
+void ExpectUsable(const T& loaded, const absl::StatusOr<report::Evidence>& evidence,
                   absl::StatusOr<T> (*parse)(std::string_view, const std::string&)) {
   const std::string name = T::descriptor()->name();
   if (!evidence.ok()) FuzzFail(absl::StrCat("LoadEvidence refused a valid ", name), evidence.status().ToString());
@@ -67,8 +67,8 @@ void ExpectUsable(const T& loaded, const absl::StatusOr<Evidence>& evidence,
 }  // namespace
 
 Verdict FuzzOne(std::string_view input) {
-  const absl::StatusOr<v1::BenchmarkReport> report = ParseReport(input, kSource);
-  const absl::StatusOr<v1::Comparison> comparison = ParseComparison(input, kSource);
+  const absl::StatusOr<v1::BenchmarkReport> report = report::ParseReport(input, kSource);
+  const absl::StatusOr<v1::Comparison> comparison = report::ParseComparison(input, kSource);
   const std::string source_prefix = absl::StrCat(kSource, ": ");
   if (!report.ok()) ExpectError(report.status(), absl::StatusCode::kInvalidArgument, source_prefix, "ParseReport");
   if (!comparison.ok())
@@ -77,11 +77,11 @@ Verdict FuzzOne(std::string_view input) {
 
   InputFile& file = InputFile::Get();
   file.Write(input);
-  const absl::StatusOr<Evidence> evidence = LoadEvidence(file.path());
+  const absl::StatusOr<report::Evidence> evidence = report::LoadEvidence(file.path());
   if (report.ok()) {
-    ExpectUsable<v1::BenchmarkReport>(*report, evidence, &ParseReport);
+    ExpectUsable<v1::BenchmarkReport>(*report, evidence, &report::ParseReport);
   } else if (comparison.ok()) {
-    ExpectUsable<v1::Comparison>(*comparison, evidence, &ParseComparison);
+    ExpectUsable<v1::Comparison>(*comparison, evidence, &report::ParseComparison);
   } else {
     ExpectError(evidence.status(), absl::StatusCode::kInvalidArgument, absl::StrCat(file.path(), ": "),
                 "LoadEvidence of an invalid file");

@@ -1,4 +1,4 @@
-#include "client/job_commands.h"
+#include "client/run_job_commands.h"
 
 #include <stdlib.h>
 
@@ -164,7 +164,7 @@ int RunJobAndCollect(const ClientContext& ctx, const v1::JobSpec& spec, const Jo
 std::string CalibrationSummary(const v1::Calibration& calibration) {
   const v1::NoiseFloor& f = calibration.noise_floor();
   std::string out =
-      absl::StrCat("TorchScan calibration: ", f.workload(), "\n  noise     ", DescribeNoiseFloor(f), "\n");
+      absl::StrCat("TorchScan calibration: ", f.workload(), "\n  noise     ", report::DescribeNoiseFloor(f), "\n");
   absl::StrAppend(
       &out, "  A/A       false labels ", f.false_labels(), "/", f.pairs(), ", false claims ", f.false_claims(), "/",
       f.pairs(), "; relative median differences ", absl::StrFormat("%+.1f%%", f.ratio_min() * 100), " to ",
@@ -232,23 +232,23 @@ absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, 
 
 absl::Status WriteEvidenceFiles(const v1::JobResult& result, const std::string& stem) {
   for (const auto& [path, text] : {std::pair{stem + ".json", ToJson(Payload(result))},
-                                   std::pair{stem + ".html", HtmlRenderer().Render(EvidenceOf(result))}})
+                                   std::pair{stem + ".html", report::HtmlRenderer().Render(EvidenceOf(result))}})
     if (absl::Status s = WriteFileAtomic(path, text); !s.ok())
       return absl::InvalidArgumentError("--output: " + std::string(s.message()));
   return absl::OkStatus();
 }
 
-Evidence EvidenceOf(const v1::JobResult& result) {
-  if (result.has_comparison()) return Evidence(result.comparison());
-  return Evidence(result.report());
+report::Evidence EvidenceOf(const v1::JobResult& result) {
+  if (result.has_comparison()) return report::Evidence(result.comparison());
+  return report::Evidence(result.report());
 }
 
 std::string Summarize(const ClientContext& ctx, const v1::JobResult& result) {
   if (ctx.json) return ToJson(Payload(result)) + "\n";
   if (result.has_calibration()) return CalibrationSummary(result.calibration());
-  TerminalOptions options;
+  report::TerminalOptions options;
   options.color = ctx.color;
-  return TerminalRenderer(options).Render(EvidenceOf(result));
+  return report::TerminalRenderer(options).Render(EvidenceOf(result));
 }
 
 absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec, bool resident,

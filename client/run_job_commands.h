@@ -65,7 +65,7 @@ absl::Status WriteEvidenceFiles(const v1::JobResult& result, const std::string& 
 
 // The report or comparison of `result`, as the renderers take it (a calibration has none:
 // an empty report).
-Evidence EvidenceOf(const v1::JobResult& result);
+report::Evidence EvidenceOf(const v1::JobResult& result);
 
 // Sets `out`'s json_path and, beside it, html_path (<kind>.json -> <kind>.html).
 void SetEvidencePaths(const std::string& json_path, v1::DaemonJobOutput* out);

@@ -1,12 +1,12 @@
-#include "client/jobs_commands.h"
+#include "client/jobs_subcommands.h"
 
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
 #include "client/exit_codes.h"
-#include "client/job_commands.h"
 #include "client/output_folder.h"
 #include "client/progress.h"
+#include "client/run_job_commands.h"
 #include "io/proto_json.h"
 #include "report/noise_floor_text.h"
 #include "report/timeline_text.h"
@@ -45,7 +45,7 @@ void PrintJob(const ClientContext& ctx, const v1::Job& job) {
   if (!job.worker().empty()) std::printf("  worker: %s\n", job.worker().c_str());
   if (!job.timeline().spans().empty())
     std::printf("  timeline (seconds since %s):\n%s", job.timeline().started_at().c_str(),
-                TimelineText(job.timeline(), "    ").c_str());
+                report::TimelineText(job.timeline(), "    ").c_str());
 }
 
 // Runs `body` with the connection, mapping a failure to connect to its exit code.
@@ -166,7 +166,7 @@ int InfoCommand(const ClientContext& ctx) {
     if (info->has_noise_floor()) {
       const v1::NoiseFloor& f = info->noise_floor();
       std::printf("  noise     %s old, job %s: %s\n", FormatAge(f.age_s()).c_str(), f.job_id().c_str(),
-                  DescribeNoiseFloor(f).c_str());
+                  report::DescribeNoiseFloor(f).c_str());
     } else {
       std::printf("  noise     no noise floor yet: run `torchscan-client calibrate`\n");
     }
