@@ -272,6 +272,14 @@ size_t SpatialDims(const std::vector<OpArg>& args) {
   return w != nullptr && w->size() >= 3 ? w->size() - 2 : 0;
 }
 
+// The input and weight of a convolution call (its first two arguments); the rest unset.
+ConvArgs ConvTensors(const std::vector<OpArg>& args) {
+  ConvArgs c;
+  c.input = TensorArg(args, 0);
+  c.weight = TensorArg(args, 1);
+  return c;
+}
+
 // Padding given as int[] or, for conv*d.padding / _convolution_mode, as "same"/"valid".
 void ReadPadding(const std::vector<OpArg>& args, size_t i, size_t spatial, ConvArgs* c) {
   const OpArg* a = Arg(args, i);
@@ -286,7 +294,7 @@ void ReadPadding(const std::vector<OpArg>& args, size_t i, size_t spatial, ConvA
 // and prim::mkldnn_convolution (the frozen graph's operator keeps this order).
 ConvArgs ConvNd(const std::vector<OpArg>& args) {
   const size_t n = SpatialDims(args);
-  ConvArgs c{TensorArg(args, 0), TensorArg(args, 1)};
+  ConvArgs c = ConvTensors(args);
   c.stride = IntListArg(args, 3, n);
   ReadPadding(args, 4, n, &c);
   c.dilation = IntListArg(args, 5, n);
@@ -298,7 +306,7 @@ ConvArgs ConvNd(const std::vector<OpArg>& args) {
 // output_padding, groups, ...). nullopt without the transposed flag.
 std::optional<ConvArgs> GenericConvolution(const std::vector<OpArg>& args) {
   const size_t n = SpatialDims(args);
-  ConvArgs c{TensorArg(args, 0), TensorArg(args, 1)};
+  ConvArgs c = ConvTensors(args);
   c.stride = IntListArg(args, 3, n);
   ReadPadding(args, 4, n, &c);
   c.dilation = IntListArg(args, 5, n);
@@ -313,7 +321,7 @@ std::optional<ConvArgs> GenericConvolution(const std::vector<OpArg>& args) {
 // conv_transpose1d/2d/3d(input, weight, bias, stride, padding, output_padding, groups, dilation).
 ConvArgs ConvTranspose(const std::vector<OpArg>& args) {
   const size_t n = SpatialDims(args);
-  ConvArgs c{TensorArg(args, 0), TensorArg(args, 1)};
+  ConvArgs c = ConvTensors(args);
   c.stride = IntListArg(args, 3, n);
   c.padding = IntListArg(args, 4, n);
   c.output_padding = IntListArg(args, 5, n);
@@ -326,7 +334,7 @@ ConvArgs ConvTranspose(const std::vector<OpArg>& args) {
 // aten::mkldnn_convolution(input, weight, bias, padding, stride, dilation, groups).
 ConvArgs MkldnnConvolution(const std::vector<OpArg>& args) {
   const size_t n = SpatialDims(args);
-  ConvArgs c{TensorArg(args, 0), TensorArg(args, 1)};
+  ConvArgs c = ConvTensors(args);
   c.padding = IntListArg(args, 3, n);
   c.stride = IntListArg(args, 4, n);
   c.dilation = IntListArg(args, 5, n);
