@@ -245,6 +245,113 @@ std::vector<v1::MetricResult> JoinRss(ConcurrentRss* rss, const ExperimentOption
   return rss->Join();
 }
 
+// The comparison's TorchScript check module, loaded before the builds; nullptr when the
+// check is skipped or declarative.
+absl::StatusOr<std::unique_ptr<ScriptCheck>> LoadScriptCheck(const ExperimentOptions& o) {
+  if (o.skip_check || o.check_module.source_case() == v1::TorchScriptSpec::SOURCE_NOT_SET)
+    return std::unique_ptr<ScriptCheck>();
+  return ScriptCheck::Load(o.check_module, "spec.compare.check.torchscript");
+}
+
+// With rounds, both runs warm up and size their blocks first (in the first round's order), so
+// that the plan knows how long a block is; unless the block is fixed, both then take the calls
+// that match the longer block. Returns the longer block's seconds (0 with one round).
+absl::StatusOr<double> SizeBlocks(const ExperimentOptions& o, PhaseTimeline& timeline, TimedRun& baseline_run,
+                                  TimedRun& candidate_run) {
+  double longest_block_s = 0;
+  if (o.rounds <= 1) return longest_block_s;
+  std::vector<std::pair<TimedRun*, double>> sized;
+  for (TimedRun* run : o.reverse ? std::vector{&candidate_run, &baseline_run}
+                                 : std::vector{&baseline_run, &candidate_run}) {
+    absl::StatusOr<double> block_s = PrepareRun(o, timeline, *run);
+    if (!block_s.ok()) return block_s.status();
+    sized.emplace_back(run, *block_s);
+    longest_block_s = std::max(longest_block_s, *block_s);
+  }
+  if (o.timing.fixed_calls_per_block == 0)
+    for (auto& [run, block_s] : sized)
+      run->session->SetCallsPerBlock(MatchedCalls(longest_block_s, block_s, run->session->calls_per_block()));
+  return longest_block_s;
+}
+
+// The order both runs were timed in and their rounds, in each report's settings.
+void RecordOrder(const RoundPlan& plan, const ExperimentOptions& o, v1::BenchmarkReport* before,
+                 v1::BenchmarkReport* after) {
+  const std::string order = plan.rounds > 1 ? "alternating rounds: " + RoundOrder(plan)
+                            : o.reverse      ? "candidate_first"
+                                             : "baseline_first";
+  const std::string interleave_id = plan.rounds > 1 ? NewInterleaveId() : "";
+  for (v1::BenchmarkReport* r : {before, after}) {
+    r->mutable_settings()->set_order(order);
+    v1::TimingSettings* t = r->mutable_settings()->mutable_timing();
+    t->set_rounds(plan.rounds);
+    if (plan.rounds > 1) {
+      t->set_round_min_run_time_s(plan.round_min_run_time_s);
+      t->set_interleave_id(interleave_id);
+    }
+  }
+}
+
+// Both runs' timing reports and the plan that ordered them.
+struct TimedPair {
+  v1::BenchmarkReport before, after;
+  v1::RoundPlan round_plan;
+};
+
+// The timing of both runs, in the planned order (core/round_plan.h): start both sessions, size
+// their blocks (rounds > 1), time every round of the plan, then finish both reports.
+absl::StatusOr<TimedPair> TimeBoth(const Workload& baseline, const Workload& candidate, const ExperimentOptions& o,
+                                   PhaseTimeline& timeline) {
+  absl::StatusOr<TimedRun> baseline_run = StartRun(baseline, "baseline", o);
+  if (!baseline_run.ok()) return baseline_run.status();
+  absl::StatusOr<TimedRun> candidate_run = StartRun(candidate, "candidate", o);
+  if (!candidate_run.ok()) return candidate_run.status();
+  const absl::StatusOr<double> longest_block_s = SizeBlocks(o, timeline, *baseline_run, *candidate_run);
+  if (!longest_block_s.ok()) return longest_block_s.status();
+  const RoundPlan plan = PlanRounds(o.rounds, o.reverse, o.timing, *longest_block_s);
+  for (const RoundStep& step : plan.steps)
+    if (absl::Status s = TimeRound(plan, step, o, timeline, step.candidate ? *candidate_run : *baseline_run); !s.ok())
+      return s;
+  TimedPair timed;
+  timed.before = FinishRun(plan, *baseline_run);
+  timed.after = FinishRun(plan, *candidate_run);
+  RecordOrder(plan, o, &timed.before, &timed.after);
+  timed.round_plan = RoundPlanRecord(plan, o.timing, baseline_run->session->calls_per_block(),
+                                     candidate_run->session->calls_per_block());
+  return timed;
+}
+
+// The output check (a phase "check", outside timing): the check module's verdict, or the
+// declarative tolerance check; a message saying it was skipped with skip_check.
+absl::StatusOr<v1::OutputCheck> CheckOutputs(const Workload& baseline, const Workload& candidate,
+                                             const ScriptCheck* script_check, const ExperimentOptions& o,
+                                             PhaseTimeline& timeline) {
+  v1::OutputCheck check;
+  if (o.skip_check) {
+    check.set_message("output check skipped (check.skip)");
+    return check;
+  }
+  absl::Status checked;
+  {
+    const Phase phase(o, timeline, "check");
+    checked = workloads::RunTorch("output check", [&] {
+      check = RunOutputCheck([&]() -> std::optional<bool> {
+        if (script_check) return (*script_check)(baseline.call(), candidate.call());
+        AssertClose(baseline.call(), candidate.call(), o.check);
+        return std::nullopt;
+      });
+    });
+  }
+  if (!checked.ok()) return checked;
+  if (script_check) check.set_module(script_check->file());
+  if (check.status() == v1::OutputCheck::passed)
+    check.set_message(script_check ? "the TorchScript check module passed"
+                                   : "baseline and candidate outputs are close at " + DescribeCloseOptions(o.check));
+  else if (script_check && check.message() == "check returned false")
+    check.set_message("the TorchScript check module returned False");
+  return check;
+}
+
 }  // namespace
 
 absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec, const std::string& name,
@@ -275,12 +382,8 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   const std::unique_ptr<ConcurrentRss> rss =
       StartRss({{"baseline", baseline_spec}, {"candidate", candidate_spec}}, o, timeline);
   if (absl::Status s = workloads::ApplyThreadSettings(o.intra_op_threads, o.inter_op_threads); !s.ok()) return s;
-  std::unique_ptr<ScriptCheck> script_check;
-  if (!o.skip_check && o.check_module.source_case() != v1::TorchScriptSpec::SOURCE_NOT_SET) {
-    absl::StatusOr<std::unique_ptr<ScriptCheck>> loaded = ScriptCheck::Load(o.check_module, "spec.compare.check.torchscript");
-    if (!loaded.ok()) return loaded.status();
-    script_check = *std::move(loaded);
-  }
+  absl::StatusOr<std::unique_ptr<ScriptCheck>> script_check = LoadScriptCheck(o);
+  if (!script_check.ok()) return script_check.status();
   absl::StatusOr<Workload> baseline = Build(baseline_spec, "baseline", o, timeline);
   if (!baseline.ok()) return baseline.status();
   absl::StatusOr<Workload> candidate = Build(candidate_spec, "candidate", o, timeline);
@@ -288,47 +391,10 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   const std::vector<v1::MetricResult> rss_metrics = JoinRss(rss.get(), o, timeline);
 
   // All timing first, in the planned order (core/round_plan.h), before any diagnostic pass.
-  // With rounds, both runs warm up and size their blocks first (in the first round's order),
-  // so that the plan knows how long a block is.
-  absl::StatusOr<TimedRun> baseline_run = StartRun(*baseline, "baseline", o);
-  if (!baseline_run.ok()) return baseline_run.status();
-  absl::StatusOr<TimedRun> candidate_run = StartRun(*candidate, "candidate", o);
-  if (!candidate_run.ok()) return candidate_run.status();
-  double longest_block_s = 0;
-  if (o.rounds > 1) {
-    std::vector<std::pair<TimedRun*, double>> sized;
-    for (TimedRun* run : o.reverse ? std::vector{&*candidate_run, &*baseline_run}
-                                   : std::vector{&*baseline_run, &*candidate_run}) {
-      absl::StatusOr<double> block_s = PrepareRun(o, timeline, *run);
-      if (!block_s.ok()) return block_s.status();
-      sized.emplace_back(run, *block_s);
-      longest_block_s = std::max(longest_block_s, *block_s);
-    }
-    if (o.timing.fixed_calls_per_block == 0)
-      for (auto& [run, block_s] : sized)
-        run->session->SetCallsPerBlock(MatchedCalls(longest_block_s, block_s, run->session->calls_per_block()));
-  }
-  const RoundPlan plan = PlanRounds(o.rounds, o.reverse, o.timing, longest_block_s);
-  for (const RoundStep& step : plan.steps)
-    if (absl::Status s = TimeRound(plan, step, o, timeline, step.candidate ? *candidate_run : *baseline_run); !s.ok())
-      return s;
-  v1::BenchmarkReport before = FinishRun(plan, *baseline_run);
-  v1::BenchmarkReport after = FinishRun(plan, *candidate_run);
-  const std::string order = plan.rounds > 1 ? "alternating rounds: " + RoundOrder(plan)
-                            : o.reverse      ? "candidate_first"
-                                             : "baseline_first";
-  const std::string interleave_id = plan.rounds > 1 ? NewInterleaveId() : "";
-  for (v1::BenchmarkReport* r : {&before, &after}) {
-    r->mutable_settings()->set_order(order);
-    v1::TimingSettings* t = r->mutable_settings()->mutable_timing();
-    t->set_rounds(plan.rounds);
-    if (plan.rounds > 1) {
-      t->set_round_min_run_time_s(plan.round_min_run_time_s);
-      t->set_interleave_id(interleave_id);
-    }
-  }
-  const v1::RoundPlan round_plan = RoundPlanRecord(plan, o.timing, baseline_run->session->calls_per_block(),
-                                                   candidate_run->session->calls_per_block());
+  absl::StatusOr<TimedPair> timed = TimeBoth(*baseline, *candidate, o, timeline);
+  if (!timed.ok()) return timed.status();
+  v1::BenchmarkReport& before = timed->before;
+  v1::BenchmarkReport& after = timed->after;
   WarnIfBusy("the baseline's", &before);
   WarnIfBusy("the candidate's", &after);
 
@@ -339,32 +405,11 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
     *after.add_totals() = rss_metrics[1];
   }
 
-  v1::OutputCheck check;
-  if (o.skip_check) {
-    check.set_message("output check skipped (check.skip)");
-  } else {
-    absl::Status checked;
-    {
-      const Phase phase(o, timeline, "check");
-      checked = workloads::RunTorch("output check", [&] {
-        check = RunOutputCheck([&]() -> std::optional<bool> {
-          if (script_check) return (*script_check)(baseline->call(), candidate->call());
-          AssertClose(baseline->call(), candidate->call(), o.check);
-          return std::nullopt;
-        });
-      });
-    }
-    if (!checked.ok()) return checked;
-    if (script_check) check.set_module(script_check->file());
-    if (check.status() == v1::OutputCheck::passed)
-      check.set_message(script_check ? "the TorchScript check module passed"
-                                     : "baseline and candidate outputs are close at " + DescribeCloseOptions(o.check));
-    else if (script_check && check.message() == "check returned false")
-      check.set_message("the TorchScript check module returned False");
-  }
-  v1::Comparison comparison = CompareReports(before, after, check);
+  absl::StatusOr<v1::OutputCheck> check = CheckOutputs(*baseline, *candidate, script_check->get(), o, timeline);
+  if (!check.ok()) return check.status();
+  v1::Comparison comparison = CompareReports(before, after, *check);
   *comparison.mutable_timeline() = timeline.Snapshot();
-  *comparison.mutable_round_plan() = round_plan;
+  *comparison.mutable_round_plan() = timed->round_plan;
   return comparison;
 }
 

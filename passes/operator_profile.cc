@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "workloads/flop_formulas.h"
+#include "workloads/operator_classes.h"
 #include "workloads/torch_status.h"
 
 namespace torchscan::passes {

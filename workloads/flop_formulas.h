@@ -12,8 +12,9 @@
 // "valid" or explicit), dilation, groups and transposition taken from the arguments.
 // Not counted: bias and accumulator additions (addmm's input, beta/alpha scaling, conv bias),
 // and every elementwise, activation, normalisation, softmax, pooling, reduction, embedding,
-// view and copy operator (ClassifyOperator: kNotCounted). Any other operator has no formula
-// (kUnknown): the profiler lists it in the diagnostics and marks the total a lower bound.
+// view and copy operator (ClassifyOperator in operator_classes.h: kNotCounted). Any other
+// operator has no formula (kUnknown): the profiler lists it in the diagnostics and marks the
+// total a lower bound.
 #pragma once
 
 #include <cstdint>
@@ -45,15 +46,6 @@ struct OpArg {
   static OpArg String(std::string s) { return {Kind::kString, {}, std::move(s)}; }
   static OpArg Other() { return {Kind::kOther, {}, {}}; }
 };
-
-enum class FlopClass {
-  kFormula,     // OperatorFlops knows this operator
-  kNotCounted,  // 0 FLOPs by the convention above (elementwise, views, norms, ...)
-  kUnknown,     // no formula: may carry compute that is not counted
-};
-
-// How `name` (e.g. "aten::addmm", as RecordFunction reports it) is treated. Never fails.
-FlopClass ClassifyOperator(std::string_view name);
 
 // FLOPs of one call of `name` with `args` (positional, as the operator's schema orders them).
 // nullopt when the operator has no formula, or its arguments do not fit the formula (missing

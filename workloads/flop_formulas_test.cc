@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "workloads/operator_classes.h"
+
 namespace torchscan::workloads {
 namespace {
 
@@ -163,16 +165,6 @@ TEST(FlopFormulas, MissingOrMalformedArgumentsGiveNoCount) {
             std::nullopt);  // kernel larger than the padded input: no output positions
   const int64_t big = int64_t{1} << 40;
   EXPECT_EQ(OperatorFlops("aten::mm", {A::Tensor({big, big}), A::Tensor({big, big})}), std::nullopt);  // overflow
-}
-
-TEST(FlopFormulas, ClassifiesOperators) {
-  EXPECT_EQ(ClassifyOperator("aten::addmm"), FlopClass::kFormula);
-  EXPECT_EQ(ClassifyOperator("aten::_convolution"), FlopClass::kFormula);
-  EXPECT_EQ(ClassifyOperator("aten::relu_"), FlopClass::kNotCounted);
-  EXPECT_EQ(ClassifyOperator("aten::native_layer_norm"), FlopClass::kNotCounted);
-  EXPECT_EQ(ClassifyOperator("aten::view"), FlopClass::kNotCounted);
-  EXPECT_EQ(ClassifyOperator("aten::inverse"), FlopClass::kUnknown);
-  EXPECT_EQ(ClassifyOperator("mylib::custom_op"), FlopClass::kUnknown);
 }
 
 }  // namespace

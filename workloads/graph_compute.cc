@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "workloads/flop_formulas.h"
+#include "workloads/operator_classes.h"
 
 namespace torchscan::workloads {
 namespace {

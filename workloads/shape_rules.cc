@@ -4,6 +4,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "workloads/operator_classes.h"
+
 namespace torchscan::workloads {
 namespace {
 

@@ -73,10 +73,11 @@ struct Workload {
   std::optional<GraphCompute> graph_compute;
 };
 
-// Builds the workload: validates the spec, runs torch::manual_seed(spec.seed), constructs or
-// loads the model (eval mode), makes the inputs (inputs.h), converts weights and floating
-// inputs to spec.dtype, applies channels_last, freezes / optimize_for_inference (TorchScript),
-// moves everything to the device and (options.trial_call) runs `call` once to check that the
+// Builds the workload: validates the spec (spec_validation.h), runs torch::manual_seed(spec.seed),
+// constructs or loads the model (eval mode; builtin_build.h, torchscript_build.h), makes the
+// inputs (inputs.h), converts weights and floating inputs to spec.dtype, applies channels_last
+// (tensor_conversion.h), freezes / optimize_for_inference (TorchScript), moves everything to the
+// device, makes the call (forward_call.h) and (options.trial_call) runs it once to check that the
 // inputs fit the model.
 // Errors (never throws), each naming the field and the fix:
 //   kInvalidArgument: no model / builtin_unspecified; an input_metadata key TorchScan uses

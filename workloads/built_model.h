@@ -1,0 +1,33 @@
+// The model of a workload as a call sees it, once built and converted to the device, precision
+// and layout: what BuildBuiltin (builtin_build.h) and BuildTorchScript (torchscript_build.h)
+// return to the builder (workload.h). Plain data, no failure cases.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+
+#include "workloads/graph_compute.h"
+
+namespace torchscan::workloads {
+
+// One forward of the model on its inputs, one tensor per argument.
+using Forward = std::function<c10::IValue(const std::vector<at::Tensor>&)>;
+
+struct BuiltModel {
+  Forward forward;
+  std::vector<at::Tensor> weights;  // resident tensors the forward reads
+  std::map<std::string, std::string> description;
+  std::string name;              // a built-in's (spec/builtin_models.h) or "torchscript"
+  std::string revision;          // the description's model_revision
+  bool needs_batch_dim = false;  // per_sample must keep dim 0 (a built-in's keeps_batch_dim)
+  // TorchScript: scans the method's graph given one forward's input shapes (graph_scan.h).
+  std::function<GraphCompute(const std::vector<std::vector<int64_t>>&, int64_t forwards_per_call)> scan_graph;
+};
+
+}  // namespace torchscan::workloads
