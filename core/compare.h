@@ -9,7 +9,7 @@
 //  - latency_change: with d = after.median - before.median and spread = the larger IQR of
 //    the two runs, |d| <= spread is within_variability, else d < 0 faster, d > 0 slower;
 //    unavailable when withheld or when either run has no timing blocks.
-//    latency_change_reason states the rule in units a person reads (report/format.h):
+//    latency_change_reason states the rule in units a person reads (core/number_format.h):
 //    "median change -274.9 µs vs larger IQR 399.0 µs: larger than the spread".
 //  - Beyond the guide, not used for the label: relative change of the medians and a
 //    Mann-Whitney U p-value over per-block times (core/statistics.h guards small samples),
