@@ -13,8 +13,6 @@
 namespace torchscan::report {
 namespace {
 
-std::string S(std::string_view text) { return TerminalSafe(text); }
-
 // A time in our units; ASCII output writes "us" for "µs".
 std::string Seconds(double seconds, bool unicode) {
   std::string text = FormatSeconds(seconds);
@@ -34,19 +32,19 @@ using Cells = std::array<std::string, kColumns>;
 Cells RowCells(const HistoryRow& row, bool unicode) {
   const v1::Job& job = *row.job;
   Cells c;
-  c[0] = S(job.id());
-  c[1] = job.finished_at().empty() ? "-" : S(ShortTime(job.finished_at()));
-  c[2] = job.spec().revision().empty() ? "-" : S(ShortRevision(job.spec().revision()));
+  c[0] = TerminalSafe(job.id());
+  c[1] = job.finished_at().empty() ? "-" : TerminalSafe(ShortTime(job.finished_at()));
+  c[2] = job.spec().revision().empty() ? "-" : TerminalSafe(ShortRevision(job.spec().revision()));
   if (!row.point) {
-    c[3] = S(NotPointText(job));
+    c[3] = TerminalSafe(NotPointText(job));
     return c;
   }
   const v1::ResultSummary& s = job.summary();
-  c[3] = S(s.model());
+  c[3] = TerminalSafe(s.model());
   c[4] = Seconds(s.latency().median_s(), unicode);
   c[5] = Seconds(s.latency().iqr_s(), unicode);
   c[6] = row.change ? FormatPercent(*row.change) : "";
-  c[7] = job.spec().has_compare() ? S(job.latency_change()) : "";
+  c[7] = job.spec().has_compare() ? TerminalSafe(job.latency_change()) : "";
   c[8] = row.machine_change > 0 ? absl::StrCat("changed #", row.machine_change) : "";
   return c;
 }
@@ -94,20 +92,20 @@ std::string Sparkline(const std::vector<double>& values, bool unicode) {
 std::string RenderHistoryText(const HistoryView& view, bool unicode, int max_rows) {
   std::string out;
   if (view.jobs.empty()) {
-    absl::StrAppend(&out, "TorchScan history: no jobs named \"", S(view.name), "\"",
-                    view.source.empty() ? "" : " at " + S(view.source), "\n");
+    absl::StrAppend(&out, "TorchScan history: no jobs named \"", TerminalSafe(view.name), "\"",
+                    view.source.empty() ? "" : " at " + TerminalSafe(view.source), "\n");
     return out;
   }
   const HistoryRows rows = BuildHistoryRows(view);
   out.reserve(200 + rows.rows.size() * 120);
-  absl::StrAppend(&out, "TorchScan history: ", S(view.name), "\n");
-  if (!view.source.empty()) absl::StrAppend(&out, "  source   ", S(view.source), "\n");
+  absl::StrAppend(&out, "TorchScan history: ", TerminalSafe(view.name), "\n");
+  if (!view.source.empty()) absl::StrAppend(&out, "  source   ", TerminalSafe(view.source), "\n");
   absl::StrAppend(&out, "  jobs     ", HistoryCounts(rows), "\n");
   if (!rows.points.empty()) {
     const v1::Job& oldest = *rows.points.front();
     const v1::Job& newest = *rows.points.back();
-    absl::StrAppend(&out, "  dates    ", S(ShortDate(oldest.finished_at())), " .. ", S(ShortDate(newest.finished_at())),
-                    "\n");
+    absl::StrAppend(&out, "  dates    ", TerminalSafe(ShortDate(oldest.finished_at())), " .. ",
+                    TerminalSafe(ShortDate(newest.finished_at())), "\n");
     const size_t shown = std::min(rows.points.size(), static_cast<size_t>(kMaxSparklinePoints));
     std::vector<double> medians;
     medians.reserve(shown);
@@ -128,8 +126,9 @@ std::string RenderHistoryText(const HistoryView& view, bool unicode, int max_row
     absl::StrAppend(&out, "\n  machine changes (they break comparability):\n");
     for (size_t k = 0; k < rows.machine_changes.size(); ++k) {
       const MachineChange& change = rows.machine_changes[k];
-      absl::StrAppend(&out, "  #", k + 1, " ", S(change.before->id()), " -> ", S(change.after->id()), ": ",
-                      S(absl::StrJoin(change.differences, "; ")), "\n");
+      absl::StrAppend(&out, "  #", k + 1, " ", TerminalSafe(change.before->id()), " -> ",
+                      TerminalSafe(change.after->id()), ": ", TerminalSafe(absl::StrJoin(change.differences, "; ")),
+                      "\n");
     }
   }
   return out;

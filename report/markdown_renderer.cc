@@ -16,10 +16,8 @@
 namespace torchscan::report {
 namespace {
 
-std::string M(std::string_view text) { return MarkdownEscape(text); }
-
 std::string RunLabel(const RunView& run) {
-  return run.role == "report" ? M(run.name) : absl::StrCat(run.role, ": ", M(run.name));
+  return run.role == "report" ? MarkdownEscape(run.name) : absl::StrCat(run.role, ": ", MarkdownEscape(run.name));
 }
 
 void RunsTable(const std::vector<RunView>& runs, std::string* out) {
@@ -31,13 +29,14 @@ void RunsTable(const std::vector<RunView>& runs, std::string* out) {
       continue;
     }
     absl::StrAppend(out, "| ", RunLabel(run), " | ", FormatSeconds(t.summary().median_s()), " | ",
-                    FormatSeconds(t.summary().iqr_s()), " | ", M(FormatSi(t.throughput(), t.throughput_unit())), " | ",
-                    FormatCount(t.blocks_size()), " |\n");
+                    FormatSeconds(t.summary().iqr_s()), " | ",
+                    MarkdownEscape(FormatSi(t.throughput(), t.throughput_unit())), " | ", FormatCount(t.blocks_size()),
+                    " |\n");
   }
   std::string load;
   for (const RunView& run : runs)
     if (const std::string text = DescribeTimingLoad(run.report->timing()); !text.empty())
-      absl::StrAppend(&load, load.empty() ? "" : "; ", RunLabel(run), ": ", M(text));
+      absl::StrAppend(&load, load.empty() ? "" : "; ", RunLabel(run), ": ", MarkdownEscape(text));
   if (!load.empty()) absl::StrAppend(out, "\nLoad during timing: ", load, "\n");
 }
 
@@ -45,30 +44,32 @@ void Verdict(const v1::Comparison& c, std::string* out) {
   const v1::OutputCheck& check = c.output_check();
   const Withheld withheld = WithheldBecause(c);
   if (check.status() == v1::OutputCheck::failed)
-    absl::StrAppend(out, "> **\u274c Output check failed:** ", M(check.message()),
+    absl::StrAppend(out, "> **\u274c Output check failed:** ", MarkdownEscape(check.message()),
                     "\n> Both measurements are kept, but every delta and the speed label are withheld.\n\n");
   if (!c.compatibility().compatible()) {
     absl::StrAppend(out, "> **\u26a0\ufe0f The runs are not comparable.** Mismatches:\n");
     for (const v1::Mismatch& m : c.compatibility().mismatches())
-      absl::StrAppend(out, "> - ", M(m.field()), ": ", M(m.before()), " vs ", M(m.after()), "\n");
+      absl::StrAppend(out, "> - ", MarkdownEscape(m.field()), ": ", MarkdownEscape(m.before()), " vs ",
+                      MarkdownEscape(m.after()), "\n");
     out->append("\n");
   }
   absl::StrAppend(out, "- **Output check:** ", CheckStatusName(check.status()),
-                  check.message().empty() ? "" : " \u2014 " + M(check.message()), "\n");
+                  check.message().empty() ? "" : " \u2014 " + MarkdownEscape(check.message()), "\n");
   if (withheld != Withheld::kNone) {
     absl::StrAppend(out, "- **Latency change:** withheld because ", WithheldText(withheld), "\n");
   } else {
-    absl::StrAppend(out, "- **Latency change:** **", M(LatencyLabelName(c.latency_change())), "** \u2014 ",
-                    M(c.latency_change_reason()), "\n");
+    absl::StrAppend(out, "- **Latency change:** **", MarkdownEscape(LatencyLabelName(c.latency_change())), "** \u2014 ",
+                    MarkdownEscape(c.latency_change_reason()), "\n");
     const v1::LatencyEvidence& e = c.evidence();
     absl::StrAppend(out, "- **Evidence:** median change ",
-                    e.has_relative_change() ? M(FormatPercent(e.relative_change())) : "unknown",
+                    e.has_relative_change() ? MarkdownEscape(FormatPercent(e.relative_change())) : "unknown",
                     e.has_mann_whitney_p() ? ", Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()) : "", " (",
-                    M(e.mann_whitney_note()), ")\n");
-    absl::StrAppend(out, "- **Paired rounds (not used for the label):** ", M(PairedSummaryText(e.paired())), "\n");
+                    MarkdownEscape(e.mann_whitney_note()), ")\n");
+    absl::StrAppend(out, "- **Paired rounds (not used for the label):** ",
+                    MarkdownEscape(PairedSummaryText(e.paired())), "\n");
   }
   if (const std::string plan = DescribeRoundPlan(c.round_plan()); !plan.empty())
-    absl::StrAppend(out, "- **Timing plan:** ", M(plan), "\n");
+    absl::StrAppend(out, "- **Timing plan:** ", MarkdownEscape(plan), "\n");
   out->append("\n");
 }
 
@@ -77,11 +78,12 @@ void Deltas(const v1::Comparison& c, std::string* out) {
   out->append("\n| metric | before | after | change | ratio | note |\n|---|--:|--:|--:|--:|---|\n");
   for (const v1::MetricDelta& d : c.deltas()) {
     const bool known = d.known() && d.has_delta();
-    absl::StrAppend(out, "| ", M(d.name()), " | ", d.has_before() ? M(FormatMetric(d.before(), d.unit())) : "-", " | ",
-                    d.has_after() ? M(FormatMetric(d.after(), d.unit())) : "-", " | ",
-                    known ? M(FormatSignedMetric(d.delta(), d.unit())) : "unknown", " | ",
-                    known && d.has_ratio() ? FormatRatio(d.ratio()) : "", " | ", known ? "" : M(d.unknown_reason()),
-                    " |\n");
+    absl::StrAppend(out, "| ", MarkdownEscape(d.name()), " | ",
+                    d.has_before() ? MarkdownEscape(FormatMetric(d.before(), d.unit())) : "-", " | ",
+                    d.has_after() ? MarkdownEscape(FormatMetric(d.after(), d.unit())) : "-", " | ",
+                    known ? MarkdownEscape(FormatSignedMetric(d.delta(), d.unit())) : "unknown", " | ",
+                    known && d.has_ratio() ? FormatRatio(d.ratio()) : "", " | ",
+                    known ? "" : MarkdownEscape(d.unknown_reason()), " |\n");
   }
 }
 
@@ -89,7 +91,8 @@ void Changes(const v1::Comparison& c, std::string* out) {
   if (c.changed_settings().empty()) return;
   out->append("\n**Changed settings**\n\n| setting | before | after |\n|---|---|---|\n");
   for (const v1::SettingChange& s : c.changed_settings())
-    absl::StrAppend(out, "| ", M(s.name()), " | ", M(s.before()), " | ", M(s.after()), " |\n");
+    absl::StrAppend(out, "| ", MarkdownEscape(s.name()), " | ", MarkdownEscape(s.before()), " | ",
+                    MarkdownEscape(s.after()), " |\n");
 }
 
 constexpr int kCompactWarnings = 5;  // warnings listed without --details
@@ -97,9 +100,9 @@ constexpr int kCompactWarnings = 5;  // warnings listed without --details
 // "CPU, LibTorch V, BLAS B, device D, threads I/O" of one run.
 std::string MachineText(const v1::BenchmarkReport& r) {
   const v1::Environment& e = r.environment();
-  return absl::StrCat(M(e.cpu_model()), ", LibTorch ", M(e.libtorch_version()), ", BLAS ", M(e.blas_library()),
-                      ", device ", M(r.settings().device()), ", threads ", r.settings().threads().intra_op(), "/",
-                      r.settings().threads().inter_op());
+  return absl::StrCat(MarkdownEscape(e.cpu_model()), ", LibTorch ", MarkdownEscape(e.libtorch_version()), ", BLAS ",
+                      MarkdownEscape(e.blas_library()), ", device ", MarkdownEscape(r.settings().device()),
+                      ", threads ", r.settings().threads().intra_op(), "/", r.settings().threads().inter_op());
 }
 
 // The machine each run ran on, one line when they agree.
@@ -125,7 +128,8 @@ void Warnings(const std::vector<RunView>& runs, bool all, std::string* out) {
         ++left_out;
         continue;
       }
-      absl::StrAppend(&list, "- ", RunLabel(run), ": ", M(w.code()), ": ", M(w.message()), "\n");
+      absl::StrAppend(&list, "- ", RunLabel(run), ": ", MarkdownEscape(w.code()), ": ", MarkdownEscape(w.message()),
+                      "\n");
       ++shown;
     }
   if (left_out > 0) absl::StrAppend(&list, "- and ", left_out, " more (`--details` lists them)\n");
@@ -137,7 +141,7 @@ void Notes(const v1::Comparison& c, std::string* out) {
   const std::vector<std::string> notes = NotesToShow(c, &left_out);
   if (notes.empty()) return;
   out->append("\n**Notes**\n\n");
-  for (const std::string& n : notes) absl::StrAppend(out, "- ", M(n), "\n");
+  for (const std::string& n : notes) absl::StrAppend(out, "- ", MarkdownEscape(n), "\n");
 }
 
 void Metadata(const std::vector<RunView>& runs, std::string* out) {
@@ -146,10 +150,11 @@ void Metadata(const std::vector<RunView>& runs, std::string* out) {
     const v1::BenchmarkReport& r = *run.report;
     absl::StrAppend(out, "- ", RunLabel(run), ": ", MachineText(r), "\n");
     for (const v1::TensorInfo& t : r.input_metadata().tensors())
-      absl::StrAppend(out, "  - input ", M(t.name()), ": [", absl::StrJoin(t.shape(), ", "), "] ", M(t.dtype()), "\n");
+      absl::StrAppend(out, "  - input ", MarkdownEscape(t.name()), ": [", absl::StrJoin(t.shape(), ", "), "] ",
+                      MarkdownEscape(t.dtype()), "\n");
     const std::map<std::string, std::string> fields(r.input_metadata().fields().begin(),
                                                     r.input_metadata().fields().end());  // sorted
-    for (const auto& [k, v] : fields) absl::StrAppend(out, "  - ", M(k), ": ", M(v), "\n");
+    for (const auto& [k, v] : fields) absl::StrAppend(out, "  - ", MarkdownEscape(k), ": ", MarkdownEscape(v), "\n");
   }
   out->append("\n</details>\n");
 }
@@ -157,12 +162,12 @@ void Metadata(const std::vector<RunView>& runs, std::string* out) {
 // Each timeline (Timelines) as a collapsed table: phase, start, duration.
 void TimelineTables(const Evidence& evidence, std::string* out) {
   for (const TimelineView& t : Timelines(evidence)) {
-    absl::StrAppend(out, "\n<details><summary>Phase timeline", t.run.empty() ? "" : " of " + M(t.run),
-                    "</summary>\n\nSeconds on ", M(t.timeline->clock()),
+    absl::StrAppend(out, "\n<details><summary>Phase timeline", t.run.empty() ? "" : " of " + MarkdownEscape(t.run),
+                    "</summary>\n\nSeconds on ", MarkdownEscape(t.timeline->clock()),
                     t.job ? " since the job was submitted at " : " since the worker began the job at ",
-                    M(t.timeline->started_at()), ".\n\n| phase | start | duration |\n|---|--:|--:|\n");
+                    MarkdownEscape(t.timeline->started_at()), ".\n\n| phase | start | duration |\n|---|--:|--:|\n");
     for (const v1::PhaseSpan& span : t.timeline->spans())
-      absl::StrAppend(out, "| ", M(span.phase()), " | ", FormatSeconds(span.start_s()), " | ",
+      absl::StrAppend(out, "| ", MarkdownEscape(span.phase()), " | ", FormatSeconds(span.start_s()), " | ",
                       FormatSeconds(span.end_s() - span.start_s()), " |\n");
     out->append("\n</details>\n");
   }
@@ -175,13 +180,14 @@ std::string MarkdownRenderer::Render(const Evidence& evidence) const {
   const v1::Comparison* c = ComparisonOf(evidence);
   std::string out;
   if (c) {
-    absl::StrAppend(&out, "### TorchScan: ", M(EvidenceTitle(evidence)), "\n\n");
+    absl::StrAppend(&out, "### TorchScan: ", MarkdownEscape(EvidenceTitle(evidence)), "\n\n");
     Verdict(*c, &out);
   } else {
-    absl::StrAppend(&out, "### TorchScan: ", M(EvidenceTitle(evidence)), "\n\n");
+    absl::StrAppend(&out, "### TorchScan: ", MarkdownEscape(EvidenceTitle(evidence)), "\n\n");
   }
   if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence))
-    absl::StrAppend(&out, "- **Noise floor (not used for the label):** ", M(DescribeNoiseFloor(*floor)), "\n\n");
+    absl::StrAppend(&out, "- **Noise floor (not used for the label):** ", MarkdownEscape(DescribeNoiseFloor(*floor)),
+                    "\n\n");
   Machine(runs, &out);
   RunsTable(runs, &out);
   if (c) {

@@ -18,8 +18,6 @@ constexpr const char* kRed = "\033[1;31m";
 constexpr const char* kGreen = "\033[32m";
 constexpr const char* kYellow = "\033[33m";
 
-std::string S(std::string_view text) { return TerminalSafe(text); }
-
 // The output being built, and whether it may hold colours.
 struct Lines {
   bool color = false;
@@ -30,32 +28,32 @@ struct Lines {
   }
   // "  key       value  detail"; the detail comes from the evidence and is made safe here.
   void Field(std::string_view key, const std::string& value, const std::string& detail) {
-    absl::StrAppend(&out, "  ", PadRight(std::string(key), 9), " ", value, detail.empty() ? "" : "  " + S(detail),
-                    "\n");
+    absl::StrAppend(&out, "  ", PadRight(std::string(key), 9), " ", value,
+                    detail.empty() ? "" : "  " + TerminalSafe(detail), "\n");
   }
 };
 
 void RunLines(const std::vector<RunView>& runs, bool show_role, Lines* lines) {
   size_t name_width = 0;
-  for (const RunView& run : runs) name_width = std::max(name_width, DisplayWidth(S(run.name)));
+  for (const RunView& run : runs) name_width = std::max(name_width, DisplayWidth(TerminalSafe(run.name)));
   for (const RunView& run : runs) {
     const v1::Timing& t = run.report->timing();
     std::string stats = "no timing blocks";
     if (!t.blocks().empty())
       stats = absl::StrCat(PadLeft(FormatSeconds(t.summary().median_s()), 10), " \u00b1 ",
                            PadRight(FormatSeconds(t.summary().iqr_s()), 10), "  ",
-                           PadLeft(FormatSi(t.throughput(), S(t.throughput_unit())), 20), "  ",
+                           PadLeft(FormatSi(t.throughput(), TerminalSafe(t.throughput_unit())), 20), "  ",
                            FormatCount(t.blocks_size()), t.blocks_size() == 1 ? " block" : " blocks");
-    absl::StrAppend(&lines->out, "  ", show_role ? PadRight(run.role, 9) + " " : "", PadRight(S(run.name), name_width),
-                    "  ", stats, "\n");
+    absl::StrAppend(&lines->out, "  ", show_role ? PadRight(run.role, 9) + " " : "",
+                    PadRight(TerminalSafe(run.name), name_width), "  ", stats, "\n");
   }
   for (const RunView& run : runs)
     if (const std::string load = DescribeTimingLoad(run.report->timing()); !load.empty())
-      absl::StrAppend(&lines->out, "  load      ", S(run.name), ": ", S(load), "\n");
+      absl::StrAppend(&lines->out, "  load      ", TerminalSafe(run.name), ": ", TerminalSafe(load), "\n");
   for (const RunView& run : runs)
     for (const v1::Warning& w : run.report->warnings())
-      absl::StrAppend(&lines->out, "  ", lines->Paint("warning", kYellow), "   ", S(run.name), ": ", S(w.code()), ": ",
-                      S(w.message()), "\n");
+      absl::StrAppend(&lines->out, "  ", lines->Paint("warning", kYellow), "   ", TerminalSafe(run.name), ": ",
+                      TerminalSafe(w.code()), ": ", TerminalSafe(w.message()), "\n");
 }
 
 void ComparisonLines(const v1::Comparison& c, Lines* lines) {
@@ -82,7 +80,8 @@ void ComparisonLines(const v1::Comparison& c, Lines* lines) {
     // Beside the label, never choosing it: the claim of the paired rounds.
     lines->Field("paired", PairedClaimText(e.paired().claim()), PairedDetailText(e.paired()));
   }
-  if (const std::string plan = DescribeRoundPlan(c.round_plan()); !plan.empty()) lines->Field("plan", S(plan), "");
+  if (const std::string plan = DescribeRoundPlan(c.round_plan()); !plan.empty())
+    lines->Field("plan", TerminalSafe(plan), "");
   if (c.compatibility().compatible()) {
     const int changes = c.changed_settings_size();
     lines->Field("compat", "compatible",
@@ -134,8 +133,8 @@ void TimelineLines(const Evidence& evidence, Lines* lines) {
     }
     const int n = t.timeline->spans_size();
     lines->Field("phases",
-                 absl::StrCat(t.run.empty() ? "" : S(t.run) + ": ", n, n == 1 ? " phase" : " phases", " over ",
-                              FormatSeconds(t.timeline->spans(n - 1).end_s())),
+                 absl::StrCat(t.run.empty() ? "" : TerminalSafe(t.run) + ": ", n, n == 1 ? " phase" : " phases",
+                              " over ", FormatSeconds(t.timeline->spans(n - 1).end_s())),
                  detail);
   }
 }
@@ -146,11 +145,11 @@ std::string TerminalRenderer::Render(const Evidence& evidence) const {
   Lines lines{options_.color, ""};
   const std::vector<RunView> runs = Runs(evidence);
   if (const v1::Comparison* c = ComparisonOf(evidence)) {
-    absl::StrAppend(&lines.out, "TorchScan comparison: ", S(EvidenceTitle(evidence)), "\n");
+    absl::StrAppend(&lines.out, "TorchScan comparison: ", TerminalSafe(EvidenceTitle(evidence)), "\n");
     ComparisonLines(*c, &lines);
     RunLines(runs, true, &lines);
   } else {
-    absl::StrAppend(&lines.out, "TorchScan report: ", S(EvidenceTitle(evidence)), "\n");
+    absl::StrAppend(&lines.out, "TorchScan report: ", TerminalSafe(EvidenceTitle(evidence)), "\n");
     RunLines(runs, false, &lines);
   }
   if (const v1::NoiseFloor* floor = NoiseFloorOf(evidence))
