@@ -3,8 +3,8 @@
 // states it: the daemon's validation (spec/job_spec.cc, daemon/config.cc), the worker's
 // and the experiment's defaults (worker/job_options.cc, core/latency_runner.h,
 // experiment/experiment.h, workloads/thread_settings.cc), the client's flags
-// (client/job_flags.*, client/input_flags.cc) and the help texts (torchscand --help, torchscan-client measure/compare --help), which format
-// the numbers from these constants.
+// (client/job_flags.*, client/input_flags.cc) and the help texts (torchscand --help,
+// torchscan-client measure/compare --help), which format the numbers from these constants.
 //
 // The .proto comments cannot include a header, so they state the values for readers of the
 // schema; proto/spec_limits_test.cc reads the .proto files and fails when a number they
