@@ -40,13 +40,16 @@ int main(int argc, char** argv) {
   settings.device = "cpu";
   settings.timing.work_units = 32;
   settings.timing.work_unit = "samples";
-  for (const auto& t : torchscan::experiment::DescribeTensors({inputs}, "inputs")) *settings.input_metadata.add_tensors() = t;
+  for (const auto& t : torchscan::experiment::DescribeTensors({inputs}, "inputs"))
+    *settings.input_metadata.add_tensors() = t;
   (*settings.input_metadata.mutable_fields())["seed"] = "0";
 
   settings.name = "baseline";
-  absl::StatusOr<torchscan::v1::BenchmarkReport> before = torchscan::experiment::MeasureTorchLatency([&] { baseline(); }, settings);
+  absl::StatusOr<torchscan::v1::BenchmarkReport> before =
+      torchscan::experiment::MeasureTorchLatency([&] { baseline(); }, settings);
   settings.name = "candidate";
-  absl::StatusOr<torchscan::v1::BenchmarkReport> after = torchscan::experiment::MeasureTorchLatency([&] { candidate(); }, settings);
+  absl::StatusOr<torchscan::v1::BenchmarkReport> after =
+      torchscan::experiment::MeasureTorchLatency([&] { candidate(); }, settings);
   if (!before.ok() || !after.ok()) {
     std::fprintf(stderr, "%s\n", (before.ok() ? after.status() : before.status()).ToString().c_str());
     return 3;
@@ -57,7 +60,8 @@ int main(int argc, char** argv) {
   auto after_profile =
       torchscan::passes::ProfileWorkload([&] { return c10::IValue(candidate()); }, torchscan::kDefaultProfileCalls);
   if (!before_profile.ok() || !after_profile.ok()) {
-    std::fprintf(stderr, "%s\n", (before_profile.ok() ? after_profile.status() : before_profile.status()).ToString().c_str());
+    std::fprintf(stderr, "%s\n",
+                 (before_profile.ok() ? after_profile.status() : before_profile.status()).ToString().c_str());
     return 3;
   }
   *before->mutable_profile() = *std::move(before_profile);

@@ -32,8 +32,8 @@
 #include <thread>
 #include <vector>
 
-#include "benchmarks/benchmark_daemon.h"
 #include "benchmarks/benchmark_args.h"
+#include "benchmarks/benchmark_daemon.h"
 #include "client/daemon_client.h"
 #include "daemon/job_timeline.h"
 #include "proto/service.pb.h"
@@ -85,8 +85,8 @@ double Max(const std::vector<double>& v) { return v.empty() ? NAN : *std::max_el
 bool MeasureIdleLatency(DaemonClient& client, int jobs) {
   bool ok = true;
   std::vector<double> call_ms, latency_ms, overhead_ms;
-  std::printf("\nidle daemon, %d sequential tiny jobs (ms):\n  %-4s %12s %14s %14s %12s\n", jobs, "job",
-              "call->start", "return->start", "job overhead", "timed total");
+  std::printf("\nidle daemon, %d sequential tiny jobs (ms):\n  %-4s %12s %14s %14s %12s\n", jobs, "job", "call->start",
+              "return->start", "job overhead", "timed total");
   for (int i = 0; i < jobs; ++i) {
     const double called = NowEpochSeconds();
     absl::StatusOr<v1::Job> submitted = client.Submit(TinyJob("latency"));
@@ -108,9 +108,10 @@ bool MeasureIdleLatency(DaemonClient& client, int jobs) {
     std::printf("  %-4d %12.1f %14.1f %14.0f %12.2f\n", i + 1, call_ms.back(), latency_ms.back(), overhead_ms.back(),
                 timed * 1e3);
   }
-  std::printf("  submit-to-start  median %.1f ms, max %.1f ms from the call; median %.1f ms, max %.1f ms from its "
-              "return (1 ms resolution)\n",
-              Median(call_ms), Max(call_ms), Median(latency_ms), Max(latency_ms));
+  std::printf(
+      "  submit-to-start  median %.1f ms, max %.1f ms from the call; median %.1f ms, max %.1f ms from its "
+      "return (1 ms resolution)\n",
+      Median(call_ms), Max(call_ms), Median(latency_ms), Max(latency_ms));
   std::printf("  per-job overhead median %.0f ms, max %.0f ms (worker start + LibTorch load + build + write)\n",
               Median(overhead_ms), Max(overhead_ms));
   return ok;
@@ -193,8 +194,8 @@ Outcomes CountOutcomes(DaemonClient& client, const std::vector<Submission>& subm
 // Prints figure 3; false when a job was lost, failed or overlapped another.
 bool PrintManyClients(const Outcomes& o, const Scale& scale, double wall_s, int max_queue) {
   const int overlaps = CountOverlappingExecutions(o.executed);
-  std::printf("\n%d clients x %d tiny jobs submitted at once (max queue %d):\n", scale.clients,
-              scale.jobs_per_client, max_queue);
+  std::printf("\n%d clients x %d tiny jobs submitted at once (max queue %d):\n", scale.clients, scale.jobs_per_client,
+              max_queue);
   std::printf("  accepted %d, refused %d, succeeded %d, failed %d, lost %d (must be 0)\n", o.accepted, o.refused,
               o.succeeded, o.failed, o.lost);
   for (const auto& [reason, n] : o.reasons) std::printf("  refused x%d: %s\n", n, reason.c_str());

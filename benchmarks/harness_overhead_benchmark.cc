@@ -84,13 +84,15 @@ int main(int argc, char** argv) {
   const double min_time = quick ? 0.01 : 0.2;
   if (!torchscan::workloads::ApplyThreadSettings(1, 0).ok()) return 1;
   std::printf("median of %d alternating rounds, %g s of timed work each, 1 intra-op thread\n", rounds, min_time);
-  Report("empty callable", [] {}, rounds, min_time);
+  Report(
+      "empty callable", [] {}, rounds, min_time);
 
   torch::manual_seed(0);
   torch::nn::Linear model(128, 128);
   model->eval();
   const torch::Tensor inputs = torch::randn({32, 128});
   torch::InferenceMode guard;
-  Report("Linear(128,128) on 32x128", [&] { model(inputs); }, rounds, min_time);
+  Report(
+      "Linear(128,128) on 32x128", [&] { model(inputs); }, rounds, min_time);
   return 0;
 }

@@ -89,8 +89,8 @@ v1::Job FinishedJob(int number) {
   v1::Timeline* timeline = job.mutable_timeline();
   timeline->set_started_at(job.submitted_at());
   timeline->set_clock("std::chrono::steady_clock");
-  const char* phases[] = {"queue wait", "worker start (warm spare)", "build", "warm-up", "timing",
-                          "profile", "memory", "write result"};
+  const char* phases[] = {"queue wait",  "worker start (warm spare)", "build", "warm-up", "timing", "profile", "memory",
+                          "write result"};
   double t = 0;
   for (const char* phase : phases) {
     v1::PhaseSpan* span = timeline->add_spans();
@@ -223,7 +223,9 @@ void Row(const std::string& what, int calls, bool judged, const std::function<in
   }
   const double p50 = Percentile(ms, 50), p95 = Percentile(ms, 95);
   std::printf("  %-44s %6d %9.2f %9.2f  %s\n", what.c_str(), jobs, p50, p95,
-              !judged ? "(for scale)" : p95 <= kTargetMs ? "within 50 ms" : "OVER 50 ms");
+              !judged            ? "(for scale)"
+              : p95 <= kTargetMs ? "within 50 ms"
+                                 : "OVER 50 ms");
 }
 
 }  // namespace
@@ -283,8 +285,8 @@ int main(int argc, char** argv) {
   torchscan::benchmarks::BenchmarkDaemon daemon =
       torchscan::benchmarks::StartBenchmarkDaemon("history_rpc_benchmark", daemon_path, kGiveUpAfter, options);
   const double start_s = std::chrono::duration<double>(Clock::now() - start).count() - write_s;
-  std::printf("history_rpc_benchmark: %d finished jobs under %d names (%d under bench-00), written in %.2f s\n",
-              jobs, kNames, jobs / 2, write_s);
+  std::printf("history_rpc_benchmark: %d finished jobs under %d names (%d under bench-00), written in %.2f s\n", jobs,
+              kNames, jobs / 2, write_s);
   std::printf("torchscand start with them (exec to its socket answering%s): %.3f s\n",
               drop_caches ? ", page cache emptied" : "", start_s);
 
@@ -312,8 +314,8 @@ int main(int argc, char** argv) {
     ok = false;
   }
 
-  std::printf("\n%d calls each (ms; target: a History page in <= %.0f ms):\n  %-44s %6s %9s %9s\n", calls,
-              kTargetMs, "call", "jobs", "p50", "p95");
+  std::printf("\n%d calls each (ms; target: a History page in <= %.0f ms):\n  %-44s %6s %9s %9s\n", calls, kTargetMs,
+              "call", "jobs", "p50", "p95");
   for (int page_size : {100, torchscan::kMaxHistoryPageSize}) {
     Row(absl::StrCat("History first page, page_size ", page_size), calls, true,
         [&] { return rpc.History(Page(page_size)).jobs_size(); });

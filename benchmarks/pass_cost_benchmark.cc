@@ -14,13 +14,13 @@
 
 #include "benchmarks/benchmark_args.h"
 #include "experiment/torch_measure.h"
-#include "workloads/thread_settings.h"
-#include "spec/builtin_models.h"
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
 #include "passes/peak_rss.h"
-#include "workloads/workload.h"
 #include "proto/spec_limits.h"
+#include "spec/builtin_models.h"
+#include "workloads/thread_settings.h"
+#include "workloads/workload.h"
 
 namespace {
 
@@ -56,20 +56,22 @@ int main(int argc, char** argv) {
     options.timing.work_units = workload->work_units;
     options.timing.work_unit = workload->work_unit;
     if (quick) options.timing.min_run_time_s = 0.01;
-    const double timing = WallSeconds([&] { (void)torchscan::experiment::MeasureTorchLatency([&] { workload->call(); }, options); });
-    const double profile = WallSeconds(
-        [&] { (void)torchscan::passes::ProfileWorkload(workload->call, profile_calls); });
-    const double memory = WallSeconds(
-        [&] { (void)torchscan::passes::MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors); });
+    const double timing =
+        WallSeconds([&] { (void)torchscan::experiment::MeasureTorchLatency([&] { workload->call(); }, options); });
+    const double profile =
+        WallSeconds([&] { (void)torchscan::passes::ProfileWorkload(workload->call, profile_calls); });
+    const double memory = WallSeconds([&] {
+      (void)torchscan::passes::MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors);
+    });
     torchscan::passes::RssTrialInfo info;
     torchscan::v1::MetricResult rss;
     const double rss_wall = WallSeconds([&] { rss = torchscan::passes::MeasurePeakRss(spec, child, {}, &info); });
-    std::printf("%-9s %12.3f %10.3f %10.3f %10.3f %12.3f %14.1f\n",
-                builtin.name.c_str(), timing, profile / timing, memory / timing, rss_wall / timing, info.wall_s,
-                rss.has_value() ? rss.value() / (1 << 20) : -1.0);
+    std::printf("%-9s %12.3f %10.3f %10.3f %10.3f %12.3f %14.1f\n", builtin.name.c_str(), timing, profile / timing,
+                memory / timing, rss_wall / timing, info.wall_s, rss.has_value() ? rss.value() / (1 << 20) : -1.0);
   }
-  std::printf("profile/memory/rss: wall time of the pass divided by the timing pass's wall time "
-              "(timing: min_run_time %g s, profile: %d observed calls, rss: a fresh child with %d calls)\n",
-              quick ? 0.01 : torchscan::kDefaultMinRunTimeS, profile_calls, torchscan::kRssChildCalls);
+  std::printf(
+      "profile/memory/rss: wall time of the pass divided by the timing pass's wall time "
+      "(timing: min_run_time %g s, profile: %d observed calls, rss: a fresh child with %d calls)\n",
+      quick ? 0.01 : torchscan::kDefaultMinRunTimeS, profile_calls, torchscan::kRssChildCalls);
   return 0;
 }

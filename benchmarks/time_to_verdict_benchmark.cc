@@ -36,10 +36,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,14 +89,16 @@ struct Flags {
 
 Flags ParseFlags(int argc, char** argv) {
   Flags f;
-  CLI::App app("time_to_verdict_benchmark: the guide's linear comparison with --rss through an embedded daemon, a "
-               "resident daemon and the Python peer, alternating; prints wall times, ratios and submit -> first "
-               "timed block");
+  CLI::App app(
+      "time_to_verdict_benchmark: the guide's linear comparison with --rss through an embedded daemon, a "
+      "resident daemon and the Python peer, alternating; prints wall times, ratios and submit -> first "
+      "timed block");
   app.add_option("--client", f.client, "torchscan-client (default bazel-bin/client/torchscan-client)");
   app.add_option("--daemon-path", f.daemon, "torchscand for the resident daemon (default bazel-bin/daemon/torchscand)");
   app.add_option("--python", f.python, "Python with torch (default /usr/bin/python3, Debian's python3-torch)");
-  app.add_option("--peer", f.peer, "the Python peer script (default: benchmarks/python_peer/linear_comparison_peer.py "
-                                   "in this program's runfiles, else under the current folder)");
+  app.add_option("--peer", f.peer,
+                 "the Python peer script (default: benchmarks/python_peer/linear_comparison_peer.py "
+                 "in this program's runfiles, else under the current folder)");
   CLI::Option* runs = app.add_option("--runs", f.runs, "rounds of the three (default 5)");
   app.add_flag("--quick", f.quick, "1 round: a smoke run");
   try {
@@ -112,7 +114,8 @@ Flags ParseFlags(int argc, char** argv) {
   if (f.runs < 1 || f.runs > 100) refuse("--runs must be 1..100, got " + std::to_string(f.runs));
   for (const std::string* path : {&f.client, &f.python})
     if (::access(path->c_str(), X_OK) != 0)
-      refuse("cannot execute " + *path + " (build it with the bazel build line in this program's header; for "
+      refuse("cannot execute " + *path +
+             " (build it with the bazel build line in this program's header; for "
              "--python install Debian's python3-torch with scripts/setup.sh)");
   if (f.peer.empty()) f.peer = FindPeer(argv[0]);
   if (!fs::is_regular_file(f.peer))
@@ -237,8 +240,7 @@ int main(int argc, char** argv) {
     build_start[kind].push_back(build);
     first_block[kind].push_back(first);
     auto ms = [](double s) { return std::isnan(s) ? std::string() : std::to_string(std::lround(s * 1e3)); };
-    std::printf("%-6d %-15s %8.2f %14s %14s\n", round + 1, kind.c_str(), seconds, ms(build).c_str(),
-                ms(first).c_str());
+    std::printf("%-6d %-15s %8.2f %14s %14s\n", round + 1, kind.c_str(), seconds, ms(build).c_str(), ms(first).c_str());
     std::fflush(stdout);
     // A resident daemon starts its next spare when a job ends: give it the time it needs, as
     // a queue with gaps between jobs would (a job arriving sooner waits for it).
@@ -254,9 +256,10 @@ int main(int argc, char** argv) {
   // Without --rss after the rounds, so that the --rss jobs above each followed one of their kind.
   for (int round = 0; round < f.runs; ++round) run("resident-norss", round);
   const double python = Median(wall["python"]);
-  std::printf("\nmedian wall: embedded %.2f s, resident %.2f s, python %.2f s; resident without --rss %.2f s (%d "
-              "rounds)\n",
-              Median(wall["embedded"]), Median(wall["resident"]), python, Median(wall["resident-norss"]), f.runs);
+  std::printf(
+      "\nmedian wall: embedded %.2f s, resident %.2f s, python %.2f s; resident without --rss %.2f s (%d "
+      "rounds)\n",
+      Median(wall["embedded"]), Median(wall["resident"]), python, Median(wall["resident-norss"]), f.runs);
   std::printf("embedded / python: %.2f (target <= 0.40)\n", Median(wall["embedded"]) / python);
   std::printf("resident / python: %.2f (target <= 0.25)\n", Median(wall["resident"]) / python);
   for (const char* kind : {"embedded", "resident", "resident-norss"})

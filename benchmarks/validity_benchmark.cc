@@ -44,7 +44,7 @@ namespace {
 namespace v1 = torchscan::v1;
 using namespace torchscan::benchmarks;
 
-constexpr int kLayers = 20;   // +1 layer = +5 % work
+constexpr int kLayers = 20;  // +1 layer = +5 % work
 constexpr int kBatch = 64;
 
 struct Flags {
@@ -55,18 +55,19 @@ struct Flags {
   int rounds = 0;             // 0: the daemon's default
   int threads = 0;            // intra-op threads; 0: the daemon's default
   bool quick = false;
-  std::string ratios_csv;     // "": none; else one line per job: kind, label, claim, per-round ratios
+  std::string ratios_csv;  // "": none; else one line per job: kind, label, claim, per-round ratios
 };
 
 // Parses and checks the flags; exits 0 for --help, 2 naming the flag for a bad value.
 Flags ParseFlags(int argc, char** argv) {
   Flags f;
-  CLI::App app("validity_benchmark: A/A and +5 % compare jobs through a real torchscand; prints how often the "
-               "label and the paired claim are wrong, and the wall time per comparison");
+  CLI::App app(
+      "validity_benchmark: A/A and +5 % compare jobs through a real torchscand; prints how often the "
+      "label and the paired claim are wrong, and the wall time per comparison");
   app.add_option("torchscand", f.daemon_path, "torchscand to start (default bazel-bin/daemon/torchscand)");
   CLI::Option* pairs = app.add_option("--pairs", f.pairs, "A/A jobs, and as many +5 % jobs (default 40)");
-  CLI::Option* sequential =
-      app.add_option("--sequential-pairs", f.sequential_pairs, "rounds-1 A/A jobs for the wall-time ratio (default 10)");
+  CLI::Option* sequential = app.add_option("--sequential-pairs", f.sequential_pairs,
+                                           "rounds-1 A/A jobs for the wall-time ratio (default 10)");
   CLI::Option* min_run_time =
       app.add_option("--min-run-time", f.min_run_time_s, "min_run_time_s of every job (default 0: the daemon's)");
   app.add_option("--rounds", f.rounds, "rounds of the A/A and +5 % jobs (default 0: the daemon's default)");
@@ -171,8 +172,8 @@ void PrintTable(const std::vector<KindTally>& tallies, const std::vector<PairKin
     const std::string label = std::to_string(t.label_faster) + " / " + std::to_string(t.label_slower) + " / " +
                               std::to_string(t.label_within) +
                               (t.label_unavailable ? " (+" + std::to_string(t.label_unavailable) + " unavail.)" : "");
-    const std::string claim = std::to_string(t.claim_faster) + " / " + std::to_string(t.claim_slower) + " / " +
-                              std::to_string(t.claim_none);
+    const std::string claim =
+        std::to_string(t.claim_faster) + " / " + std::to_string(t.claim_slower) + " / " + std::to_string(t.claim_none);
     std::printf("%-15s %5d %6d %6s | %-26s | %-20s | %7.2fs %7.2fs | %+12.2f%%\n", PairKindName(kinds[i]), t.jobs,
                 t.failed, Rounds(t).c_str(), label.c_str(), claim.c_str(), Q(t.wall_s, 0.5), Q(t.wall_s, 0.9),
                 100 * Q(t.relative_change, 0.5));
@@ -196,10 +197,11 @@ void PrintFigures(const KindTally& aa, const KindTally& slow, const KindTally& s
               Q(seq.wall_s, 0.5), Q(seq.wall_s, 0.9));
   std::vector<double> shares = aa.other_cpu_share;
   shares.insert(shares.end(), slow.other_cpu_share.begin(), slow.other_cpu_share.end());
-  std::printf("other processes' share of the job's CPUs during timing (A/A and +5 %%): median %.0f %%, p90 %.0f %%; "
-              "busy_machine warnings: %s\n",
-              100 * Q(shares, 0.5), 100 * Q(shares, 0.9),
-              Rate(aa.busy_machine + slow.busy_machine, aa.succeeded() + slow.succeeded()).c_str());
+  std::printf(
+      "other processes' share of the job's CPUs during timing (A/A and +5 %%): median %.0f %%, p90 %.0f %%; "
+      "busy_machine warnings: %s\n",
+      100 * Q(shares, 0.5), 100 * Q(shares, 0.9),
+      Rate(aa.busy_machine + slow.busy_machine, aa.succeeded() + slow.succeeded()).c_str());
   std::printf("default / sequential compare wall (A/A medians; target <= 1.2): %.3f\n",
               Q(aa.wall_s, 0.5) / Q(seq.wall_s, 0.5));
 }
@@ -225,12 +227,13 @@ int main(int argc, char** argv) {
   const std::string module_bytes = TanhChainModuleBytes(kLayers);
   BenchmarkDaemon daemon = StartBenchmarkDaemon("validity_benchmark", flags.daemon_path, std::chrono::hours(4));
   const std::vector<PairKind> order = InterleavedSchedule(flags.pairs, flags.sequential_pairs);
-  std::printf("validity_benchmark: %d A/A + %d +5 %% compares at rounds %d (0: the daemon's default %d), %d sequential "
-              "A/A compares at rounds 1; min_run_time_s %g (0: the daemon's default %g), threads %d (0: default); "
-              "%d tanh(Linear(256,256)) layers on %dx256, +1 layer for +5 %%; check skipped, no diagnostics%s\n",
-              flags.pairs, flags.pairs, flags.rounds, torchscan::kDefaultRounds, flags.sequential_pairs,
-              flags.min_run_time_s, torchscan::kDefaultMinRunTimeS, flags.threads, kLayers, kBatch,
-              flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
+  std::printf(
+      "validity_benchmark: %d A/A + %d +5 %% compares at rounds %d (0: the daemon's default %d), %d sequential "
+      "A/A compares at rounds 1; min_run_time_s %g (0: the daemon's default %g), threads %d (0: default); "
+      "%d tanh(Linear(256,256)) layers on %dx256, +1 layer for +5 %%; check skipped, no diagnostics%s\n",
+      flags.pairs, flags.pairs, flags.rounds, torchscan::kDefaultRounds, flags.sequential_pairs, flags.min_run_time_s,
+      torchscan::kDefaultMinRunTimeS, flags.threads, kLayers, kBatch,
+      flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
   std::fflush(stdout);  // before the progress lines on stderr
   std::vector<CompareOutcome> outcomes;
   for (size_t i = 0; i < order.size(); ++i) {

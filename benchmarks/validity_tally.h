@@ -30,10 +30,10 @@ std::vector<PairKind> InterleavedSchedule(int pairs, int sequential);
 // One finished compare job, as the benchmark saw it.
 struct CompareOutcome {
   PairKind kind = PairKind::kAa;
-  std::string error;                 // non-empty: the job failed (the rest is unset)
+  std::string error;                                                  // non-empty: the job failed (the rest is unset)
   v1::Comparison::LatencyChange label = v1::Comparison::unavailable;  // latency_change
   v1::PairedEvidence::Claim claim = v1::PairedEvidence::no_claim;     // evidence.paired.claim
-  std::optional<double> relative_change;  // evidence.relative_change, when not withheld
+  std::optional<double> relative_change;                              // evidence.relative_change, when not withheld
   int rounds = 0;                    // settings.timing.rounds as the comparison records it
   double wall_s = 0;                 // from Submit to the fetched result
   std::vector<double> round_ratios;  // evidence.paired.round_ratios (after / before per round)
@@ -43,15 +43,15 @@ struct CompareOutcome {
 
 // The counts of one kind's jobs.
 struct KindTally {
-  int jobs = 0;                      // of this kind, failed included
-  int failed = 0;                    // the rest below count succeeded jobs only
+  int jobs = 0;    // of this kind, failed included
+  int failed = 0;  // the rest below count succeeded jobs only
   int label_faster = 0, label_slower = 0, label_within = 0, label_unavailable = 0;
   int claim_faster = 0, claim_slower = 0, claim_none = 0;
-  std::vector<double> wall_s;        // in job order
+  std::vector<double> wall_s;  // in job order
   std::vector<double> relative_change;
-  std::set<int> rounds;              // every round count recorded
+  std::set<int> rounds;                 // every round count recorded
   std::vector<double> other_cpu_share;  // per job: what other processes took of the job's CPUs
-  int busy_machine = 0;              // jobs with a busy_machine warning
+  int busy_machine = 0;                 // jobs with a busy_machine warning
   int succeeded() const { return jobs - failed; }
 };
 

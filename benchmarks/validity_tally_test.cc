@@ -16,9 +16,8 @@ TEST(InterleavedSchedule, AlternatesWhichKindLeadsEachPair) {
 
 TEST(InterleavedSchedule, SpreadsSequentialJobsEvenlyAmongPairs) {
   // pairs 4, sequential 2: after pairs ceil(4/2) = 2 and ceil(8/2) = 4.
-  EXPECT_EQ(InterleavedSchedule(4, 2),
-            (std::vector<K>{K::kAa, K::kSlowdown, K::kSlowdown, K::kAa, K::kSequentialAa, K::kAa, K::kSlowdown,
-                            K::kSlowdown, K::kAa, K::kSequentialAa}));
+  EXPECT_EQ(InterleavedSchedule(4, 2), (std::vector<K>{K::kAa, K::kSlowdown, K::kSlowdown, K::kAa, K::kSequentialAa,
+                                                       K::kAa, K::kSlowdown, K::kSlowdown, K::kAa, K::kSequentialAa}));
   // pairs 2, sequential 3: after pairs ceil(2/3) = 1, ceil(4/3) = 2, ceil(6/3) = 2.
   EXPECT_EQ(InterleavedSchedule(2, 3), (std::vector<K>{K::kAa, K::kSlowdown, K::kSequentialAa, K::kSlowdown, K::kAa,
                                                        K::kSequentialAa, K::kSequentialAa}));

@@ -1,7 +1,7 @@
 #include "client/cli_suggestions.h"
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 
 namespace torchscan {
 namespace {

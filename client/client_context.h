@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "client/verdict_gate.h"
 #include "absl/status/statusor.h"
 #include "client/daemon_client.h"
 #include "client/embedded_daemon.h"
+#include "client/verdict_gate.h"
 
 namespace torchscan {
 

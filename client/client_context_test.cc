@@ -20,9 +20,7 @@ std::string Write(const std::string& name, const std::string& content, mode_t mo
 // Sets (or unsets, for nullptr) an environment variable for one test.
 class Env {
  public:
-  Env(const char* name, const char* value) : name_(name) {
-    value ? ::setenv(name, value, 1) : ::unsetenv(name);
-  }
+  Env(const char* name, const char* value) : name_(name) { value ? ::setenv(name, value, 1) : ::unsetenv(name); }
   ~Env() { ::unsetenv(name_); }
 
  private:

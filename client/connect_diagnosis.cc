@@ -121,7 +121,8 @@ Port ProbeTcp(const std::string& address) {
     if (error == EINPROGRESS) {
       pollfd p{fd, POLLOUT, 0};
       socklen_t size = sizeof(error);
-      error = ::poll(&p, 1, 2000) == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 ? error : ETIMEDOUT;
+      error =
+          ::poll(&p, 1, 2000) == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 ? error : ETIMEDOUT;
     }
     result = error == 0 ? Port::kOpen : error == ECONNREFUSED ? Port::kRefused : Port::kUnknown;
     ::close(fd);
@@ -149,26 +150,26 @@ absl::Status DiagnoseUnix(const ConnectFailure& f) {
   const int error = ConnectUnix(path);
   if (error == EACCES || error == EPERM) return SocketPermissionDenied(f.address, path);
   if (error == ENOENT)
-    return absl::UnavailableError(
-        absl::StrCat("no daemon answers at ", f.address, From(f), ": there is no socket at ", path, "; ", StartOne(f.address)));
+    return absl::UnavailableError(absl::StrCat("no daemon answers at ", f.address, From(f), ": there is no socket at ",
+                                               path, "; ", StartOne(f.address)));
   if (error == ECONNREFUSED)
     return absl::UnavailableError(absl::StrCat("no daemon answers at ", f.address, From(f), ": ", path,
                                                " is a socket nobody listens on (torchscand stopped?); ",
                                                StartOne(f.address)));
-  return absl::UnavailableError(absl::StrCat("no daemon answers at ", f.address, From(f), ": ",
-                                             error == 0 ? "it accepts connections but does not answer gRPC"
-                                                        : std::strerror(error),
-                                             "; ", StartOne(f.address)));
+  return absl::UnavailableError(
+      absl::StrCat("no daemon answers at ", f.address, From(f), ": ",
+                   error == 0 ? "it accepts connections but does not answer gRPC" : std::strerror(error), "; ",
+                   StartOne(f.address)));
 }
 
 absl::Status DiagnoseTls(const ConnectFailure& f) {
   const std::string lead = absl::StrCat("cannot connect to ", f.address, From(f), " over TLS: ");
   if (Logged(f, "Peer name") && Logged(f, "not in peer certificate")) {
     const std::string host = f.address.substr(0, f.address.rfind(':'));
-    return absl::UnavailableError(absl::StrCat(
-        lead, "wrong server name: the daemon's certificate does not name \"",
-        f.tls_server_name.empty() ? host : f.tls_server_name,
-        "\"; pass --tls-server-name with a name its certificate holds, or dial the daemon by that name"));
+    return absl::UnavailableError(
+        absl::StrCat(lead, "wrong server name: the daemon's certificate does not name \"",
+                     f.tls_server_name.empty() ? host : f.tls_server_name,
+                     "\"; pass --tls-server-name with a name its certificate holds, or dial the daemon by that name"));
   }
   if (Logged(f, "certificate verify failed") || Logged(f, "CERTIFICATE_VERIFY_FAILED"))
     return absl::UnavailableError(absl::StrCat(lead, "wrong CA: the daemon's certificate is not signed by --tls-ca ",
@@ -180,8 +181,8 @@ absl::Status DiagnoseTls(const ConnectFailure& f) {
     return absl::UnavailableError(absl::StrCat(lead, "plain TCP answered, not TLS: is ", f.address,
                                                " a torchscand? (a TCP torchscand always uses TLS) Check the port"));
   if (Logged(f, "certificate required") || (!f.client_certificate && Logged(f, "handshake failure")))
-    return absl::UnavailableError(absl::StrCat(lead, "the daemon wants a client certificate (mutual TLS): pass ",
-                                               "--tls-cert and --tls-key"));
+    return absl::UnavailableError(
+        absl::StrCat(lead, "the daemon wants a client certificate (mutual TLS): pass ", "--tls-cert and --tls-key"));
   if (Logged(f, "bad certificate") || Logged(f, "unknown ca"))
     return absl::UnavailableError(
         absl::StrCat(lead, "the daemon refused your --tls-cert (it is not signed by a CA the daemon trusts)"));
@@ -193,12 +194,14 @@ absl::Status DiagnoseTls(const ConnectFailure& f) {
   // certificate, so a mutual-TLS refusal leaves no trace here but the closed connection.
   if (!f.client_certificate)
     return absl::UnavailableError(absl::StrCat(
-        lead, "the connection closed without an answer: a daemon with mutual TLS wants a client certificate (pass "
-              "--tls-cert and --tls-key); otherwise check that --tls-ca ",
+        lead,
+        "the connection closed without an answer: a daemon with mutual TLS wants a client certificate (pass "
+        "--tls-cert and --tls-key); otherwise check that --tls-ca ",
         f.tls_ca_file, " signed its certificate"));
   return absl::UnavailableError(absl::StrCat(
-      lead, "the connection closed without an answer: the daemon may refuse your --tls-cert (it must be signed by a "
-            "CA the daemon trusts); also check that --tls-ca ",
+      lead,
+      "the connection closed without an answer: the daemon may refuse your --tls-cert (it must be signed by a "
+      "CA the daemon trusts); also check that --tls-ca ",
       f.tls_ca_file, " signed the daemon's certificate"));
 }
 
@@ -213,8 +216,7 @@ absl::Status DiagnosePlainTcp(const ConnectFailure& f) {
           "cannot connect to ", f.address, From(f),
           " without TLS: something listens there but does not answer plain gRPC, and a TCP torchscand always uses "
           "TLS; pass --tls-ca with the CA of its certificate (and your --token-file)"));
-    case Port::kUnknown:
-      break;
+    case Port::kUnknown: break;
   }
   return absl::UnavailableError(absl::StrCat("no daemon answers at ", f.address, From(f), ": ", StartOne(f.address),
                                              "; a TCP torchscand uses TLS: pass --tls-ca with its CA"));

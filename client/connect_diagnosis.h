@@ -12,11 +12,11 @@
 namespace torchscan {
 
 struct ConnectFailure {
-  std::string address;            // as dialled: "unix:/path" or "host:port"
-  std::string source;             // where the address came from: "--daemon", "TORCHSCAN_DAEMON" ...
-  std::string tls_ca_file;        // --tls-ca; empty: plain
-  std::string tls_server_name;    // --tls-server-name; empty: the host
-  bool client_certificate = false;  // --tls-cert given
+  std::string address;                // as dialled: "unix:/path" or "host:port"
+  std::string source;                 // where the address came from: "--daemon", "TORCHSCAN_DAEMON" ...
+  std::string tls_ca_file;            // --tls-ca; empty: plain
+  std::string tls_server_name;        // --tls-server-name; empty: the host
+  bool client_certificate = false;    // --tls-cert given
   std::vector<std::string> grpc_log;  // gRPC's log lines during the attempt
 };
 

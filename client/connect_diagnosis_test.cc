@@ -121,7 +121,8 @@ TEST(DiagnoseConnectFailure, ASocketTheCallerMayNotOpenIsPermissionDeniedNamingI
   EXPECT_TRUE(ProbeUnixSocket(open).ok());  // root may; a listening socket answers
   const std::string got = AsNobody("unix:" + path);
   EXPECT_EQ(got.rfind(std::to_string(static_cast<int>(absl::StatusCode::kPermissionDenied)) + " ", 0), 0u) << got;
-  EXPECT_NE(got.find("permission denied on unix:" + path + ": the socket belongs to user root and group daemon "
+  EXPECT_NE(got.find("permission denied on unix:" + path +
+                     ": the socket belongs to user root and group daemon "
                      "with mode 0660"),
             std::string::npos)
       << got;
@@ -159,8 +160,9 @@ TEST(DiagnoseConnectFailure, TlsFailuresLeadWithTheLikelyCause) {
   f.tls_ca_file = "other-ca.pem";
   const std::string lead = "cannot connect to " + f.address + " over TLS: ";
 
-  f.grpc_log = {"Handshake failed with fatal error SSL_ERROR_SSL: error:0A000086:SSL routines::certificate verify "
-                "failed."};
+  f.grpc_log = {
+      "Handshake failed with fatal error SSL_ERROR_SSL: error:0A000086:SSL routines::certificate verify "
+      "failed."};
   absl::Status s = DiagnoseConnectFailure(f);
   EXPECT_EQ(s.message().rfind(lead + "wrong CA: the daemon's certificate is not signed by --tls-ca other-ca.pem", 0),
             0u)
@@ -177,8 +179,9 @@ TEST(DiagnoseConnectFailure, TlsFailuresLeadWithTheLikelyCause) {
   s = DiagnoseConnectFailure(f);
   EXPECT_EQ(s.message().rfind(lead + "plain TCP answered, not TLS", 0), 0u) << s;
 
-  f.grpc_log = {"Handshake failed with fatal error SSL_ERROR_SSL: error:0A00045C:SSL routines::tlsv13 alert "
-                "certificate required"};
+  f.grpc_log = {
+      "Handshake failed with fatal error SSL_ERROR_SSL: error:0A00045C:SSL routines::tlsv13 alert "
+      "certificate required"};
   s = DiagnoseConnectFailure(f);
   EXPECT_TRUE(Has(s, "wants a client certificate (mutual TLS): pass --tls-cert and --tls-key")) << s;
 

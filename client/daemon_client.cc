@@ -129,8 +129,7 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(con
     options.pem_cert_chain = *cert;
     options.pem_private_key = *key;
   }
-  if (!credentials.tls_server_name.empty())
-    args->SetSslTargetNameOverride(credentials.tls_server_name);
+  if (!credentials.tls_server_name.empty()) args->SetSslTargetNameOverride(credentials.tls_server_name);
   return grpc::SslCredentials(options);
 }
 
@@ -173,7 +172,8 @@ absl::StatusOr<std::unique_ptr<DaemonClient>> DaemonClient::Connect(const std::s
   if (absl::Status probed = ProbeUnixSocket(failure); !probed.ok()) return probed;
   const uint64_t mark = GrpcLog::Get().Mark();
   stub->channel = grpc::CreateCustomChannel(address, *channel_credentials, args);
-  const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  const auto deadline =
+      std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   if (!stub->channel->WaitForConnected(deadline)) {
     failure.grpc_log = GrpcLog::Get().Since(mark);
     return DiagnoseConnectFailure(failure);
@@ -188,12 +188,11 @@ namespace {
 template <typename Stub, typename Request, typename Response>
 absl::StatusOr<Response> Unary(const Stub& stub,
                                grpc::Status (v1::TorchScan::Stub::*method)(grpc::ClientContext*, const Request&,
-                                                                            Response*),
+                                                                           Response*),
                                const Request& request, const char* what, const std::string& address) {
   Response response;
   std::unique_ptr<grpc::ClientContext> context = stub.NewContext();
-  if (auto s = FromGrpc(((*stub.stub).*method)(context.get(), request, &response), what, address); !s.ok())
-    return s;
+  if (auto s = FromGrpc(((*stub.stub).*method)(context.get(), request, &response), what, address); !s.ok()) return s;
   return response;
 }
 

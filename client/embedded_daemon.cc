@@ -1,8 +1,8 @@
 #include "client/embedded_daemon.h"
 
 #include <signal.h>
-#include <sys/prctl.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,8 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/daemon_client.h"
-#include "worker/state_folder.h"
 #include "io/file_io.h"
+#include "worker/state_folder.h"
 
 namespace torchscan {
 namespace {
@@ -97,7 +97,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
   };
   std::error_code ec;
   daemon->process_->child =
-      bp::child(*binary, bp::args(args), bp::std_in < bp::null, bp::std_out > bp::null,
+      bp::child(*binary, bp::args(args), bp::std_in<bp::null, bp::std_out> bp::null,
                 bp::std_err > daemon->process_->stderr_path, bp::extend::on_exec_setup = setup, ec);
   if (ec) return absl::UnavailableError("cannot start " + *binary + ": " + ec.message());
 

@@ -24,7 +24,7 @@ struct EmbeddedDaemonOptions {
   // torchscand to run. Empty (default): $TORCHSCAND, else torchscand beside this program,
   // else ../daemon/torchscand relative to it (the Bazel output layout), else $PATH.
   std::string daemon_path;
-  double start_timeout_s = 30;   // how long to wait for its socket to answer
+  double start_timeout_s = 30;  // how long to wait for its socket to answer
   // Keep a warm spare worker, as a resident daemon does (benchmarks that stand in for one).
   // Default false: a private daemon runs one command's jobs and stops.
   bool spare_worker = false;

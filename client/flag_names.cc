@@ -67,7 +67,8 @@ std::string WithFlagNames(const std::string& message) {
       if (end < at + fragment.size()) continue;
       // A field path has a dot or an index: "the inputs do not fit" names no field.
       size_t start = at;
-      while (start > 0 && (word(start - 1) || text[start - 1] == '.' || text[start - 1] == '[' || text[start - 1] == ']'))
+      while (start > 0 &&
+             (word(start - 1) || text[start - 1] == '.' || text[start - 1] == '[' || text[start - 1] == ']'))
         --start;
       if (text.substr(start, end - start).find_first_of(".[") == std::string::npos) continue;
       bool done = false;

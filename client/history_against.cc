@@ -58,10 +58,10 @@ absl::StatusOr<AgainstPoints> FindAgainstPoints(const std::vector<v1::Job>& jobs
     const std::vector<std::string> newest(revisions.begin(),
                                           revisions.begin() + std::min<size_t>(revisions.size(), kRevisionsListed));
     const std::string suggestion = Suggestion(revisions, revision);
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, "no succeeded job of \"", name, "\" was measured at that revision",
-                     suggestion.empty() ? "" : absl::StrCat("; did you mean ", suggestion, "?"), " (newest revisions: ",
-                     absl::StrJoin(newest, ", "), revisions.size() > newest.size() ? ", ..." : "", ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, "no succeeded job of \"", name, "\" was measured at that revision",
+        suggestion.empty() ? "" : absl::StrCat("; did you mean ", suggestion, "?"),
+        " (newest revisions: ", absl::StrJoin(newest, ", "), revisions.size() > newest.size() ? ", ..." : "", ")"));
   }
   if (found.at_revision == found.newest)
     return absl::InvalidArgumentError(absl::StrCat(flag, "the newest result of \"", name, "\" (job ",

@@ -77,8 +77,7 @@ TEST(FindAgainstPoints, NoPointsOrNoRevisionsAreSaidSo) {
             std::string::npos);
   const std::vector<v1::Job> unrevised = {PointJob("job-2", "2026-01-02T00:00:00Z", "", 1e-4, "m"),
                                           PointJob("job-1", "2026-01-01T00:00:00Z", "", 1e-4, "m")};
-  EXPECT_NE(FindAgainstPoints(unrevised, "bert", "rev-a").status().message().find("--revision REV"),
-            std::string::npos);
+  EXPECT_NE(FindAgainstPoints(unrevised, "bert", "rev-a").status().message().find("--revision REV"), std::string::npos);
 }
 
 TEST(PointRun, AReportIsItselfAndAComparisonStandsForItsCandidate) {

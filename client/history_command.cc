@@ -76,9 +76,10 @@ absl::Status NoJobsNamed(DaemonClient& client, const std::string& name) {
       if (!j.spec().label().empty() && seen.insert(j.spec().label()).second) labels.push_back(j.spec().label());
     suggestion = NearestName(name, labels);
   }
-  return absl::NotFoundError(absl::StrCat("history: no job is named \"", name, "\" on ", client.address(),
-                                          suggestion.empty() ? "" : absl::StrCat("; did you mean \"", suggestion, "\"?"),
-                                          " (a job's name is its --label: measure --label NAME ...)"));
+  return absl::NotFoundError(
+      absl::StrCat("history: no job is named \"", name, "\" on ", client.address(),
+                   suggestion.empty() ? "" : absl::StrCat("; did you mean \"", suggestion, "\"?"),
+                   " (a job's name is its --label: measure --label NAME ...)"));
 }
 
 // --against: the newest point compared with REV's, written into `dir`; prints and gates.
@@ -139,8 +140,8 @@ absl::Status WriteHistoryPage(DaemonClient& client, const std::string& dir, bool
   // Job ids restart on each daemon: pages another daemon wrote must not be reused (nor by --against).
   const absl::StatusOr<v1::DaemonInfo> info = client.Info();
   bool cleared = false;
-  if (absl::Status s = ClaimReportCache(dir + "/reports", ReportCacheOwner(client.address(), info.ok() ? &*info : nullptr),
-                                        &cleared);
+  if (absl::Status s = ClaimReportCache(dir + "/reports",
+                                        ReportCacheOwner(client.address(), info.ok() ? &*info : nullptr), &cleared);
       !s.ok())
     return s;
   if (cleared)
@@ -181,9 +182,9 @@ int Validate(const HistoryOptions& options, v1::HistoryRequest* request) {
     return ReportError(absl::InvalidArgumentError(
         "--against: the revision is empty; give the --revision of the job to compare the newest result with"));
   if (options.table_only && (!options.output_dir.empty() || options.against_given))
-    return ReportError(absl::InvalidArgumentError(
-        absl::StrCat("--table-only: writes no file, but ", options.against_given ? "--against" : "--output",
-                     " asks for files; leave out one of them")));
+    return ReportError(absl::InvalidArgumentError(absl::StrCat("--table-only: writes no file, but ",
+                                                               options.against_given ? "--against" : "--output",
+                                                               " asks for files; leave out one of them")));
   request->set_name(options.name);
   for (const std::string& word : options.states) {
     absl::StatusOr<v1::Job::State> state = ParseJobState(word);
@@ -207,8 +208,7 @@ int HistoryCommand(const ClientContext& ctx, const HistoryOptions& options) {
     for (const std::string& f : EvidenceFiles(true)) files.push_back(f);
   const bool history_folder = IsFile(dir + "/" + HistoryPageFile());
   if (!options.table_only)
-    if (absl::Status s = CheckOutputFolder(dir, files, options.force || history_folder); !s.ok())
-      return ReportError(s);
+    if (absl::Status s = CheckOutputFolder(dir, files, options.force || history_folder); !s.ok()) return ReportError(s);
 
   absl::StatusOr<Connection> connection = ConnectResident(ctx, "history");
   if (!connection.ok()) return ReportError(connection.status());

@@ -100,8 +100,7 @@ TEST(ReadHistory, ADaemonWhosePagesNeverEndIsAnError) {
     page.set_next_page_token("more");
     return page;
   };
-  EXPECT_NE(ReadHistory(empty_with_more, Named("bert"), 0).status().message().find("an empty page"),
-            std::string::npos);
+  EXPECT_NE(ReadHistory(empty_with_more, Named("bert"), 0).status().message().find("an empty page"), std::string::npos);
 
   const HistoryPageSource too_many = [](const v1::HistoryRequest& request) -> absl::StatusOr<v1::HistoryResponse> {
     v1::HistoryResponse page;

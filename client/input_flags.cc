@@ -5,8 +5,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "spec/job_spec.h"
 #include "proto/spec_limits.h"
+#include "spec/job_spec.h"
 
 namespace torchscan {
 namespace {
@@ -50,7 +50,8 @@ absl::StatusOr<v1::InputSpec> ParseInputFlag(const std::string& text, int index)
   if (parts[0] != "scalar") {
     for (absl::string_view dim : absl::StrSplit(parts[0], 'x')) {
       int64_t n = 0;
-      if (!absl::SimpleAtoi(dim, &n) || n < 0) return InputError(text, absl::StrCat("\"", dim, "\" is not a dimension >= 0"));
+      if (!absl::SimpleAtoi(dim, &n) || n < 0)
+        return InputError(text, absl::StrCat("\"", dim, "\" is not a dimension >= 0"));
       g->add_shape(n);
     }
   }

@@ -33,9 +33,8 @@ absl::StatusOr<std::string> ReadUpload(const std::string& given, const std::stri
   const std::string where = Where(given, absolute, base_dir);
   struct stat info;
   if (::stat(absolute.c_str(), &info) != 0)
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot read ", where, ": ", std::strerror(errno), "; give a file this client can read, ",
-                     kDaemonPathFix));
+    return absl::InvalidArgumentError(absl::StrCat("cannot read ", where, ": ", std::strerror(errno),
+                                                   "; give a file this client can read, ", kDaemonPathFix));
   if (!S_ISREG(info.st_mode))
     return absl::InvalidArgumentError(
         absl::StrCat(where, " is not a regular file (a folder, device or pipe); give a file"));
@@ -44,8 +43,7 @@ absl::StatusOr<std::string> ReadUpload(const std::string& given, const std::stri
         where, " is ", info.st_size, " bytes, more than the client uploads (", kMaxReadFileBytes,
         "); put it where the daemon's machine can read it and pass --daemon-path to send its path instead"));
   absl::StatusOr<std::string> bytes = ReadFile(absolute);
-  if (!bytes.ok())
-    return absl::InvalidArgumentError(absl::StrCat(bytes.status().message(), "; ", kDaemonPathFix));
+  if (!bytes.ok()) return absl::InvalidArgumentError(absl::StrCat(bytes.status().message(), "; ", kDaemonPathFix));
   return bytes;
 }
 
@@ -129,7 +127,8 @@ absl::Status ResolveJobFiles(const std::string& job_file, FileTransport transpor
     if (absl::Status s = workload("spec.compare.baseline", c->mutable_baseline()); !s.ok()) return s;
   if (c->has_candidate())
     if (absl::Status s = workload("spec.compare.candidate", c->mutable_candidate()); !s.ok()) return s;
-  if (c->check().has_torchscript()) return module("spec.compare.check.torchscript", c->mutable_check()->mutable_torchscript());
+  if (c->check().has_torchscript())
+    return module("spec.compare.check.torchscript", c->mutable_check()->mutable_torchscript());
   return absl::OkStatus();
 }
 

@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
-#include "spec/job_spec.h"
 #include "io/proto_json.h"
+#include "spec/job_spec.h"
 
 namespace torchscan {
 namespace {
@@ -74,9 +74,11 @@ TEST(SetModuleFile, AMissingFileIsNamedWithWhereARelativePathWasLookedFor) {
   v1::TorchScriptSpec module;
   const absl::Status s = SetModuleFile("mlp.pt", FileTransport::kUpload, &module);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  for (const std::string& part : {"cannot read '" + work + "/mlp.pt'", std::string("\"mlp.pt\" relative to the working "
-                                 "directory ") + work, std::string("No such file or directory"),
-                                 std::string("--daemon-path")})
+  for (const std::string& part : {"cannot read '" + work + "/mlp.pt'",
+                                  std::string("\"mlp.pt\" relative to the working "
+                                              "directory ") +
+                                      work,
+                                  std::string("No such file or directory"), std::string("--daemon-path")})
     EXPECT_TRUE(absl::StrContains(s.message(), part)) << part << " in " << s;
 
   for (const std::string& not_a_file : {work, std::string("/dev/zero")}) {
@@ -156,8 +158,8 @@ TEST(SetModuleFile, AnUploadOverTheDaemonsLimitNamesTheFileAndTheLimit) {
   w->add_inputs()->mutable_generated()->add_shape(2);
   const absl::Status s = spec::CheckUploadSize(spec, 100000);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
-  for (const std::string& part : {std::string("max_upload_bytes 100000"), dir + "/big.pt 300000 bytes",
-                                 std::string("--daemon-path")})
+  for (const std::string& part :
+       {std::string("max_upload_bytes 100000"), dir + "/big.pt 300000 bytes", std::string("--daemon-path")})
     EXPECT_TRUE(absl::StrContains(s.message(), part)) << part << " in " << s;
   v1::JobSpec by_path;
   ASSERT_TRUE(SetModuleFile(dir + "/big.pt", FileTransport::kDaemonPath,

@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "spec/builtin_models.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
+#include "spec/builtin_models.h"
 #include "spec/field_rules.h"
 #include "spec/printable_text.h"
 
@@ -19,8 +19,8 @@ namespace {
 absl::Status FlagError(const std::string& flag, const std::string& what) { return spec::FieldError(flag, what); }
 
 template <typename Enum>
-absl::StatusOr<Enum> ParseEnum(const std::string& flag, const std::string& value, bool (*parse)(const std::string&, Enum*),
-                               const std::string& accepted) {
+absl::StatusOr<Enum> ParseEnum(const std::string& flag, const std::string& value,
+                               bool (*parse)(const std::string&, Enum*), const std::string& accepted) {
   Enum e;
   if (!parse(value, &e)) return FlagError(flag, absl::StrFormat("\"%s\" is not one of %s", value, accepted));
   return e;
@@ -35,12 +35,15 @@ struct VariantNames {
   const char* optimize;
   const char* channels_last;
 };
-constexpr VariantNames kMeasureNames = {"--execution-mode", "--dtype", "--method", "--freeze",
+constexpr VariantNames kMeasureNames = {"--execution-mode",         "--dtype",        "--method", "--freeze",
                                         "--optimize-for-inference", "--channels-last"};
-constexpr VariantNames kBaselineNames = {"--baseline-mode", "--dtype", "--method", "--freeze",
+constexpr VariantNames kBaselineNames = {"--baseline-mode",          "--dtype",        "--method", "--freeze",
                                          "--optimize-for-inference", "--channels-last"};
-constexpr VariantNames kCandidateNames = {"--candidate-mode", "--candidate-dtype", "--candidate-method",
-                                          "--candidate-freeze", "--candidate-optimize-for-inference",
+constexpr VariantNames kCandidateNames = {"--candidate-mode",
+                                          "--candidate-dtype",
+                                          "--candidate-method",
+                                          "--candidate-freeze",
+                                          "--candidate-optimize-for-inference",
                                           "--candidate-channels-last"};
 
 // The model source: a built-in, or module bytes read from `file` (named by `file_flag`).
@@ -69,13 +72,16 @@ absl::StatusOr<v1::WorkloadSpec> Workload(const ModelFlags& f, const std::string
   const bool script = spec.model().has_torchscript();
   const std::string method = v.method.empty() ? f.method : v.method;
   if (!script) {
-    for (const auto& [given, flag] : {std::pair{!method.empty(), v.method.empty() ? "--method" : names.method},
-                                      std::pair{v.freeze, names.freeze}, std::pair{v.optimize_for_inference, names.optimize},
-                                      std::pair{f.work_units != 0, "--work-units"}, std::pair{!f.work_unit.empty(), "--work-unit"}})
-      if (given) return FlagError(flag, "applies to TorchScript models only (--torchscript, --baseline/--candidate FILE)");
+    for (const auto& [given, flag] :
+         {std::pair{!method.empty(), v.method.empty() ? "--method" : names.method}, std::pair{v.freeze, names.freeze},
+          std::pair{v.optimize_for_inference, names.optimize}, std::pair{f.work_units != 0, "--work-units"},
+          std::pair{!f.work_unit.empty(), "--work-unit"}})
+      if (given)
+        return FlagError(flag, "applies to TorchScript models only (--torchscript, --baseline/--candidate FILE)");
   } else if (f.inputs.empty()) {
-    return FlagError("--input", "a TorchScript model needs its inputs: one --input SHAPE[:DTYPE] (e.g. --input 64x256) "
-                                "or --input-file FILE per argument of its method, in order");
+    return FlagError("--input",
+                     "a TorchScript model needs its inputs: one --input SHAPE[:DTYPE] (e.g. --input 64x256) "
+                     "or --input-file FILE per argument of its method, in order");
   }
   if (script) spec.mutable_model()->mutable_torchscript()->set_method(method);
   if (!(f.work_units >= 0) || !std::isfinite(f.work_units))
@@ -152,8 +158,9 @@ absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputC
     return absl::OkStatus();
   }
   for (const auto& [flag, value] : {std::pair{"--rtol", f.rtol}, std::pair{"--atol", f.atol}}) {
-    if (std::isnan(value)) return FlagError(flag, std::string("required with ") + (flag[2] == 'r' ? "--atol" : "--rtol") +
-                                                      " (" + spec::kNoToleranceChosen + ")");
+    if (std::isnan(value))
+      return FlagError(flag, std::string("required with ") + (flag[2] == 'r' ? "--atol" : "--rtol") + " (" +
+                                 spec::kNoToleranceChosen + ")");
     if (!spec::IsTolerance(value)) return FlagError(flag, absl::StrFormat("must be a number >= 0, got %g", value));
   }
   v1::DeclarativeCheck* d = check->mutable_declarative();
@@ -162,7 +169,8 @@ absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputC
   d->set_allow_non_finite(f.allow_non_finite);
   if (!f.check_dtype.empty()) {
     absl::StatusOr<v1::DeclarativeCheck::CompareDType> dtype = ParseEnum<v1::DeclarativeCheck::CompareDType>(
-        "--check-dtype", f.check_dtype, &v1::DeclarativeCheck::CompareDType_Parse, "float32, float64, bfloat16, float16");
+        "--check-dtype", f.check_dtype, &v1::DeclarativeCheck::CompareDType_Parse,
+        "float32, float64, bfloat16, float16");
     if (!dtype.ok()) return dtype.status();
     d->set_compare_dtype(*dtype);
   }
@@ -171,7 +179,8 @@ absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputC
 
 void AddModelFlags(CLI::App* app, ModelFlags* f) {
   app->add_option("--model", f->model, "built-in model: " + spec::BuiltinNameList(" | ", " | ", " (default)"));
-  app->add_option("--torchscript", f->torchscript, "a TorchScript module saved with torch.jit.save, instead of a built-in");
+  app->add_option("--torchscript", f->torchscript,
+                  "a TorchScript module saved with torch.jit.save, instead of a built-in");
   app->add_option("--method", f->method, "the TorchScript method to call (default forward)");
   app->add_option("--device", f->device, "cpu | cuda:N")->capture_default_str();
   app->add_option_function<std::string>(
@@ -186,7 +195,8 @@ void AddModelFlags(CLI::App* app, ModelFlags* f) {
   app->add_option("--metadata", f->metadata,
                   "KEY=VALUE input metadata of your own (e.g. dataset_revision=v3), repeatable; runs whose values "
                   "differ are not comparable");
-  app->add_option("--work-units", f->work_units, "TorchScript: work per call for throughput (default: dim 0 of input 0)");
+  app->add_option("--work-units", f->work_units,
+                  "TorchScript: work per call for throughput (default: dim 0 of input 0)");
   app->add_option("--work-unit", f->work_unit, "TorchScript: what a work unit is, e.g. images (default samples)");
   app->add_flag("--daemon-path", f->daemon_path,
                 "send the paths of the files (modules, --check-module, --input-file, a --job file's paths) for the "
@@ -302,7 +312,8 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
 absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& f) {
   v1::JobSpec spec;
   if (absl::Status s = FillRun(f.run, &spec); !s.ok()) return s;
-  absl::StatusOr<v1::WorkloadSpec> w = Workload(f.model, "--torchscript", f.model.torchscript, f.variant, kMeasureNames);
+  absl::StatusOr<v1::WorkloadSpec> w =
+      Workload(f.model, "--torchscript", f.model.torchscript, f.variant, kMeasureNames);
   if (!w.ok()) return w.status();
   *spec.mutable_measure()->mutable_workload() = *std::move(w);
   return spec;

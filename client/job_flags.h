@@ -23,21 +23,21 @@ namespace torchscan {
 struct RunFlags {
   int threads = kDefaultIntraOpThreads;       // --threads: intra-op threads, set before construction
   double min_run_time = kDefaultMinRunTimeS;  // --min-run-time: seconds of timed work per run
-  bool rss = false;                 // --rss: fresh-child peak RSS per run
-  std::string label;                // --label: free text shown in listings
-  std::string revision;             // --revision: the source revision measured ("" when not given)
+  bool rss = false;                           // --rss: fresh-child peak RSS per run
+  std::string label;                          // --label: free text shown in listings
+  std::string revision;                       // --revision: the source revision measured ("" when not given)
 };
 
 // The model and what it is fed: shared by both sides of a comparison.
 struct ModelFlags {
-  std::string model;                // --model: a built-in's name ("" with no file: the default, linear)
-  std::string torchscript;          // --torchscript FILE: a saved TorchScript module
-  std::string method;               // --method: the module's method (default forward)
-  std::string device = "cpu";       // --device: cpu | cuda:N
-  std::vector<InputFlag> inputs;    // --input / --input-file, in command-line order
+  std::string model;                  // --model: a built-in's name ("" with no file: the default, linear)
+  std::string torchscript;            // --torchscript FILE: a saved TorchScript module
+  std::string method;                 // --method: the module's method (default forward)
+  std::string device = "cpu";         // --device: cpu | cuda:N
+  std::vector<InputFlag> inputs;      // --input / --input-file, in command-line order
   std::vector<std::string> metadata;  // --metadata KEY=VALUE
-  double work_units = 0;            // --work-units: TorchScript work per call (default dim 0 of input 0)
-  std::string work_unit;            // --work-unit: e.g. images (default samples)
+  double work_units = 0;              // --work-units: TorchScript work per call (default dim 0 of input 0)
+  std::string work_unit;              // --work-unit: e.g. images (default samples)
   // --daemon-path: every file of the command (modules, check module, tensor files, a job
   // file's paths) goes as its absolute path, for the daemon's machine to read, instead of
   // its bytes (default false: uploaded; client/job_files.h).
@@ -48,18 +48,18 @@ struct ModelFlags {
 
 // How one side runs the model: the changes a comparison can make to its candidate.
 struct VariantFlags {
-  std::string mode = "batch";       // execution mode: batch | per_sample
-  std::string dtype = "float32";    // precision: float32 | bfloat16 | float16
-  std::string method;               // "": ModelFlags::method
-  bool freeze = false;              // TorchScript only: torch::jit::freeze
+  std::string mode = "batch";           // execution mode: batch | per_sample
+  std::string dtype = "float32";        // precision: float32 | bfloat16 | float16
+  std::string method;                   // "": ModelFlags::method
+  bool freeze = false;                  // TorchScript only: torch::jit::freeze
   bool optimize_for_inference = false;  // TorchScript only (freezes as well)
-  bool channels_last = false;       // 4-D weights and inputs in channels-last layout
+  bool channels_last = false;           // 4-D weights and inputs in channels-last layout
 };
 
 struct MeasureFlags {
   ModelFlags model;
   RunFlags run;
-  VariantFlags variant;             // --execution-mode, --dtype, --freeze, --optimize-for-inference, --channels-last
+  VariantFlags variant;  // --execution-mode, --dtype, --freeze, --optimize-for-inference, --channels-last
 };
 
 // The output check of a comparison: exactly one of rtol+atol, a check module, or none.
@@ -67,22 +67,22 @@ struct MeasureFlags {
 struct CheckFlags {
   double rtol = std::numeric_limits<double>::quiet_NaN();  // --rtol (NaN: not given)
   double atol = std::numeric_limits<double>::quiet_NaN();  // --atol (NaN: not given)
-  std::string check_dtype;          // --check-dtype: cast both outputs first (float32 ...)
-  bool allow_non_finite = false;    // --allow-non-finite: NaN/Inf outputs do not fail by themselves
-  std::string check_module;         // --check-module FILE: a TorchScript check module instead
-  bool no_check = false;            // --no-check: output_check not_provided
+  std::string check_dtype;                                 // --check-dtype: cast both outputs first (float32 ...)
+  bool allow_non_finite = false;  // --allow-non-finite: NaN/Inf outputs do not fail by themselves
+  std::string check_module;       // --check-module FILE: a TorchScript check module instead
+  bool no_check = false;          // --no-check: output_check not_provided
 };
 
 struct CompareFlags {
   ModelFlags model;
   RunFlags run;
-  std::string baseline_file;        // --baseline FILE: the baseline's TorchScript module
-  std::string candidate_file;       // --candidate FILE: the candidate's (with --baseline)
-  VariantFlags baseline;            // --baseline-mode
-  VariantFlags candidate;           // --candidate-mode, -dtype, -method, -freeze, -optimize-for-inference, -channels-last
+  std::string baseline_file;   // --baseline FILE: the baseline's TorchScript module
+  std::string candidate_file;  // --candidate FILE: the candidate's (with --baseline)
+  VariantFlags baseline;       // --baseline-mode
+  VariantFlags candidate;      // --candidate-mode, -dtype, -method, -freeze, -optimize-for-inference, -channels-last
   CheckFlags check;
-  bool reverse = false;             // --reverse: time the candidate first
-  int rounds = kDefaultRounds;      // --rounds: alternating timing rounds (1..kMaxRounds)
+  bool reverse = false;         // --reverse: time the candidate first
+  int rounds = kDefaultRounds;  // --rounds: alternating timing rounds (1..kMaxRounds)
 };
 
 // A calibration: A/A pairs of one workload (the built-in linear model by default, or the

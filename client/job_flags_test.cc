@@ -178,14 +178,27 @@ TEST(JobFlags, EachBadFlagIsNamed) {
       {[](CompareFlags& f) { f.model.work_unit = "rows"; }, "--work-unit"},
       {[](CompareFlags& f) { f.model.torchscript = "/no/such/module.pt"; }, "--torchscript"},
       {[&](CompareFlags& f) { f.model.torchscript = module; }, "--input"},  // a module needs its inputs
-      {[&](CompareFlags& f) { f.model.torchscript = module; f.model.model = "linear"; }, "--model"},
+      {[&](CompareFlags& f) {
+         f.model.torchscript = module;
+         f.model.model = "linear";
+       },
+       "--model"},
       {[&](CompareFlags& f) { f.baseline_file = module; }, "--candidate"},
       {[&](CompareFlags& f) { f.candidate_file = module; }, "--baseline"},
       {[&](CompareFlags& f) { f.baseline_file = f.candidate_file = f.model.torchscript = module; }, "--torchscript"},
-      {[](CompareFlags& f) { f.model.inputs = {{"--input", "4y4"}}; }, "--input"},
-      {[](CompareFlags& f) { f.model.inputs = {{"--input-file", "/no/such/x.pt"}}; }, "--input-file"},
+      {[](CompareFlags& f) {
+         f.model.inputs = {{"--input", "4y4"}};
+       },
+       "--input"},
+      {[](CompareFlags& f) {
+         f.model.inputs = {{"--input-file", "/no/such/x.pt"}};
+       },
+       "--input-file"},
       {[](CompareFlags& f) { f.model.metadata = {"seed=3"}; }, "--metadata"},
-      {[](CompareFlags& f) { f.check.check_module = "/no/such/check.pt"; f.check.rtol = f.check.atol = std::nan(""); },
+      {[](CompareFlags& f) {
+         f.check.check_module = "/no/such/check.pt";
+         f.check.rtol = f.check.atol = std::nan("");
+       },
        "--check-module"},
       {[](CompareFlags& f) { f.rounds = 0; }, "--rounds"},
       {[](CompareFlags& f) { f.run.label = "x\x1b[2Jy"; }, "--label"},
@@ -267,8 +280,8 @@ TEST(JobFlags, CalibrateFlagsReachTheSpecAndBadPairsOrRoundsAreNamed) {
 }
 
 TEST(LoadJobFile, ReadsTheJsonMapping) {
-  absl::StatusOr<v1::JobSpec> spec = LoadJobFile(WriteTemp(
-      "ok.json", R"({"label": "x", "measure": {"workload": {"model": {"builtin": "linear"}}},
+  absl::StatusOr<v1::JobSpec> spec =
+      LoadJobFile(WriteTemp("ok.json", R"({"label": "x", "measure": {"workload": {"model": {"builtin": "linear"}}},
                      "options": {"min_run_time_s": 0.05}})"));
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->label(), "x");
@@ -297,7 +310,8 @@ TEST(LoadJobFile, BadFilesNameTheFileAndField) {
 TEST(LoadJobFile, NegativeZeroIsZeroAndControlCharactersAreRefused) {
   const std::string check = R"("check": {"declarative": {"rtol": 0.0001, "atol": -0e15}})";
   const std::string compare = R"("compare": {"baseline": {"model": {"builtin": "linear"}},
-                                             "candidate": {"model": {"builtin": "linear"}}, )" + check + "}";
+                                             "candidate": {"model": {"builtin": "linear"}}, )" +
+                              check + "}";
   absl::StatusOr<v1::JobSpec> spec = LoadJobFile(WriteTemp("zero.json", "{" + compare + "}"));
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->compare().check().declarative().atol(), 0.0);
@@ -308,8 +322,9 @@ TEST(LoadJobFile, NegativeZeroIsZeroAndControlCharactersAreRefused) {
   EXPECT_NE(spec.status().message().find("nul.json: spec.label: holds control character U+0000 at byte 0"),
             std::string::npos)
       << spec.status();
-  spec = LoadJobFile(WriteTemp(
-      "method.json", R"({"measure": {"workload": {"model": {"torchscript": {"path": "m.pt", "method": "f\u001b"}}}}})"));
+  spec = LoadJobFile(
+      WriteTemp("method.json",
+                R"({"measure": {"workload": {"model": {"torchscript": {"path": "m.pt", "method": "f\u001b"}}}}})"));
   EXPECT_NE(spec.status().message().find("method.json: spec.measure.workload.model.torchscript.method: holds control"),
             std::string::npos)
       << spec.status();

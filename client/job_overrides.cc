@@ -34,8 +34,9 @@ std::string JobFileOverrideFlags(bool is_compare) {
   return absl::StrCat(absl::StrJoin(flags, ", "), " and ", last);
 }
 
-absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const RunFlags& run, const CompareFlags* compare,
-                                 const std::string& job_file, v1::JobSpec* spec, std::vector<std::string>* overrides) {
+absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const RunFlags& run,
+                                 const CompareFlags* compare, const std::string& job_file, v1::JobSpec* spec,
+                                 std::vector<std::string>* overrides) {
   const bool is_compare = spec->has_compare();
   std::vector<std::string> flags;
   for (const std::string& f : given)
@@ -44,11 +45,11 @@ absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const Ru
   const std::vector<std::string> allowed = OverridableFlags(compare_flags);
   for (const std::string& f : flags)
     if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
-      return absl::InvalidArgumentError(
-          absl::StrCat(f, ": cannot be combined with --job ", job_file,
-                       ", which defines the model, inputs, variants and checks; edit the file or leave out --job (flags "
-                       "that may go with --job: ",
-                       JobFileOverrideFlags(compare_flags), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          f, ": cannot be combined with --job ", job_file,
+          ", which defines the model, inputs, variants and checks; edit the file or leave out --job (flags "
+          "that may go with --job: ",
+          JobFileOverrideFlags(compare_flags), ")"));
   const auto has = [&](const char* f) { return std::find(flags.begin(), flags.end(), f) != flags.end(); };
 
   // The flags' own checks first (MeasureSpecFromFlags's), so that nothing changes on error.
@@ -84,8 +85,8 @@ absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const Ru
     updated.set_revision(run.revision);
   }
   if (is_compare && has("--reverse")) {
-    listed.push_back(absl::StrCat("reverse ", Text(updated.compare().reverse()), " -> ", Text(compare->reverse),
-                                  " (--reverse)"));
+    listed.push_back(
+        absl::StrCat("reverse ", Text(updated.compare().reverse()), " -> ", Text(compare->reverse), " (--reverse)"));
     updated.mutable_compare()->set_reverse(compare->reverse);
   }
   if (is_compare && has("--rounds")) {

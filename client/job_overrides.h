@@ -25,7 +25,8 @@ std::string JobFileOverrideFlags(bool is_compare);
 // be combined with --job mlp_job.json, which defines the model, inputs and checks; edit the
 // file or leave out --job" for any other flag, and the errors of the flags' own checks (a
 // --threads of 0 ...). `spec` is unchanged on error.
-absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const RunFlags& run, const CompareFlags* compare,
-                                 const std::string& job_file, v1::JobSpec* spec, std::vector<std::string>* overrides);
+absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const RunFlags& run,
+                                 const CompareFlags* compare, const std::string& job_file, v1::JobSpec* spec,
+                                 std::vector<std::string>* overrides);
 
 }  // namespace torchscan

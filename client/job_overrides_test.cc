@@ -22,19 +22,19 @@ TEST(ApplyFlagsToJobFile, RunSettingsOverrideTheFileAndAreListed) {
   run.label = "mlp, longer";
   run.revision = "3f2c1e0";
   std::vector<std::string> overrides;
-  ASSERT_TRUE(ApplyFlagsToJobFile({"--min-run-time", "--rss", "--threads", "--label", "--revision", "--job", "--output"},
-                                  run, nullptr,
-                                  "mlp_job.json", &spec, &overrides)
-                  .ok());
+  ASSERT_TRUE(
+      ApplyFlagsToJobFile({"--min-run-time", "--rss", "--threads", "--label", "--revision", "--job", "--output"}, run,
+                          nullptr, "mlp_job.json", &spec, &overrides)
+          .ok());
   EXPECT_EQ(spec.options().min_run_time_s(), 1);
   EXPECT_TRUE(spec.options().rss());
   EXPECT_EQ(spec.options().intra_op_threads(), 2);
   EXPECT_EQ(spec.label(), "mlp, longer");
   EXPECT_EQ(spec.revision(), "3f2c1e0");
-  EXPECT_EQ(overrides, (std::vector<std::string>{"intra_op_threads 0 -> 2 (--threads)",
-                                                 "min_run_time_s 0.2 -> 1 (--min-run-time)", "rss false -> true (--rss)",
-                                                 "label \"mlp\" -> \"mlp, longer\" (--label)",
-                                                 "revision \"\" -> \"3f2c1e0\" (--revision)"}));
+  EXPECT_EQ(overrides,
+            (std::vector<std::string>{"intra_op_threads 0 -> 2 (--threads)", "min_run_time_s 0.2 -> 1 (--min-run-time)",
+                                      "rss false -> true (--rss)", "label \"mlp\" -> \"mlp, longer\" (--label)",
+                                      "revision \"\" -> \"3f2c1e0\" (--revision)"}));
   // The workload is the file's.
   EXPECT_EQ(spec.measure().workload().model().builtin(), v1::ModelSpec::linear);
 }
@@ -57,8 +57,9 @@ TEST(ApplyFlagsToJobFile, FlagsForWhatTheFileDefinesAreRefusedNamingTheFlag) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(s.message()).rfind("--model: cannot be combined with --job mlp_job.json", 0), 0u) << s;
   // It lists the flags that may go with --job, as --help does (JobFileOverrideFlags).
-  EXPECT_NE(std::string(s.message()).find("(flags that may go with --job: --threads, --min-run-time, --rss, --label and "
-                                          "--revision)"),
+  EXPECT_NE(std::string(s.message())
+                .find("(flags that may go with --job: --threads, --min-run-time, --rss, --label and "
+                      "--revision)"),
             std::string::npos)
       << s;
   EXPECT_EQ(spec.options().min_run_time_s(), 0.2);  // unchanged on error
@@ -71,7 +72,8 @@ TEST(ApplyFlagsToJobFile, FlagsForWhatTheFileDefinesAreRefusedNamingTheFlag) {
 
 TEST(JobFileOverrideFlags, ListsTheRunSettingsAndForACompareReverseAndRounds) {
   EXPECT_EQ(JobFileOverrideFlags(false), "--threads, --min-run-time, --rss, --label and --revision");
-  EXPECT_EQ(JobFileOverrideFlags(true), "--threads, --min-run-time, --rss, --label, --revision, --reverse and --rounds");
+  EXPECT_EQ(JobFileOverrideFlags(true),
+            "--threads, --min-run-time, --rss, --label, --revision, --reverse and --rounds");
 }
 
 TEST(ApplyFlagsToJobFile, TheFlagsOwnChecksApply) {

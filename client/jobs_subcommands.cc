@@ -161,8 +161,7 @@ int InfoCommand(const ClientContext& ctx) {
       std::printf("  spare     worker pid %d %s, %.1f MiB resident\n", info->spare_worker_pid(),
                   info->spare_worker_ready() ? "loaded, waiting for the next job" : "loading",
                   static_cast<double>(info->spare_worker_rss_bytes()) / (1 << 20));
-    else
-      std::printf("  spare     none%s\n", info->config().no_spare_worker() ? " (no_spare_worker)" : " now");
+    else std::printf("  spare     none%s\n", info->config().no_spare_worker() ? " (no_spare_worker)" : " now");
     if (info->has_noise_floor()) {
       const v1::NoiseFloor& f = info->noise_floor();
       std::printf("  noise     %s old, job %s: %s\n", FormatAge(f.age_s()).c_str(), f.job_id().c_str(),

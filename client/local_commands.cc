@@ -10,8 +10,8 @@
 #include "client/run_job_commands.h"
 #include "core/compare.h"
 #include "io/file_io.h"
-#include "report/evidence_view.h"
 #include "report/escaping.h"
+#include "report/evidence_view.h"
 #include "report/render_by_format.h"
 #include "report/report_json.h"
 
@@ -20,8 +20,9 @@ namespace {
 
 // `text` as one shell word: unchanged when it holds only safe characters, else single-quoted.
 std::string ShellWord(const std::string& text) {
-  const bool safe = !text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                            "0123456789_-+=.,/:@%") == std::string::npos;
+  const bool safe = !text.empty() && text.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_-+=.,/:@%") == std::string::npos;
   return safe ? text : "'" + absl::StrReplaceAll(text, {{"'", "'\\''"}}) + "'";
 }
 
@@ -30,12 +31,14 @@ std::string ShellWord(const std::string& text) {
 int RenderCommand(const ClientContext& ctx, const std::string& input, const std::string& output,
                   const std::string& format, const std::string& run, bool details) {
   if (details && format != "markdown")
-    return ReportError(absl::InvalidArgumentError("--details: only with --format markdown (got --format " + format + ")"));
+    return ReportError(
+        absl::InvalidArgumentError("--details: only with --format markdown (got --format " + format + ")"));
   report::RenderOptions options;
   options.color = ctx.color;
   options.details = details;
   absl::StatusOr<std::unique_ptr<report::Renderer>> renderer = report::RenderByFormat(format, options);
-  if (!renderer.ok()) return ReportError(absl::InvalidArgumentError("--format: " + std::string(renderer.status().message())));
+  if (!renderer.ok())
+    return ReportError(absl::InvalidArgumentError("--format: " + std::string(renderer.status().message())));
   absl::StatusOr<report::Evidence> evidence = LoadEvidenceForRender(input);
   if (!evidence.ok()) return ReportError(evidence.status());
   // The two messages below quote the evidence (run names, the check's message): made terminal-safe.
@@ -49,8 +52,8 @@ int RenderCommand(const ClientContext& ctx, const std::string& input, const std:
   if (absl::Status accepts = (*renderer)->Accepts(*evidence); !accepts.ok()) {
     const std::string one_run = absl::StrCat("torchscan-client render ", ShellWord(input), " --run before --format ",
                                              format, " (then --run after)");
-    return ReportError(absl::Status(
-        accepts.code(), report::TerminalSafe(absl::StrCat("--format ", format, ": ", accepts.message(), ": ", one_run))));
+    return ReportError(absl::Status(accepts.code(), report::TerminalSafe(absl::StrCat(
+                                                        "--format ", format, ": ", accepts.message(), ": ", one_run))));
   }
   const std::string text = (*renderer)->Render(*evidence);
   if (output.empty() || output == "-") {

@@ -51,7 +51,7 @@ struct CommandLine {
   CLI::App *render = nullptr, *compare_reports = nullptr, *history = nullptr;
   HistoryOptions history_options;
   std::string fail_on, gate_on = "label";  // --fail-on, --gate-on (compare, compare-reports)
-  bool details = false;                     // render --details
+  bool details = false;                    // render --details
 };
 
 // --fail-on and --gate-on: a CI gate on the comparison's verdict (client/verdict_gate.h).
@@ -114,7 +114,8 @@ void AddJobCommands(CLI::App& app, CommandLine* cl) {
   AddCalibrateFlags(cl->calibrate, &cl->calibrate_flags);
   add_output(cl->calibrate, "calibration.json");
 
-  cl->example = app.add_subcommand("example", "the guide's benchmark_comparison: one sample at a time versus one batch");
+  cl->example =
+      app.add_subcommand("example", "the guide's benchmark_comparison: one sample at a time versus one batch");
   AddExampleFlags(cl->example, &cl->example_flags);
   add_output(cl->example, "comparison.json and comparison.html")->required();  // as the guide's example
 }
@@ -130,7 +131,8 @@ void AddJobsCommands(CLI::App& app, CommandLine* cl) {
   cl->cancel = jobs->add_subcommand("cancel", "cancel a queued or running job");
   cl->watch = jobs->add_subcommand("watch", "follow a job until it finishes");
   cl->fetch = jobs->add_subcommand("fetch", "the report or comparison of a succeeded job");
-  for (CLI::App* sub : {cl->show, cl->cancel, cl->watch, cl->fetch}) sub->add_option("id", cl->id, "job id")->required();
+  for (CLI::App* sub : {cl->show, cl->cancel, cl->watch, cl->fetch})
+    sub->add_option("id", cl->id, "job id")->required();
   cl->fetch->add_option("--output", cl->output, "folder for the JSON and HTML");
   cl->fetch->add_flag("--force", cl->force, "replace the evidence an earlier run left in --output");
 }
@@ -138,9 +140,10 @@ void AddJobsCommands(CLI::App& app, CommandLine* cl) {
 // history NAME: a benchmark's results over time, from a resident daemon.
 void AddHistoryCommand(CLI::App& app, CommandLine* cl) {
   HistoryOptions& o = cl->history_options;
-  cl->history = app.add_subcommand(
-      "history", "a benchmark's results over time: the jobs labelled NAME on a resident daemon (--daemon or "
-                 "TORCHSCAN_DAEMON), as a table with a sparkline and history.html");
+  cl->history =
+      app.add_subcommand("history",
+                         "a benchmark's results over time: the jobs labelled NAME on a resident daemon (--daemon or "
+                         "TORCHSCAN_DAEMON), as a table with a sparkline and history.html");
   cl->history->add_option("name", o.name, "the benchmark's name: the jobs' --label")->required();
   cl->history->add_option("--state", o.states, "only jobs in this state (repeatable; default: every state)");
   cl->history->add_option("--limit", o.limit, "the newest N jobs; 0: every job")->capture_default_str();
@@ -169,7 +172,8 @@ void AddLocalCommands(CLI::App& app, CommandLine* cl) {
                        " (gbench refuses a comparison whose check failed or "
                        "whose runs are not comparable: export its runs one by one with --run)")
       ->capture_default_str();
-  cl->render->add_option("--run", cl->run, "one run of a comparison, rendered as a plain report: before, after or its name");
+  cl->render->add_option("--run", cl->run,
+                         "one run of a comparison, rendered as a plain report: before, after or its name");
   cl->render->add_flag("--details", cl->details,
                        "markdown: add the notes and collapsed <details> sections (environment, inputs, phase "
                        "timelines) after the comment-sized summary");
@@ -206,7 +210,8 @@ int RunJobFromCommandLine(const ClientContext& ctx, CommandLine& cl) {
                             compare ? &cl.compare_flags : nullptr, cl.job_file, &*spec, &overrides);
     if (!applied.ok()) return ReportError(applied);
     for (const std::string& o : overrides)
-      std::fprintf(stderr, "torchscan-client: %s: overridden by the command line: %s\n", cl.job_file.c_str(), o.c_str());
+      std::fprintf(stderr, "torchscan-client: %s: overridden by the command line: %s\n", cl.job_file.c_str(),
+                   o.c_str());
     cl.job_options.spec_from_flags = false;
   }
   if (ctx.daemons.size() > 1) return RunJobOnDaemons(ctx, *spec, cl.job_options);

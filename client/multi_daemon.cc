@@ -141,9 +141,9 @@ int RunJobOnDaemons(const ClientContext& ctx, const v1::JobSpec& spec, const Job
         (options.output_dir.empty() ? DefaultOutputFolder(run.job_id) : options.output_dir) + "/" + machine;
     std::string json_path;
     if (absl::Status s = WriteEvidence(run.result, dir, &json_path); !s.ok()) {
-      out->set_error(absl::StrCat("job ", run.job_id, " succeeded, but its evidence could not be written: ",
-                                  s.message(), "; fetch it again with `",
-                                  JobsCommandLine(run.address, "fetch " + run.job_id + " --output DIR"), "`"));
+      out->set_error(absl::StrCat(
+          "job ", run.job_id, " succeeded, but its evidence could not be written: ", s.message(),
+          "; fetch it again with `", JobsCommandLine(run.address, "fetch " + run.job_id + " --output DIR"), "`"));
       std::fprintf(stderr, "== %s: %s\n", heading.c_str(), out->error().c_str());
       exit_code = Worse(exit_code, ExitCodeFor(s));
       continue;

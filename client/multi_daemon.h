@@ -27,7 +27,6 @@ int RunJobOnDaemons(const ClientContext& ctx, const v1::JobSpec& spec, const Job
 // A folder name for a machine: its host name (or, if empty, its address) with every
 // character outside [A-Za-z0-9._-] replaced by '_', suffixed "-2", "-3" ... when `taken`
 // already has it. Adds the result to `taken`.
-std::string MachineFolderName(const std::string& hostname, const std::string& address,
-                              std::vector<std::string>* taken);
+std::string MachineFolderName(const std::string& hostname, const std::string& address, std::vector<std::string>* taken);
 
 }  // namespace torchscan

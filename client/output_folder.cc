@@ -24,8 +24,8 @@ bool IsFolder(const std::string& path) {
 }
 
 absl::Status NotWritable(const std::string& folder, const std::string& why) {
-  return absl::InvalidArgumentError(absl::StrCat("--output: ", why, folder,
-                                                 " is not writable by you; choose a folder you can write to"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--output: ", why, folder, " is not writable by you; choose a folder you can write to"));
 }
 
 // The files of `files` that already exist in `folder`.
@@ -51,7 +51,8 @@ absl::Status CheckOutputFolder(const std::string& dir, const std::vector<std::st
   if (Exists(dir) && !IsFolder(dir))
     return absl::InvalidArgumentError(absl::StrCat("--output: ", dir,
                                                    " is a file, not a folder; give a folder (it is created when "
-                                                   "missing), e.g. --output ", dir, ".d"));
+                                                   "missing), e.g. --output ",
+                                                   dir, ".d"));
   if (!Exists(dir)) {
     // The nearest existing folder above `dir`, where it would be created.
     fs::path above = fs::path(dir).lexically_normal().parent_path();
@@ -75,18 +76,19 @@ absl::Status CheckOutputFolder(const std::string& dir, const std::vector<std::st
     }
   }
   if (taken.empty()) return absl::OkStatus();
-  return absl::AlreadyExistsError(absl::StrCat("--output: ", taken.front(), " already exists (from an earlier run",
-                                               taken.size() > 1 ? absl::StrCat(", with ", taken.size() - 1, " more") : "",
-                                               "); choose another folder, or add --force to replace it"));
+  return absl::AlreadyExistsError(
+      absl::StrCat("--output: ", taken.front(), " already exists (from an earlier run",
+                   taken.size() > 1 ? absl::StrCat(", with ", taken.size() - 1, " more") : "",
+                   "); choose another folder, or add --force to replace it"));
 }
 
 absl::Status CheckCurrentFolderWritable() {
   if (::access(".", W_OK | X_OK) == 0) return absl::OkStatus();
   std::error_code ec;
   const std::string here = fs::current_path(ec).string();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--output: without it the evidence goes to ./torchscan-<job id>/, but the current folder ", here,
-      " is not writable by you; give --output DIR"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--output: without it the evidence goes to ./torchscan-<job id>/, but the current folder ", here,
+                   " is not writable by you; give --output DIR"));
 }
 
 std::string DefaultOutputFolder(const std::string& job_id) {

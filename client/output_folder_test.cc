@@ -74,8 +74,9 @@ TEST(CheckOutputFolder, AFolderYouCannotWriteIsRefused) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(9);
-    const std::string text = std::string(CheckOutputFolder(std::string(base) + "/out", EvidenceFiles(false), false).message()) +
-                             "|" + std::string(CheckOutputFolder(base, EvidenceFiles(false), true).message());
+    const std::string text =
+        std::string(CheckOutputFolder(std::string(base) + "/out", EvidenceFiles(false), false).message()) + "|" +
+        std::string(CheckOutputFolder(base, EvidenceFiles(false), true).message());
     (void)!::write(fds[1], text.data(), text.size());
     ::_exit(0);
   }

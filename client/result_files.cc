@@ -30,7 +30,8 @@ absl::Status JobFileError(const std::string& command, const std::string& path) {
   return absl::InvalidArgumentError(absl::StrCat(command, ": ", path,
                                                  " is a job file (JobSpec), not a result: run it with "
                                                  "`torchscan-client measure --job ",
-                                                 path, "` (or compare --job), then ", command, " the result it writes"));
+                                                 path, "` (or compare --job), then ", command,
+                                                 " the result it writes"));
 }
 
 // The file's text when it looks like JSON of some kind; the not-JSON refusal otherwise.
@@ -41,10 +42,9 @@ absl::StatusOr<std::string> ReadJson(const std::string& command, const std::stri
   *kind = report::SniffJsonKind(*text);
   if (*kind != report::JsonKind::kNotJson) return text;
   const bool zip = text->rfind("PK\x03\x04", 0) == 0;
-  return absl::InvalidArgumentError(absl::StrCat(command, ": ", path, " is not a ", takes, " JSON file (",
-                                                 NotJsonWhat(*text), "): ", command, " takes the ", takes,
-                                                 " JSON that ", kResultWriters, " wrote",
-                                                 zip ? "; " + module_hint : ""));
+  return absl::InvalidArgumentError(
+      absl::StrCat(command, ": ", path, " is not a ", takes, " JSON file (", NotJsonWhat(*text), "): ", command,
+                   " takes the ", takes, " JSON that ", kResultWriters, " wrote", zip ? "; " + module_hint : ""));
 }
 
 }  // namespace

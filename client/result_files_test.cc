@@ -45,7 +45,8 @@ TEST(ResultFiles, AJobFileIsSentToMeasureJob) {
   const std::string job = Write("job.json", R"({"measure": {"workload": {"model": {"builtin": "linear"}}}})");
   absl::StatusOr<report::Evidence> e = LoadEvidenceForRender(job);
   ASSERT_FALSE(e.ok());
-  EXPECT_TRUE(Has(e.status(), "is a job file (JobSpec), not a result: run it with `torchscan-client measure --job " + job))
+  EXPECT_TRUE(
+      Has(e.status(), "is a job file (JobSpec), not a result: run it with `torchscan-client measure --job " + job))
       << e.status();
   EXPECT_TRUE(Has(LoadReportForCompare(job).status(), "measure --job"));
 }

@@ -15,13 +15,13 @@
 #include "client/interrupt.h"
 #include "client/output_folder.h"
 #include "client/progress.h"
-#include "spec/job_spec.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
 #include "report/html_renderer.h"
 #include "report/noise_floor_text.h"
 #include "report/report_json.h"
 #include "report/terminal_renderer.h"
+#include "spec/job_spec.h"
 
 namespace torchscan {
 namespace {
@@ -41,7 +41,8 @@ absl::Status ExplainSubmitRefusal(DaemonClient& client, const v1::JobSpec& spec,
   absl::StatusOr<v1::DaemonInfo> info = client.Info();
   const int64_t size = static_cast<int64_t>(spec.ByteSizeLong());
   if (!info.ok() || size <= info->config().limits().max_upload_bytes()) return status;
-  return absl::ResourceExhaustedError("spec: " + std::to_string(size) + " bytes exceed this daemon's max_upload_bytes " +
+  return absl::ResourceExhaustedError("spec: " + std::to_string(size) +
+                                      " bytes exceed this daemon's max_upload_bytes " +
                                       std::to_string(info->config().limits().max_upload_bytes()) +
                                       "; send a smaller job (" + std::string(status.message()) + ")");
 }
@@ -103,8 +104,8 @@ int WriteJobEvidence(const v1::JobResult& result, const std::string& id, const s
                  id.c_str(), std::string(written.message()).c_str(), fallback.c_str());
     SetEvidencePaths(json_path, out);
   } else {
-    std::fprintf(stderr, "torchscan-client: job %s succeeded, but its evidence could not be written: %s\n",
-                 id.c_str(), std::string(written.message()).c_str());
+    std::fprintf(stderr, "torchscan-client: job %s succeeded, but its evidence could not be written: %s\n", id.c_str(),
+                 std::string(written.message()).c_str());
   }
   return ExitCodeFor(written);
 }
@@ -253,7 +254,8 @@ std::string Summarize(const ClientContext& ctx, const v1::JobResult& result) {
 
 absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& spec, bool resident,
                                        const std::function<void(const v1::Job&)>& on_submitted,
-                                       const std::function<void(const v1::JobEvent&)>& on_event, v1::Job* finished_job) {
+                                       const std::function<void(const v1::JobEvent&)>& on_event,
+                                       v1::Job* finished_job) {
   // Refused here, naming the uploaded files, rather than by gRPC's size limit in words that name none.
   if (absl::StatusOr<v1::DaemonInfo> info = client.Info(); info.ok())
     if (absl::Status s = spec::CheckUploadSize(spec, info->config().limits().max_upload_bytes()); !s.ok()) return s;
@@ -264,14 +266,14 @@ absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& 
   absl::StatusOr<v1::Job> finished = client.Watch(id, on_event);
   if (!finished.ok()) {
     if (finished.status().code() == absl::StatusCode::kCancelled) return finished.status();  // interrupted
-    return WithMessage(finished.status(),
-                       absl::StrCat("lost contact with the daemon while waiting for job ", id, ": ",
-                                    finished.status().message(),
-                                    resident ? absl::StrCat("; the job may still run: follow it with `",
-                                                            JobsCommandLine(client.address(), "watch " + id),
-                                                            "` and collect it with `",
-                                                            JobsCommandLine(client.address(), "fetch " + id + " --output DIR"), "`")
-                                             : "; the private daemon's jobs end with it"));
+    return WithMessage(
+        finished.status(),
+        absl::StrCat("lost contact with the daemon while waiting for job ", id, ": ", finished.status().message(),
+                     resident
+                         ? absl::StrCat("; the job may still run: follow it with `",
+                                        JobsCommandLine(client.address(), "watch " + id), "` and collect it with `",
+                                        JobsCommandLine(client.address(), "fetch " + id + " --output DIR"), "`")
+                         : "; the private daemon's jobs end with it"));
   }
   if (finished_job != nullptr) *finished_job = *finished;
   if (finished->state() != v1::Job::succeeded)
@@ -279,11 +281,12 @@ absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& 
                               (finished->error().empty() ? "" : ": " + finished->error()));
   absl::StatusOr<v1::JobResult> result = client.FetchResult(id);
   if (!result.ok())
-    return WithMessage(result.status(),
-                       absl::StrCat("job ", id, " succeeded, but fetching its result failed: ", result.status().message(),
-                                    resident ? absl::StrCat("; try again with `",
-                                                            JobsCommandLine(client.address(), "fetch " + id + " --output DIR"), "`")
-                                             : ""));
+    return WithMessage(
+        result.status(),
+        absl::StrCat("job ", id, " succeeded, but fetching its result failed: ", result.status().message(),
+                     resident ? absl::StrCat("; try again with `",
+                                             JobsCommandLine(client.address(), "fetch " + id + " --output DIR"), "`")
+                              : ""));
   return result;
 }
 

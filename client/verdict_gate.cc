@@ -48,8 +48,8 @@ std::optional<std::string> GateFailure(const v1::Comparison& comparison, const G
       break;
   }
   if (!fails) return std::nullopt;
-  return absl::StrCat("--fail-on ", flag, ": the ", gate.gate_on == GateOn::kLabel ? "label" : "paired claim",
-                      " says ", verdict);
+  return absl::StrCat("--fail-on ", flag, ": the ", gate.gate_on == GateOn::kLabel ? "label" : "paired claim", " says ",
+                      verdict);
 }
 
 }  // namespace torchscan

@@ -72,8 +72,7 @@ TEST(VerdictGate, BadWordsNameTheFlagAndTheChoices) {
   for (const std::string bad : {"Slower", "faster", "not_faster", " slower"}) {
     const absl::StatusOr<FailOn> r = ParseFailOn(bad);
     ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_EQ(r.status().message(),
-              "--fail-on: \"" + bad + "\" is not a gate; use slower, not-faster or any-change");
+    EXPECT_EQ(r.status().message(), "--fail-on: \"" + bad + "\" is not a gate; use slower, not-faster or any-change");
   }
   EXPECT_EQ(*ParseGateOn("claim"), GateOn::kClaim);
   EXPECT_EQ(*ParseGateOn("label"), GateOn::kLabel);

@@ -13,9 +13,9 @@
 #include "core/compatibility.h"
 #include "core/deltas.h"
 #include "core/latency_runner.h"
+#include "core/number_format.h"
 #include "core/paired_ratio.h"
 #include "core/statistics.h"
-#include "core/number_format.h"
 
 namespace torchscan {
 namespace {
@@ -28,8 +28,7 @@ constexpr const char* kSpreadNote =
 
 // Empty when numbers may be shown, else why they are withheld.
 std::string WithheldReason(const v1::OutputCheck& check, const v1::Compatibility& compatibility) {
-  if (check.status() == v1::OutputCheck::failed)
-    return "withheld: the output check failed (" + check.message() + ")";
+  if (check.status() == v1::OutputCheck::failed) return "withheld: the output check failed (" + check.message() + ")";
   if (!compatibility.compatible()) {
     std::string fields;
     for (const v1::Mismatch& m : compatibility.mismatches()) fields += (fields.empty() ? "" : ", ") + m.field();
@@ -60,8 +59,9 @@ void SetPairedEvidence(const v1::BenchmarkReport& before, const v1::BenchmarkRep
   const std::vector<std::pair<int, double>> b = RoundMedians(before), a = RoundMedians(after);
   const std::string& before_id = before.settings().timing().interleave_id();
   if (!b.empty() && !a.empty() && (before_id.empty() || before_id != after.settings().timing().interleave_id())) {
-    p->set_note("the runs' rounds were not interleaved in one job (their interleave_id differs or is missing): "
-                "rounds cannot be paired");
+    p->set_note(
+        "the runs' rounds were not interleaved in one job (their interleave_id differs or is missing): "
+        "rounds cannot be paired");
     return;
   }
   std::vector<double> bm, am;  // PairedRatios names the counts when they differ
@@ -69,7 +69,8 @@ void SetPairedEvidence(const v1::BenchmarkReport& before, const v1::BenchmarkRep
   for (const auto& [round, median] : a) am.push_back(median);
   for (size_t i = 0; i < b.size() && i < a.size(); ++i) {
     if (b[i].first != a[i].first) {
-      p->set_note(absl::StrCat("round ", b[i].first, " of the baseline has no partner in the candidate: rounds cannot be paired"));
+      p->set_note(absl::StrCat("round ", b[i].first,
+                               " of the baseline has no partner in the candidate: rounds cannot be paired"));
       return;
     }
   }
@@ -101,13 +102,14 @@ void Label(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, 
   } else {
     c->set_latency_change(change < 0 ? v1::Comparison::faster : v1::Comparison::slower);
   }
-  c->set_latency_change_reason(absl::StrCat(
-      "median change ", FormatSignedMetric(change, "s"), " vs larger IQR ", FormatSeconds(spread), ": ",
-      std::fabs(change) <= spread ? "no larger than the spread" : "larger than the spread"));
+  c->set_latency_change_reason(
+      absl::StrCat("median change ", FormatSignedMetric(change, "s"), " vs larger IQR ", FormatSeconds(spread), ": ",
+                   std::fabs(change) <= spread ? "no larger than the spread" : "larger than the spread"));
 
   v1::LatencyEvidence* e = c->mutable_evidence();
   if (b.median_s() > 0) e->set_relative_change(change / b.median_s());
-  const MannWhitneyResult mw = MannWhitneyU(PerCallTimes(before.timing().blocks()), PerCallTimes(after.timing().blocks()));
+  const MannWhitneyResult mw =
+      MannWhitneyU(PerCallTimes(before.timing().blocks()), PerCallTimes(after.timing().blocks()));
   if (mw.p_value) e->set_mann_whitney_p(*mw.p_value);
   e->set_mann_whitney_note(mw.note);
   SetPairedEvidence(before, after, e->mutable_paired());
@@ -137,13 +139,15 @@ v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::Bench
   }
   for (const v1::Mismatch& m : c.compatibility().mismatches())
     if (m.before() == m.after())
-      c.add_notes(m.field() + " is " + m.before() + " on both runs: the same hardware cannot be established, so the "
+      c.add_notes(m.field() + " is " + m.before() +
+                  " on both runs: the same hardware cannot be established, so the "
                   "runs are not comparable; run where it can be read");
   c.add_notes(kSpreadNote);
   if (check.status() == v1::OutputCheck::not_provided)
     c.add_notes("No output check was run: the speed label says nothing about correctness.");
-  c.add_notes("Matching a few tensors is not a task-level accuracy guarantee; check representative outputs "
-              "and task accuracy yourself.");
+  c.add_notes(
+      "Matching a few tensors is not a task-level accuracy guarantee; check representative outputs "
+      "and task accuracy yourself.");
   return c;
 }
 

@@ -36,5 +36,4 @@ v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::Bench
 v1::Comparison CompareBenchmarks(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after,
                                  const CheckFn& check = {});
 
-
 }  // namespace torchscan

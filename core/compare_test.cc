@@ -125,8 +125,8 @@ TEST(CompareBenchmarks, CheckReturningFalseFailsAndWithholdsEveryNumber) {
 }
 
 TEST(CompareBenchmarks, AssertionErrorFailsWithItsMessage) {
-  const v1::Comparison c =
-      CompareBenchmarks(Report(kSlow), Report(kFast), []() -> std::optional<bool> { throw AssertionError("max diff 0.5"); });
+  const v1::Comparison c = CompareBenchmarks(Report(kSlow), Report(kFast),
+                                             []() -> std::optional<bool> { throw AssertionError("max diff 0.5"); });
   EXPECT_EQ(c.output_check().status(), v1::OutputCheck::failed);
   EXPECT_EQ(c.output_check().message(), "max diff 0.5");
   EXPECT_EQ(c.latency_change(), v1::Comparison::unavailable);
@@ -155,14 +155,19 @@ TEST(CompareBenchmarks, EachIncompatibilityIsNamedAndWithholdsNumbers) {
   const std::vector<Case> cases = {
       {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_cpu_model("Other CPU"); }, "environment.cpu_model"},
       {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_logical_cores(64); }, "environment.logical_cores"},
-      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_libtorch_version("2.1.0"); }, "environment.libtorch_version"},
+      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_libtorch_version("2.1.0"); },
+       "environment.libtorch_version"},
       {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_compiler("clang 14"); }, "environment.compiler"},
-      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_torchscan_version("0.2.0"); }, "environment.torchscan_version"},
+      {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_torchscan_version("0.2.0"); },
+       "environment.torchscan_version"},
       {[](v1::BenchmarkReport& r) { r.mutable_environment()->set_cuda_runtime("12.1"); }, "environment.cuda_runtime"},
       {[](v1::BenchmarkReport& r) { r.mutable_settings()->set_device("cuda:0"); }, "settings.device"},
-      {[](v1::BenchmarkReport& r) { (*r.mutable_input_metadata()->mutable_fields())["seed"] = "1"; }, "input_metadata.fields.seed"},
-      {[](v1::BenchmarkReport& r) { (*r.mutable_input_metadata()->mutable_fields())["dataset_revision"] = "b"; }, "input_metadata.fields.dataset_revision"},
-      {[](v1::BenchmarkReport& r) { r.mutable_input_metadata()->mutable_tensors(0)->set_dtype("float16"); }, "input_metadata.tensors"},
+      {[](v1::BenchmarkReport& r) { (*r.mutable_input_metadata()->mutable_fields())["seed"] = "1"; },
+       "input_metadata.fields.seed"},
+      {[](v1::BenchmarkReport& r) { (*r.mutable_input_metadata()->mutable_fields())["dataset_revision"] = "b"; },
+       "input_metadata.fields.dataset_revision"},
+      {[](v1::BenchmarkReport& r) { r.mutable_input_metadata()->mutable_tensors(0)->set_dtype("float16"); },
+       "input_metadata.tensors"},
       {[](v1::BenchmarkReport& r) { r.set_work_units(64); }, "work_units"},
       {[](v1::BenchmarkReport& r) { r.set_work_unit("tokens"); }, "work_unit"},
   };
@@ -195,15 +200,18 @@ TEST(CompareBenchmarks, UnknownHardwareOnBothSidesIsNotAMatch) {
   EXPECT_EQ(c.compatibility().mismatches(1).field(), "environment.device_name");
   EXPECT_EQ(c.latency_change(), v1::Comparison::unavailable);
   bool said = false;
-  for (const std::string& n : c.notes()) said = said || n.find("the same hardware cannot be established") != std::string::npos;
+  for (const std::string& n : c.notes())
+    said = said || n.find("the same hardware cannot be established") != std::string::npos;
   EXPECT_TRUE(said);
 }
 
 // Two model files (or a built-in and a module) are the change under test: listed, never blocking.
 TEST(CompareBenchmarks, ModelRevisionAndOtherCandidateChangesAreListedNotBlocking) {
   v1::BenchmarkReport before = Report(kSlow), after = Report(kFast);
-  (*before.mutable_workload())["model_revision"] = "sha256:0000000000000000000000000000000000000000000000000000000000000001";
-  (*after.mutable_workload())["model_revision"] = "sha256:0000000000000000000000000000000000000000000000000000000000000002";
+  (*before.mutable_workload())["model_revision"] =
+      "sha256:0000000000000000000000000000000000000000000000000000000000000001";
+  (*after.mutable_workload())["model_revision"] =
+      "sha256:0000000000000000000000000000000000000000000000000000000000000002";
   (*before.mutable_workload())["method"] = "forward";
   (*after.mutable_workload())["method"] = "forward_fused";
   (*after.mutable_workload())["optimize_for_inference"] = "true";
@@ -279,11 +287,13 @@ TEST(CompareBenchmarks, OnlyCompleteMatchingMetricsGetDeltas) {
   EXPECT_TRUE(rss.known());
   EXPECT_DOUBLE_EQ(rss.delta(), 50);
   EXPECT_DOUBLE_EQ(rss.ratio(), 1.5);
-  const std::vector<std::pair<std::string, std::string>> unknown = {
-      {"flops", "incomplete in the before report"}, {"tensor_peak", "methods differ"},
-      {"scoped", "scopes differ"},                    {"units", "units differ"},
-      {"only_before", "missing in the after report"}, {"only_after", "missing in the before report"},
-      {"crashed", "unknown in the before report"}};
+  const std::vector<std::pair<std::string, std::string>> unknown = {{"flops", "incomplete in the before report"},
+                                                                    {"tensor_peak", "methods differ"},
+                                                                    {"scoped", "scopes differ"},
+                                                                    {"units", "units differ"},
+                                                                    {"only_before", "missing in the after report"},
+                                                                    {"only_after", "missing in the before report"},
+                                                                    {"crashed", "unknown in the before report"}};
   for (const auto& [name, reason] : unknown) {
     const v1::MetricDelta& d = DeltaNamed(c, name);
     EXPECT_FALSE(d.known()) << name;
@@ -322,8 +332,9 @@ v1::BenchmarkReport WithRounds(v1::BenchmarkReport r, const std::vector<double>&
 TEST(CompareBenchmarks, PairedClaimSitsBesideTheLabelAndNeverChangesIt) {
   // Identical pooled blocks (within_variability), but every round of the candidate is 10 %
   // slower than its partner: the paired claim says slower, the label stays the guide's.
-  const v1::Comparison c = CompareBenchmarks(WithRounds(Report(kSlow), {10, 12, 11, 13, 10}),
-                                             WithRounds(Report(kSlow), {11, 13.2, 12.1, 14.3, 11}), [] { return true; });
+  const v1::Comparison c =
+      CompareBenchmarks(WithRounds(Report(kSlow), {10, 12, 11, 13, 10}),
+                        WithRounds(Report(kSlow), {11, 13.2, 12.1, 14.3, 11}), [] { return true; });
   EXPECT_EQ(c.latency_change(), v1::Comparison::within_variability);
   const v1::PairedEvidence& p = c.evidence().paired();
   ASSERT_EQ(p.round_ratios_size(), 5);
@@ -366,8 +377,9 @@ TEST(CompareBenchmarks, RoundsOfRunsNotInterleavedInOneJobAreNeverPaired) {
       "the runs' rounds were not interleaved in one job (their interleave_id differs or is missing): rounds cannot be "
       "paired";
   for (const auto& [before_id, after_id] : {std::pair{"job-1", "job-2"}, std::pair{"", ""}, std::pair{"job-1", ""}}) {
-    const v1::Comparison c = CompareBenchmarks(WithRounds(Report(kSlow), {2, 2, 2, 2, 2}, before_id),
-                                               WithRounds(Report(kFast), {1, 1, 1, 1, 1}, after_id), [] { return true; });
+    const v1::Comparison c =
+        CompareBenchmarks(WithRounds(Report(kSlow), {2, 2, 2, 2, 2}, before_id),
+                          WithRounds(Report(kFast), {1, 1, 1, 1, 1}, after_id), [] { return true; });
     const v1::PairedEvidence& p = c.evidence().paired();
     EXPECT_EQ(p.note(), expected) << before_id << " / " << after_id;
     EXPECT_EQ(p.round_ratios_size(), 0);

@@ -13,18 +13,17 @@ namespace {
 
 const std::vector<std::string>& BlockingEnvironmentFields() {
   static const std::vector<std::string> fields = {
-      "environment.cpu_model",      "environment.logical_cores",  "environment.physical_cores",
-      "environment.memory_bytes",   "environment.device_name",    "environment.libtorch_version",
-      "environment.libtorch_cuda",  "environment.compiler",       "environment.torchscan_version",
+      "environment.cpu_model",     "environment.logical_cores", "environment.physical_cores",
+      "environment.memory_bytes",  "environment.device_name",   "environment.libtorch_version",
+      "environment.libtorch_cuda", "environment.compiler",      "environment.torchscan_version",
       "environment.cuda_runtime",
   };
   return fields;
 }
 
 const std::vector<std::string>& VolatileEnvironmentFields() {
-  static const std::vector<std::string> fields = {
-      "environment.load_average_1m", "environment.load_average_5m", "environment.load_average_15m",
-      "environment.captured_at"};
+  static const std::vector<std::string> fields = {"environment.load_average_1m", "environment.load_average_5m",
+                                                  "environment.load_average_15m", "environment.captured_at"};
   return fields;
 }
 
@@ -56,10 +55,9 @@ v1::Compatibility CheckCompatibility(const v1::BenchmarkReport& before, const v1
   v1::Compatibility c;
   for (const FieldDifference& d : EnvironmentDifferences(before, after))
     if (IsBlockingEnvironmentField(d.field)) AddMismatch(d.field, d.before, d.after, &c);
-  for (const auto& [field, b, a] : {std::tuple{"environment.cpu_model", before.environment().cpu_model(),
-                                               after.environment().cpu_model()},
-                                    std::tuple{"environment.device_name", before.environment().device_name(),
-                                               after.environment().device_name()}})
+  for (const auto& [field, b, a] :
+       {std::tuple{"environment.cpu_model", before.environment().cpu_model(), after.environment().cpu_model()},
+        std::tuple{"environment.device_name", before.environment().device_name(), after.environment().device_name()}})
     if (Unknown(b) && Unknown(a)) AddMismatch(std::string(field), std::string("unknown"), std::string("unknown"), &c);
   if (before.settings().device() != after.settings().device())
     AddMismatch("settings.device", before.settings().device(), after.settings().device(), &c);

@@ -60,8 +60,8 @@ absl::StatusOr<int64_t> ParseSelfStatCpuTicks(std::string_view self_stat) {
   std::vector<absl::string_view> f = absl::StrSplit(A(self_stat.substr(close + 1)), ' ', absl::SkipEmpty());
   constexpr size_t kUtime = 14 - 3, kStime = 15 - 3;
   int64_t utime = 0, stime = 0;
-  if (f.size() <= kStime || !absl::SimpleAtoi(f[kUtime], &utime) || !absl::SimpleAtoi(f[kStime], &stime) ||
-      utime < 0 || stime < 0)
+  if (f.size() <= kStime || !absl::SimpleAtoi(f[kUtime], &utime) || !absl::SimpleAtoi(f[kStime], &stime) || utime < 0 ||
+      stime < 0)
     return absl::InvalidArgumentError("/proc/self/stat: utime and stime (fields 14 and 15) missing or not counters");
   return utime + stime;
 }
@@ -70,7 +70,8 @@ absl::StatusOr<double> ParseLoadavg1m(std::string_view loadavg) {
   std::vector<absl::string_view> f = absl::StrSplit(A(loadavg), ' ', absl::SkipEmpty());
   double v = 0;
   if (f.empty() || !absl::SimpleAtod(f[0], &v) || !std::isfinite(v) || v < 0)
-    return absl::InvalidArgumentError(absl::StrCat("/proc/loadavg: \"", A(loadavg), "\" does not start with a load figure"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("/proc/loadavg: \"", A(loadavg), "\" does not start with a load figure"));
   return v;
 }
 

@@ -15,9 +15,9 @@ constexpr char kStatStart[] =
     "ctxt 999\n";
 constexpr char kStatEnd[] =
     "cpu  900 0 200 9100 0 0 0 0 0 0\n"
-    "cpu0 150 10 60 4050 7 3 2 150 0 0\n"   // +60 busy (steal and idle not busy)
-    "cpu1 280 0 30 4020 0 0 0 0 0 0\n"      // +80 busy
-    "cpu2 900 0 0 1000 0 0 0 0 0 0\n"       // +400, outside the set below
+    "cpu0 150 10 60 4050 7 3 2 150 0 0\n"  // +60 busy (steal and idle not busy)
+    "cpu1 280 0 30 4020 0 0 0 0 0 0\n"     // +80 busy
+    "cpu2 900 0 0 1000 0 0 0 0 0 0\n"      // +400, outside the set below
     "intr 12345 0 0\n";
 
 CpuLoadSample Sample(const char* stat, int64_t self, double load, double t) {
@@ -85,8 +85,7 @@ TEST(LoadBetween, ClampsTickSkewButKeepsTheRawSeconds) {
   EXPECT_DOUBLE_EQ(low->other_cpu_s(), -0.1);
   EXPECT_EQ(low->other_cpu_share(), 0);
   // CPU 2 alone gained 400 ticks in 1 s: more than the whole, clamped to 1.
-  absl::StatusOr<v1::TimingLoad> high =
-      LoadBetween(Sample(kStatStart, 0, 0, 0), Sample(kStatEnd, 0, 0, 1), {2}, 100);
+  absl::StatusOr<v1::TimingLoad> high = LoadBetween(Sample(kStatStart, 0, 0, 0), Sample(kStatEnd, 0, 0, 1), {2}, 100);
   ASSERT_TRUE(high.ok());
   EXPECT_EQ(high->other_cpu_share(), 1);
 }

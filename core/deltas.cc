@@ -85,8 +85,8 @@ google::protobuf::RepeatedPtrField<v1::MetricResult> ComparableMetrics(const v1:
   *out.Add() = TimingMetric(r, "latency_median", s.median_s(), "s", std::string(kTimingMethod) + ", median");
   *out.Add() = TimingMetric(r, "latency_iqr", s.iqr_s(), "s", std::string(kTimingMethod) + ", q3 - q1");
   *out.Add() = TimingMetric(r, "latency_mean", s.mean_s(), "s", std::string(kTimingMethod) + ", mean");
-  *out.Add() = TimingMetric(r, "throughput", r.timing().throughput(), r.work_unit() + "/s",
-                            "work_units / latency_median");
+  *out.Add() =
+      TimingMetric(r, "throughput", r.timing().throughput(), r.work_unit() + "/s", "work_units / latency_median");
   for (const v1::MetricResult& m : r.totals()) *out.Add() = m;
   if (r.has_profile() && r.profile().has_flops_per_call()) *out.Add() = r.profile().flops_per_call();
   return out;

@@ -69,9 +69,7 @@ std::string ToLower(std::string_view text) {
   return lower;
 }
 
-std::string OrUnknown(std::string_view value) {
-  return value.empty() ? std::string(kUnknown) : std::string(value);
-}
+std::string OrUnknown(std::string_view value) { return value.empty() ? std::string(kUnknown) : std::string(value); }
 
 // ---------------------------------------------------------------- /proc/cpuinfo
 
@@ -187,11 +185,9 @@ std::string KernelDescription() {
 std::optional<int> SysfsPhysicalCores() {
   std::vector<std::pair<int, int>> ids;
   std::error_code error;
-  for (const auto& entry :
-       std::filesystem::directory_iterator("/sys/devices/system/cpu", error)) {
+  for (const auto& entry : std::filesystem::directory_iterator("/sys/devices/system/cpu", error)) {
     const std::string name = entry.path().filename().string();
-    if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 ||
-        !ParseInteger<int>(std::string_view(name).substr(3))) {
+    if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 || !ParseInteger<int>(std::string_view(name).substr(3))) {
       continue;
     }
     const std::string topology = entry.path().string() + "/topology/";
@@ -292,9 +288,7 @@ std::optional<int64_t> ParseMemTotal(std::string_view meminfo) {
   return bytes;
 }
 
-std::string ParseSysfsWord(const std::optional<std::string>& text) {
-  return OrUnknown(Trim(text.value_or("")));
-}
+std::string ParseSysfsWord(const std::optional<std::string>& text) { return OrUnknown(Trim(text.value_or(""))); }
 
 std::string ParseTurbo(const std::optional<std::string>& intel_no_turbo,
                        const std::optional<std::string>& cpufreq_boost) {
@@ -308,8 +302,7 @@ std::string ParseTurbo(const std::optional<std::string>& intel_no_turbo,
 }
 
 std::string FormatCpuList(std::vector<int> cpus) {
-  cpus.erase(std::remove_if(cpus.begin(), cpus.end(), [](int cpu) { return cpu < 0; }),
-             cpus.end());
+  cpus.erase(std::remove_if(cpus.begin(), cpus.end(), [](int cpu) { return cpu < 0; }), cpus.end());
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
   if (cpus.empty()) return kUnknown;
@@ -324,7 +317,6 @@ std::string FormatCpuList(std::vector<int> cpus) {
   }
   return list;
 }
-
 
 std::string FindBlasLibrary(std::string_view proc_maps) {
   std::optional<std::string> first, preferred;
@@ -377,8 +369,7 @@ v1::Environment CaptureEnvironment() {
   if (const auto bytes = ParseMemTotal(MachineFile("/proc/meminfo").value_or(""))) {
     env.set_memory_bytes(*bytes);
   }
-  env.set_cpu_governor(
-      ParseSysfsWord(MachineFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")));
+  env.set_cpu_governor(ParseSysfsWord(MachineFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")));
   env.set_turbo(ParseTurbo(MachineFile("/sys/devices/system/cpu/intel_pstate/no_turbo"),
                            MachineFile("/sys/devices/system/cpu/cpufreq/boost")));
   FillLoadAverages(&env);

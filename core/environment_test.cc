@@ -48,24 +48,20 @@ TEST(ParseCpuInfo, Arm64HasNoModelAndNoCoreIds) {
 }
 
 TEST(ParseCpuInfo, OtherArchitectureModelKeys) {
-  EXPECT_EQ(ParseCpuInfo("processor\t: 0\ncpu\t\t: POWER9, altivec supported\n").model,
-            "POWER9, altivec supported");
+  EXPECT_EQ(ParseCpuInfo("processor\t: 0\ncpu\t\t: POWER9, altivec supported\n").model, "POWER9, altivec supported");
   EXPECT_EQ(ParseCpuInfo("Processor\t: ARMv7 Processor rev 4 (v7l)\nprocessor\t: 0\n").model,
             "ARMv7 Processor rev 4 (v7l)");
   // "cpu MHz", "cpu family" and "cpu cores" are not the "cpu" key.
   EXPECT_EQ(ParseCpuInfo("processor\t: 0\ncpu family\t: 6\ncpu MHz\t\t: 2000\n").model, "unknown");
   // "model name" wins over the other keys wherever it appears.
-  EXPECT_EQ(ParseCpuInfo("processor : 0\ncpu : generic\nmodel name : Specific\n").model,
-            "Specific");
+  EXPECT_EQ(ParseCpuInfo("processor : 0\ncpu : generic\nmodel name : Specific\n").model, "Specific");
 }
 
 TEST(ParseCpuInfo, PhysicalCoresUnknownWhenAnyProcessorLacksIds) {
-  const CpuInfo info = ParseCpuInfo(
-      "processor : 0\nphysical id : 0\ncore id : 0\n\nprocessor : 1\nphysical id : 0\n");
+  const CpuInfo info = ParseCpuInfo("processor : 0\nphysical id : 0\ncore id : 0\n\nprocessor : 1\nphysical id : 0\n");
   EXPECT_EQ(info.logical_cores, 2);
   EXPECT_FALSE(info.physical_cores.has_value());
-  EXPECT_FALSE(
-      ParseCpuInfo("processor : 0\nphysical id : x\ncore id : 0\n").physical_cores.has_value());
+  EXPECT_FALSE(ParseCpuInfo("processor : 0\nphysical id : x\ncore id : 0\n").physical_cores.has_value());
 }
 
 TEST(CountPhysicalCores, DistinctPairs) {
@@ -93,16 +89,14 @@ TEST(ParseOsRelease, MissingEmptyOrMalformedIsUnknown) {
 }
 
 TEST(ParseMemTotal, KibibytesToBytes) {
-  EXPECT_EQ(ParseMemTotal("MemTotal:       24684092 kB\nMemFree:        21769812 kB\n"),
-            int64_t{24684092} * 1024);
+  EXPECT_EQ(ParseMemTotal("MemTotal:       24684092 kB\nMemFree:        21769812 kB\n"), int64_t{24684092} * 1024);
   EXPECT_EQ(ParseMemTotal("MemFree: 1 kB\nMemTotal: 0 kB"), 0);
 }
 
 TEST(ParseMemTotal, MissingOrMalformedIsUnset) {
   for (std::string_view text :
-       {"", "MemFree: 1 kB\n", "MemTotal:\n", "MemTotal: abc kB\n", "MemTotal: -5 kB\n",
-        "MemTotal: 12 MB\n", "MemTotal: 12\n", "MemTotal: 12 kB extra\n",
-        "MemTotal: 9223372036854775807 kB\n"}) {
+       {"", "MemFree: 1 kB\n", "MemTotal:\n", "MemTotal: abc kB\n", "MemTotal: -5 kB\n", "MemTotal: 12 MB\n",
+        "MemTotal: 12\n", "MemTotal: 12 kB extra\n", "MemTotal: 9223372036854775807 kB\n"}) {
     EXPECT_FALSE(ParseMemTotal(text).has_value()) << text;
   }
 }
@@ -143,7 +137,6 @@ TEST(FormatCpuList, EmptyOrNegativeOnlyIsUnknown) {
   EXPECT_EQ(FormatCpuList({-1, 2}), "2");
 }
 
-
 TEST(FindBlasLibrary, PrefersTheLibblasInterface) {
   constexpr std::string_view kMaps =
       "55d0c0a00000-55d0c0a01000 r--p 00000000 08:01 100 /usr/bin/test\n"
@@ -173,8 +166,7 @@ TEST(FindBlasLibrary, NoneIsUnknown) {
 }
 
 TEST(BuildFacts, CompilerAndBuildType) {
-  EXPECT_TRUE(CompilerDescription().rfind("gcc ", 0) == 0 ||
-              CompilerDescription().rfind("clang ", 0) == 0)
+  EXPECT_TRUE(CompilerDescription().rfind("gcc ", 0) == 0 || CompilerDescription().rfind("clang ", 0) == 0)
       << CompilerDescription();
 #ifdef NDEBUG
   EXPECT_EQ(BuildType(), "optimized");
@@ -188,9 +180,8 @@ TEST(BuildFacts, CompilerAndBuildType) {
 TEST(CaptureEnvironment, FillsEveryOwnedField) {
   const v1::Environment env = CaptureEnvironment();
   for (const std::string* field :
-       {&env.hostname(), &env.os(), &env.kernel(), &env.cpu_model(), &env.cpu_governor(),
-        &env.turbo(), &env.compiler(), &env.build_type(), &env.torchscan_version(),
-        &env.captured_at(), &env.cpu_affinity()}) {
+       {&env.hostname(), &env.os(), &env.kernel(), &env.cpu_model(), &env.cpu_governor(), &env.turbo(), &env.compiler(),
+        &env.build_type(), &env.torchscan_version(), &env.captured_at(), &env.cpu_affinity()}) {
     EXPECT_FALSE(field->empty());
   }
   EXPECT_TRUE(env.turbo() == "enabled" || env.turbo() == "disabled" || env.turbo() == "unknown");
@@ -211,11 +202,9 @@ TEST(CaptureEnvironment, FillsEveryOwnedField) {
   EXPECT_GT(env.memory_bytes(), 0);
   EXPECT_TRUE(env.has_load_average_1m());
   EXPECT_EQ(env.torchscan_version(), kTorchScanVersion);
-  EXPECT_TRUE(std::regex_match(env.captured_at(),
-                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")))
+  EXPECT_TRUE(std::regex_match(env.captured_at(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")))
       << env.captured_at();
-  EXPECT_TRUE(std::regex_match(env.cpu_affinity(), std::regex(R"(\d+(-\d+)?(,\d+(-\d+)?)*)")))
-      << env.cpu_affinity();
+  EXPECT_TRUE(std::regex_match(env.cpu_affinity(), std::regex(R"(\d+(-\d+)?(,\d+(-\d+)?)*)"))) << env.cpu_affinity();
   EXPECT_TRUE(env.libtorch_version().empty());  // owned by experiment/torch_environment.h
 }
 

@@ -21,21 +21,25 @@ absl::Status FieldError(const char* field, const std::string& fix) {
 
 absl::Status ValidateLatencyOptions(const LatencyOptions& o) {
   if (!(o.min_run_time_s > 0) || !std::isfinite(o.min_run_time_s))
-    return FieldError("min_run_time_s", absl::StrFormat("must be a positive number of seconds, got %g", o.min_run_time_s));
-  if (o.min_blocks < 1)
-    return FieldError("min_blocks", absl::StrFormat("must be at least 1, got %d", o.min_blocks));
+    return FieldError("min_run_time_s",
+                      absl::StrFormat("must be a positive number of seconds, got %g", o.min_run_time_s));
+  if (o.min_blocks < 1) return FieldError("min_blocks", absl::StrFormat("must be at least 1, got %d", o.min_blocks));
   if (!(o.max_run_time_s >= 0) || !std::isfinite(o.max_run_time_s))
-    return FieldError("max_run_time_s", absl::StrFormat("must be 0 (no limit) or a positive number of seconds, got %g", o.max_run_time_s));
+    return FieldError("max_run_time_s", absl::StrFormat("must be 0 (no limit) or a positive number of seconds, got %g",
+                                                        o.max_run_time_s));
   if (o.max_run_time_s > 0 && o.max_run_time_s < o.min_run_time_s)
-    return FieldError("max_run_time_s", absl::StrFormat("must be 0 or at least min_run_time_s (%g), got %g", o.min_run_time_s, o.max_run_time_s));
+    return FieldError("max_run_time_s", absl::StrFormat("must be 0 or at least min_run_time_s (%g), got %g",
+                                                        o.min_run_time_s, o.max_run_time_s));
   if (!(o.warmup_time_s >= 0) || !std::isfinite(o.warmup_time_s))
-    return FieldError("warmup_time_s", absl::StrFormat("must be 0 or a positive number of seconds, got %g", o.warmup_time_s));
+    return FieldError("warmup_time_s",
+                      absl::StrFormat("must be 0 or a positive number of seconds, got %g", o.warmup_time_s));
   if (o.fixed_calls_per_block < 0 || o.fixed_calls_per_block > kMaxCallsPerBlock)
-    return FieldError("fixed_calls_per_block", absl::StrFormat("must be 0 (automatic) or 1..%d, got %d", kMaxCallsPerBlock, o.fixed_calls_per_block));
+    return FieldError("fixed_calls_per_block", absl::StrFormat("must be 0 (automatic) or 1..%d, got %d",
+                                                               kMaxCallsPerBlock, o.fixed_calls_per_block));
   if (!(o.work_units > 0) || !std::isfinite(o.work_units))
-    return FieldError("work_units", absl::StrFormat("must be a positive number of units per call, got %g", o.work_units));
-  if (o.work_unit.empty())
-    return FieldError("work_unit", "must name the unit of work, e.g. \"samples\"");
+    return FieldError("work_units",
+                      absl::StrFormat("must be a positive number of units per call, got %g", o.work_units));
+  if (o.work_unit.empty()) return FieldError("work_unit", "must name the unit of work, e.g. \"samples\"");
   return absl::OkStatus();
 }
 
@@ -51,8 +55,7 @@ v1::TimingSettings ToTimingSettings(const LatencyOptions& o, const Clock& clock)
   return s;
 }
 
-LatencyRunner::LatencyRunner(std::function<void()> call, LatencyOptions options, Clock* clock,
-                             LatencyHooks hooks)
+LatencyRunner::LatencyRunner(std::function<void()> call, LatencyOptions options, Clock* clock, LatencyHooks hooks)
     : call_(std::move(call)), options_(std::move(options)), clock_(clock), hooks_(std::move(hooks)) {}
 
 double LatencyRunner::TimeCalls(int64_t calls) {
@@ -127,10 +130,10 @@ v1::Timing LatencyRunner::Finish(google::protobuf::RepeatedPtrField<v1::Warning>
   if (timing.summary().iqr_s() > kHighIqrFraction * median) {
     v1::Warning* w = warnings->Add();
     w->set_code("high_iqr");
-    w->set_message(absl::StrFormat(
-        "IQR is %.1f%% of the median (above %.0f%%): the machine was noisy; close other work, pin "
-        "threads or raise --min-run-time (min_run_time_s in a job file)",
-        median > 0 ? 100 * timing.summary().iqr_s() / median : 0.0, 100 * kHighIqrFraction));
+    w->set_message(
+        absl::StrFormat("IQR is %.1f%% of the median (above %.0f%%): the machine was noisy; close other work, pin "
+                        "threads or raise --min-run-time (min_run_time_s in a job file)",
+                        median > 0 ? 100 * timing.summary().iqr_s() / median : 0.0, 100 * kHighIqrFraction));
   }
   if (static_cast<int>(blocks_.size()) < options_.min_blocks) {
     v1::Warning* w = warnings->Add();
@@ -169,9 +172,8 @@ v1::TimingSummary SummarizeBlocks(const google::protobuf::RepeatedPtrField<v1::T
   return out;
 }
 
-absl::StatusOr<v1::BenchmarkReport> MeasureLatency(const std::function<void()>& call,
-                                                   const LatencyOptions& options, Clock* clock,
-                                                   const LatencyHooks& hooks) {
+absl::StatusOr<v1::BenchmarkReport> MeasureLatency(const std::function<void()>& call, const LatencyOptions& options,
+                                                   Clock* clock, const LatencyHooks& hooks) {
   if (absl::Status s = ValidateLatencyOptions(options); !s.ok()) return s;
   LatencyRunner runner(call, options, clock, hooks);
   runner.WarmUp();

@@ -61,8 +61,7 @@ struct LatencyHooks {
 class LatencyRunner {
  public:
   // `call` and `clock` must outlive the runner; options must be valid.
-  LatencyRunner(std::function<void()> call, LatencyOptions options, Clock* clock,
-                LatencyHooks hooks = {});
+  LatencyRunner(std::function<void()> call, LatencyOptions options, Clock* clock, LatencyHooks hooks = {});
 
   void WarmUp();
   int64_t SizeBlock();
@@ -103,10 +102,8 @@ class LatencyRunner {
 // Validates options, runs every phase and returns a report holding settings.timing,
 // timing, work_units, work_unit and warnings (the caller adds environment, threads,
 // inputs). Exceptions thrown by `call` propagate unchanged.
-absl::StatusOr<v1::BenchmarkReport> MeasureLatency(const std::function<void()>& call,
-                                                   const LatencyOptions& options,
-                                                   Clock* clock = SteadyClock(),
-                                                   const LatencyHooks& hooks = {});
+absl::StatusOr<v1::BenchmarkReport> MeasureLatency(const std::function<void()>& call, const LatencyOptions& options,
+                                                   Clock* clock = SteadyClock(), const LatencyHooks& hooks = {});
 
 // Statistics of per-call times over `blocks`, stated in the header of statistics.h.
 // Empty blocks give an all-zero summary with block_count 0.

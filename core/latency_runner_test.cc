@@ -30,7 +30,12 @@ TEST(LatencyRunner, WarmUpRunsForWarmupTime) {
   int calls = 0;
   LatencyOptions o = Options();
   o.warmup_time_s = 10 * kMs;
-  LatencyRunner runner([&] { ++calls; clock.Advance(kMs); }, o, &clock);
+  LatencyRunner runner(
+      [&] {
+        ++calls;
+        clock.Advance(kMs);
+      },
+      o, &clock);
   runner.WarmUp();
   EXPECT_EQ(calls, 10);
 }
@@ -111,8 +116,7 @@ TEST(LatencyRunner, NoisyCallsWarnAboutHighIqr) {
   LatencyOptions o = Options();
   o.fixed_calls_per_block = 1;
   int i = 0;
-  absl::StatusOr<v1::BenchmarkReport> r =
-      MeasureLatency([&] { clock.Advance((i++ % 2 ? 1 : 3) * kMs); }, o, &clock);
+  absl::StatusOr<v1::BenchmarkReport> r = MeasureLatency([&] { clock.Advance((i++ % 2 ? 1 : 3) * kMs); }, o, &clock);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_FALSE(r->warnings().empty());
   EXPECT_EQ(r->warnings(0).code(), "high_iqr");

@@ -67,8 +67,8 @@ void DiffStringMaps(const std::map<std::string, std::string>& a, const std::map<
     if (values.first != values.second) out->push_back({path + "." + k, values.first, values.second});
 }
 
-void DiffMessages(const Message& a, const Message& b, const std::string& prefix,
-                  const std::vector<std::string>& skip, std::vector<FieldDifference>* out) {
+void DiffMessages(const Message& a, const Message& b, const std::string& prefix, const std::vector<std::string>& skip,
+                  std::vector<FieldDifference>* out) {
   const auto* descriptor = a.GetDescriptor();
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const FieldDescriptor* f = descriptor->field(i);

@@ -20,9 +20,8 @@ struct FieldDifference {
 // Singular messages recurse; map<string, string> fields compare key by key
 // ("<field>.<key>"); other repeated fields compare as a whole. Fields named in `skip`
 // (their full dotted path) are ignored. Unset optional scalars are "(absent)".
-void DiffMessages(const google::protobuf::Message& a, const google::protobuf::Message& b,
-                  const std::string& prefix, const std::vector<std::string>& skip,
-                  std::vector<FieldDifference>* out);
+void DiffMessages(const google::protobuf::Message& a, const google::protobuf::Message& b, const std::string& prefix,
+                  const std::vector<std::string>& skip, std::vector<FieldDifference>* out);
 
 // Appends "<path>.<key>" for each key whose value differs or that only one map has.
 void DiffStringMaps(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b,

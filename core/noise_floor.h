@@ -71,8 +71,8 @@ NoiseFloorSettings SettingsOfComparison(const v1::Comparison& comparison);
 // 0.2 (this run 0.05), rounds ..."); several reasons are joined with "; ". A measured_at or
 // `now` that cannot be read makes it stale ("its age is unknown"). age_s is never negative
 // (a clock stepped back counts as age 0).
-v1::NoiseFloor AttachNoiseFloor(const v1::NoiseFloor& floor, const NoiseFloorSettings& settings,
-                                const std::string& now, double max_age_s);
+v1::NoiseFloor AttachNoiseFloor(const v1::NoiseFloor& floor, const NoiseFloorSettings& settings, const std::string& now,
+                                double max_age_s);
 
 // Only its age and the age limit (for `info`, which has no result's settings).
 v1::NoiseFloor AgedNoiseFloor(const v1::NoiseFloor& floor, const std::string& now, double max_age_s);

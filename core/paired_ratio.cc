@@ -42,9 +42,7 @@ const std::vector<double>& CachedSignedRankCdf(int n) {
   return it->second;
 }
 
-std::string PercentText(double confidence) {
-  return absl::StrCat(std::round(confidence * 1000) / 10, "%");
-}
+std::string PercentText(double confidence) { return absl::StrCat(std::round(confidence * 1000) / 10, "%"); }
 
 }  // namespace
 

@@ -50,7 +50,7 @@ struct PairedRatioResult {
   std::optional<double> resolvable_change;    // (ci_high - ci_low) / 2, a relative change
   // faster: ci_high < 1 / (1 + min_claimed_change); slower: ci_low > 1 + min_claimed_change
   PairedClaim claim = PairedClaim::kNoClaim;
-  std::string note;                           // why there is no interval or claim; "" otherwise
+  std::string note;  // why there is no interval or claim; "" otherwise
 };
 
 // Rounds up to which the signed-rank law is computed exactly (kMaxRounds is 100).
@@ -78,8 +78,7 @@ double SignedRankIntervalCoverage(int n, int k);
 //  - `confidence` outside (0, 1): nothing computed.
 //  - `min_claimed_change` below 0: treated as 0.
 PairedRatioResult PairedRatios(const std::vector<double>& baseline_medians,
-                               const std::vector<double>& candidate_medians,
-                               double confidence = kPairedConfidence,
+                               const std::vector<double>& candidate_medians, double confidence = kPairedConfidence,
                                double min_claimed_change = kPairedMinClaimedChange);
 
 const char* PairedClaimName(PairedClaim claim);  // "faster", "slower", "no_claim"

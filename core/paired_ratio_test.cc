@@ -67,9 +67,9 @@ TEST(SignedRankCdf, BeyondTheExactRangeIsTheNormalApproximationWhichTracksTheExa
 }
 
 TEST(SignedRankIntervalCoverage, MatchesTheTablesByHand) {
-  EXPECT_DOUBLE_EQ(SignedRankIntervalCoverage(4, 1), 1 - 2.0 / 16);        // 0.875
-  EXPECT_DOUBLE_EQ(SignedRankIntervalCoverage(5, 1), 1 - 2.0 / 32);        // 0.9375
-  EXPECT_DOUBLE_EQ(SignedRankIntervalCoverage(5, 2), 1 - 2.0 * 2 / 32);    // 0.875
+  EXPECT_DOUBLE_EQ(SignedRankIntervalCoverage(4, 1), 1 - 2.0 / 16);      // 0.875
+  EXPECT_DOUBLE_EQ(SignedRankIntervalCoverage(5, 1), 1 - 2.0 / 32);      // 0.9375
+  EXPECT_DOUBLE_EQ(SignedRankIntervalCoverage(5, 2), 1 - 2.0 * 2 / 32);  // 0.875
   // n = 8: P(T <= 5) = 10/256, P(T <= 6) = 14/256 (the two-sided 10 % critical value is 5).
   EXPECT_DOUBLE_EQ(SignedRankIntervalCoverage(8, 6), 1 - 2.0 * 10 / 256);  // 0.921875
   EXPECT_DOUBLE_EQ(SignedRankIntervalCoverage(8, 7), 1 - 2.0 * 14 / 256);  // 0.890625

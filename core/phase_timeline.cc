@@ -50,8 +50,7 @@ int PhaseTimeline::BeginConcurrent(const std::string& phase) {
 
 void PhaseTimeline::EndConcurrent(int handle) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  if (handle < 0 || handle >= timeline_.spans_size() || !open_[handle] || !timeline_.spans(handle).concurrent())
-    return;
+  if (handle < 0 || handle >= timeline_.spans_size() || !open_[handle] || !timeline_.spans(handle).concurrent()) return;
   timeline_.mutable_spans(handle)->set_end_s(Now());
   open_[handle] = false;
 }

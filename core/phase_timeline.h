@@ -53,7 +53,7 @@ class PhaseTimeline {
   double origin_s_;
   mutable std::mutex mutex_;
   v1::Timeline timeline_;
-  int open_own_ = -1;  // index of the open own span; -1 when none
+  int open_own_ = -1;       // index of the open own span; -1 when none
   std::vector<bool> open_;  // per span: still open
 };
 

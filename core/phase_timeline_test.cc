@@ -70,10 +70,9 @@ TEST(PhaseTimeline, ANameMayRepeatAndKeepsItsOrder) {
     clock.Advance(1);
     timeline.End();
   }
-  ExpectSpans(timeline.Snapshot(), {{"timing baseline", 0, 1},
-                                    {"timing candidate", 1, 2},
-                                    {"timing candidate", 2, 3},
-                                    {"timing baseline", 3, 4}});
+  ExpectSpans(
+      timeline.Snapshot(),
+      {{"timing baseline", 0, 1}, {"timing candidate", 1, 2}, {"timing candidate", 2, 3}, {"timing baseline", 3, 4}});
 }
 
 TEST(PhaseTimeline, SnapshotShowsAnOpenSpanEndedNowAndLeavesItOpen) {

@@ -14,7 +14,8 @@ namespace {
 
 absl::StatusOr<std::string> ReadProcFile(const char* path) {
   std::ifstream in(path);
-  if (!in) return absl::UnavailableError(std::string(path) + ": cannot be read; the load during timing is not recorded");
+  if (!in)
+    return absl::UnavailableError(std::string(path) + ": cannot be read; the load during timing is not recorded");
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();

@@ -62,9 +62,10 @@ v1::RoundPlan RoundPlanRecord(const RoundPlan& plan, const LatencyOptions& timin
   r.set_min_run_time_s(timing.min_run_time_s);
   r.set_round_min_run_time_s(plan.round_min_run_time_s);
   r.set_round_min_blocks(plan.round_min_blocks);
-  r.set_warm_up(plan.rounds > 1 ? "once per run, before the first round; block sizes chosen then, matched to the longer "
-                                  "run's block duration, and kept in every round"
-                                : "once per run, before its single pass");
+  r.set_warm_up(plan.rounds > 1
+                    ? "once per run, before the first round; block sizes chosen then, matched to the longer "
+                      "run's block duration, and kept in every round"
+                    : "once per run, before its single pass");
   r.set_baseline_calls_per_block(baseline_calls_per_block);
   r.set_candidate_calls_per_block(candidate_calls_per_block);
   r.set_requested_rounds(plan.requested_rounds);

@@ -3,8 +3,8 @@
 //
 // rounds == 1: a single pass of each run, one after the other (baseline first, or the
 // candidate with `reverse`): the guide's example.
-// rounds > 1: ABBA rounds (up to the rounds asked for; see PlanRounds for fewer). Round 1 is baseline, candidate (candidate, baseline with
-// `reverse`), round 2 the opposite, and so on, so each run leads in half the rounds and a
+// rounds > 1: ABBA rounds (up to the rounds asked for; see PlanRounds for fewer). Round 1 is baseline, candidate
+// (candidate, baseline with `reverse`), round 2 the opposite, and so on, so each run leads in half the rounds and a
 // steady drift adds as much to one run as to the other. Interleaving divides the timed work,
 // it does not multiply it: each round of a run times its share, min_run_time_s / rounds (and
 // at least ceil(min_blocks / rounds) blocks; a max_run_time_s limit is divided likewise). A
@@ -25,9 +25,9 @@ namespace torchscan {
 
 // One timing step: a round of one run.
 struct RoundStep {
-  int round = 1;                // 1-based
-  bool candidate = false;       // which run
-  bool leads = false;           // first of the two in its round ("first"/"second" position)
+  int round = 1;           // 1-based
+  bool candidate = false;  // which run
+  bool leads = false;      // first of the two in its round ("first"/"second" position)
 };
 
 struct RoundPlan {

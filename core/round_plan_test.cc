@@ -118,7 +118,12 @@ TEST(RunRound, WarmsUpAndSizesOnceAndEachRoundTimesItsShare) {
   std::vector<int64_t> per_round_blocks_seen;
   LatencyHooks hooks;
   hooks.on_block = [&](const v1::TimingBlock&, int64_t done) { per_round_blocks_seen.push_back(done); };
-  LatencyRunner runner([&] { ++calls; clock.Advance(0.001); }, o, &clock, hooks);
+  LatencyRunner runner(
+      [&] {
+        ++calls;
+        clock.Advance(0.001);
+      },
+      o, &clock, hooks);
   const RoundPlan plan = PlanRounds(5, false, o);
   runner.WarmUp();
   const int64_t warmup_calls = calls;

@@ -19,8 +19,7 @@ bool NanLast(double a, double b) {
 std::vector<double> Ranks(const std::vector<double>& values, double* tie_term) {
   std::vector<size_t> order(values.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](size_t i, size_t j) { return NanLast(values[i], values[j]); });
+  std::sort(order.begin(), order.end(), [&](size_t i, size_t j) { return NanLast(values[i], values[j]); });
   std::vector<double> ranks(values.size());
   *tie_term = 0;
   for (size_t start = 0; start < order.size();) {
@@ -36,9 +35,7 @@ std::vector<double> Ranks(const std::vector<double>& values, double* tie_term) {
 }
 
 // log C(n, k) through lgamma, exact enough for the significance guard.
-double LogChoose(double n, double k) {
-  return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1);
-}
+double LogChoose(double n, double k) { return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1); }
 
 }  // namespace
 
@@ -66,8 +63,7 @@ std::optional<Summary> Summarize(const std::vector<double>& values) {
   return s;
 }
 
-MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b,
-                               double alpha) {
+MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b, double alpha) {
   MannWhitneyResult result;
   if (a.empty() || b.empty()) {
     result.note = "not computed: a sample is empty";

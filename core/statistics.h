@@ -37,7 +37,6 @@ struct MannWhitneyResult {
 // exact test could reach, 2 / C(n_a + n_b, n_a), is above `alpha`, the samples are too small
 // to ever show significance, and p_value is absent with a note saying so. Also absent when
 // either sample is empty or every value is tied.
-MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b,
-                               double alpha = 0.05);
+MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b, double alpha = 0.05);
 
 }  // namespace torchscan

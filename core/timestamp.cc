@@ -1,7 +1,7 @@
 #include "core/timestamp.h"
 
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 
 namespace torchscan {
 

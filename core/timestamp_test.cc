@@ -10,8 +10,7 @@ TEST(FormatRfc3339Utc, MillisecondsInUtc) {
   EXPECT_EQ(FormatRfc3339Utc(system_clock::from_time_t(0)), "1970-01-01T00:00:00.000Z");
   const auto t = system_clock::from_time_t(1714566896) + std::chrono::milliseconds(999);
   EXPECT_EQ(FormatRfc3339Utc(t), "2024-05-01T12:34:56.999Z");
-  EXPECT_EQ(FormatRfc3339Utc(system_clock::from_time_t(0) - std::chrono::milliseconds(1)),
-            "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatRfc3339Utc(system_clock::from_time_t(0) - std::chrono::milliseconds(1)), "1969-12-31T23:59:59.999Z");
 }
 
 TEST(NowRfc3339, IsTodayInTheFormat) {

@@ -25,9 +25,11 @@ absl::StatusOr<Caller> IdentifyCaller(const std::optional<Caller>& local, std::s
   if (owner->user != local->user) {
     return absl::PermissionDeniedError(absl::StrCat(
         "authorization: the token was issued to ", owner->user, ", but this unix-socket connection comes from ",
-        local->user, "; on the socket torchscand knows you by your login name, and a token counts only if it "
+        local->user,
+        "; on the socket torchscand knows you by your login name, and a token counts only if it "
         "names that login: run without --token-file and TORCHSCAN_TOKEN, or ask the daemon's admin for a token "
-        "line for ", local->user));
+        "line for ",
+        local->user));
   }
   Caller caller = *local;
   caller.admin = caller.admin || owner->admin;
@@ -37,22 +39,24 @@ absl::StatusOr<Caller> IdentifyCaller(const std::optional<Caller>& local, std::s
 absl::Status MayCancel(const std::string& id, const std::string& submitter, const Caller& caller,
                        const std::string& admin_group) {
   if (caller.user == submitter || caller.admin) return absl::OkStatus();
-  const std::string head = absl::StrCat("id: job ", id, " was submitted by ", submitter, ", and ", caller.user,
-                                        " may not cancel it: ");
+  const std::string head =
+      absl::StrCat("id: job ", id, " was submitted by ", submitter, ", and ", caller.user, " may not cancel it: ");
   if (!caller.on_socket) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        head, "only ", submitter, " or an admin (a token_file line marked \"admin\") may; ask one of them, or ask "
-        "the daemon's admin to mark your token line admin"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(head, "only ", submitter,
+                     " or an admin (a token_file line marked \"admin\") may; ask one of them, or ask "
+                     "the daemon's admin to mark your token line admin"));
   }
   if (admin_group.empty()) {
     return absl::PermissionDeniedError(absl::StrCat(
-        head, "on the unix socket only ", submitter, " or root may, since this daemon has no admin_group; ask one "
+        head, "on the unix socket only ", submitter,
+        " or root may, since this daemon has no admin_group; ask one "
         "of them, or ask the daemon's admin to set admin_group (torchscand --admin-group GROUP) and add you to it"));
   }
-  return absl::PermissionDeniedError(absl::StrCat(
-      head, "on the unix socket only ", submitter, ", root or a member of group ", admin_group,
-      " (admin_group) may; ask one of them, or ask an admin to add you to ", admin_group, " (usermod -aG ",
-      admin_group, " ", caller.user, ", then log in again)"));
+  return absl::PermissionDeniedError(
+      absl::StrCat(head, "on the unix socket only ", submitter, ", root or a member of group ", admin_group,
+                   " (admin_group) may; ask one of them, or ask an admin to add you to ", admin_group, " (usermod -aG ",
+                   admin_group, " ", caller.user, ", then log in again)"));
 }
 
 }  // namespace torchscan::daemon

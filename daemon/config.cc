@@ -18,11 +18,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/environment.h"
-#include "spec/field_rules.h"
-#include "worker/state_folder.h"
 #include "daemon/token_file.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
+#include "spec/field_rules.h"
+#include "worker/state_folder.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -53,8 +53,8 @@ absl::Status ValidateListen(const std::string& field, const std::string& address
   const absl::string_view port_text = colon == std::string::npos ? "" : absl::string_view(address).substr(colon + 1);
   int port = -1;
   if (host.empty() || !AllDigits(port_text) || !absl::SimpleAtoi(port_text, &port) || port > 65535) {
-    return Invalid(field, "\"" + address +
-                              "\" is neither unix:/path nor HOST:PORT with a port 0-65535 (e.g. 0.0.0.0:7411)");
+    return Invalid(field,
+                   "\"" + address + "\" is neither unix:/path nor HOST:PORT with a port 0-65535 (e.g. 0.0.0.0:7411)");
   }
   if (!has_credentials) {
     return Invalid(field, "TCP address \"" + address +
@@ -102,9 +102,7 @@ bool UserCanReach(const passwd& user, const fs::path& path, bool executable) {
     if (::stat(parts[i].c_str(), &info) != 0) return true;
     const bool last = i + 1 == parts.size();
     if (last && !executable) return true;
-    const mode_t bits = info.st_uid == user.pw_uid   ? S_IXUSR
-                        : info.st_gid == user.pw_gid ? S_IXGRP
-                                                     : S_IXOTH;
+    const mode_t bits = info.st_uid == user.pw_uid ? S_IXUSR : info.st_gid == user.pw_gid ? S_IXGRP : S_IXOTH;
     if ((info.st_mode & bits) == 0) return false;
   }
   return true;
@@ -112,8 +110,9 @@ bool UserCanReach(const passwd& user, const fs::path& path, bool executable) {
 
 // As root, workers run as worker_user: it must reach its programs and the job folders.
 absl::Status ValidateWorkerUserReach(const v1::DaemonConfig& config, const passwd& user) {
-  const std::string fix = "; install the programs where it can reach them (scripts/install.sh) or choose another "
-                          "worker_user";
+  const std::string fix =
+      "; install the programs where it can reach them (scripts/install.sh) or choose another "
+      "worker_user";
   for (const auto& [field, path] : {std::pair<const char*, const std::string&>{"worker_path", config.worker_path()},
                                     {"rss_child_path", config.rss_child_path()}}) {
     if (!path.empty() && !UserCanReach(user, path, true))
@@ -128,26 +127,27 @@ absl::Status ValidateWorkerUserReach(const v1::DaemonConfig& config, const passw
 
 absl::Status ValidateAccounts(const v1::DaemonConfig& config, const MachineFacts& machine) {
   if (!config.socket_group().empty() && ::getgrnam(config.socket_group().c_str()) == nullptr)
-    return Invalid("socket_group", "no group named \"" + config.socket_group() +
-                                       "\"; create it (groupadd " + config.socket_group() + ") or choose another");
+    return Invalid("socket_group", "no group named \"" + config.socket_group() + "\"; create it (groupadd " +
+                                       config.socket_group() + ") or choose another");
   if (!config.admin_group().empty() && ::getgrnam(config.admin_group().c_str()) == nullptr)
     return Invalid("admin_group", "no group named \"" + config.admin_group() + "\"; create it (groupadd " +
                                       config.admin_group() + ") and add the admins (usermod -aG " +
                                       config.admin_group() + " NAME), or choose another");
   if (!machine.is_root && !config.worker_user().empty())
-    return Invalid("worker_user", "torchscand is not running as root, so workers run as its own user; remove "
-                                  "worker_user or start torchscand as root");
+    return Invalid("worker_user",
+                   "torchscand is not running as root, so workers run as its own user; remove "
+                   "worker_user or start torchscand as root");
   if (!machine.is_root) return absl::OkStatus();
   const passwd* user = ::getpwnam(config.worker_user().c_str());
   if (user == nullptr)
-    return Invalid("worker_user", "no user named \"" + config.worker_user() +
-                                      "\"; create it (useradd --system " + config.worker_user() +
-                                      ") or choose another");
+    return Invalid("worker_user", "no user named \"" + config.worker_user() + "\"; create it (useradd --system " +
+                                      config.worker_user() + ") or choose another");
   const bool tcp = std::any_of(config.listen().begin(), config.listen().end(),
                                [](const std::string& address) { return !UnixSocketPath(address).has_value(); });
   if (config.worker_user() == "root" && tcp)
-    return Invalid("worker_user", "workers run untrusted TorchScript and must not run as root on a daemon that "
-                                  "listens on TCP; choose an unprivileged user such as nobody");
+    return Invalid("worker_user",
+                   "workers run untrusted TorchScript and must not run as root on a daemon that "
+                   "listens on TCP; choose an unprivileged user such as nobody");
   return ValidateWorkerUserReach(config, *user);
 }
 
@@ -164,7 +164,8 @@ absl::Status ValidateThreads(const std::string& field, int threads) {
 
 absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
   if (limits.max_queue_length() < 0)
-    return Invalid("limits.max_queue_length", absl::StrCat(limits.max_queue_length(), " is negative; give a count >= 1"));
+    return Invalid("limits.max_queue_length",
+                   absl::StrCat(limits.max_queue_length(), " is negative; give a count >= 1"));
   if (!std::isfinite(limits.job_wall_time_s()) || limits.job_wall_time_s() < 0)
     return Invalid("limits.job_wall_time_s", absl::StrCat(limits.job_wall_time_s(), " is not a number of seconds > 0"));
   if (limits.worker_memory_bytes() < 0)
@@ -176,9 +177,9 @@ absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
     return Invalid("limits.worker_cpu_time_s",
                    absl::StrCat(limits.worker_cpu_time_s(), " is not a number of seconds >= 0 (0: no limit)"));
   if (limits.worker_open_files() < kMinWorkerOpenFiles)
-    return Invalid("limits.worker_open_files", absl::StrCat(limits.worker_open_files(),
-                                                            " is too few for a worker; give at least ",
-                                                            kMinWorkerOpenFiles));
+    return Invalid(
+        "limits.worker_open_files",
+        absl::StrCat(limits.worker_open_files(), " is too few for a worker; give at least ", kMinWorkerOpenFiles));
   return absl::OkStatus();
 }
 
@@ -191,16 +192,16 @@ bool InBazelPackage(const fs::path& dir, const char* package) { return dir.filen
 
 std::string DefaultWorker(const std::string& executable_dir) {
   const fs::path dir(executable_dir);
-  const fs::path path = InBazelPackage(dir, "daemon") ? dir.parent_path() / "worker" / kWorkerFileName
-                                                      : dir / kWorkerFileName;
+  const fs::path path =
+      InBazelPackage(dir, "daemon") ? dir.parent_path() / "worker" / kWorkerFileName : dir / kWorkerFileName;
   return path.lexically_normal().string();
 }
 
 // "" when the child is not there (jobs asking for RSS are then refused).
 std::string DefaultRssChild(const std::string& worker_path) {
   const fs::path dir = fs::path(worker_path).parent_path();
-  const fs::path path = InBazelPackage(dir, "worker") ? dir.parent_path() / "passes" / kRssChildFileName
-                                                      : dir / kRssChildFileName;
+  const fs::path path =
+      InBazelPackage(dir, "worker") ? dir.parent_path() / "passes" / kRssChildFileName : dir / kRssChildFileName;
   return IsExecutableFile(path.string()) ? path.lexically_normal().string() : "";
 }
 
@@ -325,11 +326,12 @@ absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& 
                    absl::StrCat(config.noise_floor_max_age_s(), " is not a number of seconds > 0 (default ",
                                 kDefaultNoiseFloorMaxAgeS, ": 7 days)"));
   if (!IsExecutableFile(config.worker_path()))
-    return Invalid("worker_path", "\"" + config.worker_path() +
-                                      "\" is not an executable file; build //worker:torchscan-worker and pass --worker");
+    return Invalid("worker_path",
+                   "\"" + config.worker_path() +
+                       "\" is not an executable file; build //worker:torchscan-worker and pass --worker");
   if (!config.rss_child_path().empty() && !IsExecutableFile(config.rss_child_path()))
-    return Invalid("rss_child_path", "\"" + config.rss_child_path() +
-                                         "\" is not an executable file; build //passes:torchscan_rss_child");
+    return Invalid("rss_child_path",
+                   "\"" + config.rss_child_path() + "\" is not an executable file; build //passes:torchscan_rss_child");
   if (absl::Status s = ValidateAccounts(config, machine); !s.ok()) return s;
   return absl::OkStatus();
 }
@@ -345,8 +347,8 @@ absl::StatusOr<v1::DaemonConfig> EffectiveConfig(const ConfigFlags& flags, const
   ApplyDefaults(machine, &config);
   if (absl::Status s = ValidateConfig(config, machine); !s.ok()) {
     if (flags.config_path.empty()) return s;
-    return absl::InvalidArgumentError(absl::StrCat(s.message(), " (configuration from ", flags.config_path,
-                                                   " and the command line)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(s.message(), " (configuration from ", flags.config_path, " and the command line)"));
   }
   return config;
 }

@@ -24,31 +24,31 @@ namespace torchscan::daemon {
 // Values given on the command line; an unset field leaves the file's value (or the default).
 // A non-empty list replaces the file's list.
 struct ConfigFlags {
-  std::string config_path;                      // --config FILE; "" = no file
-  std::vector<std::string> listen;              // --listen (repeatable)
-  std::optional<std::string> state_dir;         // --state-dir
-  std::vector<std::string> devices;             // --device (repeatable)
-  std::optional<int> intra_op_threads;          // --intra-op-threads
-  std::optional<int> inter_op_threads;          // --inter-op-threads
-  std::optional<std::string> cpu_set;           // --cpu-set, e.g. "0-1,3"
-  std::optional<int> max_queue_length;          // --max-queue
-  std::optional<double> job_wall_time_s;        // --job-wall-time (seconds)
-  std::optional<int64_t> worker_memory_bytes;   // --worker-memory (bytes; 0 = no limit)
-  std::optional<int64_t> max_upload_bytes;      // --max-upload (bytes)
-  std::optional<std::string> socket_mode;       // --socket-mode, e.g. "0660"
-  std::optional<std::string> worker_path;       // --worker
-  std::optional<std::string> rss_child_path;    // --rss-child
-  std::optional<std::string> socket_group;      // --socket-group
-  std::optional<std::string> tls_cert_file;     // --tls-cert
-  std::optional<std::string> tls_key_file;      // --tls-key
+  std::string config_path;                        // --config FILE; "" = no file
+  std::vector<std::string> listen;                // --listen (repeatable)
+  std::optional<std::string> state_dir;           // --state-dir
+  std::vector<std::string> devices;               // --device (repeatable)
+  std::optional<int> intra_op_threads;            // --intra-op-threads
+  std::optional<int> inter_op_threads;            // --inter-op-threads
+  std::optional<std::string> cpu_set;             // --cpu-set, e.g. "0-1,3"
+  std::optional<int> max_queue_length;            // --max-queue
+  std::optional<double> job_wall_time_s;          // --job-wall-time (seconds)
+  std::optional<int64_t> worker_memory_bytes;     // --worker-memory (bytes; 0 = no limit)
+  std::optional<int64_t> max_upload_bytes;        // --max-upload (bytes)
+  std::optional<std::string> socket_mode;         // --socket-mode, e.g. "0660"
+  std::optional<std::string> worker_path;         // --worker
+  std::optional<std::string> rss_child_path;      // --rss-child
+  std::optional<std::string> socket_group;        // --socket-group
+  std::optional<std::string> tls_cert_file;       // --tls-cert
+  std::optional<std::string> tls_key_file;        // --tls-key
   std::optional<std::string> tls_client_ca_file;  // --tls-client-ca
-  std::optional<std::string> token_file;        // --token-file
-  std::optional<std::string> worker_user;       // --worker-user
-  std::optional<std::string> admin_group;       // --admin-group
-  std::optional<double> worker_cpu_time_s;      // --worker-cpu-time (seconds; 0 = no limit)
-  std::optional<int> worker_open_files;         // --worker-open-files
-  std::optional<double> noise_floor_max_age_s;  // --noise-floor-max-age (seconds)
-  bool no_spare_worker = false;                 // --no-spare-worker (true sets it; false leaves the file's)
+  std::optional<std::string> token_file;          // --token-file
+  std::optional<std::string> worker_user;         // --worker-user
+  std::optional<std::string> admin_group;         // --admin-group
+  std::optional<double> worker_cpu_time_s;        // --worker-cpu-time (seconds; 0 = no limit)
+  std::optional<int> worker_open_files;           // --worker-open-files
+  std::optional<double> noise_floor_max_age_s;    // --noise-floor-max-age (seconds)
+  bool no_spare_worker = false;                   // --no-spare-worker (true sets it; false leaves the file's)
 };
 
 // What validation and defaults need to know about the machine; tests pass their own.

@@ -44,7 +44,9 @@ void AddConfigFlags(CLI::App* app, ConfigFlags* flags) {
   app->add_option("--worker-cpu-time", flags->worker_cpu_time_s, "RLIMIT_CPU of workers in seconds (0: none)");
   app->add_option("--worker-open-files", flags->worker_open_files,
                   absl::StrFormat("RLIMIT_NOFILE of workers (%d)", kDefaultWorkerOpenFiles));
-  app->add_option("--worker", flags->worker_path, "torchscan-worker path (default: ../worker/torchscan-worker when torchscand runs from Bazel's daemon/ folder, else beside torchscand)");
+  app->add_option("--worker", flags->worker_path,
+                  "torchscan-worker path (default: ../worker/torchscan-worker when torchscand runs from Bazel's "
+                  "daemon/ folder, else beside torchscand)");
   app->add_option("--rss-child", flags->rss_child_path, "torchscan_rss_child path (default: found from the worker)");
   app->add_flag("--no-spare-worker", flags->no_spare_worker,
                 "start a cold worker for every job instead of keeping one warm spare worker loaded between jobs");

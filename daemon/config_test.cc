@@ -180,12 +180,12 @@ TEST(Config, CredentialFilesAreChecked) {
   ExpectFieldError("tls.client_ca_file",
                    with([](ConfigFlags& f) { f.tls_client_ca_file = WriteFile("ca.txt", "no pem here"); }));
   ExpectFieldError("token_file", with([](ConfigFlags& f) { f.token_file = "/nonexistent/tokens"; }));
-  ExpectFieldError("token_file",
-                   with([](ConfigFlags& f) { f.token_file = WriteFile("loose", "alice 0123456789abcdef0123\n", 0644); }));
+  ExpectFieldError("token_file", with([](ConfigFlags& f) {
+                     f.token_file = WriteFile("loose", "alice 0123456789abcdef0123\n", 0644);
+                   }));
   ExpectFieldError("token_file", with([](ConfigFlags& f) { f.token_file = WriteFile("short", "alice abc\n"); }));
-  ExpectFieldError("tls.client_ca_file", [](ConfigFlags& f) {
-    f.tls_client_ca_file = WriteFile("ca.pem", "-----BEGIN CERTIFICATE-----\n");
-  });
+  ExpectFieldError("tls.client_ca_file",
+                   [](ConfigFlags& f) { f.tls_client_ca_file = WriteFile("ca.pem", "-----BEGIN CERTIFICATE-----\n"); });
 }
 
 // A worker under /tmp/<name>/bin in a folder with permissions `mode`, as a root machine sees it.

@@ -21,8 +21,8 @@ namespace torchscan::daemon {
 namespace {
 
 absl::Status UnknownJob(const std::string& id) {
-  return absl::NotFoundError(
-      absl::StrCat("id: no job ", spec::QuoteForMessage(id), " on this daemon (list them with `torchscan-client jobs list`)"));
+  return absl::NotFoundError(absl::StrCat("id: no job ", spec::QuoteForMessage(id),
+                                          " on this daemon (list them with `torchscan-client jobs list`)"));
 }
 
 // At most 2000 bytes, marked when cut.
@@ -47,7 +47,8 @@ bool SameProgress(const v1::Job& a, const v1::Job& b) {
 std::string DescribeChange(const v1::Job& before, const v1::Job& after) {
   std::vector<std::string> parts;
   if (before.state() != after.state())
-    parts.push_back(absl::StrCat("state ", StateName(after.state()), after.error().empty() ? "" : ": " + after.error()));
+    parts.push_back(
+        absl::StrCat("state ", StateName(after.state()), after.error().empty() ? "" : ": " + after.error()));
   if (before.phase() != after.phase()) parts.push_back("phase " + after.phase());
   if (before.queue_position() != after.queue_position())
     parts.push_back(absl::StrCat("queue position ", after.queue_position()));
@@ -107,7 +108,8 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   job.set_submitter(submitter);
   absl::MutexLock lock(&records_.mu());
   executor_.AssertHeld();
-  if (executor_.stopping()) return absl::UnavailableError("torchscand is shutting down; submit again once it has restarted");
+  if (executor_.stopping())
+    return absl::UnavailableError("torchscand is shutting down; submit again once it has restarted");
   job.set_id(records_.NextId());
   job.set_submitted_at(NowRfc3339());
   if (absl::Status s = executor_.Enqueue(job.id()); !s.ok()) {
@@ -120,7 +122,9 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   }
   const std::string& id = job.id();
   spdlog::info("job {} queued by {} at position {} ({}{})", id, submitter, executor_.Position(id),
-               job.spec().has_compare() ? "compare" : job.spec().has_calibrate() ? "calibrate" : "measure",
+               job.spec().has_compare()     ? "compare"
+               : job.spec().has_calibrate() ? "calibrate"
+                                            : "measure",
                job.spec().label().empty() ? "" : ", label \"" + job.spec().label() + "\"");
   records_.NotifyChanged();
   return Snapshot(*records_.Find(id));
@@ -208,8 +212,7 @@ absl::StatusOr<v1::JobResult> Daemon::FetchResult(const v1::JobRequest& request)
     if (found == nullptr) return UnknownJob(request.id());
     const v1::Job job = Snapshot(*found);
     switch (job.state()) {
-      case v1::Job::succeeded:
-        break;
+      case v1::Job::succeeded: break;
       case v1::Job::queued:
         return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), " is queued (position ",
                                                           job.queue_position(),

@@ -102,7 +102,7 @@ class Daemon {
   const v1::DaemonConfig config_;
   const std::string started_at_;
   JobRecords records_;
-  Executor executor_;  // after records_: stopped before they go
+  Executor executor_;                                    // after records_: stopped before they go
   bool stopped_ ABSL_GUARDED_BY(records_.mu()) = false;  // Shutdown finished: the executor has ended
 };
 

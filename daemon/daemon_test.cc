@@ -191,7 +191,8 @@ TEST(Daemon, WorkerFailuresFailTheJobWithTheReason) {
   const std::string exit3 = Submit(*daemon, "exit exit=3");
   const std::string noresult = Submit(*daemon, "noresult");
   const std::string fine = Submit(*daemon, "ok");
-  EXPECT_TRUE(absl::StartsWith(WaitFor(*daemon, crash, v1::Job::failed).error(), "worker killed by signal 11 (SIGSEGV)"));
+  EXPECT_TRUE(
+      absl::StartsWith(WaitFor(*daemon, crash, v1::Job::failed).error(), "worker killed by signal 11 (SIGSEGV)"));
   EXPECT_EQ(WaitFor(*daemon, exit3, v1::Job::failed).error(),
             "worker exited with status 3 (workload error): torchscan-worker: fake failure 3");
   EXPECT_TRUE(absl::StrContains(WaitFor(*daemon, noresult, v1::Job::failed).error(), "result is unusable"));
@@ -234,7 +235,8 @@ TEST(Daemon, RefusalsNameTheFieldOrLimit) {
 
   EXPECT_EQ(daemon->GetJob(Id("job-999999")).status().code(), absl::StatusCode::kNotFound);
   // The fix is the client's command, not the RPC's name.
-  EXPECT_NE(daemon->GetJob(Id("job-999999")).status().message().find("`torchscan-client jobs list`"), std::string::npos);
+  EXPECT_NE(daemon->GetJob(Id("job-999999")).status().message().find("`torchscan-client jobs list`"),
+            std::string::npos);
   EXPECT_EQ(daemon->Cancel(Id("nope"), Caller{"x", true}).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(daemon->FetchResult(Id(queued)).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(daemon->FetchResult(Id(running)).status().code(), absl::StatusCode::kFailedPrecondition);
@@ -276,8 +278,7 @@ TEST(Daemon, ASubmissionThatCannotBeStoredIsRefusedNamingStateDir) {
   ASSERT_TRUE(fs::create_directories(folder + "/spec.json.tmp." + std::to_string(::getpid())));
   absl::Status s = daemon->Submit(Fake("ok"), "tester").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_TRUE(absl::StrContains(s.message(), "state_dir " + config.state_dir() + ": the job could not be stored"))
-      << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "state_dir " + config.state_dir() + ": the job could not be stored")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "bytes free there")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "nothing was queued; free space in the daemon's state_dir")) << s;
   EXPECT_EQ(daemon->ListJobs(v1::ListJobsRequest())->jobs_size(), 1);
@@ -306,7 +307,7 @@ TEST(Daemon, TheJobRecordCarriesEachPhaseFromQueueWaitToTheEnd) {
   // The first job's end started the spare, which ran the second: it had loaded already.
   EXPECT_EQ(phases, (std::vector<std::string>{"queue wait", "worker start (warm spare)", "fake ok"}));
   EXPECT_LT(job.timeline().spans(0).start_s(), 0.1);  // opened as it was queued
-  EXPECT_GE(job.timeline().spans(0).end_s(), 1.5);  // it waited for the first job's 2 s sleep
+  EXPECT_GE(job.timeline().spans(0).end_s(), 1.5);    // it waited for the first job's 2 s sleep
   EXPECT_EQ(job.timeline().started_at(), job.submitted_at());
   EXPECT_EQ(job.timeline().clock(), "std::chrono::steady_clock");
   const absl::StatusOr<v1::ListJobsResponse> listing = daemon->ListJobs(v1::ListJobsRequest());
@@ -461,7 +462,7 @@ TEST(Daemon, HistoryPagesANamesJobsNewestFirstFilteredByState) {
   EXPECT_EQ(PageIds(first), (std::vector<std::string>{a[2], a[1]}));
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->jobs(0).summary().latency().median_s(), 0.003);
-  EXPECT_FALSE(first->jobs(1).has_summary());  // cancelled
+  EXPECT_FALSE(first->jobs(1).has_summary());   // cancelled
   EXPECT_FALSE(first->jobs(0).has_timeline());  // GetJob has it
   EXPECT_TRUE(daemon->GetJob(Id(a[2]))->has_timeline());
   const std::string between = Submit(*daemon, "ok series=a");  // newer than every page given
@@ -605,8 +606,9 @@ TEST(Daemon, WithoutTheSpareEveryJobStartsAColdWorker) {
   const std::string id = Submit(*daemon, "ok");
   const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
   EXPECT_EQ(job.worker(), "cold: spare worker off (no_spare_worker)");
-  EXPECT_EQ(PhaseNames(job), (std::vector<std::string>{"queue wait", "worker start (cold: spare worker off (no_spare_worker))",
-                                                       "LibTorch load", "fake ok"}));
+  EXPECT_EQ(PhaseNames(job),
+            (std::vector<std::string>{"queue wait", "worker start (cold: spare worker off (no_spare_worker))",
+                                      "LibTorch load", "fake ok"}));
   EXPECT_EQ(daemon->Info(v1::InfoRequest())->spare_worker_pid(), 0);
 }
 

@@ -230,8 +230,9 @@ void Executor::Finish(const std::string& id, JobRunOutcome& outcome) {
       job.set_latency_change(v1::Comparison::LatencyChange_Name(c.latency_change()));
       job.set_output_check(v1::OutputCheck::Status_Name(c.output_check().status()));
     }
-    spdlog::info("job {} succeeded{}", id,
-                 job.latency_change().empty() ? "" : absl::StrCat(": ", job.latency_change(), ", check ", job.output_check()));
+    spdlog::info(
+        "job {} succeeded{}", id,
+        job.latency_change().empty() ? "" : absl::StrCat(": ", job.latency_change(), ", check ", job.output_check()));
   } else {
     job.set_state(!outcome.killed ? v1::Job::failed : running_cancelled_ ? v1::Job::cancelled : v1::Job::interrupted);
     job.set_error(outcome.error);

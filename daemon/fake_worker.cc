@@ -24,18 +24,18 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <optional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include "daemon/fake_report.h"
-#include "worker/worker_protocol.h"
-#include "worker/state_folder.h"
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
+#include "worker/state_folder.h"
+#include "worker/worker_protocol.h"
 
 namespace {
 

@@ -14,8 +14,8 @@ namespace {
 
 std::string Check(const std::string& name, const std::string& id) {
   // Fnv1a64 is the same in every process: a token outlives a restart.
-  return absl::StrFormat("%016x", Fnv1a64(absl::StrCat("torchscan history v1", std::string(1, '\0'), name,
-                                                     std::string(1, '\0'), id)));
+  return absl::StrFormat(
+      "%016x", Fnv1a64(absl::StrCat("torchscan history v1", std::string(1, '\0'), name, std::string(1, '\0'), id)));
 }
 
 absl::Status BadToken(const std::string& name, const std::string& why) {
@@ -60,8 +60,8 @@ absl::StatusOr<HistoryIndex::Page> HistoryIndex::Select(
         "name: required; give the benchmark's name: the label its jobs were submitted with (--label)");
   if (request.page_size() < 0 || request.page_size() > kMaxHistoryPageSize)
     return absl::InvalidArgumentError(absl::StrCat("page_size: ", request.page_size(), " is out of range; give 1 to ",
-                                                   kMaxHistoryPageSize, " (0: the default, ",
-                                                   kDefaultHistoryPageSize, ")"));
+                                                   kMaxHistoryPageSize, " (0: the default, ", kDefaultHistoryPageSize,
+                                                   ")"));
   const size_t page_size = request.page_size() == 0 ? kDefaultHistoryPageSize : request.page_size();
   std::string after;  // the last id given ("": the first page)
   if (!request.page_token().empty()) {

@@ -20,7 +20,8 @@ void JobPhases::Begin(const std::string& phase) {
 }
 
 void JobPhases::RssChildrenStarted(int count) {
-  if (count > 0) open_rss_.push_back(timeline_.BeginConcurrent(absl::StrCat("rss children (", count, " started with the worker)")));
+  if (count > 0)
+    open_rss_.push_back(timeline_.BeginConcurrent(absl::StrCat("rss children (", count, " started with the worker)")));
 }
 
 void JobPhases::End() {

@@ -41,7 +41,7 @@ class JobPhases {
   void EndRss();
 
   PhaseTimeline timeline_;
-  std::vector<int> open_rss_;    // handles of open concurrent spans
+  std::vector<int> open_rss_;     // handles of open concurrent spans
   bool waiting_for_rss_ = false;  // the last own phase was "wait for rss"
 };
 

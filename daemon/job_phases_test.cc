@@ -16,8 +16,7 @@ struct Span {
 std::vector<Span> Spans(const JobPhases& phases) {
   std::vector<Span> spans;
   const v1::Timeline timeline = phases.Snapshot();
-  for (const v1::PhaseSpan& s : timeline.spans())
-    spans.push_back({s.phase(), s.start_s(), s.end_s(), s.concurrent()});
+  for (const v1::PhaseSpan& s : timeline.spans()) spans.push_back({s.phase(), s.start_s(), s.end_s(), s.concurrent()});
   return spans;
 }
 

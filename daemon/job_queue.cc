@@ -11,9 +11,8 @@ JobQueue::JobQueue(int max_length) : max_length_(max_length) {}
 absl::Status JobQueue::Push(const std::string& id) {
   if (Position(id) != 0) return absl::AlreadyExistsError(absl::StrCat("job ", id, " is already queued"));
   if (static_cast<int64_t>(ids_.size()) >= max_length_) {
-    return absl::ResourceExhaustedError(absl::StrCat("queue is full: ", ids_.size(),
-                                                     " jobs queued (max_queue_length ", max_length_,
-                                                     "); try again later"));
+    return absl::ResourceExhaustedError(absl::StrCat("queue is full: ", ids_.size(), " jobs queued (max_queue_length ",
+                                                     max_length_, "); try again later"));
   }
   ids_.push_back(id);
   return absl::OkStatus();

@@ -19,10 +19,11 @@ absl::Status JobRecords::Load(const std::function<void(const std::string& id)>& 
   if (absl::Status s = store_.Open(); !s.ok()) return s;
   JobStore::Loaded loaded = store_.LoadAll(NowRfc3339());
   for (const std::string& problem : loaded.problems) spdlog::warn("start-up: {}", problem);
-  for (const std::string& id : loaded.interrupted) spdlog::warn("job {} interrupted: it was running when the daemon stopped", id);
+  for (const std::string& id : loaded.interrupted)
+    spdlog::warn("job {} interrupted: it was running when the daemon stopped", id);
   if (!loaded.summarized.empty())  // once per job an older daemon finished: one line, not thousands
-    spdlog::info("{} finished job(s) got their history summary from their results ({} to {})",
-                 loaded.summarized.size(), loaded.summarized.front(), loaded.summarized.back());
+    spdlog::info("{} finished job(s) got their history summary from their results ({} to {})", loaded.summarized.size(),
+                 loaded.summarized.front(), loaded.summarized.back());
   absl::MutexLock lock(&mu_);
   if (absl::StatusOr<v1::NoiseFloor> floor = store_.LoadNoiseFloor(); floor.ok()) {
     noise_floor_ = *std::move(floor);
@@ -189,9 +190,10 @@ void JobRecords::CompleteResult(const std::string& id, const v1::Timeline& job_t
     if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
       spdlog::warn("job {}: its result keeps no job_id: {}", id, std::string(s.message()));
     if (absl::Status s = store_.SaveNoiseFloor(floor); !s.ok())
-      spdlog::error("job {}: its noise floor could not be stored (kept until the daemon stops; the state folder keeps "
-                    "the previous one): {}",
-                    id, std::string(s.message()));
+      spdlog::error(
+          "job {}: its noise floor could not be stored (kept until the daemon stops; the state folder keeps "
+          "the previous one): {}",
+          id, std::string(s.message()));
     noise_floor_ = std::move(floor);
     return;
   }
@@ -211,9 +213,10 @@ void JobRecords::CompleteResult(const std::string& id, const v1::Timeline& job_t
     return;
   }
   if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
-    spdlog::error("job {}: the noise floor and job timeline could not be added to its result (the result stays "
-                  "without them): {}",
-                  id, std::string(s.message()));
+    spdlog::error(
+        "job {}: the noise floor and job timeline could not be added to its result (the result stays "
+        "without them): {}",
+        id, std::string(s.message()));
 }
 
 bool JobRecords::WaitForChange(absl::Time deadline) const {

@@ -77,12 +77,12 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     if (line->kind == worker::WorkerLine::Kind::kBlocks && callbacks.on_blocks) callbacks.on_blocks(line->blocks);
   };
   const worker::WorkerOutcome worker =
-      spare != nullptr
-          ? spare->Run(launch, worker::FormatHandoff({store.JobDir(id), store.StderrPath(id)}), on_line, control, callbacks.on_start)
-          : RunWorker(launch, on_line, control, callbacks.on_start, [&](int started) {
-              // Only those forked: a failed fork is pid 0 to the worker and never runs.
-              if (started > 0 && callbacks.on_rss_children) callbacks.on_rss_children(started);
-            });
+      spare != nullptr ? spare->Run(launch, worker::FormatHandoff({store.JobDir(id), store.StderrPath(id)}), on_line,
+                                    control, callbacks.on_start)
+                       : RunWorker(launch, on_line, control, callbacks.on_start, [&](int started) {
+                           // Only those forked: a failed fork is pid 0 to the worker and never runs.
+                           if (started > 0 && callbacks.on_rss_children) callbacks.on_rss_children(started);
+                         });
   if (!worker.ok()) {
     outcome.killed = worker.kind == worker::WorkerOutcome::Kind::kKilled;
     outcome.error = worker.reason;
@@ -91,7 +91,8 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     // full it is, so that the reason survives.
     if (worker.kind == worker::WorkerOutcome::Kind::kExited && worker.exit_code == worker::kWorkerResultNotWritten) {
       const int64_t free_bytes = store.FreeBytes();
-      if (free_bytes >= 0) absl::StrAppend(&outcome.error, "; state_dir ", store.state_dir(), " has ", free_bytes, " bytes free");
+      if (free_bytes >= 0)
+        absl::StrAppend(&outcome.error, "; state_dir ", store.state_dir(), " has ", free_bytes, " bytes free");
     }
     return outcome;
   }

@@ -1,7 +1,7 @@
 // Runs one job start to end, without gRPC and without the daemon's bookkeeping: writes its
 // spec.json, launches a fresh worker (worker_launcher.h) with the daemon's affinity and
-// limits or hands the job to the warm spare launched the same way (spare_slot.h), turns the worker's progress lines (worker_protocol.h) into callbacks and reads
-// the result it wrote.
+// limits or hands the job to the warm spare launched the same way (spare_slot.h), turns the worker's progress lines
+// (worker_protocol.h) into callbacks and reads the result it wrote.
 #pragma once
 
 #include <cstdint>
@@ -51,8 +51,8 @@ struct JobRunOutcome {
   // that is cancelled or interrupted).
   v1::Job::State state = v1::Job::failed;
   bool killed = false;
-  std::string error;           // why it failed or was killed; empty on success
-  v1::JobResult result;        // on success
+  std::string error;     // why it failed or was killed; empty on success
+  v1::JobResult result;  // on success
   // Killed by a signal nobody here sent before its first progress line: for a warm spare,
   // one that died (kill -9, the OOM killer) just as it was handed the job, which it never
   // began; the caller may run the job again on a cold worker.
@@ -68,7 +68,8 @@ struct JobRunOutcome {
 // (launched with the same `options`); it is used up either way (its own waiting RSS children
 // take the job's trials). A fresh worker of a job with rss is launched together with its
 // RSS children (WorkerLaunch.early_children: worker_protocol.h's WaitingRssChildren, one per
-// RssTrialsOf(spec), when options.rss_child_path is set), so that their LibTorch loads overlap its own instead of following it.
+// RssTrialsOf(spec), when options.rss_child_path is set), so that their LibTorch loads overlap its own instead of
+// following it.
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
                      WorkerControl* control, const JobRunCallbacks& callbacks, SpareWorker* spare = nullptr);
 

@@ -12,20 +12,20 @@
 #include <filesystem>
 #include <optional>
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include "daemon/restart_rules.h"
 #include "daemon/result_summary.h"
-#include "worker/state_folder.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
 #include "report/report_json.h"
 #include "report/validate.h"
+#include "worker/state_folder.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -43,9 +43,7 @@ absl::Status MakeDir(const std::string& path) {
   return absl::InternalError(message);
 }
 
-bool IsFinished(const v1::Job& job) {
-  return job.state() != v1::Job::queued && job.state() != v1::Job::running;
-}
+bool IsFinished(const v1::Job& job) { return job.state() != v1::Job::queued && job.state() != v1::Job::running; }
 
 // The job's binary protobuf, deterministic (the same message gives the same bytes).
 std::string Serialized(const v1::Job& job) {
@@ -76,19 +74,21 @@ absl::Status JobStore::Open() {
   lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return absl::InternalError(absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    return absl::FailedPreconditionError(absl::StrCat("state_dir ", state_dir_,
-                                                      " is in use by another torchscand (", lock_path,
-                                                      " is locked); stop it or choose another state_dir"));
+    return absl::FailedPreconditionError(absl::StrCat("state_dir ", state_dir_, " is in use by another torchscand (",
+                                                      lock_path, " is locked); stop it or choose another state_dir"));
   }
   return absl::OkStatus();
 }
 
-std::string JobStore::JobId(int64_t number) { return absl::StrFormat("%s%0*d", worker::kJobIdPrefix, worker::kJobIdDigits, number); }
+std::string JobStore::JobId(int64_t number) {
+  return absl::StrFormat("%s%0*d", worker::kJobIdPrefix, worker::kJobIdDigits, number);
+}
 
 int64_t JobStore::JobNumber(const std::string& id) {
   absl::string_view digits = id;
   int64_t number = -1;
-  if (!absl::ConsumePrefix(&digits, worker::kJobIdPrefix) || digits.size() < static_cast<size_t>(worker::kJobIdDigits) ||
+  if (!absl::ConsumePrefix(&digits, worker::kJobIdPrefix) ||
+      digits.size() < static_cast<size_t>(worker::kJobIdDigits) ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
       !absl::SimpleAtoi(digits, &number))
     return -1;
@@ -113,8 +113,8 @@ bool JobStore::AddSummary(v1::Job& job, Loaded& loaded) {
   *job.mutable_summary() = *summary;
   loaded.summarized.push_back(job.id());
   if (absl::Status s = SaveJob(job); !s.ok())
-    loaded.problems.push_back(
-        absl::StrCat(job.id(), ": its history summary could not be stored (made again at the next start): ", s.message()));
+    loaded.problems.push_back(absl::StrCat(
+        job.id(), ": its history summary could not be stored (made again at the next start): ", s.message()));
   return true;
 }
 
@@ -134,7 +134,8 @@ std::vector<std::string> JobStore::ListJobFolders(Loaded& loaded) const {
     ids.emplace_back(number, name);
   }
   if (error)
-    loaded.problems.push_back(absl::StrCat("cannot list ", state_dir_, "/", worker::kStateJobsFolder, ": ", error.message()));
+    loaded.problems.push_back(
+        absl::StrCat("cannot list ", state_dir_, "/", worker::kStateJobsFolder, ": ", error.message()));
   std::sort(ids.begin(), ids.end());
   std::vector<std::string> sorted;
   for (auto& [number, id] : ids) sorted.push_back(std::move(id));
@@ -191,7 +192,7 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
     std::optional<RecordIdentity> identity;
     bool from_cache = false;
     if (!ReadRecord(id, cache, loaded, &job, &identity, &from_cache)) continue;
-    bool rewritten = false;  // interrupted or summarized: SaveJob remembered it
+    bool rewritten = false;              // interrupted or summarized: SaveJob remembered it
     if (InterruptIfRunning(job, now)) {  // the start-up rules: restart_rules.h
       rewritten = true;
       if (absl::Status s = SaveJob(job); !s.ok())
@@ -258,7 +259,8 @@ void JobStore::Remember(const v1::Job& job, const RecordIdentity& identity) {
 std::string JobStore::CachePath() const { return (fs::path(state_dir_) / kJobCacheFile).string(); }
 
 absl::Status JobStore::SaveJob(const v1::Job& job) {
-  if (JobNumber(job.id()) < 0) return absl::InvalidArgumentError(absl::StrCat("job id \"", job.id(), "\" is malformed"));
+  if (JobNumber(job.id()) < 0)
+    return absl::InvalidArgumentError(absl::StrCat("job id \"", job.id(), "\" is malformed"));
   if (absl::Status s = MakeDir(JobDir(job.id())); !s.ok()) return s;
   const std::string path = JobDir(job.id()) + "/" + worker::kJobRecordFile;
   if (absl::Status s = SaveJson(job, path); !s.ok()) return s;
@@ -307,8 +309,9 @@ absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const 
       s = report::ValidateComparison(result.comparison(), report::kReportSchemaVersion);
     } else if (result.has_calibration()) {
       if (result.calibration().schema_version() != report::kReportSchemaVersion)
-        s = absl::InvalidArgumentError(absl::StrCat(
-            "calibration.schema_version: ", result.calibration().schema_version(), " is not ", report::kReportSchemaVersion));
+        s = absl::InvalidArgumentError(
+            absl::StrCat("calibration.schema_version: ", result.calibration().schema_version(), " is not ",
+                         report::kReportSchemaVersion));
     } else {
       s = absl::InvalidArgumentError("holds neither a report, a comparison nor a calibration");
     }

@@ -45,13 +45,13 @@ class JobStore {
   absl::Status Open();
 
   struct Loaded {
-    std::vector<v1::Job> jobs;          // every readable record, in submission (id) order
-    std::vector<std::string> problems;  // one line per record that was skipped or not rewritten
-    int64_t last_number = 0;            // the largest job number seen (folders included)
+    std::vector<v1::Job> jobs;             // every readable record, in submission (id) order
+    std::vector<std::string> problems;     // one line per record that was skipped or not rewritten
+    int64_t last_number = 0;               // the largest job number seen (folders included)
     std::vector<std::string> interrupted;  // ids of the jobs found running and now interrupted
     std::vector<std::string> summarized;   // ids of the jobs given their summary at this load
-    int from_cache = 0;   // records taken from jobs.cache
-    int from_json = 0;    // records read from their job.json (those skipped as unreadable included)
+    int from_cache = 0;                    // records taken from jobs.cache
+    int from_json = 0;                     // records read from their job.json (those skipped as unreadable included)
   };
   // Reads every job record. Restart semantics (restart_rules.h): a job found `running` becomes
   // `interrupted` (error: the daemon stopped while it ran; finished_at = `now`; worker_pid
@@ -127,8 +127,8 @@ class JobStore {
   std::map<std::string, CachedRecord> ReadCache(Loaded& loaded, bool* stale) const;
   // Job `id`'s record from `cache` when its job.json is unchanged, else parsed; false (reported)
   // when it is unreadable or not job `id`'s. `identity`: its job.json's before the read.
-  bool ReadRecord(const std::string& id, const std::map<std::string, CachedRecord>& cache, Loaded& loaded,
-                  v1::Job* job, std::optional<RecordIdentity>* identity, bool* from_cache);
+  bool ReadRecord(const std::string& id, const std::map<std::string, CachedRecord>& cache, Loaded& loaded, v1::Job* job,
+                  std::optional<RecordIdentity>* identity, bool* from_cache);
   // Remembers a finished job as its job.json with `identity` holds it (see SaveCache).
   void Remember(const v1::Job& job, const RecordIdentity& identity);
   absl::Status SaveCacheOf(const std::vector<const v1::Job*>& jobs);

@@ -1,7 +1,7 @@
 #include "daemon/job_store.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -179,8 +179,9 @@ TEST(JobStore, WritesAreAtomicAndLeaveNoTemporaries) {
       absl::StatusOr<std::string> text = ReadFile(path);
       if (!text.ok() || texts.count(*text) == 0) {
         ++bad_reads;
-        if (bad.size() < 3) bad.push_back(text.ok() ? absl::StrCat(text->size(), " bytes: ", text->substr(0, 80))
-                                                    : std::string(text.status().message()));
+        if (bad.size() < 3)
+          bad.push_back(text.ok() ? absl::StrCat(text->size(), " bytes: ", text->substr(0, 80))
+                                  : std::string(text.status().message()));
       } else {
         seen.insert(*text);
       }
@@ -355,8 +356,8 @@ TEST(JobStore, ASucceededJobWithoutSummaryGetsOneFromItsResultAtLoad) {
   ASSERT_EQ(loaded.jobs.size(), 5u);
   EXPECT_EQ(loaded.summarized, std::vector<std::string>{"job-000001"});
   ASSERT_EQ(loaded.problems.size(), 1u) << absl::StrJoin(loaded.problems, "\n");
-  EXPECT_NE(loaded.problems[0].find("job-000002: succeeded, but its history summary cannot be made"),
-            std::string::npos) << loaded.problems[0];
+  EXPECT_NE(loaded.problems[0].find("job-000002: succeeded, but its history summary cannot be made"), std::string::npos)
+      << loaded.problems[0];
   EXPECT_EQ(loaded.jobs[0].summary().run(), "measured");
   EXPECT_EQ(loaded.jobs[0].summary().latency().median_s(), 0.0025);
   EXPECT_EQ(loaded.jobs[0].summary().model(), "resnet18");

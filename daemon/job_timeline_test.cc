@@ -40,8 +40,8 @@ TEST(JobTimeline, CountsEachJobStartedBeforeAnEarlierOneFinished) {
 }
 
 TEST(JobTimeline, IgnoresJobsThatNeverRan) {
-  EXPECT_EQ(CountOverlappingExecutions({Ran("2024-05-01T00:00:01.000Z", "2024-05-01T00:00:09.000Z"),
-                                        Ran("", "2024-05-01T00:00:02.000Z")}),
+  EXPECT_EQ(CountOverlappingExecutions(
+                {Ran("2024-05-01T00:00:01.000Z", "2024-05-01T00:00:09.000Z"), Ran("", "2024-05-01T00:00:02.000Z")}),
             0);
 }
 

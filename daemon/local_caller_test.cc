@@ -30,9 +30,9 @@ TEST(LocalCaller, RootIsAlwaysAnAdmin) {
 
 TEST(LocalCaller, OthersOnlyThroughTheAdminGroup) {
   const PeerCredentials nobody{1, kNobody, kNogroup};
-  EXPECT_FALSE(IsLocalAdmin(nobody, std::nullopt));    // no admin_group: only root
-  EXPECT_FALSE(IsLocalAdmin(nobody, kOtherGroup));     // not a member
-  EXPECT_TRUE(IsLocalAdmin(nobody, kNogroup));         // the group it connected with
+  EXPECT_FALSE(IsLocalAdmin(nobody, std::nullopt));  // no admin_group: only root
+  EXPECT_FALSE(IsLocalAdmin(nobody, kOtherGroup));   // not a member
+  EXPECT_TRUE(IsLocalAdmin(nobody, kNogroup));       // the group it connected with
   // The primary group of its login, while it connected with another group.
   EXPECT_TRUE(IsLocalAdmin(PeerCredentials{1, kNobody, kOtherGroup}, kNogroup));
   // The group the process connected with counts, even for a uid without a login.

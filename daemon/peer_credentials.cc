@@ -16,8 +16,8 @@ absl::StatusOr<PeerCredentials> ReadPeerCredentials(int fd) {
   ucred credentials{};
   socklen_t size = sizeof(credentials);
   if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0 || size != sizeof(credentials))
-    return absl::InternalError(absl::StrCat("cannot read the peer credentials (SO_PEERCRED) of descriptor ", fd, ": ",
-                                            std::strerror(errno)));
+    return absl::InternalError(
+        absl::StrCat("cannot read the peer credentials (SO_PEERCRED) of descriptor ", fd, ": ", std::strerror(errno)));
   return PeerCredentials{credentials.pid, credentials.uid, credentials.gid};
 }
 

@@ -10,8 +10,8 @@ namespace {
 constexpr int64_t kMiB = int64_t{1} << 20;
 
 TEST(ReceiveLimits, SmallUploadLimitsStillReceive256MiBSoThatTheirRefusalNamesTheLimit) {
-  EXPECT_EQ(GrpcReceiveLimit(8 * kMiB), 256 * kMiB);   // the hostile input test's daemon
-  EXPECT_EQ(GrpcReceiveLimit(64 * kMiB), 256 * kMiB);  // the default
+  EXPECT_EQ(GrpcReceiveLimit(8 * kMiB), 256 * kMiB);    // the hostile input test's daemon
+  EXPECT_EQ(GrpcReceiveLimit(64 * kMiB), 256 * kMiB);   // the default
   EXPECT_EQ(GrpcReceiveLimit(180 * kMiB), 256 * kMiB);  // a private daemon's
   EXPECT_EQ(GrpcReceiveLimit(255 * kMiB), 256 * kMiB);
   EXPECT_EQ(GrpcMemoryQuota(64 * kMiB), 512 * kMiB);

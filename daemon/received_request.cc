@@ -12,8 +12,8 @@ absl::Status ParseReceived(const grpc::ByteBuffer& received, google::protobuf::M
   grpc::ByteBuffer for_check(received), for_parse(received);
   grpc::ProtoBufferReader check_reader(&for_check), parse_reader(&for_parse);
   if (!check_reader.status().ok() || !parse_reader.status().ok())
-    return absl::InternalError(absl::StrCat("request: gRPC could not read the request's bytes: ",
-                                            check_reader.status().error_message()));
+    return absl::InternalError(
+        absl::StrCat("request: gRPC could not read the request's bytes: ", check_reader.status().error_message()));
   const int64_t size = static_cast<int64_t>(received.Length());
   if (absl::Status s = CheckWireText(*request->GetDescriptor(), &check_reader, size); !s.ok()) return s;
   if (!request->ParseFromZeroCopyStream(&parse_reader))

@@ -5,8 +5,8 @@
 
 #include <grpcpp/support/byte_buffer.h>
 
-#include "absl/status/status.h"
 #include <google/protobuf/message.h>
+#include "absl/status/status.h"
 
 namespace torchscan::daemon {
 

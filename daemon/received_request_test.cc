@@ -23,8 +23,12 @@ grpc::ByteBuffer Received(const std::string& bytes, size_t piece) {
 v1::SubmitRequest Request(const std::string& label) {
   v1::SubmitRequest request;
   request.mutable_spec()->set_label(label);
-  request.mutable_spec()->mutable_measure()->mutable_workload()->mutable_model()->mutable_torchscript()->set_module_bytes(
-      std::string(5000, '\xff'));
+  request.mutable_spec()
+      ->mutable_measure()
+      ->mutable_workload()
+      ->mutable_model()
+      ->mutable_torchscript()
+      ->set_module_bytes(std::string(5000, '\xff'));
   return request;
 }
 

@@ -40,8 +40,8 @@ absl::StatusOr<std::optional<gid_t>> AdminGid(const std::string& admin_group) {
   if (admin_group.empty()) return std::nullopt;
   const group* found = ::getgrnam(admin_group.c_str());
   if (found == nullptr)
-    return absl::InvalidArgumentError(absl::StrCat("admin_group: no group named \"", admin_group,
-                                                   "\"; create it (groupadd ", admin_group, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("admin_group: no group named \"", admin_group, "\"; create it (groupadd ", admin_group, ")"));
   return found->gr_gid;
 }
 
@@ -60,8 +60,8 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
     absl::StatusOr<std::unique_ptr<TokenFileWatcher>> tokens = TokenFileWatcher::Open(config.token_file());
     if (!tokens.ok()) return tokens.status();
     server->tokens_ = *std::move(tokens);
-    spdlog::info("loaded {} tokens from {} (edits are picked up without a restart)",
-                 server->tokens_->Current()->size(), config.token_file());
+    spdlog::info("loaded {} tokens from {} (edits are picked up without a restart)", server->tokens_->Current()->size(),
+                 config.token_file());
   }
   std::shared_ptr<grpc::ServerCredentials> tls = grpc::InsecureServerCredentials();
   if (!config.tls().cert_file().empty()) {
@@ -120,7 +120,7 @@ absl::StatusOr<std::unique_ptr<DaemonServer>> DaemonServer::BuildAndStart(const 
     server->addresses_.push_back(BoundAddress(address, ports[i]));
     const bool is_tcp = !UnixSocketPath(address).has_value();
     spdlog::info("listening on {}{}", server->addresses_.back(),
-                 !is_tcp                                ? " (callers known by their uid)"
+                 !is_tcp                                 ? " (callers known by their uid)"
                  : config.tls().client_ca_file().empty() ? " (TLS, bearer tokens)"
                                                          : " (mutual TLS, bearer tokens)");
   }

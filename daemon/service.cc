@@ -4,9 +4,9 @@
 #include <cstdlib>
 
 #include "daemon/access_rules.h"
-#include "spec/job_spec.h"
 #include "daemon/local_caller.h"
 #include "daemon/received_request.h"
+#include "spec/job_spec.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -57,8 +57,8 @@ namespace {
 // `received` keeps the request's bytes until the call ends, counted in gRPC's memory quota
 // (receive_limits.h).
 template <typename Stream, typename Request>
-absl::Status Receive(Stream& stream, const std::function<absl::Status(int64_t)>& check_size,
-                     grpc::ByteBuffer* received, Request* request) {
+absl::Status Receive(Stream& stream, const std::function<absl::Status(int64_t)>& check_size, grpc::ByteBuffer* received,
+                     Request* request) {
   if (!stream.Read(received)) return absl::InvalidArgumentError("request: the call carried no request message");
   if (check_size)
     if (absl::Status s = check_size(static_cast<int64_t>(received->Length())); !s.ok()) return s;
@@ -70,21 +70,21 @@ absl::Status Receive(Stream& stream, const std::function<absl::Status(int64_t)>&
 template <typename Request, typename Response>
 void TorchScanService::ServeUnary(const char* method, std::function<absl::Status(int64_t)> check_size,
                                   std::function<absl::StatusOr<Response>(const Request&, const Caller&)> handle) {
-  MarkMethodStreamed(
-      MethodIndex(method),
-      new grpc::internal::StreamedUnaryHandler<grpc::ByteBuffer, Response>(
-          [this, check_size, handle](grpc::ServerContext* context,
-                                     grpc::ServerUnaryStreamer<grpc::ByteBuffer, Response>* stream) {
-            const absl::StatusOr<Caller> caller = Authenticate(*context);
-            if (!caller.ok()) return ToGrpcStatus(caller.status());
-            grpc::ByteBuffer received;
-            Request request;
-            if (absl::Status s = Receive(*stream, check_size, &received, &request); !s.ok()) return ToGrpcStatus(s);
-            absl::StatusOr<Response> response = handle(request, *caller);
-            if (!response.ok()) return ToGrpcStatus(response.status());
-            stream->Write(*response);
-            return grpc::Status::OK;
-          }));
+  MarkMethodStreamed(MethodIndex(method),
+                     new grpc::internal::StreamedUnaryHandler<grpc::ByteBuffer, Response>(
+                         [this, check_size, handle](grpc::ServerContext* context,
+                                                    grpc::ServerUnaryStreamer<grpc::ByteBuffer, Response>* stream) {
+                           const absl::StatusOr<Caller> caller = Authenticate(*context);
+                           if (!caller.ok()) return ToGrpcStatus(caller.status());
+                           grpc::ByteBuffer received;
+                           Request request;
+                           if (absl::Status s = Receive(*stream, check_size, &received, &request); !s.ok())
+                             return ToGrpcStatus(s);
+                           absl::StatusOr<Response> response = handle(request, *caller);
+                           if (!response.ok()) return ToGrpcStatus(response.status());
+                           stream->Write(*response);
+                           return grpc::Status::OK;
+                         }));
 }
 
 void TorchScanService::ServeWatch() {
@@ -120,10 +120,9 @@ TorchScanService::TorchScanService(Daemon* daemon, TokenFileWatcher* tokens, con
   ServeUnary<v1::HistoryRequest, v1::HistoryResponse>(
       "History", nullptr,
       [this](const v1::HistoryRequest& request, const Caller&) { return daemon_->History(request); });
-  ServeUnary<v1::JobRequest, v1::Job>(
-      "Cancel", nullptr, [this](const v1::JobRequest& request, const Caller& caller) {
-        return daemon_->Cancel(request, caller);
-      });
+  ServeUnary<v1::JobRequest, v1::Job>("Cancel", nullptr, [this](const v1::JobRequest& request, const Caller& caller) {
+    return daemon_->Cancel(request, caller);
+  });
   ServeUnary<v1::JobRequest, v1::JobResult>(
       "FetchResult", nullptr,
       [this](const v1::JobRequest& request, const Caller&) { return daemon_->FetchResult(request); });

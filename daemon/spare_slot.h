@@ -63,9 +63,9 @@ class SpareSlot {
   // Kills the spare and reaps it (its whole process group): nothing is left behind.
   void Stop();
 
-  int pid() const { return pid_.load(); }  // 0 when there is none
+  int pid() const { return pid_.load(); }       // 0 when there is none
   bool ready() const { return ready_.load(); }  // it said "ready" when the executor last looked
-  int64_t rss_bytes() const;                 // the spare's resident memory (/proc); 0 when none
+  int64_t rss_bytes() const;                    // the spare's resident memory (/proc); 0 when none
 
  private:
   void Drop(const std::string& why);  // forgets the spare (killed), remembering why

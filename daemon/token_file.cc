@@ -5,19 +5,21 @@
 #include <algorithm>
 #include <set>
 
+#include <spdlog/spdlog.h>
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include <spdlog/spdlog.h>
 
 #include "io/file_io.h"
 
 namespace torchscan::daemon {
 namespace {
 
-bool IsUserChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; }
+bool IsUserChar(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+}
 
 bool IsTokenChar(char c) { return c > ' ' && c < 127; }
 

@@ -8,8 +8,8 @@
 
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "daemon/config.h"
 #include "daemon/config_flags.h"

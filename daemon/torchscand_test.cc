@@ -179,7 +179,8 @@ TEST(Torchscand, MeasuresAndComparesWithTheRealWorkerThenStopsOnSigterm) {
   ASSERT_TRUE(reader->Finish().ok());
   ASSERT_EQ(last.state(), v1::Job::succeeded) << last.error() << "\n" << daemon.Log();
   bool saw_timing = false;
-  for (const std::string& m : messages) saw_timing = saw_timing || m.find("phase timing measurement") != std::string::npos;
+  for (const std::string& m : messages)
+    saw_timing = saw_timing || m.find("phase timing measurement") != std::string::npos;
   EXPECT_TRUE(saw_timing);
 
   grpc::ClientContext fetch_context;

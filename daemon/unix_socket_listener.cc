@@ -42,7 +42,8 @@ absl::Status RemoveStaleSocket(const std::string& field, const std::string& path
   struct stat info;
   if (::lstat(path.c_str(), &info) != 0) return absl::OkStatus();
   if (!S_ISSOCK(info.st_mode))
-    return absl::FailedPreconditionError(absl::StrCat(field, ": ", path, " exists and is not a socket; choose another path"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(field, ": ", path, " exists and is not a socket; choose another path"));
   if (SocketAnswers(path)) {
     return absl::FailedPreconditionError(
         absl::StrCat(field, ": another process is listening on ", path, " (a running torchscand?); stop it first"));
@@ -68,10 +69,9 @@ absl::Status SetPermissions(const std::string& path, mode_t mode, const std::str
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<UnixSocketListener>> UnixSocketListener::Open(const std::string& field,
-                                                                              const std::string& path, mode_t mode,
-                                                                              const std::string& group,
-                                                                              PeerTable* peers,
-                                                                              CredentialReader read) {
+                                                                             const std::string& path, mode_t mode,
+                                                                             const std::string& group, PeerTable* peers,
+                                                                             CredentialReader read) {
   if (absl::Status s = RemoveStaleSocket(field, path); !s.ok()) return s;
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::InternalError(absl::StrCat(field, ": cannot create a unix socket: ", std::strerror(errno)));
@@ -79,10 +79,10 @@ absl::StatusOr<std::unique_ptr<UnixSocketListener>> UnixSocketListener::Open(con
   const sockaddr_un address = Address(path);
   if (path.size() >= sizeof(address.sun_path) ||
       ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
-    return absl::UnavailableError(absl::StrCat(field, ": cannot listen on unix:", path, ": ",
-                                               path.size() >= sizeof(address.sun_path) ? "path too long"
-                                                                                       : std::strerror(errno),
-                                               "; does its folder exist, and may torchscand write there?"));
+    return absl::UnavailableError(
+        absl::StrCat(field, ": cannot listen on unix:", path, ": ",
+                     path.size() >= sizeof(address.sun_path) ? "path too long" : std::strerror(errno),
+                     "; does its folder exist, and may torchscand write there?"));
   }
   struct stat info;
   if (::stat(path.c_str(), &info) == 0) {

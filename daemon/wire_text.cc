@@ -4,11 +4,11 @@
 #include <map>
 #include <string>
 
-#include "absl/strings/str_cat.h"
-#include "spec/job_spec.h"
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/stubs/common.h>
 #include <google/protobuf/wire_format_lite.h>
+#include "absl/strings/str_cat.h"
+#include "spec/job_spec.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -39,8 +39,8 @@ class WireWalk {
 
  private:
   absl::Status Malformed(const std::string& path, int at, const std::string& what) const {
-    return absl::InvalidArgumentError(absl::StrCat(path.empty() ? "request" : path, ": malformed protobuf at byte ",
-                                                   at, " of the request (", what, "); send a serialized ",
+    return absl::InvalidArgumentError(absl::StrCat(path.empty() ? "request" : path, ": malformed protobuf at byte ", at,
+                                                   " of the request (", what, "); send a serialized ",
                                                    root_.full_name()));
   }
 
@@ -80,7 +80,7 @@ class WireWalk {
       if (absl::Status s = Tag(map_path, at, &tag); !s.ok()) return s;
       const FieldDescriptor* field = entry.FindFieldByNumber(WireFormatLite::GetTagFieldNumber(tag));
       std::string key;
-      absl::Status s = field == nullptr          ? Skip(map_path, at, tag)
+      absl::Status s = field == nullptr           ? Skip(map_path, at, tag)
                        : field == entry.map_key() ? Field(*field, tag, map_path, map_path, at, "a key is", &key)
                                                   : Field(*field, tag, value_path, map_path, at, "is");
       if (!s.ok()) return s;
@@ -101,8 +101,9 @@ class WireWalk {
   // parser keeps as an unknown field too).
   absl::Status Skip(const std::string& path, int at, uint32_t tag) {
     if (WireFormatLite::SkipField(&in_, tag)) return absl::OkStatus();
-    return Malformed(path, at, absl::StrCat("field ", WireFormatLite::GetTagFieldNumber(tag), " with wire type ",
-                                            WireFormatLite::GetTagWireType(tag), " is cut short or invalid"));
+    return Malformed(path, at,
+                     absl::StrCat("field ", WireFormatLite::GetTagFieldNumber(tag), " with wire type ",
+                                  WireFormatLite::GetTagWireType(tag), " is cut short or invalid"));
   }
 
   // Known `field` of the message at `message_path`, its tag at `at`; its own path `path`.
@@ -129,9 +130,9 @@ class WireWalk {
     // The parser's own rule (proto3 only: proto2 strings are not checked).
     if (field.file()->syntax() == FileDescriptor::SYNTAX_PROTO3 &&
         !google::protobuf::internal::IsStructurallyValidUTF8(text.data(), static_cast<int>(text.size())))
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": ", subject, " not UTF-8 (", text.size(),
-          " bytes); text fields hold UTF-8 text (protobuf strings): send it encoded as UTF-8"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", subject, " not UTF-8 (", text.size(),
+                       " bytes); text fields hold UTF-8 text (protobuf strings): send it encoded as UTF-8"));
     if (out != nullptr) *out = std::move(text);
     return absl::OkStatus();
   }
@@ -141,7 +142,8 @@ class WireWalk {
     if (absl::Status s = Length(message_path, at, &length); !s.ok()) return s;
     if (!in_.IncrementRecursionDepth()) return Malformed(path, at, "messages nested more than 100 deep");
     const CodedInputStream::Limit limit = in_.PushLimit(static_cast<int>(length));
-    const absl::Status s = field.is_map() ? MapEntry(*field.message_type(), path) : Message(*field.message_type(), path);
+    const absl::Status s =
+        field.is_map() ? MapEntry(*field.message_type(), path) : Message(*field.message_type(), path);
     in_.PopLimit(limit);
     in_.DecrementRecursionDepth();
     return s;
@@ -158,16 +160,19 @@ class WireWalk {
       case WireFormatLite::WIRETYPE_FIXED64: {
         const uint32_t width = NaturalWireType(field) == WireFormatLite::WIRETYPE_FIXED32 ? 4 : 8;
         if (length % width != 0)
-          s = Malformed(message_path, at, absl::StrCat("packed ", field.name(), " of ", length, " bytes is not a whole "
-                                                       "number of ", width, "-byte values"));
-        else
-          in_.Skip(static_cast<int>(length));
+          s = Malformed(message_path, at,
+                        absl::StrCat("packed ", field.name(), " of ", length,
+                                     " bytes is not a whole "
+                                     "number of ",
+                                     width, "-byte values"));
+        else in_.Skip(static_cast<int>(length));
         break;
       }
       default:
         while (s.ok() && in_.BytesUntilLimit() > 0) {
           uint64_t value = 0;
-          if (!in_.ReadVarint64(&value)) s = Malformed(message_path, at, absl::StrCat("packed ", field.name(), " is cut short"));
+          if (!in_.ReadVarint64(&value))
+            s = Malformed(message_path, at, absl::StrCat("packed ", field.name(), " is cut short"));
         }
     }
     in_.PopLimit(limit);

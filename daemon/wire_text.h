@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
-#include "absl/status/status.h"
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/io/zero_copy_stream.h>
+#include "absl/status/status.h"
 
 namespace torchscan::daemon {
 

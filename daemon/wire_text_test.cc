@@ -64,7 +64,7 @@ v1::SubmitRequest RichRequest() {
 
 // One string field reachable from a message type: how to set it, and the path the error names.
 struct StringField {
-  std::string path;                          // as CheckWireText names it
+  std::string path;                           // as CheckWireText names it
   std::vector<const FieldDescriptor*> chain;  // message fields down to the string (or map) field
   enum { kPlain, kMapKey, kMapValue } where = kPlain;
 };
@@ -188,20 +188,24 @@ TEST(WireText, MalformedEncodingsNameTheMessageAndTheByte) {
     std::string name, wire, starts;
   };
   const std::vector<Case> cases = {
-      {"a string cut short", std::string("\x0a\x05\x0a\x09" "abc", 7),
+      {"a string cut short",
+       std::string("\x0a\x05\x0a\x09"
+                   "abc",
+                   7),
        "spec: malformed protobuf at byte 2 of the request (a length of 9 bytes runs past the end of its message)"},
       {"a message longer than the request", std::string("\x0a\x7f\x0a\x01x", 5),
        "request: malformed protobuf at byte 0 of the request (a length of 127 bytes runs past the end"},
-      {"field number 0", std::string("\x02\x00", 2), "request: malformed protobuf at byte 0 of the request (field number 0)"},
+      {"field number 0", std::string("\x02\x00", 2),
+       "request: malformed protobuf at byte 0 of the request (field number 0)"},
       {"a zero tag byte", std::string("\x00", 1),
        "request: malformed protobuf at byte 0 of the request (a field tag is cut short or zero)"},
-      {"wire type 7", std::string("\x0f", 1), "request: malformed protobuf at byte 0 of the request (field 1 with wire type 7"},
+      {"wire type 7", std::string("\x0f", 1),
+       "request: malformed protobuf at byte 0 of the request (field 1 with wire type 7"},
       {"an end-group tag outside a group", std::string("\x0a\x01\x0c", 3),
        "spec: malformed protobuf at byte 2 of the request (field 1 with wire type 4 is cut short or invalid)"},
       {"a varint of more than 10 bytes", std::string("\x0a\x0d\x22\x0b\x28") + std::string(10, '\xff'),
        "spec.options: malformed protobuf at byte 4 of the request (field 5 with wire type 0 is cut short or invalid)"},
-      {"a packed shape cut short",
-       std::string("\x0a\x0b\x12\x09\x0a\x07\x12\x05\x12\x03\x0a\x01\x80", 13),
+      {"a packed shape cut short", std::string("\x0a\x0b\x12\x09\x0a\x07\x12\x05\x12\x03\x0a\x01\x80", 13),
        "spec.measure.workload.inputs[0].generated: malformed protobuf at byte 10 of the request (packed shape is cut "
        "short)"},
   };

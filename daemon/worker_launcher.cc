@@ -30,8 +30,8 @@ process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl
 }
 
 worker::WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
-                        WorkerControl* control, const std::function<void(int pid)>& on_start,
-                        const std::function<void(int started)>& on_early_children) {
+                                WorkerControl* control, const std::function<void(int pid)>& on_start,
+                                const std::function<void(int started)>& on_early_children) {
   const process::RunOptions options = WorkerRunOptionsOf(launch, control);
   const process::RunResult run = process::Run(options, on_line, [&](const process::Spawned& spawned) {
     if (on_start) on_start(spawned.pid);
@@ -64,11 +64,11 @@ std::unique_ptr<SpareWorker> SpareWorker::Start(const WorkerLaunch& launch, std:
   std::unique_ptr<SpareWorker> spare(new SpareWorker(own));
   spare->pid_ = spawned.pid;
   spare->job_fd_ = std::move(stdio.in_peer);
-  spare->pump_ = std::make_unique<process::OutputPump>(stdio.out_read.Release(), [ready = &spare->ready_](
-                                                                                    const std::string& text) {
-    const std::optional<worker::WorkerLine> line = worker::ParseWorkerLine(text);
-    if (line && line->kind == worker::WorkerLine::Kind::kReady) *ready = true;
-  });
+  spare->pump_ = std::make_unique<process::OutputPump>(
+      stdio.out_read.Release(), [ready = &spare->ready_](const std::string& text) {
+        const std::optional<worker::WorkerLine> line = worker::ParseWorkerLine(text);
+        if (line && line->kind == worker::WorkerLine::Kind::kReady) *ready = true;
+      });
   return spare;
 }
 
@@ -107,8 +107,8 @@ SpareWorker::State SpareWorker::Wait(int timeout_ms, const WorkerControl* contro
 }
 
 worker::WorkerOutcome SpareWorker::Run(const WorkerLaunch& job, const std::string& handoff,
-                               const std::function<void(const std::string&)>& on_line, WorkerControl* control,
-                               const std::function<void(int pid)>& on_start) {
+                                       const std::function<void(const std::string&)>& on_line, WorkerControl* control,
+                                       const std::function<void(int pid)>& on_start) {
   const process::RunOptions options = WorkerRunOptionsOf(job, control);
   process::Watch watch;
   watch.limit_s = job.wall_time_s;

@@ -76,8 +76,8 @@ process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl
 // `on_early_children(started)` follows on_start: how many were forked (fewer than asked
 // when a fork failed; those are pid 0 to the worker).
 worker::WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
-                        WorkerControl* control = nullptr, const std::function<void(int pid)>& on_start = {},
-                        const std::function<void(int started)>& on_early_children = {});
+                                WorkerControl* control = nullptr, const std::function<void(int pid)>& on_start = {},
+                                const std::function<void(int started)>& on_early_children = {});
 
 // A worker started ahead of its job: a warm spare (`torchscan-worker --spare`,
 // worker/worker_protocol.h) that loads, prints "ready" and waits, blocked on its stdin,
@@ -114,8 +114,8 @@ class SpareWorker {
   // spare sends its stderr once it has the job). Requires Wait() == kReady; once only. A spare
   // that died since then ends the job as a worker that died.
   worker::WorkerOutcome Run(const WorkerLaunch& job, const std::string& handoff,
-                    const std::function<void(const std::string&)>& on_line, WorkerControl* control,
-                    const std::function<void(int pid)>& on_start = {});
+                            const std::function<void(const std::string&)>& on_line, WorkerControl* control,
+                            const std::function<void(int pid)>& on_start = {});
 
  private:
   explicit SpareWorker(const WorkerLaunch& launch) : launch_(launch) {}

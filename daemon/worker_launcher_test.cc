@@ -42,8 +42,8 @@ struct Launched {
 
 Launched Launch(const WorkerLaunch& launch, WorkerControl* control = nullptr) {
   Launched run;
-  run.outcome = RunWorker(launch, [&](const std::string& line) { run.lines.push_back(line); }, control,
-                          [&](int pid) { run.pid = pid; });
+  run.outcome = RunWorker(
+      launch, [&](const std::string& line) { run.lines.push_back(line); }, control, [&](int pid) { run.pid = pid; });
   return run;
 }
 
@@ -267,7 +267,7 @@ TEST(WorkerLauncher, RunsAsTheUnprivilegedUserWhenRoot) {
   ASSERT_EQ(run.lines.size(), 4u);
   EXPECT_EQ(run.lines[0], "65534");
   EXPECT_EQ(run.lines[1], "65534");
-  EXPECT_EQ(run.lines[2], "65534");  // supplementary groups dropped
+  EXPECT_EQ(run.lines[2], "65534");   // supplementary groups dropped
   EXPECT_EQ(run.lines[3], "denied");  // root's files are out of reach
 }
 
@@ -303,9 +303,9 @@ TEST(WorkerLauncher, ASpareHasAJobWorkersSetUpAndReadsItsJobFromStdin) {
   ASSERT_EQ(spare->Wait(5000), SpareWorker::State::kReady);
   int started = 0;
   std::vector<std::string> lines;
-  const worker::WorkerOutcome outcome =
-      spare->Run(launch, "job /j\nstderr /e\n", [&](const std::string& line) { lines.push_back(line); }, nullptr,
-                 [&](int pid) { started = pid; });
+  const worker::WorkerOutcome outcome = spare->Run(
+      launch, "job /j\nstderr /e\n", [&](const std::string& line) { lines.push_back(line); }, nullptr,
+      [&](int pid) { started = pid; });
   ASSERT_TRUE(outcome.ok()) << outcome.reason;
   EXPECT_EQ(started, spare->pid());
   EXPECT_EQ(lines, (std::vector<std::string>{"job /j", "stderr /e", "64", "30", "NoNewPrivs:\t1",

@@ -39,8 +39,8 @@ namespace torchscan::experiment {
 class ConcurrentRss {
  public:
   struct Trial {
-    std::string name;        // the run: "baseline", "candidate", or a measurement's name
-    v1::WorkloadSpec spec;   // what its child builds and calls
+    std::string name;       // the run: "baseline", "candidate", or a measurement's name
+    v1::WorkloadSpec spec;  // what its child builds and calls
   };
 
   // Starts every trial at once: for each, a concurrent span "rss <name>" opens in `timeline`,

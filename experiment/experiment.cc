@@ -11,13 +11,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/compare.h"
-#include "experiment/concurrent_rss.h"
 #include "core/cpu_load.h"
 #include "core/output_check.h"
 #include "core/proc_load.h"
 #include "core/round_plan.h"
-#include "experiment/script_check.h"
 #include "core/timing_rounds.h"
+#include "experiment/concurrent_rss.h"
+#include "experiment/script_check.h"
 #include "experiment/torch_measure.h"
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
@@ -68,7 +68,8 @@ absl::Status ValidateCheck(const ExperimentOptions& o) {
   if (o.skip_check || o.check_module.source_case() != v1::TorchScriptSpec::SOURCE_NOT_SET) return absl::OkStatus();
   if (!spec::IsTolerance(o.check.rtol) || !spec::IsTolerance(o.check.atol))
     return absl::InvalidArgumentError(absl::StrCat("check: rtol and atol must be given as numbers >= 0 (",
-                                                   spec::kNoToleranceChosen, "); or use a check module, or skip_check"));
+                                                   spec::kNoToleranceChosen,
+                                                   "); or use a check module, or skip_check"));
   if (!o.check.compare_dtype.empty() && !IsCompareDType(o.check.compare_dtype))
     return absl::InvalidArgumentError("check.compare_dtype: \"" + o.check.compare_dtype +
                                       "\" is not one of float32, float64, bfloat16, float16");
@@ -141,8 +142,8 @@ absl::Status TimeRound(const RoundPlan& plan, const RoundStep& step, const Exper
   if (!ran.ok()) return ran;
   if (load_start.ok()) {
     const absl::StatusOr<CpuLoadSample> load_end = ReadCpuLoad();
-    const absl::StatusOr<v1::TimingLoad> load =
-        load_end.ok() ? LoadOnThisProcessCpus(*load_start, *load_end) : absl::StatusOr<v1::TimingLoad>(load_end.status());
+    const absl::StatusOr<v1::TimingLoad> load = load_end.ok() ? LoadOnThisProcessCpus(*load_start, *load_end)
+                                                              : absl::StatusOr<v1::TimingLoad>(load_end.status());
     if (load.ok()) PoolTimingLoad(*load, &run.load);
   }
   run.rounds.push_back({step.round, step.leads ? "first" : "second", blocks.first, blocks.second});
@@ -160,7 +161,7 @@ v1::BenchmarkReport FinishRun(const RoundPlan& plan, const TimedRun& run) {
 }
 
 absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& name, const ExperimentOptions& o,
-                                          PhaseTimeline& timeline) {
+                                         PhaseTimeline& timeline) {
   absl::StatusOr<TimedRun> run = StartRun(w, name, o);
   if (!run.ok()) return run.status();
   const RoundPlan plan = PlanRounds(1, false, o.timing);
@@ -261,8 +262,8 @@ absl::StatusOr<double> SizeBlocks(const ExperimentOptions& o, PhaseTimeline& tim
   double longest_block_s = 0;
   if (o.rounds <= 1) return longest_block_s;
   std::vector<std::pair<TimedRun*, double>> sized;
-  for (TimedRun* run : o.reverse ? std::vector{&candidate_run, &baseline_run}
-                                 : std::vector{&baseline_run, &candidate_run}) {
+  for (TimedRun* run :
+       o.reverse ? std::vector{&candidate_run, &baseline_run} : std::vector{&baseline_run, &candidate_run}) {
     absl::StatusOr<double> block_s = PrepareRun(o, timeline, *run);
     if (!block_s.ok()) return block_s.status();
     sized.emplace_back(run, *block_s);
@@ -278,8 +279,8 @@ absl::StatusOr<double> SizeBlocks(const ExperimentOptions& o, PhaseTimeline& tim
 void RecordOrder(const RoundPlan& plan, const ExperimentOptions& o, v1::BenchmarkReport* before,
                  v1::BenchmarkReport* after) {
   const std::string order = plan.rounds > 1 ? "alternating rounds: " + RoundOrder(plan)
-                            : o.reverse      ? "candidate_first"
-                                             : "baseline_first";
+                            : o.reverse     ? "candidate_first"
+                                            : "baseline_first";
   const std::string interleave_id = plan.rounds > 1 ? NewInterleaveId() : "";
   for (v1::BenchmarkReport* r : {before, after}) {
     r->mutable_settings()->set_order(order);

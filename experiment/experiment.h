@@ -43,7 +43,7 @@ struct ExperimentOptions {
   // Applied before construction; 0 keeps LibTorch's default.
   int intra_op_threads = kDefaultIntraOpThreads;
   int inter_op_threads = kDefaultInterOpThreads;
-  bool reverse = false;              // comparisons: time the candidate first
+  bool reverse = false;  // comparisons: time the candidate first
   // Comparisons: timing rounds, 1..kMaxRounds (core/round_plan.h). N > 1 alternates the
   // order: baseline, candidate, candidate, baseline ... (reversed with `reverse`), each round
   // timing timing.min_run_time_s / N of each run after one warm-up and one block sizing per
@@ -51,19 +51,19 @@ struct ExperimentOptions {
   // comparison records the plan (round_plan) and both runs share an interleave_id.
   int rounds = kDefaultRounds;
   int profile_calls = kDefaultProfileCalls;  // calls observed by the operator profile
-  bool skip_diagnostics = false;     // no operator profile or tensor-memory pass (RSS still runs with rss)
-  bool rss = false;                  // run a fresh RSS child per workload (all at once, before timing)
-  std::string rss_child_path;        // //passes:torchscan_rss_child; required with rss
+  bool skip_diagnostics = false;             // no operator profile or tensor-memory pass (RSS still runs with rss)
+  bool rss = false;                          // run a fresh RSS child per workload (all at once, before timing)
+  std::string rss_child_path;                // //passes:torchscan_rss_child; required with rss
   // RSS children a warm spare worker started before this job (passes/peak_rss.h
   // RssTrial::LaunchWaiting): with rss they take the job's trials first (moved out of the
   // vector; any left over are killed); nullptr: none. Must outlive the run.
   std::vector<passes::RssTrial>* waiting_rss = nullptr;
-  int rss_calls = kRssChildCalls;    // completed calls inside the RSS child
+  int rss_calls = kRssChildCalls;            // completed calls inside the RSS child
   double rss_timeout_s = kRssChildTimeoutS;  // the child is killed past this
   // The declarative check: rtol and atol are required unless skip_check or check_module
   // (TorchScan chooses no tolerance); finite outputs required by default.
   CloseOptions check;
-  bool skip_check = false;           // comparisons: no output check; recorded as not_provided
+  bool skip_check = false;  // comparisons: no output check; recorded as not_provided
   // Comparisons: a TorchScript check module (experiment/script_check.h) instead of `check`, when
   // its source is set. Loaded before any timing, so a bad module fails the job early.
   v1::TorchScriptSpec check_module;

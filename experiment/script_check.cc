@@ -62,7 +62,8 @@ absl::StatusOr<std::unique_ptr<ScriptCheck>> ScriptCheck::Load(const v1::TorchSc
   } catch (const std::exception& e) {
     return NotAModule(field, e.what());
   }
-  const workloads::FileRecord file = workloads::RecordFile(bytes, uploaded ? spec.source_name() : spec.path(), uploaded);
+  const workloads::FileRecord file =
+      workloads::RecordFile(bytes, uploaded ? spec.source_name() : spec.path(), uploaded);
   m->file = file.Description() + " " + file.sha256;
   if (!m->module.find_method(m->method))
     return absl::InvalidArgumentError(field + ".method: the module has no method \"" + m->method + "\"");

@@ -33,14 +33,16 @@ v1::OutputCheck Outcome(const ScriptCheck& check, const torch::Tensor& a, const 
 TEST(ScriptCheck, NoneOrTruePassesFalseFails) {
   auto close = ScriptCheck::Load(CheckModule(R"(
 def forward(self, a: Tensor, b: Tensor) -> bool:
-    return bool(torch.allclose(a, b)))"), "check");
+    return bool(torch.allclose(a, b)))"),
+                                 "check");
   ASSERT_TRUE(close.ok()) << close.status();
   EXPECT_EQ(Outcome(**close, torch::ones({3}), torch::ones({3})).status(), v1::OutputCheck::passed);
   EXPECT_EQ(Outcome(**close, torch::ones({3}), torch::zeros({3})).status(), v1::OutputCheck::failed);
 
   auto none = ScriptCheck::Load(CheckModule(R"(
 def forward(self, a: Tensor, b: Tensor) -> None:
-    pass)"), "check");
+    pass)"),
+                                "check");
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_EQ(Outcome(**none, torch::ones({3}), torch::zeros({3})).status(), v1::OutputCheck::passed);
 }
@@ -48,7 +50,9 @@ def forward(self, a: Tensor, b: Tensor) -> None:
 TEST(ScriptCheck, AssertionFailsWithItsMessage) {
   auto check = ScriptCheck::Load(CheckModule(R"(
 def compare(self, a: Tensor, b: Tensor) -> None:
-    assert bool(torch.equal(a, b)), "outputs differ")", "compare"), "check");
+    assert bool(torch.equal(a, b)), "outputs differ")",
+                                             "compare"),
+                                 "check");
   ASSERT_TRUE(check.ok()) << check.status();
   const v1::OutputCheck failed = Outcome(**check, torch::ones({2}), torch::zeros({2}));
   EXPECT_EQ(failed.status(), v1::OutputCheck::failed);
@@ -58,12 +62,14 @@ def compare(self, a: Tensor, b: Tensor) -> None:
 TEST(ScriptCheck, OtherErrorsAndReturnTypesPropagate) {
   auto shapes = ScriptCheck::Load(CheckModule(R"(
 def forward(self, a: Tensor, b: Tensor) -> bool:
-    return bool((a + b).sum() > 0))"), "check");
+    return bool((a + b).sum() > 0))"),
+                                  "check");
   ASSERT_TRUE(shapes.ok()) << shapes.status();
   EXPECT_ANY_THROW(Outcome(**shapes, torch::ones({2}), torch::ones({3})));
   auto tensor = ScriptCheck::Load(CheckModule(R"(
 def forward(self, a: Tensor, b: Tensor) -> Tensor:
-    return a - b)"), "check");
+    return a - b)"),
+                                  "check");
   ASSERT_TRUE(tensor.ok()) << tensor.status();
   EXPECT_THROW(Outcome(**tensor, torch::ones({2}), torch::ones({2})), std::runtime_error);
 }
@@ -76,8 +82,8 @@ def forward(self, a: Tensor, b: Tensor) -> None:
   const std::string sha256 = "sha256:" + workloads::Sha256Hex(uploaded.module_bytes());
   auto from_bytes = ScriptCheck::Load(uploaded, "check");
   ASSERT_TRUE(from_bytes.ok()) << from_bytes.status();
-  EXPECT_EQ((*from_bytes)->file(), "/home/ann/check.pt (uploaded, " + std::to_string(uploaded.module_bytes().size()) +
-                                       " bytes) " + sha256);
+  EXPECT_EQ((*from_bytes)->file(),
+            "/home/ann/check.pt (uploaded, " + std::to_string(uploaded.module_bytes().size()) + " bytes) " + sha256);
 
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/check.pt";
   std::ofstream(path, std::ios::binary) << uploaded.module_bytes();
@@ -92,8 +98,10 @@ def forward(self, a: Tensor, b: Tensor) -> None:
 TEST(ScriptCheck, BadModulesNameTheField) {
   v1::TorchScriptSpec garbage;
   garbage.set_module_bytes("not a module");
-  EXPECT_NE(ScriptCheck::Load(garbage, "spec.compare.check.torchscript").status().message().find(
-                "spec.compare.check.torchscript: not a TorchScript module"),
+  EXPECT_NE(ScriptCheck::Load(garbage, "spec.compare.check.torchscript")
+                .status()
+                .message()
+                .find("spec.compare.check.torchscript: not a TorchScript module"),
             std::string::npos);
   v1::TorchScriptSpec missing;
   missing.set_path("/no/such/check.pt");
@@ -103,7 +111,9 @@ TEST(ScriptCheck, BadModulesNameTheField) {
   EXPECT_EQ(ScriptCheck::Load(v1::TorchScriptSpec(), "check").status().code(), absl::StatusCode::kInvalidArgument);
   const auto no_method = ScriptCheck::Load(CheckModule(R"(
 def forward(self, a: Tensor, b: Tensor) -> None:
-    pass)", "verify"), "check");
+    pass)",
+                                                       "verify"),
+                                           "check");
   EXPECT_NE(no_method.status().message().find("check.method: the module has no method \"verify\""), std::string::npos)
       << no_method.status();
 }

@@ -65,14 +65,16 @@ void Close(const c10::IValue& a, const c10::IValue& b, const CloseOptions& o, co
     const std::vector<c10::IValue> av = a.isTuple() ? a.toTupleRef().elements().vec() : a.toListRef().vec();
     const std::vector<c10::IValue> bv = b.isTuple() ? b.toTupleRef().elements().vec() : b.toListRef().vec();
     if (av.size() != bv.size())
-      throw AssertionError(path + ": lengths differ: " + std::to_string(av.size()) + " vs " + std::to_string(bv.size()));
+      throw AssertionError(path + ": lengths differ: " + std::to_string(av.size()) + " vs " +
+                           std::to_string(bv.size()));
     for (size_t i = 0; i < av.size(); ++i) Close(av[i], bv[i], o, path + "[" + std::to_string(i) + "]");
     return;
   }
   if (a.isGenericDict() && b.isGenericDict()) {
     const auto ad = a.toGenericDict(), bd = b.toGenericDict();
     if (ad.size() != bd.size())
-      throw AssertionError(path + ": dict sizes differ: " + std::to_string(ad.size()) + " vs " + std::to_string(bd.size()));
+      throw AssertionError(path + ": dict sizes differ: " + std::to_string(ad.size()) + " vs " +
+                           std::to_string(bd.size()));
     for (const auto& entry : ad) {
       const std::string key = entry.key().isString() ? entry.key().toStringRef() : "?";
       if (!bd.contains(entry.key())) throw AssertionError(path + ": key \"" + key + "\" missing in expected");
@@ -80,8 +82,7 @@ void Close(const c10::IValue& a, const c10::IValue& b, const CloseOptions& o, co
     }
     return;
   }
-  if (a.tagKind() != b.tagKind())
-    throw AssertionError(path + ": kinds differ: " + a.tagKind() + " vs " + b.tagKind());
+  if (a.tagKind() != b.tagKind()) throw AssertionError(path + ": kinds differ: " + a.tagKind() + " vs " + b.tagKind());
   if (!(a == b)) throw AssertionError(path + ": values differ");
 }
 

@@ -18,7 +18,7 @@ namespace torchscan::experiment {
 struct CloseOptions {
   double rtol = std::numeric_limits<double>::quiet_NaN();  // required, >= 0
   double atol = std::numeric_limits<double>::quiet_NaN();  // required, >= 0
-  bool require_finite = true;    // NaN or Inf in either value fails
+  bool require_finite = true;                              // NaN or Inf in either value fails
   // "" (default): the dtypes of compared tensors must be equal. "float32", "float64",
   // "bfloat16" or "float16": floating-point tensors of both sides are cast to it first, so
   // that a precision change (a bfloat16 candidate) can be checked against a float32 baseline.

@@ -41,9 +41,7 @@ std::string OrUnknownOnError(Read read) {
 
 // ---------------------------------------------------------------- BLAS
 
-std::string MappedBlasLibrary() {
-  return FindBlasLibrary(ReadFile("/proc/self/maps").value_or(""));
-}
+std::string MappedBlasLibrary() { return FindBlasLibrary(ReadFile("/proc/self/maps").value_or("")); }
 
 // One matrix product on the CPU, so that a BLAS LibTorch loads lazily gets mapped.
 void RunTinyMatmul() { at::mm(at::ones({2, 2}), at::ones({2, 2})); }

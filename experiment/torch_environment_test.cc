@@ -27,8 +27,7 @@ TEST(AddTorchEnvironment, VersionIsTheCompiledAgainstLibTorch) {
   EXPECT_EQ(env.libtorch_version(), TORCH_VERSION);
   EXPECT_EQ(env.libtorch_path(), TORCHSCAN_LIBTORCH_PATH);
   EXPECT_EQ(env.libtorch_cuda(), TORCHSCAN_LIBTORCH_CUDA != 0);
-  EXPECT_NE(env.libtorch_config().find("PyTorch built with"), std::string::npos)
-      << env.libtorch_config();
+  EXPECT_NE(env.libtorch_config().find("PyTorch built with"), std::string::npos) << env.libtorch_config();
 }
 
 // This machine runs Debian's LibTorch with libopenblas0-pthread installed: libblas.so.3

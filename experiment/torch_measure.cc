@@ -59,7 +59,10 @@ absl::StatusOr<std::unique_ptr<TorchTimingSession>> TorchTimingSession::Start(co
   if (device->is_cuda()) {
 #if TORCHSCAN_LIBTORCH_CUDA
     const int index = device->has_index() ? device->index() : 0;
-    hooks.synchronize = [index] { c10::cuda::device_synchronize(); (void)index; };
+    hooks.synchronize = [index] {
+      c10::cuda::device_synchronize();
+      (void)index;
+    };
     timing.synchronization = "cuda device synchronize at block ends";
 #endif
   } else {
@@ -71,7 +74,9 @@ absl::StatusOr<std::unique_ptr<TorchTimingSession>> TorchTimingSession::Start(co
 
 TorchTimingSession::TorchTimingSession(const std::function<void()>& call, TorchLatencyOptions options,
                                        LatencyOptions timing, LatencyHooks hooks)
-    : options_(std::move(options)), timing_(timing), runner_(call, std::move(timing), SteadyClock(), std::move(hooks)) {}
+    : options_(std::move(options)),
+      timing_(timing),
+      runner_(call, std::move(timing), SteadyClock(), std::move(hooks)) {}
 
 double TorchTimingSession::Prepare() {
   if (!sized_) {

@@ -6,8 +6,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -22,10 +22,10 @@ class Tensor;
 namespace torchscan::experiment {
 
 struct TorchLatencyOptions {
-  LatencyOptions timing;           // see core/latency_runner.h; work_units/work_unit included
-  std::string device = "cpu";      // "cpu" or "cuda:N"; CUDA devices are synchronised at block ends
-  std::string name;                // the report's name, e.g. "baseline"
-  v1::InputMetadata input_metadata;            // caller-supplied; see DescribeTensors
+  LatencyOptions timing;                        // see core/latency_runner.h; work_units/work_unit included
+  std::string device = "cpu";                   // "cpu" or "cuda:N"; CUDA devices are synchronised at block ends
+  std::string name;                             // the report's name, e.g. "baseline"
+  v1::InputMetadata input_metadata;             // caller-supplied; see DescribeTensors
   std::map<std::string, std::string> workload;  // what ran: model, execution mode ...
   // Called after each timed block with the number of blocks done (LatencyHooks::on_block).
   // Default: none.

@@ -68,7 +68,8 @@ TEST(MeasureTorchLatency, UnusableDevicesAreNamed) {
 }
 
 TEST(DescribeTensors, NamesEachTensor) {
-  const std::vector<v1::TensorInfo> infos = DescribeTensors({torch::zeros({2, 3}), torch::zeros({4}, torch::kLong)}, "x");
+  const std::vector<v1::TensorInfo> infos =
+      DescribeTensors({torch::zeros({2, 3}), torch::zeros({4}, torch::kLong)}, "x");
   ASSERT_EQ(infos.size(), 2u);
   EXPECT_EQ(infos[0].name(), "x[0]");
   EXPECT_EQ(infos[1].dtype(), "Long");

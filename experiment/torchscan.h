@@ -20,12 +20,12 @@
 #pragma once
 
 #include "core/compare.h"
-#include "experiment/experiment.h"
 #include "core/latency_runner.h"
 #include "core/output_check.h"
+#include "experiment/experiment.h"
 #include "experiment/torch_check.h"
 #include "experiment/torch_measure.h"
-#include "passes/operator_profile.h"
 #include "io/proto_json.h"
+#include "passes/operator_profile.h"
 #include "report/report_json.h"
 #include "workloads/thread_settings.h"

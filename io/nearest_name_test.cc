@@ -23,9 +23,7 @@ TEST(NearestName, NothingWhenNoNameIsClose) {
   EXPECT_EQ(NearestName("x", {}), "");
 }
 
-TEST(NearestName, TiesGoToTheEarlierCandidate) {
-  EXPECT_EQ(NearestName("ab", {"ac", "ad"}), "ac");
-}
+TEST(NearestName, TiesGoToTheEarlierCandidate) { EXPECT_EQ(NearestName("ab", {"ac", "ad"}), "ac"); }
 
 }  // namespace
 }  // namespace torchscan

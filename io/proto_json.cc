@@ -39,15 +39,15 @@ void ClearNegativeZeros(google::protobuf::Message* message) {
         case FieldDescriptor::CPPTYPE_MESSAGE:
           ClearNegativeZeros(repeated ? r->MutableRepeatedMessage(message, f, i) : r->MutableMessage(message, f));
           break;
-        default:
-          break;
+        default: break;
       }
     }
   }
 }
 
 // A field of `message` by its proto name or its JSON (camelCase) name; null when none.
-const google::protobuf::FieldDescriptor* FindField(const google::protobuf::Descriptor* message, const std::string& name) {
+const google::protobuf::FieldDescriptor* FindField(const google::protobuf::Descriptor* message,
+                                                   const std::string& name) {
   const google::protobuf::FieldDescriptor* field = message->FindFieldByName(name);
   return field != nullptr ? field : message->FindFieldByCamelcaseName(name);
 }
@@ -74,7 +74,8 @@ std::string UnknownFieldHelp(const google::protobuf::Descriptor* root, std::stri
   const google::protobuf::Descriptor* message = root;
   std::string shown_path;
   bool in_map_value = false;  // a map of messages shows as "field[0].value" on the way
-  for (absl::string_view segment : absl::StrSplit(absl::string_view(path.data(), path.size()), '.', absl::SkipEmpty())) {
+  for (absl::string_view segment :
+       absl::StrSplit(absl::string_view(path.data(), path.size()), '.', absl::SkipEmpty())) {
     const std::string name(segment.substr(0, segment.find('[')));
     if (in_map_value && name == "value") {
       in_map_value = false;
@@ -107,8 +108,8 @@ absl::Status ParseJsonStrict(std::string_view json, const std::string& source, g
       google::protobuf::StringPiece(json.data(), json.size()), parsed.get(), options);
   if (!status.ok()) {
     const std::string help = UnknownFieldHelp(out->GetDescriptor(), {status.message().data(), status.message().size()});
-    return absl::InvalidArgumentError(source + ": not a valid " + out->GetDescriptor()->name() + " JSON file: " +
-                                      (help.empty() ? std::string(status.message()) : help));
+    return absl::InvalidArgumentError(source + ": not a valid " + out->GetDescriptor()->name() +
+                                      " JSON file: " + (help.empty() ? std::string(status.message()) : help));
   }
   ClearNegativeZeros(parsed.get());
   out->GetReflection()->Swap(out, parsed.get());

@@ -27,8 +27,8 @@ struct Frame {
   int64_t flops = 0;            // counted at this operator
   bool opened_formula = false;  // this operator's FLOPs were counted: its children's are not
   bool unknown_outermost = false;
-  bool opened_zero = false;     // counts 0 by convention: so does what runs inside it
-  bool counted_below = false;   // an operator inside this one had its FLOPs counted
+  bool opened_zero = false;    // counts 0 by convention: so does what runs inside it
+  bool counted_below = false;  // an operator inside this one had its FLOPs counted
   std::string shapes;
 };
 
@@ -75,8 +75,10 @@ void Describe(c10::ArrayRef<const c10::IValue> inputs, std::string* shapes, std:
         args->push_back(workloads::OpArg::Other());
         std::vector<std::string> list;
         for (const at::Tensor& t : v.toTensorVector()) list.push_back(t.defined() ? ShapeText(t.sizes()) : "None");
-        const bool same = !list.empty() && std::all_of(list.begin(), list.end(), [&](const auto& s) { return s == list[0]; });
-        parts.push_back(same ? absl::StrCat(list.size(), "x", list[0]) : absl::StrCat("[", absl::StrJoin(list, ", "), "]"));
+        const bool same =
+            !list.empty() && std::all_of(list.begin(), list.end(), [&](const auto& s) { return s == list[0]; });
+        parts.push_back(same ? absl::StrCat(list.size(), "x", list[0])
+                             : absl::StrCat("[", absl::StrJoin(list, ", "), "]"));
       } else if (v.isNone()) {
         args->push_back(workloads::OpArg::None());
       } else if (v.isIntList()) {
@@ -246,9 +248,10 @@ absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::functi
       "formulas over the argument shapes seen by RecordFunction observers, counted at the outermost operator "
       "with a formula; TorchScript graph compute nodes the observers cannot see (JIT-only operators such as "
       "prim::mkldnn_convolution after optimize_for_inference) or see without formula (prepacked operators) are "
-      "counted by the same formulas from the graph's static shapes, as the diagnostics list; ", workloads::kFlopConvention));
-  flops->set_scope(absl::StrCat("one workload call (the FLOPs of ", CallsText(calls),
-                                " divided by ", calls, "); operators run on the calling thread"));
+      "counted by the same formulas from the graph's static shapes, as the diagnostics list; ",
+      workloads::kFlopConvention));
+  flops->set_scope(absl::StrCat("one workload call (the FLOPs of ", CallsText(calls), " divided by ", calls,
+                                "); operators run on the calling thread"));
   flops->set_complete(session.without_formula.empty() && !from_graph.incomplete);
   for (const auto& [name, n] : session.without_formula) {
     flops->add_diagnostics(absl::StrCat(name, ": no FLOP formula (", CallsText(n), " in ", CallsText(calls),
@@ -261,7 +264,8 @@ absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::functi
   for (const std::string& d : from_graph.diagnostics) flops->add_diagnostics(d);
   profile.set_note(absl::StrCat(
       "profiler times include instrumentation and are not clean workload timing; operator calls, times and FLOPs "
-      "are totals over profiled_calls workload calls after one unprofiled warm-up call; FLOPs: ", workloads::kFlopConvention,
+      "are totals over profiled_calls workload calls after one unprofiled warm-up call; FLOPs: ",
+      workloads::kFlopConvention,
       "; FLOPs are attributed to the outermost operator with a formula (nested operators show 0)"));
   return profile;
 }

@@ -8,8 +8,8 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
-#include "workloads/graph_compute.h"
 #include "proto/report.pb.h"
+#include "workloads/graph_compute.h"
 
 namespace torchscan::passes {
 
@@ -39,7 +39,7 @@ namespace torchscan::passes {
 // Errors: kInvalidArgument when `call` is empty or calls < 1; kFailedPrecondition when a
 // profile is already running on this thread; the status RunTorch (workloads/torch_status.h) maps from
 // what `call` throws (the observer is removed in every case).
-absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::function<c10::IValue()>& call,
-                                                               int calls, const workloads::GraphCompute* graph = nullptr);
+absl::StatusOr<torchscan::v1::OperatorProfile> ProfileWorkload(const std::function<c10::IValue()>& call, int calls,
+                                                               const workloads::GraphCompute* graph = nullptr);
 
 }  // namespace torchscan::passes

@@ -101,7 +101,8 @@ TEST(ProfileWorkload, ResNet18FlopsMatchTheArchitecture) {
   auto stage = [](int64_t c_in, int64_t c_out, int64_t hw) {
     return ConvMacs(c_in, c_out, hw, 3) + 3 * ConvMacs(c_out, c_out, hw, 3) + ConvMacs(c_in, c_out, hw, 1);
   };
-  const int64_t macs_per_image = stem + layer1 + stage(64, 128, 4) + stage(128, 256, 2) + stage(256, 512, 1) + 512 * 1000;
+  const int64_t macs_per_image =
+      stem + layer1 + stage(64, 128, 4) + stage(128, 256, 2) + stage(256, 512, 1) + 512 * 1000;
   ASSERT_EQ(macs_per_image, 37523456);
   const int64_t expected = 2 * 4 * macs_per_image;
   ASSERT_EQ(expected, 300187648);

@@ -88,8 +88,9 @@ TEST(OptimizedFlops, OptimizedCnnReportsThePlainCnnsFlops) {
   const MetricResult& flops = optimized.profile.flops_per_call();
   EXPECT_EQ(flops.value(), kCnnFlops);
   EXPECT_TRUE(flops.complete()) << flops.DebugString();
-  EXPECT_TRUE(Mentions(flops, "prim::mkldnn_convolution: not seen by the RecordFunction observers (a JIT-only "
-                              "operator, not dispatched); 2 graph nodes counted from the graph's static shapes"))
+  EXPECT_TRUE(Mentions(flops,
+                       "prim::mkldnn_convolution: not seen by the RecordFunction observers (a JIT-only "
+                       "operator, not dispatched); 2 graph nodes counted from the graph's static shapes"))
       << flops.DebugString();
   EXPECT_TRUE(Mentions(flops, "5160960 FLOPs per call")) << flops.DebugString();
   EXPECT_EQ(flops.method(), plain.profile.flops_per_call().method());  // comparable: the same counting method

@@ -9,9 +9,9 @@
 #include <c10/util/ThreadLocalDebugInfo.h>
 
 #include "absl/strings/str_cat.h"
+#include "libtorch_build_info.h"
 #include "workloads/device.h"
 #include "workloads/torch_status.h"
-#include "libtorch_build_info.h"
 
 #if TORCHSCAN_LIBTORCH_CUDA
 #include <ATen/ATen.h>
@@ -79,7 +79,8 @@ int64_t ResidentBytes(const std::vector<at::Tensor>& resident) {
     if (!t.defined()) continue;
     if (t.has_storage()) {
       const c10::Storage& storage = t.storage();
-      const void* key = storage.data() != nullptr ? storage.data() : static_cast<const void*>(storage.unsafeGetStorageImpl());
+      const void* key =
+          storage.data() != nullptr ? storage.data() : static_cast<const void*>(storage.unsafeGetStorageImpl());
       if (seen.insert(key).second) bytes += static_cast<int64_t>(storage.nbytes());
     } else if (seen.insert(t.unsafeGetTensorImpl()).second) {
       bytes += static_cast<int64_t>(t.numel()) * static_cast<int64_t>(t.element_size());
@@ -88,7 +89,8 @@ int64_t ResidentBytes(const std::vector<at::Tensor>& resident) {
   return bytes;
 }
 
-std::vector<MetricResult> MeasureCpu(const std::function<c10::IValue()>& call, const std::vector<at::Tensor>& resident) {
+std::vector<MetricResult> MeasureCpu(const std::function<c10::IValue()>& call,
+                                     const std::vector<at::Tensor>& resident) {
   std::vector<MetricResult> metrics = {
       Metric("tensor_peak_bytes",
              "tensor_baseline_bytes + highest running total of CPU tensor bytes allocated minus freed during the call, "
@@ -102,7 +104,8 @@ std::vector<MetricResult> MeasureCpu(const std::function<c10::IValue()>& call, c
       Metric("tensor_delta_bytes", "tensor_peak_bytes - tensor_baseline_bytes", kCpuScope),
   };
   int64_t baseline = 0;
-  absl::Status counted = workloads::RunTorch("counting resident tensor bytes", [&] { baseline = ResidentBytes(resident); });
+  absl::Status counted =
+      workloads::RunTorch("counting resident tensor bytes", [&] { baseline = ResidentBytes(resident); });
   if (!counted.ok()) return Unknown(std::move(metrics), std::string(counted.message()));
   auto observer = std::make_shared<TensorMemoryObserver>();
   absl::Status ran = workloads::RunTorch("measure_peak_memory call", [&] {
@@ -118,10 +121,11 @@ std::vector<MetricResult> MeasureCpu(const std::function<c10::IValue()>& call, c
   return metrics;
 }
 
-std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call, const workloads::ResolvedDevice& device) {
-  const std::string scope = absl::StrCat(
-      "one call on ", device.name, "; the caching allocator's peak since the call started, including memory "
-      "already allocated then; excludes CPU memory and RSS");
+std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call,
+                                      const workloads::ResolvedDevice& device) {
+  const std::string scope = absl::StrCat("one call on ", device.name,
+                                         "; the caching allocator's peak since the call started, including memory "
+                                         "already allocated then; excludes CPU memory and RSS");
   std::vector<MetricResult> metrics = {
       Metric("cuda_allocator_peak_allocated_bytes",
              "CUDA caching allocator allocated_bytes peak (resetPeakStats before the call, synchronize after)", scope),
@@ -134,7 +138,8 @@ std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call, 
     namespace alloc = c10::cuda::CUDACachingAllocator;
     // The allocator's statistics exist once CUDA is initialised on the device (LibTorch 2.x
     // throws "Invalid device argument" before): one tiny allocation initialises it.
-    at::empty({1}, at::TensorOptions().device(c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(device.index))));
+    at::empty({1}, at::TensorOptions().device(
+                       c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(device.index))));
     torch::cuda::synchronize(device.index);
     alloc::resetPeakStats(device.index);
     c10::IValue output = call();

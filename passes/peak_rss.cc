@@ -87,8 +87,7 @@ std::string CheckOptions(const std::string& child_path, const RssTrialOptions& o
   if (options.calls < 1) return absl::StrCat("calls is ", options.calls, "; the child must complete at least 1 call");
   if (options.intra_op_threads < 0 || options.inter_op_threads < 0)
     return "thread counts must be >= 0 (0 keeps LibTorch's default)";
-  if (!(options.timeout_s > 0))
-    return absl::StrCat("timeout_s is ", options.timeout_s, "; give a positive timeout");
+  if (!(options.timeout_s > 0)) return absl::StrCat("timeout_s is ", options.timeout_s, "; give a positive timeout");
   if (check_path && (child_path.empty() || ::access(child_path.c_str(), X_OK) != 0)) {
     return absl::StrCat("RSS child '", child_path, "' is missing or not executable (",
                         child_path.empty() ? "empty path" : std::strerror(errno),
@@ -221,7 +220,7 @@ struct RssTrial::State {
   }
 
   Stage stage = Stage::kStarted;
-  std::string child_path;   // "" for an adopted child
+  std::string child_path;  // "" for an adopted child
   RssTrialOptions options;
   process::Clock::time_point start;
   std::string early_error;  // why there is no child: bad options, files, launch
@@ -360,8 +359,7 @@ torchscan::v1::MetricResult RssTrial::Await(RssTrialInfo* info) {
   trial.cancelled = end == process::End::kKilled;
   trial.stderr_tail = Tail(ReadWhole(s.err.get()));
   const std::string why = DescribeEnd(status, options.timeout_s, trial);
-  if (!s.not_given.empty())
-    return unknown(absl::StrCat(s.not_given, why.empty() ? "it exited with status 0" : why));
+  if (!s.not_given.empty()) return unknown(absl::StrCat(s.not_given, why.empty() ? "it exited with status 0" : why));
   if (!why.empty()) return unknown(why);
 
   const std::string out = s.Out();

@@ -14,12 +14,12 @@ namespace torchscan::passes {
 
 // What happened to the child, for logs and the cost benchmark (not part of the metric).
 struct RssTrialInfo {
-  double wall_s = 0;         // from launch to exit (or kill)
-  int exit_code = -1;        // when it exited normally
-  int signal = 0;            // when a signal ended it (SIGKILL after a timeout)
+  double wall_s = 0;   // from launch to exit (or kill)
+  int exit_code = -1;  // when it exited normally
+  int signal = 0;      // when a signal ended it (SIGKILL after a timeout)
   bool timed_out = false;
-  bool cancelled = false;    // killed because options.cancel was set
-  std::string stderr_tail;   // last lines the child wrote to stderr
+  bool cancelled = false;   // killed because options.cancel was set
+  std::string stderr_tail;  // last lines the child wrote to stderr
 };
 
 // What one trial runs. The child applies the thread counts before LibTorch does any work

@@ -226,7 +226,8 @@ TEST(RssTrial, AdoptedChildThatWasNotForkedIsUnknown) {
 TEST(MeasurePeakRss, ChildRunsWithTheThreadsOfTheJob) {
   const auto m = MeasurePeakRss(LinearSpec(), kChild, Trial(10, 120, 3, 2));
   ASSERT_TRUE(m.has_value()) << m.DebugString();
-  EXPECT_NE(m.scope().find("10 completed calls with 3 intra-op and 2 inter-op threads"), std::string::npos) << m.scope();
+  EXPECT_NE(m.scope().find("10 completed calls with 3 intra-op and 2 inter-op threads"), std::string::npos)
+      << m.scope();
   const auto one = MeasurePeakRss(LinearSpec(), kChild, Trial(10, 120, 1, 1));
   ASSERT_TRUE(one.has_value()) << one.DebugString();
   EXPECT_NE(one.scope().find("with 1 intra-op and 1 inter-op threads"), std::string::npos) << one.scope();

@@ -25,11 +25,11 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "workloads/thread_settings.h"
 #include "passes/rss_protocol.h"
+#include "proto/workload.pb.h"
+#include "workloads/thread_settings.h"
 #include "workloads/torch_status.h"
 #include "workloads/workload.h"
-#include "proto/workload.pb.h"
 
 namespace {
 
@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
   }
   const std::string& spec_file = words[0];
   // Before anything else: LibTorch's pools take their size when they first start.
-  if (absl::Status s = torchscan::workloads::ApplyThreadSettings(intra_op, inter_op); !s.ok()) return Fail(s.ToString());
+  if (absl::Status s = torchscan::workloads::ApplyThreadSettings(intra_op, inter_op); !s.ok())
+    return Fail(s.ToString());
   torchscan::v1::WorkloadSpec spec;
   {
     std::ifstream in(spec_file, std::ios::binary);

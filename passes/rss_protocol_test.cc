@@ -6,8 +6,7 @@ namespace torchscan::passes {
 namespace {
 
 TEST(RssProtocol, ParsesVmHwmInKibibytes) {
-  const char* status =
-      "Name:\ttorchscan_rss_c\nVmPeak:\t  500000 kB\nVmHWM:\t  123456 kB\nVmRSS:\t  100000 kB\n";
+  const char* status = "Name:\ttorchscan_rss_c\nVmPeak:\t  500000 kB\nVmHWM:\t  123456 kB\nVmRSS:\t  100000 kB\n";
   EXPECT_EQ(ParseVmHwmBytes(status), 123456LL * 1024);
 }
 

@@ -32,7 +32,8 @@ RunOptions Reader(const std::vector<EarlyChild>& children) {
   options.spawn.path = "/bin/bash";
   options.spawn.args = {"-c", R"sh(for w in "$@"; do
   s=${w%%:*}; read -r pid <&"$s"; read -r said <&"$s"; echo "pid $pid said $said"
-done)sh", "reader"};
+done)sh",
+                        "reader"};
   options.spawn.early.name = "test children";
   options.spawn.early.children = children;
   options.spawn.early.args_for = [](int socket_fd, int stderr_fd) {
@@ -47,9 +48,10 @@ TEST(EarlyChildren, EachWritesItsPidLineThenRunsItsProgramWithItsArgs) {
   const std::string child = Script("echo-child", "echo \"$1 $2\"; exec sleep 60");
   std::vector<std::string> lines;
   int started = -1;
-  const RunResult result = process::Run(Reader({{child, {"a", "b"}, ""}, {child, {"c", "d"}, ""}}),
-                               [&](const std::string& line) { lines.push_back(line); },
-                               [&](const Spawned& spawned) { started = spawned.early_started; });
+  const RunResult result = process::Run(
+      Reader({{child, {"a", "b"}, ""}, {child, {"c", "d"}, ""}}),
+      [&](const std::string& line) { lines.push_back(line); },
+      [&](const Spawned& spawned) { started = spawned.early_started; });
   ASSERT_TRUE(result.started) << result.error.text;
   EXPECT_EQ(started, 2);
   ASSERT_EQ(lines.size(), 2u);

@@ -16,7 +16,7 @@ class Fd {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
-  int Release();         // gives the descriptor up without closing it; -1 when none
+  int Release();            // gives the descriptor up without closing it; -1 when none
   void Reset(int fd = -1);  // closes the one held (if any) and holds `fd`
 
  private:

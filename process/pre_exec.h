@@ -37,9 +37,9 @@
 namespace torchscan::process {
 
 struct SetUp {
-  int stdin_fd = -1;   // becomes the child's stdin; -1 keeps what it inherited
-  int stdout_fd = -1;  // its stdout; -1 keeps what it inherited
-  int stderr_fd = -1;  // its stderr; -1 keeps what it inherited
+  int stdin_fd = -1;               // becomes the child's stdin; -1 keeps what it inherited
+  int stdout_fd = -1;              // its stdout; -1 keeps what it inherited
+  int stderr_fd = -1;              // its stderr; -1 keeps what it inherited
   bool own_process_group = false;  // setpgid(0, 0): its pid is its group's id
   std::vector<int> cpus;           // CPU affinity; empty = inherit
   int64_t memory_bytes = 0;        // RLIMIT_AS; 0 = inherit

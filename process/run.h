@@ -21,9 +21,9 @@
 namespace torchscan::process {
 
 struct RunOptions {
-  SpawnOptions spawn;       // its setup's stdin/stdout/stderr are set by Run
-  std::string stderr_path;  // created or truncated; "" = /dev/null
-  double wall_time_s = 0;   // killed (SIGKILL) past this, from the start of Run; 0 = no limit
+  SpawnOptions spawn;          // its setup's stdin/stdout/stderr are set by Run
+  std::string stderr_path;     // created or truncated; "" = /dev/null
+  double wall_time_s = 0;      // killed (SIGKILL) past this, from the start of Run; 0 = no limit
   Control* control = nullptr;  // may be null
 };
 

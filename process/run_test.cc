@@ -38,8 +38,9 @@ struct Ran {
 
 Ran RunIt(const RunOptions& options) {
   Ran ran;
-  ran.result = process::Run(options, [&](const std::string& line) { ran.lines.push_back(line); },
-                   [&](const Spawned& spawned) { ran.pid = spawned.pid; });
+  ran.result = process::Run(
+      options, [&](const std::string& line) { ran.lines.push_back(line); },
+      [&](const Spawned& spawned) { ran.pid = spawned.pid; });
   return ran;
 }
 
@@ -95,8 +96,8 @@ TEST(Run, AControlKillFromAnotherThreadEndsIt) {
   RunOptions options = Shell("echo started; exec sleep 60");
   options.control = &control;
   std::thread killer;
-  const RunResult result = process::Run(
-      options, [&](const std::string&) { killer = std::thread([&] { control.Kill("stop now"); }); });
+  const RunResult result =
+      process::Run(options, [&](const std::string&) { killer = std::thread([&] { control.Kill("stop now"); }); });
   killer.join();
   EXPECT_EQ(result.end, End::kKilled);
   EXPECT_EQ(DecodeWaitStatus(result.status.value_or(0)).signal, SIGKILL);

@@ -27,13 +27,13 @@ struct SpawnOptions {
   std::string path;               // the program; required
   std::vector<std::string> args;  // argv[1...]; the early children's words follow
   SetUp setup;
-  EarlyChildren early;            // none by default
+  EarlyChildren early;  // none by default
 };
 
 struct SpawnError {
   bool exec = false;  // the program could not be started (fork, exec), rather than a descriptor
   std::string text;
-  std::string call;   // with exec: "fork() failed" or "execve failed"
+  std::string call;  // with exec: "fork() failed" or "execve failed"
 };
 
 struct Spawned {

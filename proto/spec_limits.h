@@ -113,15 +113,15 @@ inline constexpr double kRssChildTimeoutS = 300;
 
 // What a zero (or empty) field of torchscand's configuration stands for (daemon/config.h
 // ApplyDefaults); the thread defaults are kDefaultIntraOpThreads and kDefaultInterOpThreads.
-inline constexpr const char* kDefaultSocketMode = "0660";  // DaemonConfig.socket_mode
+inline constexpr const char* kDefaultSocketMode = "0660";    // DaemonConfig.socket_mode
 inline constexpr const char* kDefaultWorkerUser = "nobody";  // DaemonConfig.worker_user, when torchscand is root
-inline constexpr int kDefaultMaxQueueLength = 100;  // DaemonLimits.max_queue_length: queued jobs
-inline constexpr double kDefaultJobWallTimeS = 3600;  // DaemonLimits.job_wall_time_s: a worker is killed past it
+inline constexpr int kDefaultMaxQueueLength = 100;           // DaemonLimits.max_queue_length: queued jobs
+inline constexpr double kDefaultJobWallTimeS = 3600;         // DaemonLimits.job_wall_time_s: a worker is killed past it
 // DaemonLimits.max_upload_bytes: a larger serialized JobSpec (uploaded files included) is
 // refused. Also what spec/job_spec.h JobSpecLimits assumes when not told.
 inline constexpr int64_t kDefaultMaxUploadBytes = int64_t{64} << 20;
 inline constexpr int kDefaultWorkerOpenFiles = 1024;  // DaemonLimits.worker_open_files: RLIMIT_NOFILE
-inline constexpr int kMinWorkerOpenFiles = 16;  // fewer is refused: too few for a worker
+inline constexpr int kMinWorkerOpenFiles = 16;        // fewer is refused: too few for a worker
 // DaemonConfig.noise_floor_max_age_s: a noise floor older than this (seconds) is stale: 7 days.
 inline constexpr double kDefaultNoiseFloorMaxAgeS = 7 * 24 * 3600;
 

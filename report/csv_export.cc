@@ -2,9 +2,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "report/evidence_view.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
+#include "report/evidence_view.h"
 
 namespace torchscan::report {
 namespace {

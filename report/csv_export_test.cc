@@ -24,7 +24,7 @@ constexpr char kHeader[] = "run,block,calls,duration_s,per_call_s,output_check,c
 TEST(CsvExporter, OneExactRowPerBlock) {
   EXPECT_EQ(CsvExporter().Render(TwoBlocks("baseline")),
             std::string(kHeader) +
-                "baseline,1,4,0.5,0.125,n/a,n/a,n/a,\n"  // a plain report has no check or comparability
+                "baseline,1,4,0.5,0.125,n/a,n/a,n/a,\n"       // a plain report has no check or comparability
                 "baseline,2,2,0.0012,6e-04,n/a,n/a,n/a,\n");  // the shortest form that reads back
 }
 
@@ -33,12 +33,11 @@ TEST(CsvExporter, ComparisonListsBeforeThenAfterWithUniqueQuotedNames) {
   *c.mutable_before() = TwoBlocks("base,line");
   *c.mutable_after() = TwoBlocks("base,line");
   c.mutable_after()->mutable_timing()->mutable_blocks(1)->set_calls(0);
-  EXPECT_EQ(CsvExporter().Render(c),
-            std::string(kHeader) +
-                "\"base,line/before\",1,4,0.5,0.125,passed,compatible,,\n"
-                "\"base,line/before\",2,2,0.0012,6e-04,passed,compatible,,\n"
-                "\"base,line/after\",1,4,0.5,0.125,passed,compatible,,\n"
-                "\"base,line/after\",2,0,0.0012,,passed,compatible,,\n");
+  EXPECT_EQ(CsvExporter().Render(c), std::string(kHeader) +
+                                         "\"base,line/before\",1,4,0.5,0.125,passed,compatible,,\n"
+                                         "\"base,line/before\",2,2,0.0012,6e-04,passed,compatible,,\n"
+                                         "\"base,line/after\",1,4,0.5,0.125,passed,compatible,,\n"
+                                         "\"base,line/after\",2,0,0.0012,,passed,compatible,,\n");
 }
 
 // Every row of a withheld comparison says why; the raw blocks stay, no delta is added.

@@ -55,8 +55,7 @@ std::string ValueText(const google::protobuf::Message& message, const FieldDescr
       return number(repeated ? r->GetRepeatedDouble(message, field, index) : r->GetDouble(message, field));
     case FieldDescriptor::CPPTYPE_FLOAT:
       return number(repeated ? r->GetRepeatedFloat(message, field, index) : r->GetFloat(message, field));
-    case FieldDescriptor::CPPTYPE_MESSAGE:
-      break;
+    case FieldDescriptor::CPPTYPE_MESSAGE: break;
   }
   return "";
 }
@@ -119,12 +118,9 @@ Withheld WithheldBecause(const v1::Comparison& comparison) {
 
 const char* WithheldText(Withheld withheld) {
   switch (withheld) {
-    case Withheld::kCheckFailed:
-      return "the output check failed";
-    case Withheld::kIncompatible:
-      return "the runs are not comparable";
-    case Withheld::kNone:
-      break;
+    case Withheld::kCheckFailed: return "the output check failed";
+    case Withheld::kIncompatible: return "the runs are not comparable";
+    case Withheld::kNone: break;
   }
   return "";
 }
@@ -144,20 +140,17 @@ std::string WithheldDetail(const v1::Comparison& comparison) {
                                    check.message().empty() ? "" : " (" + check.message() + ")"));
   if (!comparison.compatibility().compatible()) {
     const std::string mismatches = MismatchesText(comparison.compatibility());
-    reasons.push_back(absl::StrCat(WithheldText(Withheld::kIncompatible),
-                                   " (", mismatches.empty() ? "mismatches not named" : mismatches, ")"));
+    reasons.push_back(absl::StrCat(WithheldText(Withheld::kIncompatible), " (",
+                                   mismatches.empty() ? "mismatches not named" : mismatches, ")"));
   }
   return absl::StrJoin(reasons, "; ");
 }
 
 const char* PairedClaimText(v1::PairedEvidence::Claim claim) {
   switch (claim) {
-    case v1::PairedEvidence::faster:
-      return "faster";
-    case v1::PairedEvidence::slower:
-      return "slower";
-    default:
-      return "no_claim";
+    case v1::PairedEvidence::faster: return "faster";
+    case v1::PairedEvidence::slower: return "slower";
+    default: return "no_claim";
   }
 }
 
@@ -180,20 +173,18 @@ bool PairedRecorded(const v1::PairedEvidence& p) {
 std::string PairedDetailText(const v1::PairedEvidence& p) {
   if (!PairedRecorded(p)) return "not recorded";
   const int rounds = p.round_ratios_size();
-  const std::string over = p.has_median_ratio()
-                               ? absl::StrCat("median ratio ", FormatRatio(p.median_ratio()), " over ", rounds,
-                                              rounds == 1 ? " round" : " rounds")
-                               : "";
+  const std::string over = p.has_median_ratio() ? absl::StrCat("median ratio ", FormatRatio(p.median_ratio()), " over ",
+                                                               rounds, rounds == 1 ? " round" : " rounds")
+                                                : "";
   if (!p.has_ci_low() || !p.has_ci_high())
     return absl::StrCat(p.note().empty() ? "no interval" : p.note(), over.empty() ? "" : "; ", over);
-  return absl::StrCat("at ", UnsignedPercent(p.confidence()), ": ", over, over.empty() ? "" : ", ", "interval ",
-                      FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()),
-                      p.has_achieved_confidence()
-                          ? absl::StrCat(" (exact confidence ", UnsignedPercent(p.achieved_confidence()), ")")
-                          : "",
-                      p.has_resolvable_change()
-                          ? absl::StrCat(", resolves changes of \u00b1", UnsignedPercent(p.resolvable_change()))
-                          : "");
+  return absl::StrCat(
+      "at ", UnsignedPercent(p.confidence()), ": ", over, over.empty() ? "" : ", ", "interval ",
+      FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()),
+      p.has_achieved_confidence() ? absl::StrCat(" (exact confidence ", UnsignedPercent(p.achieved_confidence()), ")")
+                                  : "",
+      p.has_resolvable_change() ? absl::StrCat(", resolves changes of \u00b1", UnsignedPercent(p.resolvable_change()))
+                                : "");
 }
 
 std::string PairedSummaryText(const v1::PairedEvidence& p) {
@@ -204,25 +195,18 @@ std::string PairedSummaryText(const v1::PairedEvidence& p) {
 
 const char* LatencyLabelName(v1::Comparison::LatencyChange change) {
   switch (change) {
-    case v1::Comparison::faster:
-      return "faster";
-    case v1::Comparison::slower:
-      return "slower";
-    case v1::Comparison::within_variability:
-      return "within_variability";
-    default:
-      return "unavailable";
+    case v1::Comparison::faster: return "faster";
+    case v1::Comparison::slower: return "slower";
+    case v1::Comparison::within_variability: return "within_variability";
+    default: return "unavailable";
   }
 }
 
 const char* CheckStatusName(v1::OutputCheck::Status status) {
   switch (status) {
-    case v1::OutputCheck::passed:
-      return "passed";
-    case v1::OutputCheck::failed:
-      return "failed";
-    default:
-      return "not provided";
+    case v1::OutputCheck::passed: return "passed";
+    case v1::OutputCheck::failed: return "failed";
+    default: return "not provided";
   }
 }
 

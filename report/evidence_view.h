@@ -16,8 +16,8 @@
 namespace torchscan::report {
 
 struct RunView {
-  std::string role;                   // "report", "before" or "after"
-  std::string name;                   // the report's name, or the role when it is empty
+  std::string role;  // "report", "before" or "after"
+  std::string name;  // the report's name, or the role when it is empty
   // For headings: the run's label when it tells this run apart (a report's own label, or a
   // comparison run's label that differs from the comparison's), else `name`; then the model
   // in parentheses when known: "mlp v2 (mlp_opt.pt)", "baseline (resnet18)", "measurement".
@@ -73,7 +73,7 @@ std::string MismatchesText(const v1::Compatibility& compatibility);
 std::string WithheldDetail(const v1::Comparison& comparison);
 
 const char* LatencyLabelName(v1::Comparison::LatencyChange change);  // "faster", ...
-const char* PairedClaimText(v1::PairedEvidence::Claim claim);          // "faster", "slower", "no_claim"
+const char* PairedClaimText(v1::PairedEvidence::Claim claim);        // "faster", "slower", "no_claim"
 
 // The paired evidence in one line, as saved: "faster at 90.0%: median ratio 0.505× over 6
 // rounds, interval 0.49× to 0.53× (exact confidence 96.9%), resolves changes of ±2.0%";
@@ -84,7 +84,7 @@ std::string PairedSummaryText(const v1::PairedEvidence& paired);
 // The same line without its leading claim ("at 90.0%: median ratio ...", or the note), for
 // renderers that show the claim in a column of its own.
 std::string PairedDetailText(const v1::PairedEvidence& paired);
-const char* CheckStatusName(v1::OutputCheck::Status status);         // "passed", "not provided"
+const char* CheckStatusName(v1::OutputCheck::Status status);  // "passed", "not provided"
 
 // True when `text` names a speed label ("faster", "slower", "within_variability", any case).
 bool NamesSpeedLabel(std::string_view text);

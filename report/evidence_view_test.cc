@@ -214,7 +214,8 @@ TEST(PairedSummaryText, StatesClaimIntervalAndResolutionOrWhyNot) {
   few.add_round_ratios(0.5);
   few.add_round_ratios(0.7);
   few.set_median_ratio(0.6);
-  EXPECT_EQ(PairedSummaryText(few), "no_claim: needs at least 5 rounds at 90% (has 2); median ratio 0.6\u00d7 over 2 rounds");
+  EXPECT_EQ(PairedSummaryText(few),
+            "no_claim: needs at least 5 rounds at 90% (has 2); median ratio 0.6\u00d7 over 2 rounds");
   EXPECT_EQ(PairedSummaryText(v1::PairedEvidence()), "not recorded");
 }
 

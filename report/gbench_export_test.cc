@@ -106,8 +106,8 @@ TEST(GbenchExporter, AcceptsReportsAndComparisonsWhoseNumbersStand) {
 // Refused (see render_by_format_test.cc for the message), and even an unchecked Render hands
 // compare.py no blocks to compute the withheld deltas from.
 TEST(GbenchExporter, AWithheldComparisonExportsNoBenchmarks) {
-  for (const v1::Comparison& c : {fixtures::FailedCheckComparison(), fixtures::TamperedFailedComparison(),
-                                  fixtures::IncompatibleComparison()}) {
+  for (const v1::Comparison& c :
+       {fixtures::FailedCheckComparison(), fixtures::TamperedFailedComparison(), fixtures::IncompatibleComparison()}) {
     EXPECT_EQ(GbenchExporter().Accepts(c).code(), absl::StatusCode::kFailedPrecondition);
     const Struct json = Parse(GbenchExporter().Render(c));
     EXPECT_EQ(Field(json, "benchmarks").list_value().values_size(), 0);

@@ -7,9 +7,9 @@
 #include "absl/strings/str_join.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
-#include "report/svg_number.h"
 #include "report/history_points.h"
 #include "report/html_page.h"
+#include "report/svg_number.h"
 #include "report/time_axis.h"
 
 namespace torchscan::report {

@@ -142,7 +142,8 @@ TEST(HistoryHtml, AxisLabelsShowTimesWhenNeighboursShareADate) {
   EXPECT_TRUE(absl::StrContains(page, ">2026-01-01 18:00 UTC</text>"));
   EXPECT_TRUE(absl::StrContains(RenderHistoryHtml(ThreePoints()), ">2026-01-03</text>"));
   // Each labelled date has its point's revision under it; none for a point without one.
-  EXPECT_TRUE(absl::StrContains(RenderHistoryHtml(ThreePoints()), "font-family=\"monospace\" fill=\"#57606a\">bbbb</text>"));
+  EXPECT_TRUE(
+      absl::StrContains(RenderHistoryHtml(ThreePoints()), "font-family=\"monospace\" fill=\"#57606a\">bbbb</text>"));
   EXPECT_FALSE(absl::StrContains(page, "font-family=\"monospace\""));
 }
 

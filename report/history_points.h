@@ -30,14 +30,14 @@ struct HistoryRow {
 };
 
 struct MachineChange {
-  const v1::Job* before = nullptr;  // the older point
-  const v1::Job* after = nullptr;   // the newer point, where the change is marked
+  const v1::Job* before = nullptr;       // the older point
+  const v1::Job* after = nullptr;        // the newer point, where the change is marked
   std::vector<std::string> differences;  // MachineDifferences(before, after)
 };
 
 struct HistoryRows {
-  std::vector<HistoryRow> rows;              // one per job, newest first
-  std::vector<const v1::Job*> points;        // oldest first
+  std::vector<HistoryRow> rows;                // one per job, newest first
+  std::vector<const v1::Job*> points;          // oldest first
   std::vector<MachineChange> machine_changes;  // oldest first; number k is machine_changes[k - 1]
 };
 

@@ -19,11 +19,11 @@
 namespace torchscan::report {
 
 struct HistoryView {
-  std::string name;                 // the benchmark's name (the jobs' label)
-  std::string source;               // where it came from, e.g. the daemon address; shown in the header
-  std::vector<v1::Job> jobs;        // newest first, as the History RPC gives them; any state: only
-                                    // succeeded jobs with a summary become points, the others are
-                                    // listed in the tables and counted, but not plotted
+  std::string name;           // the benchmark's name (the jobs' label)
+  std::string source;         // where it came from, e.g. the daemon address; shown in the header
+  std::vector<v1::Job> jobs;  // newest first, as the History RPC gives them; any state: only
+                              // succeeded jobs with a summary become points, the others are
+                              // listed in the tables and counted, but not plotted
   // Relative link from the page to a job's own report page ("" = no link for that job).
   // Empty function: no links at all.
   std::function<std::string(const v1::Job&)> report_href;

@@ -2,11 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "report/evidence_view.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
-#include "report/html_run_sections.h"
+#include "report/evidence_view.h"
 #include "report/html_page.h"
+#include "report/html_run_sections.h"
 #include "report/noise_floor_text.h"
 #include "report/paired_plot.h"
 #include "report/round_plan_text.h"

@@ -75,7 +75,8 @@ TEST(HtmlRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
 
 TEST(HtmlRenderer, TitleAndHeadingCarryTheLabelAndModels) {
   const std::string page = Render(Labelled());
-  EXPECT_TRUE(Has(page, "<title>TorchScan: freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)</title>"))
+  EXPECT_TRUE(
+      Has(page, "<title>TorchScan: freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)</title>"))
       << page.substr(0, 600);
   EXPECT_TRUE(Has(page, "<h1>freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)</h1>"));
 }
@@ -136,7 +137,7 @@ TEST(HtmlRenderer, PassedComparisonShowsLabelEvidenceAndDeltas) {
   EXPECT_TRUE(Has(page, "<div class=\"k\">Latency change</div><div class=\"v\">faster</div>"));
   EXPECT_TRUE(  // the label's reason, in human units
       Has(page, "<div class=\"s\">median change -194.9 µs vs larger IQR 11.00 µs: larger than the spread</div>"));
-  EXPECT_TRUE(Has(page, ">-92.4%<"));                // relative change
+  EXPECT_TRUE(Has(page, ">-92.4%<"));  // relative change
   EXPECT_TRUE(Has(page, "Mann-Whitney p = 3.7e-05"));
   EXPECT_TRUE(Has(page, ">-194.9 µs<"));                                 // median delta
   EXPECT_TRUE(Has(page, ">0.0763×<"));                                   // its ratio
@@ -240,12 +241,15 @@ TEST(HtmlRenderer, HostileStringsShowAsText) {
 TEST(HtmlRenderer, TheTimelineIsATableOfPhaseStartAndDuration) {
   const std::string page = Render(fixtures::PassedComparison());
   EXPECT_TRUE(Has(page, "<section id=\"timeline\"><h2>Phase timeline</h2>"));
-  EXPECT_TRUE(Has(page, "seconds on std::chrono::steady_clock since the worker began the job at "
-                        "2024-05-02T10:00:30.000Z."));
-  EXPECT_TRUE(Has(page, "<tr><td><code>build baseline</code></td><td class=\"n\">62.50 ms</td><td class=\"n\">250.0 "
-                        "ms</td></tr>"));
-  EXPECT_TRUE(Has(page, "<tr><td><code>timing candidate</code></td><td class=\"n\">984.4 ms</td><td "
-                        "class=\"n\">500.0 ms</td></tr>"));
+  EXPECT_TRUE(Has(page,
+                  "seconds on std::chrono::steady_clock since the worker began the job at "
+                  "2024-05-02T10:00:30.000Z."));
+  EXPECT_TRUE(Has(page,
+                  "<tr><td><code>build baseline</code></td><td class=\"n\">62.50 ms</td><td class=\"n\">250.0 "
+                  "ms</td></tr>"));
+  EXPECT_TRUE(Has(page,
+                  "<tr><td><code>timing candidate</code></td><td class=\"n\">984.4 ms</td><td "
+                  "class=\"n\">500.0 ms</td></tr>"));
   const size_t section = page.find("<section id=\"timeline\">");
   EXPECT_EQ(Count(page.substr(section, page.find("</section>", section) - section), "<tr><td><code>"), 11u);
   EXPECT_FALSE(Has(Render(fixtures::FailedCheckComparison()), "id=\"timeline\""));  // no timeline saved
@@ -264,16 +268,17 @@ TEST(HtmlRenderer, TheTimelineIsAlsoABarChartBeforeItsTable) {
 
 TEST(HtmlRenderer, TheJobsTimelineFromTorchscandFollowsWithItsOwnChartAndOrigin) {
   v1::Comparison c = fixtures::PassedComparison();
-  *c.mutable_job_timeline() = fixtures::SpansTimeline({{"queue wait", 0, 0.5}, {"worker start", 0.5, 0.625},
-                                                       {"LibTorch load", 0.625, 1.5}, {"write result", 1.5, 2}});
+  *c.mutable_job_timeline() = fixtures::SpansTimeline(
+      {{"queue wait", 0, 0.5}, {"worker start", 0.5, 0.625}, {"LibTorch load", 0.625, 1.5}, {"write result", 1.5, 2}});
   c.mutable_job_timeline()->set_started_at("2024-05-02T10:00:29.000Z");
   const std::string page = Render(c);
   EXPECT_TRUE(Has(page, "<h3>the job, as torchscand saw it</h3>"));
   EXPECT_TRUE(Has(page, "since the job was submitted at 2024-05-02T10:00:29.000Z."));
   EXPECT_TRUE(Has(page, "since the worker began the job at 2024-05-02T10:00:30.000Z."));  // the worker's, first
   EXPECT_TRUE(Has(page, "aria-labelledby=\"timeline-1-title timeline-1-desc\""));
-  EXPECT_TRUE(Has(page, "<tr><td><code>LibTorch load</code></td><td class=\"n\">625.0 ms</td><td "
-                        "class=\"n\">875.0 ms</td></tr>"));
+  EXPECT_TRUE(Has(page,
+                  "<tr><td><code>LibTorch load</code></td><td class=\"n\">625.0 ms</td><td "
+                  "class=\"n\">875.0 ms</td></tr>"));
   EXPECT_LT(page.find("since the worker began"), page.find("since the job was submitted"));
 }
 
@@ -295,7 +300,6 @@ TEST(HtmlRenderer, ComputedComparisonWithoutBlocksStillRenders) {
   EXPECT_TRUE(Has(page, "no timing blocks"));
   EXPECT_TRUE(Has(page, "<div class=\"v\">unavailable</div>"));
 }
-
 
 TEST(HtmlRenderer, LoadDuringTimingIsARowOnlyWhereSampled) {
   const std::string page = Render(fixtures::BusyBaselineComparison());

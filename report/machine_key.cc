@@ -11,9 +11,10 @@ namespace {
 
 // The key's fields in order, with the name a change is shown by.
 constexpr std::pair<const char*, const char*> kFields[] = {
-    {"cpu", "CPU"},         {"cores", "cores"},       {"memory", "memory"},       {"os", "OS"},
-    {"kernel", "kernel"},   {"governor", "CPU governor"}, {"turbo", "turbo"},     {"affinity", "CPU affinity"},
-    {"libtorch", "LibTorch"}, {"blas", "BLAS"},       {"torchscan", "TorchScan"}, {"device", "device"},
+    {"cpu", "CPU"},     {"cores", "cores"},           {"memory", "memory"},
+    {"os", "OS"},       {"kernel", "kernel"},         {"governor", "CPU governor"},
+    {"turbo", "turbo"}, {"affinity", "CPU affinity"}, {"libtorch", "LibTorch"},
+    {"blas", "BLAS"},   {"torchscan", "TorchScan"},   {"device", "device"},
 };
 
 std::string Escaped(const std::string& value) {
@@ -46,7 +47,7 @@ std::string Memory(const v1::Environment& e) {
 // The key's (field, value) pairs, values unescaped.
 std::vector<std::pair<std::string, std::string>> Parse(const std::string& key) {
   std::vector<std::pair<std::string, std::string>> fields;
-  std::string segment;  // unescaped
+  std::string segment;                  // unescaped
   size_t name_end = std::string::npos;  // where the first unescaped '=' was
   auto finish = [&] {
     if (name_end == std::string::npos) fields.emplace_back(segment, "");
@@ -80,9 +81,18 @@ std::string DisplayName(const std::string& field) {
 
 std::string MachineKey(const v1::Environment& e) {
   const std::string values[] = {
-      e.cpu_model(), Cores(e),         Memory(e),        e.os(),
-      e.kernel(),    e.cpu_governor(), e.turbo(),        e.cpu_affinity(),
-      e.libtorch_version(), FileName(e.blas_library()), e.torchscan_version(), e.device_name(),
+      e.cpu_model(),
+      Cores(e),
+      Memory(e),
+      e.os(),
+      e.kernel(),
+      e.cpu_governor(),
+      e.turbo(),
+      e.cpu_affinity(),
+      e.libtorch_version(),
+      FileName(e.blas_library()),
+      e.torchscan_version(),
+      e.device_name(),
   };
   std::string key;
   for (size_t i = 0; i < std::size(kFields); ++i)

@@ -6,12 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "report/evidence_view.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
+#include "report/evidence_view.h"
 #include "report/load_text.h"
-#include "report/round_plan_text.h"
 #include "report/noise_floor_text.h"
+#include "report/round_plan_text.h"
 
 namespace torchscan::report {
 namespace {

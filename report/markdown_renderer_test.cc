@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <sstream>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/fixtures/evidence_fixtures.h"
@@ -30,8 +30,9 @@ TEST(MarkdownRenderer, ComparisonForAPullRequest) {
                   "- **Latency change:** **faster** \u2014 median change -194.9 µs vs larger IQR 11.00 µs: larger "
                   "than the spread\n"));
   EXPECT_TRUE(Has(md, "- **Evidence:** median change -92.4%, Mann-Whitney p = 3.7e-05"));
-  EXPECT_TRUE(Has(md, "- **Paired rounds (not used for the label):** no\\_claim: no timing rounds to pair: the runs were "
-                      "timed in a single pass\n"));
+  EXPECT_TRUE(Has(md,
+                  "- **Paired rounds (not used for the label):** no\\_claim: no timing rounds to pair: the runs were "
+                  "timed in a single pass\n"));
   EXPECT_TRUE(Has(md, "| before: baseline | 211.0 µs | 11.00 µs | 151.7 k samples/s | 12 |\n"));
   EXPECT_TRUE(Has(md, "| latency\\_median | 211.0 µs | 16.10 µs | -194.9 µs | 0.0763× |  |\n"));
   EXPECT_TRUE(Has(md, "| workload.execution\\_mode | per-sample forwards + torch.stack | one batched forward |\n"));
@@ -43,9 +44,9 @@ TEST(MarkdownRenderer, ComparisonForAPullRequest) {
 // verdict, check, runs and deltas as with --details, which only adds to it.
 TEST(MarkdownRenderer, TheCommentIsShortPlainMarkdownAndDetailsOnlyAddToIt) {
   const std::vector<std::pair<std::string, v1::Comparison>> cases = {
-      {"passed", fixtures::PassedComparison()},       {"rounds", fixtures::RoundsComparison()},
-      {"failed", fixtures::FailedCheckComparison()},  {"incompatible", fixtures::IncompatibleComparison()},
-      {"hostile", fixtures::HostileComparison()},     {"large", fixtures::LargeComparison(10000, 1000)},
+      {"passed", fixtures::PassedComparison()},      {"rounds", fixtures::RoundsComparison()},
+      {"failed", fixtures::FailedCheckComparison()}, {"incompatible", fixtures::IncompatibleComparison()},
+      {"hostile", fixtures::HostileComparison()},    {"large", fixtures::LargeComparison(10000, 1000)},
       {"busy", fixtures::BusyBaselineComparison()},
   };
   for (const auto& [name, c] : cases) {
@@ -58,7 +59,8 @@ TEST(MarkdownRenderer, TheCommentIsShortPlainMarkdownAndDetailsOnlyAddToIt) {
   const std::string md = MarkdownRenderer().Render(fixtures::PassedComparison());
   EXPECT_TRUE(Has(md, "- **Machine:** AMD EPYC 7B13, LibTorch 1.13.1, BLAS ")) << md;
   EXPECT_TRUE(Has(md, "| before: baseline | 211.0 µs | 11.00 µs | 151.7 k samples/s | 12 |\n"));
-  EXPECT_TRUE(Has(MarkdownRenderer().Render(fixtures::IncompatibleComparison()), "- **Machine of after: ")) << "differing machines get a line each";
+  EXPECT_TRUE(Has(MarkdownRenderer().Render(fixtures::IncompatibleComparison()), "- **Machine of after: "))
+      << "differing machines get a line each";
   v1::Comparison with_floor = fixtures::PassedComparison();
   *with_floor.mutable_noise_floor() = fixtures::NoiseFloor();
   EXPECT_TRUE(Has(MarkdownRenderer().Render(with_floor), "- **Noise floor (not used for the label):** "));
@@ -91,9 +93,10 @@ TEST(MarkdownRenderer, FailedCheckOpensWithAWarningAndShowsNoLabelOrDelta) {
 
 TEST(MarkdownRenderer, PairedRoundsShowTheirClaimBesideTheLabel) {
   const std::string md = MarkdownRenderer().Render(fixtures::RoundsComparison());
-  EXPECT_TRUE(Has(md, "- **Paired rounds (not used for the label):** faster at 90.0%: median ratio 0.505\u00d7 over 6 "
-                      "rounds, interval 0.495\u00d7 to 0.52\u00d7 (exact confidence 90.6%), resolves changes of "
-                      "\u00b11.3%\n"))
+  EXPECT_TRUE(Has(md,
+                  "- **Paired rounds (not used for the label):** faster at 90.0%: median ratio 0.505\u00d7 over 6 "
+                  "rounds, interval 0.495\u00d7 to 0.52\u00d7 (exact confidence 90.6%), resolves changes of "
+                  "\u00b11.3%\n"))
       << md;
 }
 
@@ -133,15 +136,16 @@ TEST(MarkdownRenderer, HostileStringsStayTextAndKeepTablesIntact) {
 
 TEST(MarkdownRenderer, TheTimelineIsACollapsedTableOfPhaseStartAndDuration) {
   const std::string md = MarkdownRenderer(/*details=*/true).Render(fixtures::PassedComparison());
-  EXPECT_TRUE(Has(md, "<details><summary>Phase timeline</summary>\n\nSeconds on std::chrono::steady\\_clock since the "
-                      "worker began the job at 2024-05-02T10:00:30.000Z.\n\n| phase | start | duration |\n"))
+  EXPECT_TRUE(Has(md,
+                  "<details><summary>Phase timeline</summary>\n\nSeconds on std::chrono::steady\\_clock since the "
+                  "worker began the job at 2024-05-02T10:00:30.000Z.\n\n| phase | start | duration |\n"))
       << md;
   EXPECT_TRUE(Has(md, "| build baseline | 62.50 ms | 250.0 ms |\n"));
   EXPECT_TRUE(Has(md, "| timing candidate | 984.4 ms | 500.0 ms |\n"));
-  EXPECT_TRUE(Has(md, "| check | 4.781 s | 15.62 ms |\n</details>") || Has(md, "| check | 4.781 s | 15.62 ms |\n\n</details>"));
+  EXPECT_TRUE(Has(md, "| check | 4.781 s | 15.62 ms |\n</details>") ||
+              Has(md, "| check | 4.781 s | 15.62 ms |\n\n</details>"));
   EXPECT_FALSE(Has(MarkdownRenderer().Render(fixtures::FailedCheckComparison()), "Phase timeline"));
 }
-
 
 TEST(MarkdownRenderer, LoadDuringTimingOnlyWhereSampled) {
   const std::string md = MarkdownRenderer().Render(fixtures::BusyBaselineComparison());

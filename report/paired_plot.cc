@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "report/evidence_view.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
+#include "report/evidence_view.h"
 #include "report/svg_number.h"
 
 namespace torchscan::report {

@@ -45,8 +45,8 @@ std::string RenderFormatList(std::string_view separator) {
 absl::StatusOr<std::unique_ptr<Renderer>> RenderByFormat(std::string_view format, const RenderOptions& options) {
   for (const RenderFormat& known : Registry())
     if (format == known.name) return known.make(options);
-  return absl::InvalidArgumentError(absl::StrCat("unknown format \"", std::string(format),
-                                                 "\"; accepted formats: ", RenderFormatList(", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown format \"", std::string(format), "\"; accepted formats: ", RenderFormatList(", ")));
 }
 
 }  // namespace torchscan::report

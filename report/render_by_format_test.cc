@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "report/evidence_view.h"
 #include "core/number_format.h"
+#include "report/evidence_view.h"
 #include "tests/fixtures/evidence_fixtures.h"
 
 namespace torchscan::report {
@@ -85,8 +85,8 @@ TEST_P(WithheldInEveryFormat, NoNumberOrLabelAndTheReasonShown) {
   const Numbers numbers = WithheldNumbers();
   ASSERT_GT(numbers.human.size(), 10u);  // as in WithheldNumbersAreWhatAPassedComparisonShows
   ASSERT_GT(numbers.program.size(), 5u);
-  for (const v1::Comparison& c : {fixtures::FailedCheckComparison(), fixtures::TamperedFailedComparison(),
-                                  fixtures::IncompatibleComparison()}) {
+  for (const v1::Comparison& c :
+       {fixtures::FailedCheckComparison(), fixtures::TamperedFailedComparison(), fixtures::IncompatibleComparison()}) {
     const Withheld withheld = WithheldBecause(c);
     ASSERT_NE(withheld, Withheld::kNone);
     const std::string out = (*renderer)->Render(c);

@@ -15,8 +15,7 @@ absl::Status InSource(const std::string& source, const absl::Status& status) {
 }
 
 template <typename T>
-absl::StatusOr<T> Parse(std::string_view json, const std::string& source,
-                        absl::Status (*validate)(const T&, int)) {
+absl::StatusOr<T> Parse(std::string_view json, const std::string& source, absl::Status (*validate)(const T&, int)) {
   T message;
   if (absl::Status s = ParseJsonStrict(json, source, &message); !s.ok()) return s;
   if (absl::Status s = validate(message, kReportSchemaVersion); !s.ok()) return InSource(source, s);

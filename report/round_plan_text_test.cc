@@ -20,9 +20,10 @@ TEST(DescribeRoundPlan, AlternatingRoundsShowTheFirstTwoRoundsAndEachRoundsShare
   EXPECT_EQ(DescribeRoundPlan(Plan(10, "baseline, candidate, candidate, baseline, baseline, candidate", 100, 7)),
             "10 alternating rounds (baseline, candidate, candidate, baseline, \u2026), each run timing 20.00 ms per "
             "round, 200.0 ms in all; warm-up and block size once per run (100 and 7 calls per block)");
-  EXPECT_EQ(DescribeRoundPlan(Plan(2, "candidate, baseline, baseline, candidate", 3, 3)),
-            "2 alternating rounds (candidate, baseline, baseline, candidate), each run timing 100.0 ms per round, 200.0 ms "
-            "in all; warm-up and block size once per run (3 calls per block)");
+  EXPECT_EQ(
+      DescribeRoundPlan(Plan(2, "candidate, baseline, baseline, candidate", 3, 3)),
+      "2 alternating rounds (candidate, baseline, baseline, candidate), each run timing 100.0 ms per round, 200.0 ms "
+      "in all; warm-up and block size once per run (3 calls per block)");
 }
 
 TEST(DescribeRoundPlan, ASinglePassSaysSo) {

@@ -4,12 +4,12 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "report/evidence_view.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
+#include "report/evidence_view.h"
 #include "report/load_text.h"
-#include "report/round_plan_text.h"
 #include "report/noise_floor_text.h"
+#include "report/round_plan_text.h"
 
 namespace torchscan::report {
 namespace {
@@ -119,10 +119,8 @@ void TimelineLines(const Evidence& evidence, Lines* lines) {
       const std::string kind = span.phase().substr(0, span.phase().find(' '));
       auto it = std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) { return k.name == kind; });
       if (it == kinds.end()) it = kinds.insert(kinds.end(), Kind{kind});
-      if (span.concurrent())
-        it->concurrent.emplace_back(span.start_s(), span.end_s());
-      else
-        it->own_s += span.end_s() - span.start_s();
+      if (span.concurrent()) it->concurrent.emplace_back(span.start_s(), span.end_s());
+      else it->own_s += span.end_s() - span.start_s();
     }
     std::string detail;
     for (const Kind& k : kinds) {

@@ -24,13 +24,13 @@ TEST(TerminalRenderer, ComparisonIsCompactWithCheckLabelEvidenceAndRuns) {
   EXPECT_TRUE(Has(out, "\n  after     candidate    16.10 µs ± 1.100 µs       1.988 M samples/s  12 blocks\n"));
   EXPECT_TRUE(Has(out, "\n  paired    no_claim  no timing rounds to pair: the runs were timed in a single pass\n"));
   EXPECT_LE(std::count(out.begin(), out.end(), '\n'), 9);  // one more for the paired rounds
-  EXPECT_FALSE(Has(out, "\x1b"));  // no colour unless asked
+  EXPECT_FALSE(Has(out, "\x1b"));                          // no colour unless asked
 }
 
 TEST(TerminalRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
   const v1::Comparison c = fixtures::InterleavedComparison();
   EXPECT_NE(TerminalRenderer().Render(c).find("  plan      10 alternating rounds (baseline, candidate, candidate, "
-                                               "baseline, \u2026), each run timing 20.00 ms per round"),
+                                              "baseline, \u2026), each run timing 20.00 ms per round"),
             std::string::npos);
   EXPECT_EQ(TerminalRenderer().Render(fixtures::PassedComparison()).find("  plan "), std::string::npos)
       << "no plan recorded, no line";
@@ -82,13 +82,14 @@ TEST(TerminalRenderer, IncompatibleRunsNameTheMismatches) {
 
 TEST(TerminalRenderer, ReportShowsItsRunAndWarnings) {
   const std::string out = TerminalRenderer().Render(fixtures::ReportAlone());
-  EXPECT_EQ(out,
-            "TorchScan report: baseline\n"
-            "  baseline    211.0 µs ± 11.00 µs       151.7 k samples/s  12 blocks\n"
-            "  warning   baseline: high_iqr: the IQR is 5.2% of the median: background load or frequency changes "
-            "may be present\n"
-            "  phases    5 phases over 2.469 s  build 250.0 ms, timing 500.0 ms, profile 62.50 ms, memory 31.25 ms, rss "
-            "1.500 s\n");
+  EXPECT_EQ(
+      out,
+      "TorchScan report: baseline\n"
+      "  baseline    211.0 µs ± 11.00 µs       151.7 k samples/s  12 blocks\n"
+      "  warning   baseline: high_iqr: the IQR is 5.2% of the median: background load or frequency changes "
+      "may be present\n"
+      "  phases    5 phases over 2.469 s  build 250.0 ms, timing 500.0 ms, profile 62.50 ms, memory 31.25 ms, rss "
+      "1.500 s\n");
 }
 
 TEST(TerminalRenderer, AComparisonJobsTimelineIsOneLineOfTimeByKindOfPhase) {
@@ -146,7 +147,6 @@ TEST(TerminalRenderer, HostileNamesCannotEmitEscapeSequences) {
   // A newline in a message stays on its line: 8 lines, and the timeline's line.
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 9);
 }
-
 
 TEST(TerminalRenderer, LoadDuringTimingOnlyWhereSampled) {
   const std::string out = TerminalRenderer().Render(fixtures::BusyBaselineComparison());

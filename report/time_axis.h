@@ -8,8 +8,8 @@
 namespace torchscan::report {
 
 struct TimeAxis {
-  double lo = 0, hi = 1;   // seconds at the bottom and top of the plot
-  bool from_zero = true;   // false: the axis starts just below the data (say "axis not from 0")
+  double lo = 0, hi = 1;  // seconds at the bottom and top of the plot
+  bool from_zero = true;  // false: the axis starts just below the data (say "axis not from 0")
 };
 
 // The axis for data spanning [data_lo, data_hi] seconds: from 0 when data_lo >= 0 and

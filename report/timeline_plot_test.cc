@@ -38,13 +38,13 @@ TEST(TimelineSvg, OneBarPerPhaseInItsKindsLaneOnTheTimeAxis) {
   EXPECT_TRUE(absl::StrContains(svg, "viewBox=\"0 0 560 76\""));
   EXPECT_TRUE(absl::StrContains(svg, "aria-labelledby=\"tl-0-title tl-0-desc\""));
   EXPECT_TRUE(absl::StrContains(svg,
-                                 "<rect x=\"96.0\" y=\"8.0\" width=\"113.0\" height=\"12.0\" fill=\"#8250df\" "
-                                 "stroke=\"#ffffff\" stroke-width=\"0.5\"><title>build baseline: 0 s + 1.000 s"
-                                 "</title></rect>"));
+                                "<rect x=\"96.0\" y=\"8.0\" width=\"113.0\" height=\"12.0\" fill=\"#8250df\" "
+                                "stroke=\"#ffffff\" stroke-width=\"0.5\"><title>build baseline: 0 s + 1.000 s"
+                                "</title></rect>"));
   EXPECT_TRUE(absl::StrContains(svg,
-                                 "<rect x=\"209.0\" y=\"24.0\" width=\"226.0\" height=\"12.0\" fill=\"#0969da\" "
-                                 "stroke=\"#ffffff\" stroke-width=\"0.5\"><title>timing baseline: 1.000 s + 2.000 s"
-                                 "</title></rect>"));
+                                "<rect x=\"209.0\" y=\"24.0\" width=\"226.0\" height=\"12.0\" fill=\"#0969da\" "
+                                "stroke=\"#ffffff\" stroke-width=\"0.5\"><title>timing baseline: 1.000 s + 2.000 s"
+                                "</title></rect>"));
   EXPECT_TRUE(absl::StrContains(svg, "<rect x=\"435.0\" y=\"40.0\" width=\"113.0\""));
   EXPECT_TRUE(absl::StrContains(svg, ">build</text>"));
   EXPECT_TRUE(absl::StrContains(svg, ">timing</text>"));
@@ -57,7 +57,7 @@ TEST(TimelineSvg, OneBarPerPhaseInItsKindsLaneOnTheTimeAxis) {
 TEST(TimelineSvg, RepeatedRoundsShareOneLaneAndEveryKindHasItsColour) {
   const std::string svg = TimelineSvg(fixtures::PassedComparison().timeline(), "t");
   EXPECT_EQ(Count(svg, "<rect "), fixtures::PassedComparison().timeline().spans_size());
-  EXPECT_EQ(Count(svg, "fill=\"#0969da\""), 2);  // timing baseline, timing candidate
+  EXPECT_EQ(Count(svg, "fill=\"#0969da\""), 2);                        // timing baseline, timing candidate
   EXPECT_EQ(Count(svg, "fill=\"#0969da\" fill-opacity=\"0.55\""), 1);  // the candidate's is paler
   EXPECT_EQ(Count(svg, ">timing</text>"), 1);
   for (const char* kind : {"build", "profile", "memory", "rss", "check"})
@@ -87,8 +87,8 @@ TEST(TimelineSvg, NothingDrawableGivesEmptyAndBadSpansAreSkipped) {
 
 TEST(TimelineSvg, AZeroLengthTimelineStillHasFiniteCoordinates) {
   const std::string svg = TimelineSvg(fixtures::SpansTimeline({{"check", 0, 0}, {"write result", 0, 0}}), "t");
-  EXPECT_EQ(Count(svg, "width=\"2.0\" height"), 2);  // zero-length bars stay visible
-  EXPECT_FALSE(absl::StrContains(svg, "stroke=\"#ffffff\""));     // no white edge eats a narrow bar
+  EXPECT_EQ(Count(svg, "width=\"2.0\" height"), 2);            // zero-length bars stay visible
+  EXPECT_FALSE(absl::StrContains(svg, "stroke=\"#ffffff\""));  // no white edge eats a narrow bar
   EXPECT_FALSE(absl::StrContains(svg, "nan"));
   EXPECT_FALSE(absl::StrContains(svg, "inf"));
 }

@@ -11,14 +11,14 @@ namespace torchscan::report {
 namespace {
 
 TEST(TimelineText, OneAlignedLinePerPhaseWithStartAndDuration) {
-  EXPECT_EQ(TimelineText(fixtures::SpansTimeline({{"queue wait", 0, 0.0125},
-                                                  {"LibTorch load", 0.25, 1.25},
-                                                  {"timing baseline", 1.25, 1.5}}),
-                         "  "),
-            "  phase                 start    duration\n"
-            "  queue wait              0 s    12.50 ms\n"
-            "  LibTorch load      250.0 ms     1.000 s\n"
-            "  timing baseline     1.250 s    250.0 ms\n");
+  EXPECT_EQ(
+      TimelineText(fixtures::SpansTimeline(
+                       {{"queue wait", 0, 0.0125}, {"LibTorch load", 0.25, 1.25}, {"timing baseline", 1.25, 1.5}}),
+                   "  "),
+      "  phase                 start    duration\n"
+      "  queue wait              0 s    12.50 ms\n"
+      "  LibTorch load      250.0 ms     1.000 s\n"
+      "  timing baseline     1.250 s    250.0 ms\n");
 }
 
 TEST(TimelineText, MicrosecondsStayAligned) {

@@ -15,7 +15,8 @@ absl::Status CheckVersion(int found, int expected, const std::string& field) {
   if (found == expected) return absl::OkStatus();
   if (found == 0) return Error(field, absl::StrFormat("missing; this TorchScan reads schema_version %d", expected));
   return Error(field, absl::StrFormat("is %d but this TorchScan reads %d; re-create the file with this version "
-                                      "or load it with the TorchScan that wrote it", found, expected));
+                                      "or load it with the TorchScan that wrote it",
+                                      found, expected));
 }
 
 // Timing.load.other_cpu_share is clamped to [0, 1] by its producer (core/cpu_load.h); this
@@ -25,14 +26,17 @@ constexpr double kShareTolerance = 0.01;
 absl::Status ValidateLoad(const v1::TimingLoad& load, const std::string& p) {
   const double share = load.other_cpu_share();
   if (!std::isfinite(share) || share < -kShareTolerance || share > 1 + kShareTolerance)
-    return Error(p + "other_cpu_share", absl::StrFormat("must be a finite fraction of the CPUs from 0 to 1, got %g", share));
+    return Error(p + "other_cpu_share",
+                 absl::StrFormat("must be a finite fraction of the CPUs from 0 to 1, got %g", share));
   if (!std::isfinite(load.other_cpu_s()))
     return Error(p + "other_cpu_s", absl::StrFormat("must be a finite number of seconds, got %g", load.other_cpu_s()));
   if (!std::isfinite(load.interval_s()) || load.interval_s() < 0)
-    return Error(p + "interval_s", absl::StrFormat("must be a finite number of seconds >= 0, got %g", load.interval_s()));
-  if (load.cpu_count() < 1) return Error(p + "cpu_count", absl::StrFormat("must be at least 1, got %d", load.cpu_count()));
-  for (const auto& [field, value] : {std::pair{"loadavg_1m_start", load.loadavg_1m_start()},
-                                     std::pair{"loadavg_1m_end", load.loadavg_1m_end()}})
+    return Error(p + "interval_s",
+                 absl::StrFormat("must be a finite number of seconds >= 0, got %g", load.interval_s()));
+  if (load.cpu_count() < 1)
+    return Error(p + "cpu_count", absl::StrFormat("must be at least 1, got %d", load.cpu_count()));
+  for (const auto& [field, value] :
+       {std::pair{"loadavg_1m_start", load.loadavg_1m_start()}, std::pair{"loadavg_1m_end", load.loadavg_1m_end()}})
     if (!std::isfinite(value) || value < 0)
       return Error(p + field, absl::StrFormat("must be a finite load figure >= 0, got %g", value));
   return absl::OkStatus();
@@ -70,11 +74,11 @@ absl::Status CheckNothingBesideTiming(const v1::Timeline& t, const std::string& 
     if (!c.concurrent()) continue;
     for (const v1::PhaseSpan& timing : t.spans())
       if (IsTimingPhase(timing) && c.start_s() < timing.end_s() && timing.start_s() < c.end_s())
-        return Error(absl::StrFormat("%s.spans[%d]", field, i),
-                     absl::StrFormat("concurrent phase \"%s\" (%g-%g s) overlaps timing phase \"%s\" (%g-%g s); "
-                                     "nothing may run beside timing",
-                                     c.phase(), c.start_s(), c.end_s(), timing.phase(), timing.start_s(),
-                                     timing.end_s()));
+        return Error(
+            absl::StrFormat("%s.spans[%d]", field, i),
+            absl::StrFormat("concurrent phase \"%s\" (%g-%g s) overlaps timing phase \"%s\" (%g-%g s); "
+                            "nothing may run beside timing",
+                            c.phase(), c.start_s(), c.end_s(), timing.phase(), timing.start_s(), timing.end_s()));
   }
   return absl::OkStatus();
 }
@@ -96,8 +100,8 @@ absl::Status ValidatePairedEvidence(const v1::PairedEvidence& p, const std::stri
   if (p.has_achieved_confidence()) {
     if (absl::Status s = CheckProbability(p.achieved_confidence(), f + ".achieved_confidence"); !s.ok()) return s;
     if (p.achieved_confidence() < p.confidence())
-      return Error(f + ".achieved_confidence", absl::StrFormat("%g is below the stated confidence %g",
-                                                               p.achieved_confidence(), p.confidence()));
+      return Error(f + ".achieved_confidence",
+                   absl::StrFormat("%g is below the stated confidence %g", p.achieved_confidence(), p.confidence()));
   }
   if (p.has_resolvable_change() && !(std::isfinite(p.resolvable_change()) && p.resolvable_change() >= 0))
     return Error(f + ".resolvable_change",
@@ -120,14 +124,16 @@ absl::Status ValidateReport(const v1::BenchmarkReport& r, int schema_version, co
     const std::string field = absl::StrFormat("%stiming.blocks[%d]", p, i);
     if (b.calls() < 1) return Error(field + ".calls", absl::StrFormat("must be at least 1, got %d", b.calls()));
     if (!std::isfinite(b.duration_s()) || b.duration_s() < 0)
-      return Error(field + ".duration_s", absl::StrFormat("must be a finite number of seconds >= 0, got %g", b.duration_s()));
+      return Error(field + ".duration_s",
+                   absl::StrFormat("must be a finite number of seconds >= 0, got %g", b.duration_s()));
   }
   if (r.timing().summary().block_count() != r.timing().blocks_size())
     return Error(p + "timing.summary.block_count",
                  absl::StrFormat("is %d but timing.blocks holds %d blocks; the file was edited or truncated",
                                  r.timing().summary().block_count(), r.timing().blocks_size()));
   if (!(r.work_units() > 0) || !std::isfinite(r.work_units()))
-    return Error(p + "work_units", absl::StrFormat("must be a positive number of units per call, got %g", r.work_units()));
+    return Error(p + "work_units",
+                 absl::StrFormat("must be a positive number of units per call, got %g", r.work_units()));
   if (r.timing().has_load())
     if (absl::Status s = ValidateLoad(r.timing().load(), p + "timing.load."); !s.ok()) return s;
   if (r.work_unit().empty()) return Error(p + "work_unit", "missing; name the unit of work, e.g. \"samples\"");
@@ -162,8 +168,8 @@ absl::Status ValidateTimeline(const v1::Timeline& t, const std::string& field) {
     if (!std::isfinite(span.end_s()) || span.end_s() < span.start_s())
       return Error(at + ".end_s", absl::StrFormat("must be a finite number of seconds >= start_s (%g), got %g",
                                                   span.start_s(), span.end_s()));
-    if (absl::Status s = StartsAtOrAfter(span, at, previous_start, "begins",
-                                         "spans are listed in the order the phases began");
+    if (absl::Status s =
+            StartsAtOrAfter(span, at, previous_start, "begins", "spans are listed in the order the phases began");
         !s.ok())
       return s;
     previous_start = span.start_s();

@@ -104,8 +104,8 @@ TEST(ValidateTimeline, ConcurrentSpansMayOverlapAnythingButTiming) {
 struct Broken {
   std::string what;
   std::function<void(v1::Timeline*)> edit;
-  std::string field;    // the error starts with "<field>: "
-  std::string says;     // and holds this
+  std::string field;  // the error starts with "<field>: "
+  std::string says;   // and holds this
 };
 
 TEST(ValidateTimeline, EachBrokenTimelineIsRefusedNamingTheField) {
@@ -153,7 +153,6 @@ TEST(ValidateTimeline, EachBrokenTimelineIsRefusedNamingTheField) {
     EXPECT_EQ(ValidateReport(report_with_job, kVersion).message().find("job_" + c.field + ": "), 0u) << c.what;
   }
 }
-
 
 v1::TimingLoad SampledLoad(double share) {
   v1::TimingLoad load;
@@ -222,8 +221,7 @@ TEST(ValidatePairedEvidence, EachBrokenFieldIsRefusedNamingIt) {
        "evidence.paired.achieved_confidence", "below the stated confidence"},
       {"negative resolvable", [](v1::PairedEvidence* p) { p->set_resolvable_change(-0.1); },
        "evidence.paired.resolvable_change", ">= 0"},
-      {"faster across 1", [](v1::PairedEvidence* p) { p->set_ci_high(1.2); }, "evidence.paired.claim",
-       "ci_high < 1"},
+      {"faster across 1", [](v1::PairedEvidence* p) { p->set_ci_high(1.2); }, "evidence.paired.claim", "ci_high < 1"},
       {"slower below 1", [](v1::PairedEvidence* p) { p->set_claim(v1::PairedEvidence::slower); },
        "evidence.paired.claim", "ci_low > 1"},
   };

@@ -23,7 +23,7 @@ namespace torchscan::spec {
 // An input a built-in fills in when the spec leaves it out: an int64 tensor shaped like
 // input 0, every element `value` (bert's attention mask and token types).
 struct ConstantInput {
-  std::string name;    // recorded in the input metadata
+  std::string name;  // recorded in the input metadata
   int64_t value = 0;
   std::string source;  // its input metadata "source", e.g. "constant 1 (all tokens visible)"
 };
@@ -49,7 +49,7 @@ struct BuiltinModel {
   std::string inputs_text;
   std::string work_unit;  // what a work unit is: "samples", "images", "tokens"
   WorkUnitCount work_unit_count = WorkUnitCount::kLeadingDim;
-  int batched_rank = 0;   // kLeadingDim: input 0's rank when it holds a batch
+  int batched_rank = 0;  // kLeadingDim: input 0's rank when it holds a batch
   // per_sample always narrows dim 0 to 1 instead of selecting it (the layers need a batch
   // dimension), whatever WorkloadSpec.keep_batch_dim says.
   bool keeps_batch_dim = false;

@@ -12,7 +12,8 @@ absl::Status FieldError(absl::string_view field, absl::string_view what) {
 
 absl::Status CheckThreadCount(absl::string_view field, int64_t threads, int64_t max, bool zero_allowed) {
   if ((threads == 0 && zero_allowed) || (threads >= 1 && threads <= max)) return absl::OkStatus();
-  return FieldError(field, absl::StrCat("must be ", zero_allowed ? "0 (default) or " : "", "1..", max, ", got ", threads));
+  return FieldError(field,
+                    absl::StrCat("must be ", zero_allowed ? "0 (default) or " : "", "1..", max, ", got ", threads));
 }
 
 bool IsTolerance(double value) { return std::isfinite(value) && value >= 0; }

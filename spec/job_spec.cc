@@ -9,10 +9,10 @@
 #include <utility>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/match.h"
 #include "spec/builtin_models.h"
 #include "spec/field_rules.h"
 #include "spec/printable_text.h"
@@ -45,7 +45,8 @@ absl::Status ValidateGenerated(const std::string& field, const v1::GeneratedTens
   int64_t elements = 1;
   for (int d = 0; d < g.shape_size(); ++d) {
     const int64_t n = g.shape(d);
-    if (n < 0) return Invalid(absl::StrCat(field, ".shape[", d, "]"), absl::StrCat(n, " is negative; dimensions are >= 0"));
+    if (n < 0)
+      return Invalid(absl::StrCat(field, ".shape[", d, "]"), absl::StrCat(n, " is negative; dimensions are >= 0"));
     if (n > 0 && elements > std::numeric_limits<int64_t>::max() / 8 / n)
       return Invalid(field + ".shape", "has more elements than int64 can count; use a smaller shape");
     elements *= n;
@@ -66,8 +67,7 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
         return Invalid(field + ".inputs", "a TorchScript model needs its inputs; add one InputSpec per argument");
       break;
     default:
-      return Invalid(field + ".model",
-                     "required: set builtin (" + BuiltinNameList(", ", ", ") + ") or torchscript");
+      return Invalid(field + ".model", "required: set builtin (" + BuiltinNameList(", ", ", ") + ") or torchscript");
   }
   if (!v1::WorkloadSpec::ExecutionMode_IsValid(w.execution_mode()))
     return Invalid(field + ".execution_mode", absl::StrCat(w.execution_mode(), " is not one of batch, per_sample"));
@@ -88,8 +88,9 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
   if (absl::Status s = ValidateInputMetadata(field + ".input_metadata", w.input_metadata()); !s.ok()) return s;
   const std::string device = w.device().empty() ? "cpu" : w.device();
   if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {
-    return Invalid(field + ".device", absl::StrCat(QuoteForMessage(device), " is not a device of this daemon (devices: ",
-                                                   absl::StrJoin(limits.devices, ", "), ")"));
+    return Invalid(field + ".device",
+                   absl::StrCat(QuoteForMessage(device), " is not a device of this daemon (devices: ",
+                                absl::StrJoin(limits.devices, ", "), ")"));
   }
   return absl::OkStatus();
 }
@@ -140,8 +141,8 @@ absl::Status OverUploadLimit(const std::string& what, int64_t size, int64_t max_
 
 absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& o) {
   const std::pair<const char*, double> numbers[] = {
-      {"spec.options.min_run_time_s", o.min_run_time_s()}, {"spec.options.min_blocks", o.min_blocks()},
-      {"spec.options.max_run_time_s", o.max_run_time_s()}, {"spec.options.profile_calls", o.profile_calls()},
+      {"spec.options.min_run_time_s", o.min_run_time_s()},     {"spec.options.min_blocks", o.min_blocks()},
+      {"spec.options.max_run_time_s", o.max_run_time_s()},     {"spec.options.profile_calls", o.profile_calls()},
       {"spec.options.intra_op_threads", o.intra_op_threads()}, {"spec.options.inter_op_threads", o.inter_op_threads()}};
   for (const auto& [field, value] : numbers)
     if (absl::Status s = NonNegative(field, value); !s.ok()) return s;
@@ -149,10 +150,10 @@ absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& o) {
 }
 
 absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
-  const std::string kChoices = absl::StrCat(
-      kNoToleranceChosen,
-      ": set check.declarative with rtol and atol (torchscan-client --rtol R --atol A), check.torchscript "
-      "(--check-module FILE), or check.skip: true (--no-check)");
+  const std::string kChoices =
+      absl::StrCat(kNoToleranceChosen,
+                   ": set check.declarative with rtol and atol (torchscan-client --rtol R --atol A), check.torchscript "
+                   "(--check-module FILE), or check.skip: true (--no-check)");
   switch (check.kind_case()) {
     case v1::OutputCheckSpec::kDeclarative: {
       const v1::DeclarativeCheck& d = check.declarative();
@@ -163,8 +164,9 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
         if (absl::Status s = NonNegative(field, value); !s.ok()) return s;
       }
       if (!v1::DeclarativeCheck::CompareDType_IsValid(d.compare_dtype()))
-        return Invalid("spec.compare.check.declarative.compare_dtype",
-                       absl::StrCat(d.compare_dtype(), " is not one of as_output, float32, float64, bfloat16, float16"));
+        return Invalid(
+            "spec.compare.check.declarative.compare_dtype",
+            absl::StrCat(d.compare_dtype(), " is not one of as_output, float32, float64, bfloat16, float16"));
       return absl::OkStatus();
     }
     case v1::OutputCheckSpec::kTorchscript:
@@ -173,8 +175,7 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
     case v1::OutputCheckSpec::kSkip:
       if (!check.skip()) return Invalid("spec.compare.check.skip", absl::StrCat("false chooses no check; ", kChoices));
       return absl::OkStatus();
-    default:
-      return Invalid("spec.compare.check", absl::StrCat("required; ", kChoices));
+    default: return Invalid("spec.compare.check", absl::StrCat("required; ", kChoices));
   }
 }
 
@@ -184,9 +185,8 @@ absl::Status ValidateInputMetadata(const std::string& field,
   if (metadata.size() > kMaxInputMetadataEntries)
     return Invalid(where, absl::StrCat(metadata.size(), " entries; at most ", kMaxInputMetadataEntries));
   for (const auto& [key, value] : metadata) {
-    const bool charset = std::all_of(key.begin(), key.end(), [](unsigned char c) {
-      return std::isalnum(c) || c == '_' || c == '.' || c == '-';
-    });
+    const bool charset = std::all_of(
+        key.begin(), key.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.' || c == '-'; });
     if (key.empty() || key.size() > kMaxInputMetadataKeyBytes || !charset)
       return Invalid(where, absl::StrCat("key ", QuoteForMessage(key), ": use 1 to ", kMaxInputMetadataKeyBytes,
                                          " characters of letters, digits, '_', '.' and '-'"));
@@ -232,23 +232,26 @@ absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes) 
   if (spec.has_calibrate()) workloads.push_back(&spec.calibrate().workload());
   if (spec.has_compare()) workloads.insert(workloads.end(), {&spec.compare().baseline(), &spec.compare().candidate()});
   for (const v1::WorkloadSpec* w : workloads) {
-    add(w->model().torchscript().source_name(), "model.torchscript.module_bytes", w->model().torchscript().module_bytes());
-    for (const v1::InputSpec& input : w->inputs()) add(input.source_name(), "inputs[].tensor_bytes", input.tensor_bytes());
+    add(w->model().torchscript().source_name(), "model.torchscript.module_bytes",
+        w->model().torchscript().module_bytes());
+    for (const v1::InputSpec& input : w->inputs())
+      add(input.source_name(), "inputs[].tensor_bytes", input.tensor_bytes());
   }
   if (spec.has_compare())
     add(spec.compare().check().torchscript().source_name(), "compare.check.torchscript.module_bytes",
         spec.compare().check().torchscript().module_bytes());
   std::vector<std::pair<int64_t, std::string>> listed;
   for (const auto& [name, copies] : files)
-    listed.emplace_back(copies.first * copies.second,
-                        absl::StrCat(name, " ", Bytes(copies.first), copies.second > 1 ? absl::StrCat(" x", copies.second) : ""));
+    listed.emplace_back(
+        copies.first * copies.second,
+        absl::StrCat(name, " ", Bytes(copies.first), copies.second > 1 ? absl::StrCat(" x", copies.second) : ""));
   std::sort(listed.rbegin(), listed.rend());
   std::vector<std::string> names;
   for (const auto& entry : listed) names.push_back(entry.second);
   return OverUploadLimit(absl::StrCat(size, " bytes"), size, max_upload_bytes,
-                         names.empty() ? "; send a smaller job"
-                                       : absl::StrCat("; the files sent with it: ", absl::StrJoin(names, ", "), "; ",
-                                                      kWaysOut));
+                         names.empty()
+                             ? "; send a smaller job"
+                             : absl::StrCat("; the files sent with it: ", absl::StrJoin(names, ", "), "; ", kWaysOut));
 }
 
 absl::Status CheckSubmitRequestSize(int64_t request_bytes, int64_t max_upload_bytes) {
@@ -294,8 +297,7 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
                                                              " alternating rounds, got ", c.rounds()));
       break;
     }
-    default:
-      return Invalid("spec", "set exactly one of measure, compare or calibrate");
+    default: return Invalid("spec", "set exactly one of measure, compare or calibrate");
   }
   return ValidateOptions(spec.options(), limits);
 }

@@ -81,7 +81,8 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check);
 // empty, longer than kMaxInputMetadataKeyBytes, not of [A-Za-z0-9_.-], "seed" or starting
 // "input." (TorchScan's own fields); naming "<field>.<key>" for a value over
 // kMaxInputMetadataValueBytes (proto/spec_limits.h).
-absl::Status ValidateInputMetadata(const std::string& field, const google::protobuf::Map<std::string, std::string>& metadata);
+absl::Status ValidateInputMetadata(const std::string& field,
+                                   const google::protobuf::Map<std::string, std::string>& metadata);
 
 // `value` in double quotes, C-escaped and cut to 64 bytes ("... (N bytes)"), for error
 // messages: they travel in gRPC metadata, where a long echo (a 10 KB id) would turn the

@@ -155,7 +155,8 @@ TEST(JobSpec, CallerInputMetadataKeysAreNamesTorchScanDoesNotUse) {
   metadata["dataset_revision"] = "v3";
   metadata["tokenizer.version-2_b"] = "x";
   EXPECT_TRUE(ValidateJobSpec(spec, {}).ok());
-  for (const std::string& key : std::vector<std::string>{"seed", "input.x.seed", "", "has space", std::string(65, 'k'), "naïve"}) {
+  for (const std::string& key :
+       std::vector<std::string>{"seed", "input.x.seed", "", "has space", std::string(65, 'k'), "naïve"}) {
     v1::JobSpec bad = spec;
     (*bad.mutable_measure()->mutable_workload()->mutable_input_metadata())[key] = "v";
     ExpectError(bad, absl::StatusCode::kInvalidArgument, "spec.measure.workload.input_metadata");
@@ -208,7 +209,8 @@ TEST(JobSpec, WithoutUploadedBytesEmptiesTheBytesAndKeepsEverythingElse) {
 
 TEST(JobSpec, AnUploadOverTheLimitNamesEachFileLargestFirstAndTheWaysOut) {
   v1::JobSpec spec = LinearCompare();
-  for (v1::WorkloadSpec* side : {spec.mutable_compare()->mutable_baseline(), spec.mutable_compare()->mutable_candidate()}) {
+  for (v1::WorkloadSpec* side :
+       {spec.mutable_compare()->mutable_baseline(), spec.mutable_compare()->mutable_candidate()}) {
     v1::TorchScriptSpec* ts = side->mutable_model()->mutable_torchscript();
     ts->set_module_bytes(std::string(3 << 20, 'm'));
     ts->set_source_name("/home/ann/mlp.pt");

@@ -41,10 +41,10 @@ absl::Status CheckText(const std::string& path, const std::string& what, const s
         path, what, text.size(), kMaxJobTextBytes));
   const std::optional<ControlCharacter> c = FirstControlCharacter(text);
   if (!c) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%s: %s control character U+%04X at byte %d; text fields of a job are printable text on one line "
-      "(no tab, newline, NUL or escape sequences): remove it",
-      path, what, c->code_point, c->byte));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: %s control character U+%04X at byte %d; text fields of a job are printable text on one line "
+                      "(no tab, newline, NUL or escape sequences): remove it",
+                      path, what, c->code_point, c->byte));
 }
 
 std::string Join(const std::string& prefix, const std::string& name) {
@@ -70,8 +70,7 @@ absl::Status CheckValue(const Message& message, const FieldDescriptor* field, in
     return CheckText(path, "holds", text);
   }
   if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE)
-    return CheckMessage(index < 0 ? r->GetMessage(message, field) : r->GetRepeatedMessage(message, field, index),
-                        path);
+    return CheckMessage(index < 0 ? r->GetMessage(message, field) : r->GetRepeatedMessage(message, field, index), path);
   return absl::OkStatus();
 }
 
@@ -96,9 +95,8 @@ absl::Status CheckMessage(const Message& message, const std::string& path) {
       continue;
     }
     for (int i = 0; i < r->FieldSize(message, field); ++i) {
-      const absl::Status s = field->is_map()
-                                 ? CheckMapEntry(r->GetRepeatedMessage(message, field, i), field_path)
-                                 : CheckValue(message, field, i, absl::StrCat(field_path, "[", i, "]"));
+      const absl::Status s = field->is_map() ? CheckMapEntry(r->GetRepeatedMessage(message, field, i), field_path)
+                                             : CheckValue(message, field, i, absl::StrCat(field_path, "[", i, "]"));
       if (!s.ok()) return s;
     }
   }

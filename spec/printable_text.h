@@ -20,8 +20,8 @@
 
 #include <string>
 
-#include "absl/status/status.h"
 #include <google/protobuf/message.h>
+#include "absl/status/status.h"
 #include "proto/spec_limits.h"
 
 namespace torchscan::spec {

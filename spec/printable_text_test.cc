@@ -35,8 +35,14 @@ TEST(PrintableText, PrintableUnicodeAndBinaryBytesPass) {
 
 TEST(PrintableText, EachControlCharacterIsRefusedWithItsCodePointAndByte) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"a\0b"s, "U+0000 at byte 1"},   {"\x1b[31mred", "U+001B at byte 0"}, {"tab\there", "U+0009 at byte 3"},
-      {"two\nlines", "U+000A at byte 3"}, {"del\x7f", "U+007F at byte 3"},   {"é\xC2\x9B" "2J", "U+009B at byte 2"},
+      {"a\0b"s, "U+0000 at byte 1"},
+      {"\x1b[31mred", "U+001B at byte 0"},
+      {"tab\there", "U+0009 at byte 3"},
+      {"two\nlines", "U+000A at byte 3"},
+      {"del\x7f", "U+007F at byte 3"},
+      {"é\xC2\x9B"
+       "2J",
+       "U+009B at byte 2"},
   };
   for (const auto& [label, where] : cases) {
     v1::JobSpec spec = Measure();

@@ -19,8 +19,8 @@
 #include "absl/strings/match.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
-#include "tests/e2e_jobs.h"
 #include "tests/access_fixtures.h"
+#include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
 
 namespace torchscan::e2e {
@@ -122,7 +122,8 @@ TEST_F(AccessTest, TcpNeedsAValidTokenOverTls) {
   // The admin's "USER TOKEN" line, as the deploy guide hands it out, works as a token file.
   const std::string line = TempDir("token-line") + "/token";
   WriteFile(line, std::string("alice ") + kAliceToken + "\n", 0600);
-  r = e2e::Run(Runfile("client/torchscan-client"), {"--daemon", tcp, "--tls-ca", pki_->ca, "--token-file", line, "info"});
+  r = e2e::Run(Runfile("client/torchscan-client"),
+               {"--daemon", tcp, "--tls-ca", pki_->ca, "--token-file", line, "info"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
 
   r = Tcp(tcp, "", {"info"});  // no token
@@ -151,7 +152,8 @@ TEST_F(AccessTest, TcpNeedsAValidTokenOverTls) {
   EXPECT_FALSE(absl::StrContains(r.err, "ssl_transport_security")) << r.err;
   r = Tcp(tcp, kAliceToken, {"--tls-server-name", "bench9", "info"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.err, "over TLS: wrong server name: the daemon's certificate does not name \"bench9\""))
+  EXPECT_TRUE(
+      absl::StrContains(r.err, "over TLS: wrong server name: the daemon's certificate does not name \"bench9\""))
       << r.err;
   r = Tcp("127.0.0.1:" + std::to_string(FreePort()), kAliceToken, {"info"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
@@ -344,7 +346,8 @@ TEST_F(AccessTest, EditedTokenFilesApplyWithoutARestart) {
 
 TEST_F(AccessTest, TcpWithoutCredentialsDoesNotStart) {
   const std::string tcp = "127.0.0.1:" + std::to_string(FreePort());
-  const CommandResult r = e2e::Run(Runfile("daemon/torchscand"), {"--state-dir", TempDir("no_creds"), "--listen", tcp}, 30);
+  const CommandResult r =
+      e2e::Run(Runfile("daemon/torchscand"), {"--state-dir", TempDir("no_creds"), "--listen", tcp}, 30);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(r.err, "needs credentials")) << r.err;
 }
@@ -355,11 +358,11 @@ TEST_F(AccessTest, ATcpPortAnotherDaemonHoldsIsRefused) {
   const std::string tcp = "127.0.0.1:" + std::to_string(FreePort());
   std::unique_ptr<TestDaemon> first = TcpDaemon("port_first", tcp);
   const Placement second = OpenPlacement("port_second");
-  const CommandResult r = e2e::Run(
-      Runfile("daemon/torchscand"),
-      With(second.flags, {"--state-dir", second.state_dir, "--listen", tcp, "--tls-cert", pki_->server_cert,
-                          "--tls-key", pki_->server_key, "--token-file", *tokens_}),
-      60);
+  const CommandResult r =
+      e2e::Run(Runfile("daemon/torchscand"),
+               With(second.flags, {"--state-dir", second.state_dir, "--listen", tcp, "--tls-cert", pki_->server_cert,
+                                   "--tls-key", pki_->server_key, "--token-file", *tokens_}),
+               60);
   EXPECT_NE(r.exit_code, 0) << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "listen: gRPC could not listen on every TCP address (" + tcp)) << r.err;
   EXPECT_EQ(Tcp(tcp, kAliceToken, {"info"}).exit_code, 0);
@@ -406,22 +409,25 @@ TEST_F(AccessTest, FilesInAFolderTheWorkersCannotReadAreUploadedWithTheJob) {
   TestDaemon d(placement.state_dir, placement.flags);
   // The client runs in the closed folder and names its files relative to it, as a user would.
   const auto client_in = [&](const std::string& dir, const std::vector<std::string>& args) {
-    std::string command = "cd '" + dir + "' && exec '" + Runfile("client/torchscan-client") + "' --daemon " + d.address();
+    std::string command =
+        "cd '" + dir + "' && exec '" + Runfile("client/torchscan-client") + "' --daemon " + d.address();
     for (const std::string& arg : args) command += " '" + arg + "'";
     return e2e::Run("/bin/sh", {"-c", command}, 180);
   };
 
   const std::string out = TempDir("uploaded_measure");
-  CommandResult r = client_in(closed, {"measure", "--torchscript", "mlp.pt", "--input-file", "x=x.pt",
-                                       "--min-run-time", "0.02", "--output", out});
+  CommandResult r = client_in(closed, {"measure", "--torchscript", "mlp.pt", "--input-file", "x=x.pt", "--min-run-time",
+                                       "0.02", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   const auto& described = report->workload();
   EXPECT_EQ(described.at("model_revision"), "sha256:" + Sha256sum(closed + "/mlp.pt"));
-  EXPECT_TRUE(absl::StartsWith(described.at("model_source"), closed + "/mlp.pt (uploaded, ")) << described.at("model_source");
+  EXPECT_TRUE(absl::StartsWith(described.at("model_source"), closed + "/mlp.pt (uploaded, "))
+      << described.at("model_source");
   EXPECT_EQ(described.at("input.x.sha256"), "sha256:" + Sha256sum(closed + "/x.pt"));
-  EXPECT_TRUE(absl::StartsWith(described.at("input.x.file"), closed + "/x.pt (uploaded, ")) << described.at("input.x.file");
+  EXPECT_TRUE(absl::StartsWith(described.at("input.x.file"), closed + "/x.pt (uploaded, "))
+      << described.at("input.x.file");
   EXPECT_EQ(report->input_metadata().fields().at("input.x.source"), "tensor file");
 
   // A job file in the closed folder, run from elsewhere: its paths are taken from its folder.
@@ -437,7 +443,8 @@ TEST_F(AccessTest, FilesInAFolderTheWorkersCannotReadAreUploadedWithTheJob) {
   EXPECT_TRUE(c->compatibility().compatible()) << c->compatibility().DebugString();  // the same x.pt on both sides
   EXPECT_EQ(c->after().workload().at("model_revision"), "sha256:" + Sha256sum(closed + "/mlp_optimized.pt"));
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed) << c->output_check().message();
-  EXPECT_TRUE(absl::StartsWith(c->output_check().module(), closed + "/pass.pt (uploaded, ")) << c->output_check().module();
+  EXPECT_TRUE(absl::StartsWith(c->output_check().module(), closed + "/pass.pt (uploaded, "))
+      << c->output_check().module();
   EXPECT_TRUE(absl::EndsWith(c->output_check().module(), " sha256:" + Sha256sum(closed + "/pass.pt")))
       << c->output_check().module();
 
@@ -456,7 +463,8 @@ TEST_F(AccessTest, FilesInAFolderTheWorkersCannotReadAreUploadedWithTheJob) {
   r = client_in(closed, {"measure", "--torchscript", open_module, "--input-file", "x=x.pt", "--min-run-time", "0.02",
                          "--daemon-path"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  for (const std::string& part : {std::string("inputs[0].tensor_file"), "'" + closed + "/x.pt'", std::string("nobody (uid 65534)")})
+  for (const std::string& part :
+       {std::string("inputs[0].tensor_file"), "'" + closed + "/x.pt'", std::string("nobody (uid 65534)")})
     EXPECT_TRUE(absl::StrContains(r.err, part)) << part << " in " << r.err;
 }
 

@@ -28,7 +28,12 @@ int FreePort() {
 }
 
 Pki MakePki(const std::string& dir) {
-  Pki p{dir, dir + "/ca.pem", dir + "/server.pem", dir + "/server.key", dir + "/client.pem", dir + "/client.key",
+  Pki p{dir,
+        dir + "/ca.pem",
+        dir + "/server.pem",
+        dir + "/server.key",
+        dir + "/client.pem",
+        dir + "/client.key",
         dir + "/other-ca.pem"};
   const std::string script = "set -e; cd " + dir +
                              "; q='-loglevel error'; "
@@ -59,9 +64,9 @@ Placement OpenPlacement(const std::string& name) {
   ::chmod(dir.c_str(), 0755);
   for (const char* binary : {"worker/torchscan-worker", "passes/torchscan_rss_child"})
     fs::copy_file(Runfile(binary), dir + "/" + fs::path(binary).filename().string());
-  return {dir + "/state",
-          {"--worker-user", "nobody", "--worker", dir + "/torchscan-worker", "--rss-child",
-           dir + "/torchscan_rss_child"}};
+  return {
+      dir + "/state",
+      {"--worker-user", "nobody", "--worker", dir + "/torchscan-worker", "--rss-child", dir + "/torchscan_rss_child"}};
 }
 
 }  // namespace torchscan::e2e

@@ -66,10 +66,10 @@ class LocalAccounts {
 
   // A user in `groups` (comma-separated) whose folder is home(name).
   void AddUser(const std::string& name, const std::string& groups) {
-    const CommandResult r =
-        e2e::Run("/usr/sbin/useradd", {"--no-create-home", "--user-group", "--shell", "/usr/sbin/nologin", "--groups",
-                                       groups, "--home-dir", home(name), name},
-                 60);
+    const CommandResult r = e2e::Run("/usr/sbin/useradd",
+                                     {"--no-create-home", "--user-group", "--shell", "/usr/sbin/nologin", "--groups",
+                                      groups, "--home-dir", home(name), name},
+                                     60);
     ASSERT_EQ(r.exit_code, 0) << "useradd " << name << ": " << r.err;
     users_.push_back(name);
     std::filesystem::create_directories(home(name));
@@ -91,10 +91,10 @@ class LocalAccounts {
 
   // `program args...` as `user` (its uid, group and supplementary groups; setpriv from
   // util-linux), in its folder with HOME set to it.
-  CommandResult RunAs(const std::string& user, const std::string& program,
-                      const std::vector<std::string>& args) const {
-    std::vector<std::string> all = {"--reuid", user, "--regid", user, "--init-groups", "--", "/usr/bin/env",
-                                    "-C", home(user), "HOME=" + home(user), program};
+  CommandResult RunAs(const std::string& user, const std::string& program, const std::vector<std::string>& args) const {
+    std::vector<std::string> all = {"--reuid", user,           "--regid", user,       "--init-groups",
+                                    "--",      "/usr/bin/env", "-C",      home(user), "HOME=" + home(user),
+                                    program};
     all.insert(all.end(), args.begin(), args.end());
     return e2e::Run("/usr/bin/setpriv", all, 120);
   }
@@ -106,6 +106,5 @@ class LocalAccounts {
   std::string dir_;
   std::vector<std::string> users_, groups_;
 };
-
 
 }  // namespace torchscan::e2e

@@ -91,9 +91,11 @@ TEST(CiGateEndToEnd, BadGateWordsAreBadInputNamingTheFlag) {
   TestClient client;
   const CommandResult fail_on = client.Run({"compare-reports", report, report, "--fail-on", "faster"});
   EXPECT_EQ(fail_on.exit_code, 2);
-  EXPECT_TRUE(absl::StrContains(fail_on.err, "--fail-on: \"faster\" is not a gate; use slower, not-faster or any-change"))
+  EXPECT_TRUE(
+      absl::StrContains(fail_on.err, "--fail-on: \"faster\" is not a gate; use slower, not-faster or any-change"))
       << fail_on.err;
-  const CommandResult gate_on = client.Run({"compare-reports", report, report, "--fail-on", "slower", "--gate-on", "x"});
+  const CommandResult gate_on =
+      client.Run({"compare-reports", report, report, "--fail-on", "slower", "--gate-on", "x"});
   EXPECT_EQ(gate_on.exit_code, 2);
   EXPECT_TRUE(absl::StrContains(gate_on.err, "--gate-on: \"x\"")) << gate_on.err;
 }
@@ -103,13 +105,15 @@ TEST(CiGateEndToEnd, BadGateWordsAreBadInputNamingTheFlag) {
 TEST(CiGateEndToEnd, ACompareWithAFailedCheckIsExitOneWhateverTheGate) {
   TestClient client;
   const std::vector<std::string> compare = {"compare", "--model", "linear", "--min-run-time", "0.02", "--rounds", "1"};
-  const CommandResult failed = client.Run(With(compare, {"--candidate-dtype", "bfloat16", "--rtol", "0", "--atol", "0",
-                                                         "--fail-on", "any-change", "--output", TempDir("gate_failed")}));
+  const CommandResult failed =
+      client.Run(With(compare, {"--candidate-dtype", "bfloat16", "--rtol", "0", "--atol", "0", "--fail-on",
+                                "any-change", "--output", TempDir("gate_failed")}));
   EXPECT_EQ(failed.exit_code, 1) << failed.err;
-  const CommandResult unclaimed = client.Run(
-      With(compare, {"--no-check", "--fail-on", "not-faster", "--gate-on", "claim", "--output", TempDir("gate_claim")}));
+  const CommandResult unclaimed = client.Run(With(
+      compare, {"--no-check", "--fail-on", "not-faster", "--gate-on", "claim", "--output", TempDir("gate_claim")}));
   EXPECT_EQ(unclaimed.exit_code, kGateFailed) << unclaimed.err;
-  EXPECT_TRUE(absl::StrContains(unclaimed.err, "--fail-on not-faster: the paired claim says unavailable")) << unclaimed.err;
+  EXPECT_TRUE(absl::StrContains(unclaimed.err, "--fail-on not-faster: the paired claim says unavailable"))
+      << unclaimed.err;
 }
 
 }  // namespace

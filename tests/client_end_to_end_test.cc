@@ -67,7 +67,8 @@ TEST(ClientEndToEnd, CtrlCCancelsAPrivateDaemonsJobAndLeavesNothingBehind) {
   ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(submitted to unix:(/tmp/torchscan-client-\w+)/)"))) << err;
   const std::string folder = m[1].str();
   bool worker_seen = false;
-  for (int pid : ProcessesMentioning(folder)) worker_seen |= Has(Slurp("/proc/" + std::to_string(pid) + "/cmdline"), "torchscan-worker");
+  for (int pid : ProcessesMentioning(folder))
+    worker_seen |= Has(Slurp("/proc/" + std::to_string(pid) + "/cmdline"), "torchscan-worker");
   ASSERT_TRUE(worker_seen) << "no worker of the private daemon in " << folder;
 
   ASSERT_EQ(::kill(client.pid(), SIGINT), 0);
@@ -137,15 +138,17 @@ TEST(ClientEndToEnd, ASocketTheUserMayNotOpenIsExit5NamingItsGroup) {
   const std::string socket = d.address().substr(5);
   ::chmod(fs::path(socket).parent_path().c_str(), 0755);  // the folder open, the socket 0660 root:daemon
   const std::string client = OpenClientCopy("socket");
-  const CommandResult refused = e2e::Run("/usr/bin/setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", client,
-                                                         "--daemon", d.address(), "jobs", "list"});
+  const CommandResult refused = e2e::Run("/usr/bin/setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups",
+                                                              client, "--daemon", d.address(), "jobs", "list"});
   EXPECT_EQ(refused.exit_code, 5) << refused.err;
-  EXPECT_TRUE(Has(refused.err, "permission denied on " + d.address() + ": the socket belongs to user root and group "
-                               "daemon with mode 0660")) << refused.err;
+  EXPECT_TRUE(Has(refused.err, "permission denied on " + d.address() +
+                                   ": the socket belongs to user root and group "
+                                   "daemon with mode 0660"))
+      << refused.err;
   EXPECT_TRUE(Has(refused.err, "sudo usermod -aG daemon nobody")) << refused.err;
   // The fix it names works: a member of the group gets in.
   const CommandResult member = e2e::Run("/usr/bin/setpriv", {"--reuid=65534", "--regid=65534", "--groups=1", client,
-                                                        "--daemon", d.address(), "jobs", "list"});
+                                                             "--daemon", d.address(), "jobs", "list"});
   EXPECT_EQ(member.exit_code, 0) << member.err;
   fs::remove_all(fs::path(client).parent_path());
 }
@@ -160,7 +163,8 @@ TEST(ClientEndToEnd, EvidenceGoesToTorchscanJobIdWithoutOutputAndOutputIsChecked
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->label(), "mlp v1");
   EXPECT_EQ(report->model(), "linear");
-  EXPECT_TRUE(Has(Slurp(WorkingDir() + "/torchscan-" + id + "/report.html"), "<title>TorchScan: mlp v1 (linear)</title>"));
+  EXPECT_TRUE(
+      Has(Slurp(WorkingDir() + "/torchscan-" + id + "/report.html"), "<title>TorchScan: mlp v1 (linear)</title>"));
 
   const size_t jobs = ListJobs(d).size();
   const std::string dir = TempDir("output_rules_files");
@@ -187,19 +191,21 @@ TEST(ClientEndToEnd, EvidenceGoesToTorchscanJobIdWithoutOutputAndOutputIsChecked
   ASSERT_EQ(d.Client(With(kQuick, {"--label", "mlp v2", "--output", v2_dir})).exit_code, 0);
   const CommandResult compared = d.Client({"compare-reports", v1_dir + "/report.json", v2_dir + "/report.json"});
   EXPECT_EQ(compared.exit_code, 0) << compared.err;
-  EXPECT_EQ(compared.out.rfind("TorchScan comparison: mlp v1 (linear) \u2192 mlp v2 (linear)\n", 0), 0u) << compared.out;
+  EXPECT_EQ(compared.out.rfind("TorchScan comparison: mlp v1 (linear) \u2192 mlp v2 (linear)\n", 0), 0u)
+      << compared.out;
 }
 
 TEST(ClientEndToEnd, FlagsBesideJobOverrideTheFileAndAreListedOrAreRefused) {
   TestDaemon d(TempDir("job_flags"));
   const std::string dir = TempDir("job_flags_files");
-  const std::string job =
-      Write(dir + "/mlp_job.json",
-            R"({"label": "from file", "measure": {"workload": {"model": {"builtin": "linear"}}}, "options": {"min_run_time_s": 0.02}})");
-  const CommandResult r = d.Client({"measure", "--min-run-time", "0.03", "--label", "from flags", "--job", job,
-                                    "--output", dir + "/out"});
+  const std::string job = Write(
+      dir + "/mlp_job.json",
+      R"({"label": "from file", "measure": {"workload": {"model": {"builtin": "linear"}}}, "options": {"min_run_time_s": 0.02}})");
+  const CommandResult r =
+      d.Client({"measure", "--min-run-time", "0.03", "--label", "from flags", "--job", job, "--output", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(Has(r.err, job + ": overridden by the command line: min_run_time_s 0.02 -> 0.03 (--min-run-time)")) << r.err;
+  EXPECT_TRUE(Has(r.err, job + ": overridden by the command line: min_run_time_s 0.02 -> 0.03 (--min-run-time)"))
+      << r.err;
   EXPECT_TRUE(Has(r.err, "label \"from file\" -> \"from flags\" (--label)")) << r.err;
   absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(dir + "/out/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
@@ -208,7 +214,8 @@ TEST(ClientEndToEnd, FlagsBesideJobOverrideTheFileAndAreListedOrAreRefused) {
 
   // The issue's command: --model beside --job is refused, and nothing is submitted.
   const size_t jobs = ListJobs(d).size();
-  const CommandResult refused = d.Client({"measure", "--model", "resnet18", "--min-run-time", "1", "--rss", "--job", job});
+  const CommandResult refused =
+      d.Client({"measure", "--model", "resnet18", "--min-run-time", "1", "--rss", "--job", job});
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_TRUE(Has(refused.err, "--model: cannot be combined with --job " + job)) << refused.err;
   EXPECT_EQ(ListJobs(d).size(), jobs);
@@ -217,7 +224,8 @@ TEST(ClientEndToEnd, FlagsBesideJobOverrideTheFileAndAreListedOrAreRefused) {
 TEST(ClientEndToEnd, TorchscanDaemonNamesTheDaemonAndJobsCommandsNeedOne) {
   TestDaemon d(TempDir("env_daemon"));
   ASSERT_EQ(d.Client(kQuick).exit_code, 0);
-  const CommandResult listed = e2e::Run("/usr/bin/env", {"TORCHSCAN_DAEMON=" + d.address(), Client(), "--json", "jobs", "list"});
+  const CommandResult listed =
+      e2e::Run("/usr/bin/env", {"TORCHSCAN_DAEMON=" + d.address(), Client(), "--json", "jobs", "list"});
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_TRUE(Has(listed.out, "job-000001")) << listed.out;
   const CommandResult none = e2e::Run("/usr/bin/env", {"-u", "TORCHSCAN_DAEMON", Client(), "jobs", "list"});
@@ -225,10 +233,11 @@ TEST(ClientEndToEnd, TorchscanDaemonNamesTheDaemonAndJobsCommandsNeedOne) {
   EXPECT_TRUE(Has(none.err, "jobs list: no resident daemon was given")) << none.err;
   EXPECT_TRUE(Has(none.err, "TORCHSCAN_DAEMON")) << none.err;
   // --daemon wins over TORCHSCAN_DAEMON.
-  const CommandResult flag = e2e::Run("/usr/bin/env", {"TORCHSCAN_DAEMON=unix:/nonexistent.sock", Client(), "--daemon",
-                                                  d.address(), "jobs", "list"});
+  const CommandResult flag = e2e::Run(
+      "/usr/bin/env", {"TORCHSCAN_DAEMON=unix:/nonexistent.sock", Client(), "--daemon", d.address(), "jobs", "list"});
   EXPECT_EQ(flag.exit_code, 0) << flag.err;
-  const CommandResult bad = e2e::Run("/usr/bin/env", {"TORCHSCAN_DAEMON=unix:/nonexistent.sock", Client(), "jobs", "list"});
+  const CommandResult bad =
+      e2e::Run("/usr/bin/env", {"TORCHSCAN_DAEMON=unix:/nonexistent.sock", Client(), "jobs", "list"});
   EXPECT_EQ(bad.exit_code, 4) << bad.err;
   EXPECT_TRUE(Has(bad.err, "(from TORCHSCAN_DAEMON): there is no socket at /nonexistent.sock")) << bad.err;
 }

@@ -31,8 +31,8 @@
 namespace torchscan::e2e {
 namespace {
 
-const std::vector<std::string> kRssCompare = {"compare", "--model", "linear", "--no-check", "--rss",
-                                              "--min-run-time", "0.02", "--rounds", "1"};
+const std::vector<std::string> kRssCompare = {"compare",        "--model", "linear",   "--no-check", "--rss",
+                                              "--min-run-time", "0.02",    "--rounds", "1"};
 
 // The kernel's start time of `pid` (/proc/PID/stat field 22) in seconds since boot; -1 when
 // it cannot be read.

@@ -65,8 +65,8 @@ TEST(DaemonEndToEnd, MeasureWritesReportAndPage) {
   EXPECT_NE(r.out.find("samples/s"), std::string::npos) << r.out;  // the terminal summary
 }
 
-const std::vector<std::string> kGuideCompare = {"compare", "--baseline-mode", "per_sample", "--rtol", "1e-4",
-                                                "--atol", "1e-5"};
+const std::vector<std::string> kGuideCompare = {"compare", "--baseline-mode", "per_sample", "--rtol",
+                                                "1e-4",    "--atol",          "1e-5"};
 
 TEST(DaemonEndToEnd, CompareWithPassingCheckLabelsByTheGuideRule) {
   TestDaemon d(TempDir("compare_pass"));
@@ -83,9 +83,9 @@ TEST(DaemonEndToEnd, CompareWithPassingCheckLabelsByTheGuideRule) {
 TEST(DaemonEndToEnd, CompareWithFailingCheckWithholdsDeltasAndLabel) {
   TestDaemon d(TempDir("compare_fail"));
   const std::string out = TempDir("compare_fail_out");
-  const CommandResult r = d.Client({"compare", "--baseline-mode", "per_sample", "--min-run-time", "0.02",
-                                    "--candidate-dtype", "bfloat16", "--rtol", "0", "--atol", "0", "--check-dtype",
-                                    "float32", "--output", out});
+  const CommandResult r =
+      d.Client({"compare", "--baseline-mode", "per_sample", "--min-run-time", "0.02", "--candidate-dtype", "bfloat16",
+                "--rtol", "0", "--atol", "0", "--check-dtype", "float32", "--output", out});
   ASSERT_EQ(r.exit_code, 1) << r.err;  // the documented exit code of a failed check
   absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -116,9 +116,9 @@ TEST(DaemonEndToEnd, ABfloat16CandidateFailsATightToleranceAndPassesALooseOne) {
            {"1e-4", "1e-5", 1, v1::OutputCheck::failed, "elements differ beyond rtol=0.0001, atol=1e-05"},
            {"0.05", "0.05", 0, v1::OutputCheck::passed, "rtol=0.05, atol=0.05, compared as float32"}}) {
     const std::string out = TempDir("bf16_tolerance_" + rtol);
-    const CommandResult r = d.Client({"compare", "--baseline-mode", "per_sample", "--min-run-time", "0.02",
-                                      "--candidate-dtype", "bfloat16", "--check-dtype", "float32", "--rtol", rtol,
-                                      "--atol", atol, "--output", out});
+    const CommandResult r =
+        d.Client({"compare", "--baseline-mode", "per_sample", "--min-run-time", "0.02", "--candidate-dtype", "bfloat16",
+                  "--check-dtype", "float32", "--rtol", rtol, "--atol", atol, "--output", out});
     EXPECT_EQ(r.exit_code, exit_code) << "rtol " << rtol << ": " << r.err;
     absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
     ASSERT_TRUE(c.ok()) << c.status();
@@ -141,7 +141,8 @@ TEST(DaemonEndToEnd, TorchScriptCheckModulesPassAndFail) {
     const std::string job = dir + "/" + module + ".json";
     std::ofstream(job) << R"({"compare": {"baseline": {"model": {"builtin": "linear"}, "execution_mode": "per_sample"},
                               "candidate": {"model": {"builtin": "linear"}},
-                              "check": {"torchscript": {"path": ")" << dir << "/" << module << R"("}}},
+                              "check": {"torchscript": {"path": ")"
+                       << dir << "/" << module << R"("}}},
                               "options": {"min_run_time_s": 0.02, "skip_diagnostics": true}})";
     const std::string out = TempDir("script_check_out_" + module);
     const CommandResult r = d.Client({"compare", "--job", job, "--output", out});
@@ -236,7 +237,8 @@ TEST(DaemonEndToEnd, ADefaultCompareAlternatesFortyRoundsThatShareTheTimedWork) 
   EXPECT_EQ(c->evidence().paired().round_ratios_size(), rounds);
   EXPECT_DOUBLE_EQ(c->evidence().paired().min_claimed_change(), 0.01);
   EXPECT_TRUE(LabelFollowsTheGuideRule(*c));
-  EXPECT_NE(Slurp(out + "/comparison.html").find(absl::StrCat("Timing plan: ", rounds, " alternating rounds")), std::string::npos);
+  EXPECT_NE(Slurp(out + "/comparison.html").find(absl::StrCat("Timing plan: ", rounds, " alternating rounds")),
+            std::string::npos);
 }
 
 TEST(DaemonEndToEnd, CancelStopsARunningJobAndTheNextRuns) {
@@ -382,7 +384,8 @@ TEST(DaemonEndToEnd, BadRequestsNameTheProblem) {
 }
 
 TEST(DaemonEndToEnd, NoDaemonAtTheAddressIsExitFour) {
-  const CommandResult r = torchscan::e2e::Run(Runfile("client/torchscan-client"), {"--daemon", "unix:/nonexistent/sock", "info"});
+  const CommandResult r =
+      torchscan::e2e::Run(Runfile("client/torchscan-client"), {"--daemon", "unix:/nonexistent/sock", "info"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_NE(r.err.find("no daemon answers at unix:/nonexistent/sock"), std::string::npos) << r.err;
 }
@@ -412,8 +415,8 @@ TEST(DaemonEndToEnd, TwoClientsAtOnceRunOneAfterTheOther) {
 
 TEST(ClientEndToEnd, EmbeddedDaemonRunsTheExample) {
   const std::string out = TempDir("embedded_out");
-  const CommandResult r =
-      torchscan::e2e::Run(Runfile("client/torchscan-client"), {"example", "--min-run-time", "0.02", "--rss", "--output", out});
+  const CommandResult r = torchscan::e2e::Run(Runfile("client/torchscan-client"),
+                                              {"example", "--min-run-time", "0.02", "--rss", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -435,9 +438,9 @@ TEST(DaemonEndToEnd, OneJobOnSeveralDaemonsGivesOneReportPerMachine) {
   TestDaemon first(TempDir("fan_out_a"));
   TestDaemon second(TempDir("fan_out_b"));
   const std::string out = TempDir("fan_out_out");
-  const CommandResult r = e2e::Run(Runfile("client/torchscan-client"),
-                              With({"--daemon", first.address(), "--daemon", second.address()},
-                                   With(kQuickMeasure, {"--output", out})));
+  const CommandResult r = e2e::Run(
+      Runfile("client/torchscan-client"),
+      With({"--daemon", first.address(), "--daemon", second.address()}, With(kQuickMeasure, {"--output", out})));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Both daemons run on this host: the second folder gets a suffix.
   std::vector<std::string> folders;
@@ -459,8 +462,8 @@ TEST(DaemonEndToEnd, OneJobOnSeveralDaemonsGivesOneReportPerMachine) {
   // A daemon that is not there fails the command (exit 4) without hiding the other's report.
   const std::string partial = TempDir("fan_out_partial");
   const CommandResult missing = e2e::Run(Runfile("client/torchscan-client"),
-                                    With({"--daemon", first.address(), "--daemon", "unix:/nonexistent/d.sock"},
-                                         With(kQuickMeasure, {"--output", partial})));
+                                         With({"--daemon", first.address(), "--daemon", "unix:/nonexistent/d.sock"},
+                                              With(kQuickMeasure, {"--output", partial})));
   EXPECT_EQ(missing.exit_code, 4) << missing.err;
   EXPECT_NE(missing.err.find("no daemon answers at unix:/nonexistent/d.sock"), std::string::npos) << missing.err;
   size_t reports = 0;
@@ -470,7 +473,7 @@ TEST(DaemonEndToEnd, OneJobOnSeveralDaemonsGivesOneReportPerMachine) {
 
   // Commands about one job still need exactly one daemon.
   const CommandResult two = e2e::Run(Runfile("client/torchscan-client"),
-                                {"--daemon", first.address(), "--daemon", second.address(), "jobs", "list"});
+                                     {"--daemon", first.address(), "--daemon", second.address(), "jobs", "list"});
   EXPECT_EQ(two.exit_code, 2);
   EXPECT_NE(two.err.find("--daemon: this command talks to one daemon"), std::string::npos) << two.err;
 }

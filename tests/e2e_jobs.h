@@ -30,8 +30,8 @@ v1::Job WaitForRunningJob(const TestDaemon& d);
 
 // Waits (at most `timeout_s`) until job `id` is running in a phase that starts with
 // `phase_prefix` ("timing", "rss") with at least `min_blocks` blocks_done in it; returns it.
-v1::Job WaitForPhase(const TestDaemon& d, const std::string& id, const std::string& phase_prefix,
-                     double timeout_s = 60, int64_t min_blocks = 0);
+v1::Job WaitForPhase(const TestDaemon& d, const std::string& id, const std::string& phase_prefix, double timeout_s = 60,
+                     int64_t min_blocks = 0);
 
 // d.Client(args) on another thread.
 std::future<CommandResult> InBackground(const TestDaemon& d, const std::vector<std::string>& args);

@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <chrono>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -88,7 +88,7 @@ Background::Background(const std::string& program, const std::vector<std::string
   static std::atomic<int> counter{0};
   base_ = TempDir("commands") + "/" + std::to_string(++counter);
   process_ = std::make_unique<Process>();
-  process_->child = Spawn(program, bp::args(args), bp::std_in < bp::null, bp::std_out > base_ + ".out",
+  process_->child = Spawn(program, bp::args(args), bp::std_in<bp::null, bp::std_out> base_ + ".out",
                           bp::std_err > base_ + ".err", bp::start_dir = WorkingDir());
 }
 
@@ -103,7 +103,8 @@ std::string Background::Err() const { return Slurp(base_ + ".err"); }
 bool Background::WaitForErr(const std::string& text, double timeout_s) const {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (Err().find(text) == std::string::npos) {
-    if (std::chrono::steady_clock::now() > deadline || !process_->child.running()) return Err().find(text) != std::string::npos;
+    if (std::chrono::steady_clock::now() > deadline || !process_->child.running())
+      return Err().find(text) != std::string::npos;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return true;
@@ -163,8 +164,8 @@ void TestDaemon::Start() {
   if (::geteuid() == 0 && !user_given) args.insert(args.end(), {"--worker-user", "root"});
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
   process_ = std::make_unique<Process>();
-  process_->child = Spawn(Runfile("daemon/torchscand"), bp::args(args), bp::std_in < bp::null,
-                              bp::std_out > bp::null, bp::std_err > state_dir_ + ".log");
+  process_->child = Spawn(Runfile("daemon/torchscand"), bp::args(args), bp::std_in<bp::null, bp::std_out> bp::null,
+                          bp::std_err > state_dir_ + ".log");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < deadline) {
     if (!process_->child.running()) throw std::runtime_error("torchscand exited: " + Slurp(state_dir_ + ".log"));

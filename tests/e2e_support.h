@@ -18,9 +18,9 @@ std::string TempDir(const std::string& name);
 std::string Slurp(const std::string& path);
 
 struct CommandResult {
-  int exit_code = -1;   // -1 when killed by a signal
-  std::string out;      // stdout
-  std::string err;      // stderr
+  int exit_code = -1;  // -1 when killed by a signal
+  std::string out;     // stdout
+  std::string err;     // stderr
 };
 
 // Runs `program` with `args` to completion (at most `timeout_s`, then SIGKILL), in
@@ -62,7 +62,7 @@ class TestDaemon {
   // is a logic error: a second one would find the state folder locked and exit) and waits
   // until its socket answers.
   void Start();
-  void Kill9();   // kill -9 and reap
+  void Kill9();  // kill -9 and reap
   bool Running();
   int pid() const;
 

@@ -95,7 +95,9 @@ TEST(ExampleEndToEnd, ReverseTimesTheCandidateFirst) {
 TEST(ExampleEndToEnd, CompareTwoRunsInCppWritesAPassedComparison) {
   const std::string out = OutputDir("two_runs");
   ASSERT_EQ(std::system(("mkdir -p " + out + " && " + Runfile("benchmarks/compare_two_runs_example") + " " + out +
-                         " > /dev/null").c_str()), 0);
+                         " > /dev/null")
+                            .c_str()),
+            0);
   absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed);

@@ -67,8 +67,7 @@ std::map<std::string, std::string> Contents(const std::string& dir, const std::v
   std::map<std::string, std::string> contents;
   for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
     const std::string name = fs::relative(it->path(), dir).string();
-    if (it->is_directory() &&
-        std::find(except.begin(), except.end(), it->path().filename().string()) != except.end()) {
+    if (it->is_directory() && std::find(except.begin(), except.end(), it->path().filename().string()) != except.end()) {
       it.disable_recursion_pending();
       continue;
     }
@@ -247,8 +246,7 @@ TEST_F(FaultInjection, RssChildKilledLeavesRssUnknownWithTheReason) {
   EXPECT_FALSE(rss->has_value());
   EXPECT_FALSE(rss->complete());
   ASSERT_EQ(rss->diagnostics_size(), 1);
-  EXPECT_NE(rss->diagnostics(0).find("RSS child was killed by signal 9"), std::string::npos)
-      << rss->diagnostics(0);
+  EXPECT_NE(rss->diagnostics(0).find("RSS child was killed by signal 9"), std::string::npos) << rss->diagnostics(0);
   std::printf("RSS child killed: %s\n", rss->diagnostics(0).c_str());
   ExpectEarlierResultIntact();
   ExpectDaemonServes();
@@ -261,8 +259,9 @@ TEST_F(FaultInjection, RssChildKilledLeavesRssUnknownWithTheReason) {
 TEST_F(FaultInjection, WorkerKilledDuringRssLeavesNoChildBehind) {
   JobProcessWitness witness(daemon_->pid());
   std::future<CommandResult> client = InBackground(
-      *daemon_, {"measure", "--job", JobFile("rss_orphan", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})",
-                                                      kSlowRssInputs)});
+      *daemon_,
+      {"measure", "--job",
+       JobFile("rss_orphan", R"({"min_run_time_s": 0.02, "skip_diagnostics": true, "rss": true})", kSlowRssInputs)});
   const v1::Job running = WaitForRunningJob(*daemon_);
   const pid_t child = WaitForChild(running.worker_pid(), "torchscan_rss_child");
   ASSERT_GT(child, 0) << "no RSS child of worker " << running.worker_pid() << " appeared";
@@ -307,7 +306,8 @@ TEST_F(FaultInjection, DaemonKilledWhileTimingInterruptsThatJobAndRunsTheQueue) 
   const OrphanAdopter::End worker = OrphanAdopter::WaitForEnd(running.worker_pid(), kOrphanBound_s);
   EXPECT_TRUE(worker.how == "killed by signal 9 (SIGKILL)" || worker.how == "killed by signal 13 (SIGPIPE)")
       << "the worker outlived the daemon: " << worker.how;
-  std::printf("daemon killed while timing: its worker was %s after %.0f ms\n", worker.how.c_str(), worker.seconds * 1e3);
+  std::printf("daemon killed while timing: its worker was %s after %.0f ms\n", worker.how.c_str(),
+              worker.seconds * 1e3);
   long_client.get();  // the clients lose their daemon
   for (auto& c : queued_clients) c.get();
   daemon_->Start();

@@ -135,7 +135,8 @@ TEST_F(HistoryEndToEnd, TheTerminalShowsThreeRowsAndTheSparklineOfTheirMedians) 
   const std::string blocks = report::Sparkline(medians, /*unicode=*/true);
   ASSERT_EQ(ascii.size(), 3u);
   EXPECT_TRUE(absl::StrContains(r.out, " " + ascii + " ") || absl::StrContains(r.out, " " + blocks + " "))
-      << ascii << " or " << blocks << "\n" << r.out;
+      << ascii << " or " << blocks << "\n"
+      << r.out;
 }
 
 TEST_F(HistoryEndToEnd, HistoryHtmlLinksEachPointToItsReportAndLoadsOfflineInChromium) {
@@ -163,9 +164,9 @@ TEST_F(HistoryEndToEnd, HistoryHtmlLinksEachPointToItsReportAndLoadsOfflineInChr
   const char* chromium_env = std::getenv("TORCHSCAN_TEST_CHROMIUM");
   const std::string chromium = chromium_env != nullptr ? chromium_env : "/usr/bin/chromium";
   if (::access(chromium.c_str(), X_OK) != 0) GTEST_SKIP() << chromium << " is absent: run scripts/setup.sh";
-  const CommandResult browser = e2e::Run("/usr/bin/python3", {Runfile("tests/browser/browser_check.py"), "--chromium",
-                                                         chromium, "--screenshots", TempDir("screenshots"),
-                                                         dir + "/history.html"});
+  const CommandResult browser =
+      e2e::Run("/usr/bin/python3", {Runfile("tests/browser/browser_check.py"), "--chromium", chromium, "--screenshots",
+                                    TempDir("screenshots"), dir + "/history.html"});
   EXPECT_EQ(browser.exit_code, 0) << browser.out << browser.err;
   EXPECT_TRUE(absl::StrContains(browser.out, "[    OK] HistoryLoadsOfflineWithoutErrors")) << browser.out;
 }
@@ -223,7 +224,8 @@ TEST_F(HistoryEndToEnd, AgainstARevisionComparesAndGatesOnTheLabelItGot) {
       {"any-change", label == "faster" || label == "slower"},
   };
   for (const auto& [gate, fails] : gates) {
-    const CommandResult r = daemon_->Client({"history", "bench", "--against", "r1", "--output", dir, "--fail-on", gate});
+    const CommandResult r =
+        daemon_->Client({"history", "bench", "--against", "r1", "--output", dir, "--fail-on", gate});
     EXPECT_EQ(r.exit_code, fails ? kGateFailed : 0) << label << " --fail-on " << gate << "\n" << r.err;
     v1::Comparison again;
     ASSERT_TRUE(ParseJsonStrict(Slurp(dir + "/comparison.json"), "comparison.json", &again).ok());
@@ -237,9 +239,11 @@ TEST_F(HistoryEndToEnd, AgainstARevisionComparesAndGatesOnTheLabelItGot) {
 }
 
 TEST_F(HistoryEndToEnd, AgainstAnUnknownOrTheNewestRevisionIsRefused) {
-  const CommandResult unknown = daemon_->Client({"history", "bench", "--against", "r0", "--output", TempDir("unknown")});
+  const CommandResult unknown =
+      daemon_->Client({"history", "bench", "--against", "r0", "--output", TempDir("unknown")});
   EXPECT_EQ(unknown.exit_code, kBadInput);
-  EXPECT_TRUE(absl::StrContains(unknown.err, "--against r0: no succeeded job of \"bench\" was measured at that revision"))
+  EXPECT_TRUE(
+      absl::StrContains(unknown.err, "--against r0: no succeeded job of \"bench\" was measured at that revision"))
       << unknown.err;
   EXPECT_TRUE(absl::StrContains(unknown.err, "(newest revisions: r3, r2, r1)")) << unknown.err;
   EXPECT_FALSE(IsFile(TempDir("unknown") + "/history.html"));  // refused before anything is written

@@ -133,8 +133,14 @@ class RawClient {
     v1::Job job;
     return Call(&v1::TorchScan::Stub::Submit, request, &job);
   }
-  grpc::Status GetJob(const std::string& id) { v1::Job r; return Call(&v1::TorchScan::Stub::GetJob, ById(id), &r); }
-  grpc::Status Cancel(const std::string& id) { v1::Job r; return Call(&v1::TorchScan::Stub::Cancel, ById(id), &r); }
+  grpc::Status GetJob(const std::string& id) {
+    v1::Job r;
+    return Call(&v1::TorchScan::Stub::GetJob, ById(id), &r);
+  }
+  grpc::Status Cancel(const std::string& id) {
+    v1::Job r;
+    return Call(&v1::TorchScan::Stub::Cancel, ById(id), &r);
+  }
   grpc::Status Fetch(const std::string& id, v1::JobResult* result) {
     return Call(&v1::TorchScan::Stub::FetchResult, ById(id), result);
   }
@@ -142,7 +148,10 @@ class RawClient {
     v1::ListJobsResponse r;
     return Call(&v1::TorchScan::Stub::ListJobs, request, &r);
   }
-  grpc::Status Info() { v1::DaemonInfo r; return Call(&v1::TorchScan::Stub::Info, v1::InfoRequest(), &r); }
+  grpc::Status Info() {
+    v1::DaemonInfo r;
+    return Call(&v1::TorchScan::Stub::Info, v1::InfoRequest(), &r);
+  }
   grpc::Status Watch(const std::string& id) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
@@ -197,8 +206,8 @@ struct Outcome {
 struct Case {
   std::string name;
   std::function<Outcome()> send;
-  int expected;              // exit code (client) or grpc::StatusCode (raw)
-  std::string must_contain;  // the field (or flag) the message must name
+  int expected;                            // exit code (client) or grpc::StatusCode (raw)
+  std::string must_contain;                // the field (or flag) the message must name
   std::vector<std::string> also_contains;  // more it must name: the file, the fix, what to do
 };
 
@@ -209,7 +218,8 @@ class Table {
   // torchscan-client <args>; expects `exit_code` and `field` in its output.
   void Client(std::string name, std::vector<std::string> args, int exit_code, std::string field) {
     const TestDaemon* d = &daemon_;
-    cases_.push_back({std::move(name), [d, args] {
+    cases_.push_back({std::move(name),
+                      [d, args] {
                         const CommandResult r = d->Client(args, 120);
                         return Outcome{r.exit_code, r.err + r.out};
                       },
@@ -226,7 +236,8 @@ class Table {
   // A raw gRPC call the client would not make.
   void Grpc(std::string name, std::function<grpc::Status(RawClient&)> call, grpc::StatusCode code, std::string field) {
     RawClient* raw = &raw_;
-    cases_.push_back({std::move(name), [raw, call] {
+    cases_.push_back({std::move(name),
+                      [raw, call] {
                         const grpc::Status s = call(*raw);
                         return Outcome{static_cast<int>(s.error_code()), s.error_message()};
                       },
@@ -235,7 +246,8 @@ class Table {
   void Submit(std::string name, v1::JobSpec spec, grpc::StatusCode code, std::string field) {
     // Shared, not copied with the case: one spec holds a 100 MB label.
     auto shared = std::make_shared<const v1::JobSpec>(std::move(spec));
-    Grpc(std::move(name), [shared](RawClient& raw) { return raw.Submit(*shared); }, code, std::move(field));
+    Grpc(
+        std::move(name), [shared](RawClient& raw) { return raw.Submit(*shared); }, code, std::move(field));
   }
   // The last case's message must also name these (the file, the fix).
   void AlsoNaming(std::vector<std::string> parts) {
@@ -263,15 +275,16 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
   t.JobFile("job file empty", file("empty", ""), kBadInput, "JobSpec");
   t.JobFile("job file truncated JSON", file("truncated", R"({"measure": {"workload": {"model": {"buil)"), kBadInput,
             "JobSpec");
-  t.JobFile("job file unknown field", file("unknown", Replace(MeasureJob(kLinear), R"("measure")", R"("turbo": true, "measure")")),
-            kBadInput, "turbo");
+  t.JobFile("job file unknown field",
+            file("unknown", Replace(MeasureJob(kLinear), R"("measure")", R"("turbo": true, "measure")")), kBadInput,
+            "turbo");
   t.JobFile("job file 100000 nested arrays", file("nested_arrays", R"({"label": )" + Nested(100000, "[", "]") + "}"),
             kBadInput, "label");
   t.JobFile("job file 100000 nested objects",
             file("nested_objects", R"({"measure": )" + Nested(100000, R"({"workload": )", "}") + "}"), kBadInput,
             "workload");
-  t.JobFile("job file non-UTF-8 label", file("non_utf8", "{\"label\": \"\xff\xfe\xc3\", " + MeasureJob(kLinear).substr(1)),
-            kBadInput, "JobSpec");
+  t.JobFile("job file non-UTF-8 label",
+            file("non_utf8", "{\"label\": \"\xff\xfe\xc3\", " + MeasureJob(kLinear).substr(1)), kBadInput, "JobSpec");
   t.JobFile("job file with neither measure nor compare", file("no_kind", R"({"label": "x"})"), kBadInput,
             "measure or compare");
   t.JobFile("job file threads as text", file("threads_text", MeasureJob(kLinear, R"("intra_op_threads": "many")")),
@@ -287,18 +300,18 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
             kBadInput, "spec.options.inter_op_threads");
   t.JobFile("min_run_time NaN", file("mrt_nan", MeasureJob(kLinear, R"("min_run_time_s": "NaN")")), kBadInput,
             "spec.options.min_run_time_s");
-  t.JobFile("min_run_time Infinity", file("mrt_inf", MeasureJob(kLinear, R"("min_run_time_s": "Infinity")")),
-            kBadInput, "spec.options.min_run_time_s");
+  t.JobFile("min_run_time Infinity", file("mrt_inf", MeasureJob(kLinear, R"("min_run_time_s": "Infinity")")), kBadInput,
+            "spec.options.min_run_time_s");
   t.JobFile("min_run_time 1e300 s", file("mrt_huge", MeasureJob(kLinear, R"("min_run_time_s": 1e300)")), kBadInput,
             "spec.options.min_run_time_s");
-  t.JobFile("negative max_run_time", file("maxrt_negative", MeasureJob(kLinear, R"("max_run_time_s": -1)")),
-            kBadInput, "spec.options.max_run_time_s");
+  t.JobFile("negative max_run_time", file("maxrt_negative", MeasureJob(kLinear, R"("max_run_time_s": -1)")), kBadInput,
+            "spec.options.max_run_time_s");
   t.JobFile("negative min_blocks", file("blocks_negative", MeasureJob(kLinear, R"("min_blocks": -5)")), kBadInput,
             "spec.options.min_blocks");
   t.JobFile("rtol NaN", file("rtol_nan", CompareJob(R"("declarative": {"rtol": "NaN"})")), kBadInput,
             "spec.compare.check.declarative.rtol");
-  t.JobFile("atol negative", file("atol_negative", CompareJob(R"("declarative": {"rtol": 1e-4, "atol": -1e-5})")), kBadInput,
-            "spec.compare.check.declarative.atol");
+  t.JobFile("atol negative", file("atol_negative", CompareJob(R"("declarative": {"rtol": 1e-4, "atol": -1e-5})")),
+            kBadInput, "spec.compare.check.declarative.atol");
   t.JobFile("rtol -Infinity", file("rtol_inf", CompareJob(R"("declarative": {"rtol": "-Infinity"})")), kBadInput,
             "spec.compare.check.declarative.rtol");
   t.JobFile("1000 rounds", file("rounds_huge", CompareJob(R"("skip": true)", R"(, "rounds": 1000)")), kBadInput,
@@ -317,28 +330,32 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
   t.JobFile("measure without a workload", file("no_workload", R"({"measure": {}})"), kBadInput,
             "spec.measure.workload");
   t.JobFile("compare without a check", file("no_check", R"({"compare": {"baseline": {"model": {"builtin": "linear"}},
-             "candidate": {"model": {"builtin": "linear"}}}})"), kBadInput, "spec.compare.check");
+             "candidate": {"model": {"builtin": "linear"}}}})"),
+            kBadInput, "spec.compare.check");
   t.JobFile("compare with check.skip false", file("skip_false", CompareJob(R"("skip": false)")), kBadInput,
             "spec.compare.check.skip");
   t.JobFile("rtol without atol", file("rtol_only", CompareJob(R"("declarative": {"rtol": 0.01})")), kBadInput,
             "spec.compare.check.declarative.atol");
-  t.JobFile("unknown compare_dtype", file("compare_dtype", CompareJob(R"("declarative": {"rtol": 0, "atol": 0, "compare_dtype": "int8"})")),
+  t.JobFile("unknown compare_dtype",
+            file("compare_dtype", CompareJob(R"("declarative": {"rtol": 0, "atol": 0, "compare_dtype": "int8"})")),
             kBadInput, "compare_dtype");
   t.JobFile("input_metadata key seed",
             file("metadata_seed", MeasureJob(std::string(kLinear) + R"(, "input_metadata": {"seed": "1"})")), kBadInput,
             "spec.measure.workload.input_metadata");
   t.JobFile("input_metadata key with a NUL byte",
-            file("metadata_nul", MeasureJob(std::string(kLinear) + R"(, "input_metadata": {"a\u0000b": "1"})")), kBadInput,
-            "spec.measure.workload.input_metadata");
+            file("metadata_nul", MeasureJob(std::string(kLinear) + R"(, "input_metadata": {"a\u0000b": "1"})")),
+            kBadInput, "spec.measure.workload.input_metadata");
   t.JobFile("compare without a candidate",
             file("no_candidate", R"({"compare": {"baseline": {"model": {"builtin": "linear"}}}})"), kBadInput,
             "spec.compare.candidate");
-  t.JobFile("builtin_unspecified", file("builtin_unspecified", MeasureJob(R"("model": {"builtin": "builtin_unspecified"})")),
-            kBadInput, "spec.measure.workload.model.builtin");
+  t.JobFile("builtin_unspecified",
+            file("builtin_unspecified", MeasureJob(R"("model": {"builtin": "builtin_unspecified"})")), kBadInput,
+            "spec.measure.workload.model.builtin");
   t.JobFile("unknown builtin name", file("builtin_gpt", MeasureJob(R"("model": {"builtin": "gpt5"})")), kBadInput,
             "builtin");
   t.JobFile("negative shape",
-            file("shape_negative", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"generated": {"shape": [32, -128]}}])")),
+            file("shape_negative",
+                 MeasureJob(std::string(kLinear) + R"(, "inputs": [{"generated": {"shape": [32, -128]}}])")),
             kBadInput, "spec.measure.workload.inputs[0].generated.shape[1]");
   t.JobFile("shape overflowing int64",
             file("shape_overflow",
@@ -350,9 +367,12 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
             "spec.measure.workload.inputs[0]");
   t.JobFile("TorchScript without a source", file("ts_no_source", MeasureJob(R"("model": {"torchscript": {}})")),
             kBadInput, "spec.measure.workload.model.torchscript");
-  t.JobFile("TorchScript with empty module bytes",
-            file("ts_empty_bytes", MeasureJob(R"("model": {"torchscript": {"module_bytes": ""}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
-            kBadInput, "spec.measure.workload.model.torchscript.module_bytes");
+  t.JobFile(
+      "TorchScript with empty module bytes",
+      file("ts_empty_bytes",
+           MeasureJob(
+               R"("model": {"torchscript": {"module_bytes": ""}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
+      kBadInput, "spec.measure.workload.model.torchscript.module_bytes");
   t.JobFile("TorchScript without inputs",
             file("ts_no_inputs", MeasureJob(R"("model": {"torchscript": {"path": ")" + module + R"("}})")), kBadInput,
             "spec.measure.workload.inputs");
@@ -368,11 +388,19 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
   t.Client("job file is /dev/zero", {"measure", "--job", "/dev/zero"}, kBadInput, "/dev/zero");
   t.Client("job file missing", {"measure", "--job", dir + "/missing.json"}, kBadInput, "missing.json");
   // Files travel with the job: the client reads a job file's paths, relative to its folder.
-  t.JobFile("job file module path missing", file("ts_missing", MeasureJob(R"("model": {"torchscript": {"path": "nowhere.pt"}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
-            kBadInput, "spec.measure.workload.model.torchscript.path");
+  t.JobFile(
+      "job file module path missing",
+      file("ts_missing",
+           MeasureJob(
+               R"("model": {"torchscript": {"path": "nowhere.pt"}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
+      kBadInput, "spec.measure.workload.model.torchscript.path");
   t.AlsoNaming({"cannot read '" + dir + "/nowhere.pt' (\"nowhere.pt\" relative to " + dir + ")", "--daemon-path"});
-  t.JobFile("job file module path /dev/zero", file("ts_dev_zero_upload", MeasureJob(R"("model": {"torchscript": {"path": "/dev/zero"}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
-            kBadInput, "spec.measure.workload.model.torchscript.path");
+  t.JobFile(
+      "job file module path /dev/zero",
+      file("ts_dev_zero_upload",
+           MeasureJob(
+               R"("model": {"torchscript": {"path": "/dev/zero"}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
+      kBadInput, "spec.measure.workload.model.torchscript.path");
   t.AlsoNaming({"is not a regular file"});
   const std::string big_tensor = Write(dir + "/big_tensor.pt", std::string(kOverUpload, 't'));
   t.JobFile("job file tensor_file over max_upload_bytes",
@@ -382,14 +410,16 @@ void AddJobFileCases(Table& t, const std::string& dir, const std::string& module
   // Over this daemon's max_upload_bytes (8 MiB): refused by the client before it sends the job
   // (its own check, job_spec.h's CheckUploadSize, after asking the daemon for the limit; the
   // daemon's refusal would say "the request's N bytes ... refused unread").
-  t.JobFile("8.5 MiB module_bytes", file("module_bytes_big", MeasureJob(R"("model": {"torchscript": {"module_bytes": ")" +
-                                                                          Base64(std::string(kOverUpload, 'm')) +
-                                                                          R"("}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
+  t.JobFile("8.5 MiB module_bytes",
+            file("module_bytes_big",
+                 MeasureJob(R"("model": {"torchscript": {"module_bytes": ")" + Base64(std::string(kOverUpload, 'm')) +
+                            R"("}}, "inputs": [{"generated": {"shape": [2, 4]}}])")),
             kRefused, "max_upload_bytes");
-  t.AlsoNaming({"bytes exceed this daemon's max_upload_bytes 8388608 (8.5 MiB > 8.0 MiB); the files sent with it: "
-                "model.torchscript.module_bytes (bytes in the job) 8.5 MiB"});
-  t.JobFile("job file 5000-byte label", file("label_long", R"({"label": ")" + std::string(5000, 'x') + "\", " +
-                                                           MeasureJob(kLinear).substr(1)),
+  t.AlsoNaming(
+      {"bytes exceed this daemon's max_upload_bytes 8388608 (8.5 MiB > 8.0 MiB); the files sent with it: "
+       "model.torchscript.module_bytes (bytes in the job) 8.5 MiB"});
+  t.JobFile("job file 5000-byte label",
+            file("label_long", R"({"label": ")" + std::string(5000, 'x') + "\", " + MeasureJob(kLinear).substr(1)),
             kBadInput, "spec.label: holds 5000 bytes, more than the 4096 a text field of a job may hold: shorten it");
 }
 
@@ -407,29 +437,34 @@ void AddWorkerCases(Table& t, const std::string& dir, const std::string& truncat
   }
   t.Client("--check-module truncated module", {"compare", "--check-module", truncated, "--min-run-time", "0.02"},
            kJobFailed, "check.torchscript");
-  t.Client("--check-module random bytes", {"compare", "--check-module", random, "--min-run-time", "0.02"},
-           kJobFailed, "check.torchscript");
-  t.JobFile("module path /dev/zero", file("ts_dev_zero", MeasureJob(R"("model": {"torchscript": {"path": "/dev/zero"}})" + inputs)),
-            kJobFailed, "model.torchscript.path", true);
-  t.JobFile("check module path /dev/zero", file("check_dev_zero", CompareJob(R"("torchscript": {"path": "/dev/zero"})")),
-            kJobFailed, "check.torchscript", true);
+  t.Client("--check-module random bytes", {"compare", "--check-module", random, "--min-run-time", "0.02"}, kJobFailed,
+           "check.torchscript");
+  t.JobFile("module path /dev/zero",
+            file("ts_dev_zero", MeasureJob(R"("model": {"torchscript": {"path": "/dev/zero"}})" + inputs)), kJobFailed,
+            "model.torchscript.path", true);
+  t.JobFile("check module path /dev/zero",
+            file("check_dev_zero", CompareJob(R"("torchscript": {"path": "/dev/zero"})")), kJobFailed,
+            "check.torchscript", true);
   t.JobFile("tensor_file /dev/zero",
             file("tensor_dev_zero", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"tensor_file": "/dev/zero"}])")),
             kJobFailed, "tensor_file", true);
   // torch.save(..., _use_new_zipfile_serialization=False): a pickle, which LibTorch cannot read.
   const std::string legacy = Write(dir + "/legacy.pt", std::string("\x80\x02\x8a\x0alp", 6));
-  t.JobFile("tensor_file in torch.save's legacy format",
-            file("tensor_legacy", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"tensor_file": ")" + legacy + R"("}])")),
-            kJobFailed, "legacy format", true);
+  t.JobFile(
+      "tensor_file in torch.save's legacy format",
+      file("tensor_legacy", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"tensor_file": ")" + legacy + R"("}])")),
+      kJobFailed, "legacy format", true);
   t.JobFile("module path escaping to /etc/passwd",
-            file("ts_passwd", MeasureJob(R"("model": {"torchscript": {"path": "../../../../../../../../etc/passwd"}})" + inputs)),
+            file("ts_passwd",
+                 MeasureJob(R"("model": {"torchscript": {"path": "../../../../../../../../etc/passwd"}})" + inputs)),
             kJobFailed, "model.torchscript.path", true);
   t.JobFile("module path is a stored result",
             file("ts_result", MeasureJob(R"("model": {"torchscript": {"path": ")" + state_dir + "/jobs/" + good_id +
                                          R"(/result.json"}})" + inputs)),
             kJobFailed, "model.torchscript.path", true);
   t.JobFile("shape over the input memory limit",
-            file("shape_huge", MeasureJob(std::string(kLinear) + R"(, "inputs": [{"generated": {"shape": [100000, 100000, 128]}}])")),
+            file("shape_huge",
+                 MeasureJob(std::string(kLinear) + R"(, "inputs": [{"generated": {"shape": [100000, 100000, 128]}}])")),
             kJobFailed, "inputs[0].generated.shape");
 }
 
@@ -463,8 +498,7 @@ void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
            "spec.compare.baseline.device");
   t.Client("--torchscript empty file", {"measure", "--torchscript", empty, "--input", "2x128"}, kBadInput,
            "module_bytes");
-  t.Client("--torchscript missing file", {"measure", "--torchscript", empty + ".missing"}, kBadInput,
-           "--torchscript");
+  t.Client("--torchscript missing file", {"measure", "--torchscript", empty + ".missing"}, kBadInput, "--torchscript");
   t.Client("--torchscript a folder", {"measure", "--torchscript", dir}, kBadInput, "--torchscript");
   t.Client("--torchscript /dev/zero", {"measure", "--torchscript", "/dev/zero"}, kBadInput, "--torchscript");
   t.Client("--check-module /dev/zero", {"compare", "--check-module", "/dev/zero"}, kBadInput, "--check-module");
@@ -500,7 +534,8 @@ void AddReportCases(Table& t, const std::string& dir, const std::string& good_re
     t.Client("compare-reports: " + name, {"compare-reports", good_report, path}, kBadInput, field);
     t.Client("render: " + name, {"render", path, "--format", "terminal"}, kBadInput, field);
   };
-  both("schema_version 2", file("schema2", std::regex_replace(good, std::regex(R"("schema_version": 1)"), R"("schema_version": 2)")),
+  both("schema_version 2",
+       file("schema2", std::regex_replace(good, std::regex(R"("schema_version": 1)"), R"("schema_version": 2)")),
        "schema_version");
   both("unknown field", file("unknown", Replace(good, "{", R"({"turbo_mode": true,)")), "turbo_mode");
   both("truncated", file("truncated", good.substr(0, good.size() / 2)), "BenchmarkReport");
@@ -508,11 +543,13 @@ void AddReportCases(Table& t, const std::string& dir, const std::string& good_re
   both("empty file", file("empty", ""), "report_empty.json");
   both("a folder", dir, dir);
   both("/dev/zero", "/dev/zero", "/dev/zero");
-  both("non-UTF-8 work_unit", file("non_utf8", std::regex_replace(good, std::regex(R"("work_unit": "samples")"),
-                                                                   "\"work_unit\": \"sam\xff\xfeples\"")),
+  both("non-UTF-8 work_unit",
+       file("non_utf8",
+            std::regex_replace(good, std::regex(R"("work_unit": "samples")"), "\"work_unit\": \"sam\xff\xfeples\"")),
        "report_non_utf8.json");
-  both("NaN block duration", file("nan_block", std::regex_replace(good, std::regex(R"("duration_s": [0-9.e-]+)"),
-                                                                   R"("duration_s": "NaN")", std::regex_constants::format_first_only)),
+  both("NaN block duration",
+       file("nan_block", std::regex_replace(good, std::regex(R"("duration_s": [0-9.e-]+)"), R"("duration_s": "NaN")",
+                                            std::regex_constants::format_first_only)),
        "timing.blocks[0]");
   t.Client("compare-reports: a comparison as a report", {"compare-reports", good_report, dir + "/comparison.json"},
            kBadInput, "is a comparison, not a report");
@@ -531,8 +568,8 @@ void AddJobIdCases(Table& t, const std::string& good_id, const std::string& out)
   }
   t.Client("jobs fetch ../ID --output DIR", {"jobs", "fetch", "../" + good_id, "--output", out}, kBadInput,
            "id: no job");
-  t.Client("jobs fetch ID --output a file", {"jobs", "fetch", good_id, "--output", out + "/../hostile_good/report.json"},
-           kBadInput, "--output");
+  t.Client("jobs fetch ID --output a file",
+           {"jobs", "fetch", good_id, "--output", out + "/../hostile_good/report.json"}, kBadInput, "--output");
   t.Client("jobs cancel a finished job", {"jobs", "cancel", good_id}, kBadInput, "only queued or running");
   t.Client("jobs list --limit -1", {"jobs", "list", "--limit", "-1"}, kBadInput, "limit");
   t.Client("jobs list --state bogus", {"jobs", "list", "--state", "bogus"}, kBadInput, "--state");
@@ -543,52 +580,62 @@ void AddGrpcCases(Table& t, const std::string& good_id) {
   const std::string traversal = "../../../../etc/passwd", long_id(10 << 10, 'j'), sibling = "../" + good_id;
   for (const auto& [what, id] : std::vector<std::pair<std::string, std::string>>{
            {"traversal id", traversal}, {"empty id", ""}, {"10 KB id", long_id}}) {
-    t.Grpc("GetJob " + what, [id = id](RawClient& r) { return r.GetJob(id); }, StatusCode::NOT_FOUND, "id");
-    t.Grpc("Cancel " + what, [id = id](RawClient& r) { return r.Cancel(id); }, StatusCode::NOT_FOUND, "id");
-    t.Grpc("FetchResult " + what, [id = id](RawClient& r) { v1::JobResult x; return r.Fetch(id, &x); },
-           StatusCode::NOT_FOUND, "id");
-    t.Grpc("Watch " + what, [id = id](RawClient& r) { return r.Watch(id); }, StatusCode::NOT_FOUND, "id");
+    t.Grpc(
+        "GetJob " + what, [id = id](RawClient& r) { return r.GetJob(id); }, StatusCode::NOT_FOUND, "id");
+    t.Grpc(
+        "Cancel " + what, [id = id](RawClient& r) { return r.Cancel(id); }, StatusCode::NOT_FOUND, "id");
+    t.Grpc(
+        "FetchResult " + what,
+        [id = id](RawClient& r) {
+          v1::JobResult x;
+          return r.Fetch(id, &x);
+        },
+        StatusCode::NOT_FOUND, "id");
+    t.Grpc(
+        "Watch " + what, [id = id](RawClient& r) { return r.Watch(id); }, StatusCode::NOT_FOUND, "id");
   }
-  t.Grpc("FetchResult ../job id", [sibling](RawClient& r) { v1::JobResult x; return r.Fetch(sibling, &x); },
-         StatusCode::NOT_FOUND, "id");
-  t.Grpc("Cancel the finished good job", [good_id](RawClient& r) { return r.Cancel(good_id); },
-         StatusCode::FAILED_PRECONDITION, "only queued or running jobs can be cancelled");
-  t.Grpc("Submit without a spec", [](RawClient& r) { return r.Submit({}, false); }, StatusCode::INVALID_ARGUMENT,
-         "spec");
+  t.Grpc(
+      "FetchResult ../job id",
+      [sibling](RawClient& r) {
+        v1::JobResult x;
+        return r.Fetch(sibling, &x);
+      },
+      StatusCode::NOT_FOUND, "id");
+  t.Grpc(
+      "Cancel the finished good job", [good_id](RawClient& r) { return r.Cancel(good_id); },
+      StatusCode::FAILED_PRECONDITION, "only queued or running jobs can be cancelled");
+  t.Grpc(
+      "Submit without a spec", [](RawClient& r) { return r.Submit({}, false); }, StatusCode::INVALID_ARGUMENT, "spec");
   t.Submit("Submit with the kind oneof unset", GoodSpecWith([](v1::JobSpec* s) { s->clear_measure(); }),
            StatusCode::INVALID_ARGUMENT, "measure, compare or calibrate");
-  t.Submit("Submit builtin enum 99",
-           GoodSpecWith([](v1::JobSpec* s) {
-             s->mutable_measure()->mutable_workload()->mutable_model()->set_builtin(static_cast<v1::ModelSpec::Builtin>(99));
-           }),
-           StatusCode::INVALID_ARGUMENT, "spec.measure.workload.model.builtin");
-  t.Submit("Submit execution_mode enum 42",
-           GoodSpecWith([](v1::JobSpec* s) {
-             s->mutable_measure()->mutable_workload()->set_execution_mode(static_cast<v1::WorkloadSpec::ExecutionMode>(42));
-           }),
-           StatusCode::INVALID_ARGUMENT, "spec.measure.workload.execution_mode");
-  t.Submit("Submit dtype enum -7",
-           GoodSpecWith([](v1::JobSpec* s) {
+  t.Submit(
+      "Submit builtin enum 99", GoodSpecWith([](v1::JobSpec* s) {
+        s->mutable_measure()->mutable_workload()->mutable_model()->set_builtin(static_cast<v1::ModelSpec::Builtin>(99));
+      }),
+      StatusCode::INVALID_ARGUMENT, "spec.measure.workload.model.builtin");
+  t.Submit(
+      "Submit execution_mode enum 42", GoodSpecWith([](v1::JobSpec* s) {
+        s->mutable_measure()->mutable_workload()->set_execution_mode(static_cast<v1::WorkloadSpec::ExecutionMode>(42));
+      }),
+      StatusCode::INVALID_ARGUMENT, "spec.measure.workload.execution_mode");
+  t.Submit("Submit dtype enum -7", GoodSpecWith([](v1::JobSpec* s) {
              s->mutable_measure()->mutable_workload()->set_dtype(static_cast<v1::WorkloadSpec::Precision>(-7));
            }),
            StatusCode::INVALID_ARGUMENT, "spec.measure.workload.dtype");
-  t.Submit("Submit generated tensor dtype enum 9",
-           GoodSpecWith([](v1::JobSpec* s) {
+  t.Submit("Submit generated tensor dtype enum 9", GoodSpecWith([](v1::JobSpec* s) {
              v1::GeneratedTensor* g = s->mutable_measure()->mutable_workload()->add_inputs()->mutable_generated();
              g->add_shape(2);
              g->add_shape(128);
              g->set_dtype(static_cast<v1::GeneratedTensor::DType>(9));
            }),
            StatusCode::INVALID_ARGUMENT, "spec.measure.workload.inputs[0].generated.dtype");
-  t.Submit("Submit check oneof unset in a compare",
-           GoodSpecWith([](v1::JobSpec* s) {
+  t.Submit("Submit check oneof unset in a compare", GoodSpecWith([](v1::JobSpec* s) {
              v1::CompareJob* c = s->mutable_compare();
              c->mutable_baseline()->mutable_model()->set_builtin(v1::ModelSpec::linear);
              c->mutable_candidate()->mutable_model()->set_builtin(v1::ModelSpec::linear);
            }),
            StatusCode::INVALID_ARGUMENT, "spec.compare.check");
-  t.Submit("Submit compare with rounds -1",
-           GoodSpecWith([](v1::JobSpec* s) {
+  t.Submit("Submit compare with rounds -1", GoodSpecWith([](v1::JobSpec* s) {
              v1::CompareJob* c = s->mutable_compare();
              c->mutable_baseline()->mutable_model()->set_builtin(v1::ModelSpec::linear);
              c->mutable_candidate()->mutable_model()->set_builtin(v1::ModelSpec::linear);
@@ -602,8 +649,14 @@ void AddGrpcCases(Table& t, const std::string& good_id) {
   t.Submit("Submit calibrate with a workload without a model",
            GoodSpecWith([](v1::JobSpec* s) { s->mutable_calibrate()->mutable_workload(); }),
            StatusCode::INVALID_ARGUMENT, "spec.calibrate.workload.model");
-  t.Grpc("ListJobs limit -1", [](RawClient& r) { v1::ListJobsRequest q; q.set_limit(-1); return r.List(q); },
-         StatusCode::INVALID_ARGUMENT, "limit");
+  t.Grpc(
+      "ListJobs limit -1",
+      [](RawClient& r) {
+        v1::ListJobsRequest q;
+        q.set_limit(-1);
+        return r.List(q);
+      },
+      StatusCode::INVALID_ARGUMENT, "limit");
   t.Submit("Submit 8.5 MiB label", GoodSpecWith([](v1::JobSpec* s) { s->set_label(std::string(kOverUpload, 'x')); }),
            StatusCode::RESOURCE_EXHAUSTED, "max_upload_bytes");
   t.AlsoNaming({"refused unread"});
@@ -644,23 +697,27 @@ void AddGrpcCases(Table& t, const std::string& good_id) {
            }),
            StatusCode::INVALID_ARGUMENT, "spec.compare.check.torchscript.method: is not UTF-8");
   for (const std::string method : {"GetJob", "Cancel", "FetchResult", "Watch"}) {
-    t.Grpc(method + " non-UTF-8 id", [method](RawClient& r) {
-             const std::string id = "job-\xff";
-             if (method == "GetJob") return r.GetJob(id);
-             if (method == "Cancel") return r.Cancel(id);
-             if (method == "Watch") return r.Watch(id);
-             v1::JobResult x;
-             return r.Fetch(id, &x);
-           },
-           StatusCode::INVALID_ARGUMENT, "id: is not UTF-8 (5 bytes)");
+    t.Grpc(
+        method + " non-UTF-8 id",
+        [method](RawClient& r) {
+          const std::string id = "job-\xff";
+          if (method == "GetJob") return r.GetJob(id);
+          if (method == "Cancel") return r.Cancel(id);
+          if (method == "Watch") return r.Watch(id);
+          v1::JobResult x;
+          return r.Fetch(id, &x);
+        },
+        StatusCode::INVALID_ARGUMENT, "id: is not UTF-8 (5 bytes)");
   }
   // Bytes no protobuf encoder writes: refused naming where the encoding breaks.
-  t.Grpc("Submit bytes cut short", [](RawClient& r) { return r.Bytes("Submit", std::string("\x0a\x7f\x0a\x01x", 5)); },
-         StatusCode::INVALID_ARGUMENT,
-         "request: malformed protobuf at byte 0 of the request (a length of 127 bytes runs past the end of its "
-         "message); send a serialized torchscan.v1.SubmitRequest");
-  t.Grpc("ListJobs bytes with wire type 7", [](RawClient& r) { return r.Bytes("ListJobs", "\x17"); },
-         StatusCode::INVALID_ARGUMENT, "request: malformed protobuf at byte 0");
+  t.Grpc(
+      "Submit bytes cut short", [](RawClient& r) { return r.Bytes("Submit", std::string("\x0a\x7f\x0a\x01x", 5)); },
+      StatusCode::INVALID_ARGUMENT,
+      "request: malformed protobuf at byte 0 of the request (a length of 127 bytes runs past the end of its "
+      "message); send a serialized torchscan.v1.SubmitRequest");
+  t.Grpc(
+      "ListJobs bytes with wire type 7", [](RawClient& r) { return r.Bytes("ListJobs", "\x17"); },
+      StatusCode::INVALID_ARGUMENT, "request: malformed protobuf at byte 0");
   t.Submit("Submit device of 10 KB", GoodSpecWith([](v1::JobSpec* s) {
              s->mutable_measure()->mutable_workload()->set_device(std::string(10 << 10, 'd'));
            }),
@@ -671,8 +728,10 @@ void AddGrpcCases(Table& t, const std::string& good_id) {
 // says 99 (LibTorch 1.13 reads up to 10), both of the record's CRC-32s updated so that the
 // archive stays valid and only the version is wrong.
 std::string FromNewerPyTorch(std::string zip) {
-  const auto u16 = [&](size_t at) { return static_cast<uint32_t>(static_cast<unsigned char>(zip[at])) |
-                                           static_cast<uint32_t>(static_cast<unsigned char>(zip[at + 1])) << 8; };
+  const auto u16 = [&](size_t at) {
+    return static_cast<uint32_t>(static_cast<unsigned char>(zip[at])) |
+           static_cast<uint32_t>(static_cast<unsigned char>(zip[at + 1])) << 8;
+  };
   const auto put32 = [&](size_t at, uint32_t v) {
     for (int i = 0; i < 4; ++i) zip[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
   };
@@ -709,7 +768,9 @@ std::string FromNewerPyTorch(std::string zip) {
 // problem and the fix.
 void AddGuidanceCases(Table& t, const std::string& dir, const std::string& module, const std::string& work_module,
                       const std::string& good_out) {
-  const auto file = [&](const std::string& name, const std::string& content) { return Write(dir + "/" + name, content); };
+  const auto file = [&](const std::string& name, const std::string& content) {
+    return Write(dir + "/" + name, content);
+  };
   const std::string linear_job = file("guidance_linear.json", MeasureJob(kLinear));
   t.JobFile("job file field typo minRunTime", file("typo.json", MeasureJob(kLinear, R"("minRunTime": 1)")), kBadInput,
             "options.minRunTime: MeasurementOptions has no field");
@@ -733,21 +794,22 @@ void AddGuidanceCases(Table& t, const std::string& dir, const std::string& modul
   t.Client("--output would overwrite", {"measure", "--model", "linear", "--output", good_out}, kBadInput,
            good_out + "/report.json already exists");
   t.Fix("add --force");
-  t.Client("flags beside --job", {"measure", "--model", "resnet18", "--min-run-time", "1", "--rss", "--job", linear_job},
-           kBadInput, "--model: cannot be combined with --job " + linear_job);
+  t.Client("flags beside --job",
+           {"measure", "--model", "resnet18", "--min-run-time", "1", "--rss", "--job", linear_job}, kBadInput,
+           "--model: cannot be combined with --job " + linear_job);
   t.Fix("edit the file or leave out --job");
   t.Client("--device tpu names the flag", {"measure", "--device", "tpu"}, kBadInput,
            "spec.measure.workload.device (--device)");
   t.Fix("devices:");
   // Worker cases: the input that does not fit, a module from a newer PyTorch.
-  t.Client("inputs that do not fit the module", {"measure", "--torchscript", work_module, "--input", "32x65",
-                                                  "--min-run-time", "0.02"},
-           kJobFailed, "the inputs do not fit the model: forward(input0: Tensor[32, 65] float32) on cpu failed: ");
+  t.Client("inputs that do not fit the module",
+           {"measure", "--torchscript", work_module, "--input", "32x65", "--min-run-time", "0.02"}, kJobFailed,
+           "the inputs do not fit the model: forward(input0: Tensor[32, 65] float32) on cpu failed: ");
   t.Fix("give one input per argument of the method");
   const std::string newer = file("newer.pt", FromNewerPyTorch(Slurp(work_module)));
-  t.Client("a module from a newer PyTorch", {"measure", "--torchscript", newer, "--input", "32x64", "--min-run-time",
-                                            "0.02"},
-           kJobFailed, std::string("than this daemon's LibTorch ") + TORCHSCAN_LIBTORCH_VERSION);
+  t.Client("a module from a newer PyTorch",
+           {"measure", "--torchscript", newer, "--input", "32x64", "--min-run-time", "0.02"}, kJobFailed,
+           std::string("than this daemon's LibTorch ") + TORCHSCAN_LIBTORCH_VERSION);
   t.Fix("save it with PyTorch " TORCHSCAN_LIBTORCH_VERSION);
 }
 
@@ -763,7 +825,8 @@ std::string FirstLine(const std::string& text) { return text.substr(0, std::min(
 // N in README.md's "`//tests:hostile_input_test` (N cases" (line breaks allowed between words).
 std::optional<int> CountInReadme(const std::string& readme) {
   std::smatch m;
-  if (!std::regex_search(readme, m, std::regex(R"(`//tests:hostile_input_test`\s+\((\d+)\s+cases)"))) return std::nullopt;
+  if (!std::regex_search(readme, m, std::regex(R"(`//tests:hostile_input_test`\s+\((\d+)\s+cases)")))
+    return std::nullopt;
   return std::stoi(m[1].str());
 }
 
@@ -775,7 +838,8 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
 
   // One good job first: its stored result must survive every case byte for byte.
   const std::string good_out = TempDir("hostile_good");
-  const CommandResult good = daemon.Client({"measure", "--model", "linear", "--min-run-time", "0.02", "--output", good_out});
+  const CommandResult good =
+      daemon.Client({"measure", "--model", "linear", "--min-run-time", "0.02", "--output", good_out});
   ASSERT_EQ(good.exit_code, 0) << good.err;
   const std::string good_id = SubmittedId(good.err);
   ASSERT_FALSE(good_id.empty()) << good.err;
@@ -797,7 +861,8 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
   const std::string random = Write(dir + "/random.pt", noise);
   const std::string empty = Write(dir + "/empty.pt", "");
   ASSERT_EQ(daemon.Client({"compare-reports", good_out + "/report.json", good_out + "/report.json", "--output", dir})
-                .exit_code, 0);
+                .exit_code,
+            0);
 
   Table table(daemon, raw);
   AddJobFileCases(table, dir, module);

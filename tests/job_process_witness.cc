@@ -224,7 +224,7 @@ void JobProcessWitness::Scan() {
       // The daemon's child before exec, or a process of an idle spare's group: looked at
       // again next scan.
       k.kind = f.stat.ppid == daemon_pid_ || idle_spare_groups_.count(f.stat.pgid) ? Known::Kind::kPending
-                                                                                     : Known::Kind::kUnrelated;
+                                                                                   : Known::Kind::kUnrelated;
     }
   }
 
@@ -238,9 +238,9 @@ void JobProcessWitness::Scan() {
     // The program it runs now (it changes at exec); when unreadable, the last one read, else
     // its comm (cut at 15 characters).
     if (std::string program = ExecutableOf(f.pid); !program.empty()) k.program = program;
-    seen.push_back({0, f.at_s, f.pid, k.job, k.program.empty() ? f.stat.comm : k.program,
-                    k.job_since_s >= 0 ? k.job_since_s
-                                       : static_cast<double>(f.stat.start_ticks) * log_.tick_s + boot_to_real_});
+    seen.push_back(
+        {0, f.at_s, f.pid, k.job, k.program.empty() ? f.stat.comm : k.program,
+         k.job_since_s >= 0 ? k.job_since_s : static_cast<double>(f.stat.start_ticks) * log_.tick_s + boot_to_real_});
   }
   // A group with no member left is over; its id may be reused by anyone.
   for (auto it = group_jobs_.begin(); it != group_jobs_.end();)

@@ -44,9 +44,9 @@ namespace torchscan::e2e {
 
 // One job process seen alive in one scan.
 struct Sighting {
-  int scan = 0;          // which scan saw it (0, 1, ...)
-  double at_s = 0;       // CLOCK_REALTIME (seconds since the epoch) read just before its stat:
-                         // the process was alive at some moment at or after this
+  int scan = 0;     // which scan saw it (0, 1, ...)
+  double at_s = 0;  // CLOCK_REALTIME (seconds since the epoch) read just before its stat:
+                    // the process was alive at some moment at or after this
   pid_t pid = 0;
   std::string job;       // the job id
   std::string program;   // its executable's file name ("torchscan-worker", "torchscan_rss_child")
@@ -57,8 +57,8 @@ struct Sighting {
 
 // Everything the witness saw.
 struct WitnessLog {
-  int scans = 0;                    // scans completed
-  double first_scan_s = 0;          // CLOCK_REALTIME of the first and last scan
+  int scans = 0;            // scans completed
+  double first_scan_s = 0;  // CLOCK_REALTIME of the first and last scan
   double last_scan_s = 0;
   double busy_s = 0;                // time spent scanning, all scans together
   double tick_s = 0.01;             // the kernel's clock tick (start times are rounded down to it)
@@ -104,7 +104,7 @@ class JobProcessWitness {
   WitnessLog log_;
   std::map<pid_t, Known> known_;             // sampler thread only
   std::map<pid_t, std::string> group_jobs_;  // worker process group -> job id; sampler thread only
-  std::set<pid_t> idle_spare_groups_;         // groups of spares with no job yet; sampler thread only
+  std::set<pid_t> idle_spare_groups_;        // groups of spares with no job yet; sampler thread only
   std::thread thread_;
   bool stopped_ = false;
 };

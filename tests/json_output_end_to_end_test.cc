@@ -81,8 +81,8 @@ TEST(JsonOutputEndToEnd, ACompareOnAResidentDaemonGivesJobIdLabelFilesLabelAndCh
 }
 
 TEST(JsonOutputEndToEnd, AMeasureOnAPrivateDaemonWithoutOutputNamesTheFolderItChose) {
-  const CommandResult r =
-      e2e::Run(Runfile("client/torchscan-client"), {"--json", "measure", "--model", "linear", "--min-run-time", "0.02"});
+  const CommandResult r = e2e::Run(Runfile("client/torchscan-client"),
+                                   {"--json", "measure", "--model", "linear", "--min-run-time", "0.02"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const v1::JobCommandOutput doc = ParseOutput(r);
   ASSERT_EQ(doc.daemons_size(), 1);
@@ -100,9 +100,9 @@ TEST(JsonOutputEndToEnd, AMeasureOnAPrivateDaemonWithoutOutputNamesTheFolderItCh
 TEST(JsonOutputEndToEnd, AFailedCheckAndARefusedJobAreDocumentsToo) {
   TestDaemon d(TempDir("failures"));
   // bfloat16 against float32 with zero tolerance: the check fails, both runs are kept, exit 1.
-  const CommandResult failed = d.Client({"--json", "compare", "--model", "linear", "--candidate-dtype", "bfloat16",
-                                         "--rtol", "0", "--atol", "0", "--min-run-time", "0.02", "--output",
-                                         TempDir("failed_out")});
+  const CommandResult failed =
+      d.Client({"--json", "compare", "--model", "linear", "--candidate-dtype", "bfloat16", "--rtol", "0", "--atol", "0",
+                "--min-run-time", "0.02", "--output", TempDir("failed_out")});
   EXPECT_EQ(failed.exit_code, 1) << failed.err;
   const v1::JobCommandOutput check = ParseOutput(failed);
   ASSERT_EQ(check.daemons_size(), 1);
@@ -113,8 +113,8 @@ TEST(JsonOutputEndToEnd, AFailedCheckAndARefusedJobAreDocumentsToo) {
   EXPECT_FALSE(check.daemons(0).json_path().empty());
 
   // A device this daemon does not own: refused at submission, no job, the reason named.
-  const CommandResult refused = d.Client({"--json", "measure", "--model", "linear", "--device", "cuda:7",
-                                          "--output", TempDir("refused_out")});
+  const CommandResult refused =
+      d.Client({"--json", "measure", "--model", "linear", "--device", "cuda:7", "--output", TempDir("refused_out")});
   EXPECT_NE(refused.exit_code, 0);
   const v1::JobCommandOutput none = ParseOutput(refused);
   ASSERT_EQ(none.daemons_size(), 1);
@@ -129,8 +129,8 @@ TEST(JsonOutputEndToEnd, SeveralDaemonsStillPrintOneDocument) {
   TestDaemon a(TempDir("a")), b(TempDir("b"));
   const std::string out = TempDir("two_out");
   const CommandResult r = e2e::Run(Runfile("client/torchscan-client"),
-                              {"--daemon", a.address(), "--daemon", b.address(), "--json", "measure", "--model",
-                               "linear", "--min-run-time", "0.02", "--output", out});
+                                   {"--daemon", a.address(), "--daemon", b.address(), "--json", "measure", "--model",
+                                    "linear", "--min-run-time", "0.02", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const v1::JobCommandOutput doc = ParseOutput(r);
   ASSERT_EQ(doc.daemons_size(), 2);

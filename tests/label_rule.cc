@@ -11,8 +11,8 @@ namespace torchscan::e2e {
   const double change = after.median_s() - before.median_s();
   const double spread = std::max(before.iqr_s(), after.iqr_s());
   const v1::Comparison::LatencyChange expected = std::fabs(change) <= spread ? v1::Comparison::within_variability
-                                                 : change < 0                 ? v1::Comparison::faster
-                                                                              : v1::Comparison::slower;
+                                                 : change < 0                ? v1::Comparison::faster
+                                                                             : v1::Comparison::slower;
   if (c.latency_change() == expected) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "saved label " << v1::Comparison::LatencyChange_Name(c.latency_change())
                                        << " (" << c.latency_change_reason() << "), but the rule gives "

@@ -127,8 +127,7 @@ TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
     if (it == listed.end() || (it->second.state() != v1::Job::succeeded && it->second.state() != v1::Job::failed &&
                                it->second.state() != v1::Job::cancelled && it->second.state() != v1::Job::interrupted))
       ++lost;
-    else if (it->second.state() == v1::Job::succeeded)
-      ++succeeded;
+    else if (it->second.state() == v1::Job::succeeded) ++succeeded;
   }
   const int overlaps = CountOverlappingExecutions(all);
   const WitnessLog seen = witness.Stop();
@@ -136,15 +135,17 @@ TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
   const double rss_end = VmRssMiB(d.pid());
   const double total_s = SecondsSince(start);
 
-  std::printf("load: %d submitted, %d accepted, %d refused, %d succeeded, %d lost, %d overlaps, "
-              "rss %.1f -> %.1f -> %.1f MiB, %.0f s (load %.0f s; %d clients x %d jobs, max queue %d)\n",
-              static_cast<int>(results.size()), accepted, refused, succeeded, lost, overlaps, rss_start, rss_warm,
-              rss_end, total_s, load_s, kClients, kJobsPerClient, kMaxQueue);
+  std::printf(
+      "load: %d submitted, %d accepted, %d refused, %d succeeded, %d lost, %d overlaps, "
+      "rss %.1f -> %.1f -> %.1f MiB, %.0f s (load %.0f s; %d clients x %d jobs, max queue %d)\n",
+      static_cast<int>(results.size()), accepted, refused, succeeded, lost, overlaps, rss_start, rss_warm, rss_end,
+      total_s, load_s, kClients, kJobsPerClient, kMaxQueue);
   std::printf("witness: %s (%d RSS jobs accepted); %s\n", verdict.Summary().c_str(), accepted_rss,
               ScanRate(seen).c_str());
   for (const auto& [reason, n] : refusals) std::printf("  refused x%d: %s\n", n, reason.c_str());
   for (const std::string& problem : verdict.problems()) ADD_FAILURE() << "witness: " << problem;
-  for (const auto& [what, n] : others) ADD_FAILURE() << n << " submissions neither succeeded nor were refused: " << what;
+  for (const auto& [what, n] : others)
+    ADD_FAILURE() << n << " submissions neither succeeded nor were refused: " << what;
 
   EXPECT_EQ(accepted + refused, kClients * kJobsPerClient);
   EXPECT_GE(accepted, kMaxQueue);  // the queue filled

@@ -55,9 +55,9 @@ class MultiDaemon : public ::testing::Test {
     const std::string token = TempDir("alice-token") + "/token";
     WriteFile(token, std::string(kAliceToken) + "\n", 0600);
     return e2e::Run(Runfile("client/torchscan-client"),
-               {"--daemons-file", file, "--tls-ca", pki_->ca, "--token-file", token, "measure", "--model", "linear",
-                "--min-run-time", "0.02", "--output", out},
-               300);
+                    {"--daemons-file", file, "--tls-ca", pki_->ca, "--token-file", token, "measure", "--model",
+                     "linear", "--min-run-time", "0.02", "--output", out},
+                    300);
   }
 
   static Pki* pki_;
@@ -94,7 +94,8 @@ std::string OnlyJob(const TestDaemon& d) {
 bool IsStoredResultOf(const std::string& written, const TestDaemon& d, const std::string& id, const std::string& dir) {
   const CommandResult fetched = d.Client({"jobs", "fetch", id, "--output", dir});
   EXPECT_EQ(fetched.exit_code, 0) << fetched.err;
-  absl::StatusOr<v1::BenchmarkReport> mine = report::LoadReport(written), stored = report::LoadReport(dir + "/report.json");
+  absl::StatusOr<v1::BenchmarkReport> mine = report::LoadReport(written),
+                                      stored = report::LoadReport(dir + "/report.json");
   EXPECT_TRUE(mine.ok() && stored.ok()) << written << ", " << dir;
   return mine.ok() && stored.ok() && google::protobuf::util::MessageDifferencer::Equals(*mine, *stored);
 }
@@ -118,9 +119,10 @@ TEST_F(MultiDaemon, OneJobOnTwoTlsDaemonsFromADaemonsFile) {
     const auto& [address, folder] = where;
     const std::string job = OnlyJob(*daemon);
     const std::string line = LineAbout(r.err, address);
-    EXPECT_TRUE(absl::StartsWith(line, "== " + folder + " (" + address + ", " + job + "): wrote " + out + "/" +
-                                           folder + "/report.json"))
-        << line << "\n" << r.err;
+    EXPECT_TRUE(absl::StartsWith(
+        line, "== " + folder + " (" + address + ", " + job + "): wrote " + out + "/" + folder + "/report.json"))
+        << line << "\n"
+        << r.err;
     EXPECT_TRUE(absl::StrContains(r.out, "== " + folder + " (" + address + ", " + job + ")")) << r.out;
     const std::string written = out + "/" + folder + "/report.json";
     absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(written);

@@ -27,10 +27,12 @@ std::string Name(const Sighting& s) { return absl::StrCat("pid ", s.pid, " (", s
 
 std::string OverlapVerdict::Summary() const {
   std::string programs;
-  for (const auto& [program, n] : by_program) absl::StrAppend(&programs, programs.empty() ? "" : ", ", program, " x", n);
-  return absl::StrFormat("%d scans, %d processes (%s) of %d jobs; %d overlaps, %d outside their job's run, %d of "
-                         "unknown jobs",
-                         scans, processes, programs, jobs, overlaps.size(), outside_run.size(), unknown_jobs.size());
+  for (const auto& [program, n] : by_program)
+    absl::StrAppend(&programs, programs.empty() ? "" : ", ", program, " x", n);
+  return absl::StrFormat(
+      "%d scans, %d processes (%s) of %d jobs; %d overlaps, %d outside their job's run, %d of "
+      "unknown jobs",
+      scans, processes, programs, jobs, overlaps.size(), outside_run.size(), unknown_jobs.size());
 }
 
 std::vector<std::string> OverlapVerdict::problems() const {

@@ -35,13 +35,13 @@ namespace torchscan::e2e {
 constexpr double kRecordGraceS = 0.005;
 
 struct OverlapVerdict {
-  int scans = 0;                            // the log's scans
-  int processes = 0;                        // distinct job processes seen (pid and start time)
-  std::map<std::string, int> by_program;    // of them, how many ran each program
-  int jobs = 0;                             // distinct jobs they belonged to
-  std::vector<std::string> overlaps;        // rules 1 and 2, one per pair of jobs
-  std::vector<std::string> outside_run;     // rules 3 and 4, one per process
-  std::vector<std::string> unknown_jobs;    // rule 5, one per job
+  int scans = 0;                               // the log's scans
+  int processes = 0;                           // distinct job processes seen (pid and start time)
+  std::map<std::string, int> by_program;       // of them, how many ran each program
+  int jobs = 0;                                // distinct jobs they belonged to
+  std::vector<std::string> overlaps;           // rules 1 and 2, one per pair of jobs
+  std::vector<std::string> outside_run;        // rules 3 and 4, one per process
+  std::vector<std::string> unknown_jobs;       // rule 5, one per job
   int ran(const std::string& program) const {  // by_program's count; 0 when absent
     auto it = by_program.find(program);
     return it == by_program.end() ? 0 : it->second;

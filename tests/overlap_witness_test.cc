@@ -57,7 +57,8 @@ TEST(OverlapVerdict, JobsOneAfterTheOtherPass) {
   See(&log, 100, "A", "torchscan-worker", kT0, 0, 10);
   See(&log, 101, "A", "torchscan_rss_child", kT0 + 0.05, 5, 8);
   See(&log, 102, "B", "torchscan-worker", kT0 + 0.12, 12, 20);
-  const OverlapVerdict v = JudgeOverlaps(log, {Record("A", kT0, kT0 + 0.105), Record("B", kT0 + 0.11, kT0 + 0.21)}, kGrace);
+  const OverlapVerdict v =
+      JudgeOverlaps(log, {Record("A", kT0, kT0 + 0.105), Record("B", kT0 + 0.11, kT0 + 0.21)}, kGrace);
   EXPECT_TRUE(v.ok()) << v.Summary();
   EXPECT_EQ(v.scans, 21);
   EXPECT_EQ(v.processes, 3);
@@ -75,28 +76,31 @@ TEST(OverlapVerdict, OneScanWithTwoJobsIsAnOverlap) {
   See(&log, 200, "B", "torchscan-worker", kT0 + 0.1, 10, 20);  // scan 10 sees both
   const OverlapVerdict v = JudgeOverlaps(log, {Record("A", kT0, kT0 + 0.2), Record("B", kT0, kT0 + 0.2)}, kGrace);
   ASSERT_EQ(v.overlaps.size(), 1u) << v.Summary();
-  EXPECT_NE(v.overlaps[0].find("scan 10 saw pid 100 (torchscan-worker) of job A and pid 200 (torchscan-worker) of job B"),
-            std::string::npos)
+  EXPECT_NE(
+      v.overlaps[0].find("scan 10 saw pid 100 (torchscan-worker) of job A and pid 200 (torchscan-worker) of job B"),
+      std::string::npos)
       << v.overlaps[0];
   EXPECT_FALSE(v.ok());
 }
 
 TEST(OverlapVerdict, StartTimesCatchAnOverlapBetweenScans) {
   WitnessLog log;
-  See(&log, 100, "A", "torchscan-worker", kT0, 0, 10);              // last seen at +100 ms
-  See(&log, 200, "B", "torchscan_rss_child", kT0 + 0.05, 12, 14);   // started at +50 ms, first seen at +120 ms
+  See(&log, 100, "A", "torchscan-worker", kT0, 0, 10);             // last seen at +100 ms
+  See(&log, 200, "B", "torchscan_rss_child", kT0 + 0.05, 12, 14);  // started at +50 ms, first seen at +120 ms
   const OverlapVerdict v = JudgeOverlaps(log, {Record("A", kT0, kT0 + 0.2), Record("B", kT0, kT0 + 0.2)}, kGrace);
   ASSERT_EQ(v.overlaps.size(), 1u) << v.Summary();
   EXPECT_TRUE(AnyNames(v.overlaps, "pid 100 (torchscan-worker) of job A", "pid 200 (torchscan_rss_child) of job B"))
       << v.overlaps[0];
-  EXPECT_NE(v.overlaps[0].find("at least 40.0 ms"), std::string::npos) << v.overlaps[0];  // +60 ms (start + tick) to +100 ms
+  EXPECT_NE(v.overlaps[0].find("at least 40.0 ms"), std::string::npos)
+      << v.overlaps[0];  // +60 ms (start + tick) to +100 ms
 }
 
 TEST(OverlapVerdict, AStartWithinOneTickOfTheLastSightingIsNoOverlap) {
   WitnessLog log;
   See(&log, 100, "A", "torchscan-worker", kT0, 0, 10);
   See(&log, 200, "B", "torchscan-worker", kT0 + 0.095, 12, 14);  // its tick began before A was last seen
-  const OverlapVerdict v = JudgeOverlaps(log, {Record("A", kT0, kT0 + 0.105), Record("B", kT0 + 0.105, kT0 + 0.2)}, kGrace);
+  const OverlapVerdict v =
+      JudgeOverlaps(log, {Record("A", kT0, kT0 + 0.105), Record("B", kT0 + 0.105, kT0 + 0.2)}, kGrace);
   EXPECT_TRUE(v.ok()) << v.Summary();
 }
 
@@ -198,8 +202,9 @@ TEST(JobProcessWitness, AWorkerThatLeadsItsGroupOnlyLaterStillOwnsItsChildren) {
   v1::Job r;
   r.set_id("A");
   r.set_started_at(Now());
-  Background worker("/bin/sh", {"-c", "sleep 0.2; exec /usr/bin/setsid /bin/sh -c 'sleep 0.4; true' sh --job /state/jobs/A",
-                                "sh", "--job", "/state/jobs/A"});
+  Background worker("/bin/sh",
+                    {"-c", "sleep 0.2; exec /usr/bin/setsid /bin/sh -c 'sleep 0.4; true' sh --job /state/jobs/A", "sh",
+                     "--job", "/state/jobs/A"});
   EXPECT_EQ(worker.Wait(30).exit_code, 0);
   r.set_finished_at(Now());
   const OverlapVerdict v = JudgeOverlaps(witness.Stop(), {r}, kGrace);

@@ -53,20 +53,22 @@ const v1::MetricDelta* Delta(const v1::Comparison& c, const std::string& name) {
 TEST_F(PythonModels, TwoModelFilesCompareWithKnownDeltasAndTheRevisionAsAChange) {
   TestDaemon d(TempDir("two_files"));
   const std::string out = TempDir("two_files_out");
-  const CommandResult r = d.Client({"compare", "--baseline", File("mlp.pt"), "--candidate", File("mlp_optimized.pt"),
-                                    "--input", "64x256", "--rtol", "1e-4", "--atol", "1e-5", "--min-run-time", "0.05",
-                                    "--output", out});
+  const CommandResult r =
+      d.Client({"compare", "--baseline", File("mlp.pt"), "--candidate", File("mlp_optimized.pt"), "--input", "64x256",
+                "--rtol", "1e-4", "--atol", "1e-5", "--min-run-time", "0.05", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->compatibility().compatible()) << c->compatibility().DebugString();
   EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed) << c->output_check().message();
-  EXPECT_EQ(c->output_check().message(), "baseline and candidate outputs are close at rtol=0.0001, atol=1e-05, all finite");
+  EXPECT_EQ(c->output_check().message(),
+            "baseline and candidate outputs are close at rtol=0.0001, atol=1e-05, all finite");
   EXPECT_TRUE(LabelFollowsTheGuideRule(*c));
   const v1::MetricDelta* median = Delta(*c, "latency_median");
   ASSERT_NE(median, nullptr);
   EXPECT_TRUE(median->known()) << median->unknown_reason();
-  EXPECT_DOUBLE_EQ(median->delta(), c->after().timing().summary().median_s() - c->before().timing().summary().median_s());
+  EXPECT_DOUBLE_EQ(median->delta(),
+                   c->after().timing().summary().median_s() - c->before().timing().summary().median_s());
   const v1::SettingChange* revision = Changed(*c, "workload.model_revision");
   ASSERT_NE(revision, nullptr) << "the model revision is the change under test";
   EXPECT_EQ(revision->before().rfind("sha256:", 0), 0u);
@@ -84,9 +86,9 @@ TEST_F(PythonModels, ATorchSaveInputFileIsReadAndACallerKeyDecidesComparability)
   std::vector<std::string> reports;
   for (const std::string revision : {"v1", "v2"}) {
     const std::string out = TempDir("metadata_" + revision);
-    const CommandResult r = d.Client({"measure", "--torchscript", File("mlp.pt"), "--input-file", "x=" + File("x.pt"),
-                                      "--metadata", "dataset_revision=" + revision, "--min-run-time", "0.02",
-                                      "--output", out});
+    const CommandResult r =
+        d.Client({"measure", "--torchscript", File("mlp.pt"), "--input-file", "x=" + File("x.pt"), "--metadata",
+                  "dataset_revision=" + revision, "--min-run-time", "0.02", "--output", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
     ASSERT_TRUE(report.ok()) << report.status();
@@ -110,8 +112,8 @@ TEST_F(PythonModels, ATorchSaveInputFileIsReadAndACallerKeyDecidesComparability)
   EXPECT_EQ(c->latency_change(), v1::Comparison::unavailable);
   EXPECT_NE(compared.out.find("dataset_revision"), std::string::npos) << compared.out;  // the summary names it
 
-  const CommandResult legacy = d.Client({"measure", "--torchscript", File("mlp.pt"), "--input-file",
-                                         File("x_legacy.pt"), "--min-run-time", "0.02"});
+  const CommandResult legacy = d.Client(
+      {"measure", "--torchscript", File("mlp.pt"), "--input-file", File("x_legacy.pt"), "--min-run-time", "0.02"});
   EXPECT_EQ(legacy.exit_code, 3) << legacy.err;
   EXPECT_NE(legacy.err.find("legacy format"), std::string::npos) << legacy.err;
   EXPECT_NE(legacy.err.find("torch.save(tensor, path)"), std::string::npos) << legacy.err;
@@ -126,8 +128,8 @@ TEST_F(PythonModels, ACompareWithoutItsCheckIsRefusedNamingTheChoices) {
   const std::string job = TempDir("no_check_job") + "/job.json";
   std::ofstream(job) << R"({"compare": {"baseline": {"model": {"torchscript": {"path": ")" << File("mlp.pt")
                      << R"("}}, "inputs": [{"generated": {"shape": [64, 256]}}]},
-      "candidate": {"model": {"torchscript": {"path": ")" << File("mlp_optimized.pt")
-                     << R"("}}, "inputs": [{"generated": {"shape": [64, 256]}}]}}})";
+      "candidate": {"model": {"torchscript": {"path": ")"
+                     << File("mlp_optimized.pt") << R"("}}, "inputs": [{"generated": {"shape": [64, 256]}}]}}})";
   const CommandResult file = d.Client({"compare", "--job", job});
   EXPECT_EQ(file.exit_code, 2) << file.err;
   EXPECT_NE(file.err.find("spec.compare.check: required"), std::string::npos) << file.err;
@@ -136,9 +138,9 @@ TEST_F(PythonModels, ACompareWithoutItsCheckIsRefusedNamingTheChoices) {
 
 TEST_F(PythonModels, ABfloat16CandidatePassesInTheCheckDTypeTheUserChose) {
   TestDaemon d(TempDir("bf16"));
-  const std::vector<std::string> bf16 = {"compare", "--torchscript", File("mlp.pt"), "--candidate-dtype", "bfloat16",
-                                         "--input", "64x256", "--rtol", "0.05", "--atol", "0.05", "--min-run-time",
-                                         "0.02"};
+  const std::vector<std::string> bf16 = {
+      "compare", "--torchscript", File("mlp.pt"), "--candidate-dtype", "bfloat16", "--input", "64x256", "--rtol",
+      "0.05",    "--atol",        "0.05",         "--min-run-time",    "0.02"};
   const std::string out = TempDir("bf16_out");
   const CommandResult passed = d.Client(With(bf16, {"--check-dtype", "float32", "--output", out}));
   ASSERT_EQ(passed.exit_code, 0) << passed.err;
@@ -164,9 +166,9 @@ TEST_F(PythonModels, ABfloat16CandidatePassesInTheCheckDTypeTheUserChose) {
 TEST_F(PythonModels, AnOptimizedCnnCountsTheFlopsOfThePlainOne) {
   TestDaemon d(TempDir("cnn"));
   const std::string out = TempDir("cnn_out");
-  const CommandResult r = d.Client({"compare", "--torchscript", File("cnn.pt"), "--candidate-optimize-for-inference",
-                                    "--input", "4x3x16x16", "--rtol", "1e-4", "--atol", "1e-5", "--min-run-time",
-                                    "0.02", "--output", out});
+  const CommandResult r =
+      d.Client({"compare", "--torchscript", File("cnn.pt"), "--candidate-optimize-for-inference", "--input",
+                "4x3x16x16", "--rtol", "1e-4", "--atol", "1e-5", "--min-run-time", "0.02", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();

@@ -164,10 +164,12 @@ TEST(ReadmeBenchmarks, RefusesACommandThatRunsWhatItDoesNotBuild) {
   EXPECT_NE(Parse("bazel build //benchmarks:x && bazel-bin/benchmarks/x bazel-bin/daemon/torchscand").error, "");
   EXPECT_NE(Parse("bazel build //benchmarks:x && ./x").error, "");
   EXPECT_NE(Parse("make x").error, "");
-  EXPECT_NE(Parse("bazel build //benchmarks:x //daemon:torchscand && bazel-bin/benchmarks/x bazel-bin/daemon/torchscand")
-                .error,
-            "");
-  const ReadmeCommand ok = Parse("bazel build //benchmarks:x //daemon:d && bazel-bin/benchmarks/x bazel-bin/daemon/d 3");
+  EXPECT_NE(
+      Parse("bazel build //benchmarks:x //daemon:torchscand && bazel-bin/benchmarks/x bazel-bin/daemon/torchscand")
+          .error,
+      "");
+  const ReadmeCommand ok =
+      Parse("bazel build //benchmarks:x //daemon:d && bazel-bin/benchmarks/x bazel-bin/daemon/d 3");
   EXPECT_EQ(ok.error, "");
   EXPECT_EQ(ok.program, "benchmarks/x");
   EXPECT_EQ(ok.args, (std::vector<std::string>{Runfile("daemon/d"), "3"}));

@@ -61,7 +61,8 @@ TEST(RenderCommand, AnUnknownFormatIsRefusedNamingExactlyTheRegisteredFormats) {
   const std::string path = Save(dir, "report.json", fixtures::ReportAlone());
   const CommandResult r = Render({path, "--format", "xml"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(Has(r.err, "--format: unknown format \"xml\"; accepted formats: " + report::RenderFormatList(", ") + "\n"))
+  EXPECT_TRUE(
+      Has(r.err, "--format: unknown format \"xml\"; accepted formats: " + report::RenderFormatList(", ") + "\n"))
       << r.err;
   EXPECT_EQ(r.out, "");
 }
@@ -98,8 +99,9 @@ TEST(RenderCommand, GbenchOfRunsThatAreNotComparableNamesTheMismatchedFields) {
   const std::string path = Save(dir, "comparison.json", fixtures::IncompatibleComparison());
   const CommandResult r = Render({path, "--format", "gbench"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(Has(r.err, "the runs are not comparable (environment.cpu_model (AMD EPYC 7B13 vs Intel(R) Xeon(R) Gold "
-                         "6338), environment.libtorch_version (1.13.1 vs 2.1.0)"))
+  EXPECT_TRUE(Has(r.err,
+                  "the runs are not comparable (environment.cpu_model (AMD EPYC 7B13 vs Intel(R) Xeon(R) Gold "
+                  "6338), environment.libtorch_version (1.13.1 vs 2.1.0)"))
       << r.err;
   EXPECT_TRUE(Has(r.err, "--run before --format gbench")) << r.err;
   EXPECT_EQ(r.out, "");
@@ -130,8 +132,9 @@ TEST(RenderCommand, AnUnknownRunOrARunOfAReportIsBadInputNamingRun) {
   const std::string comparison = Save(dir, "comparison.json", fixtures::PassedComparison());
   const CommandResult unknown = Render({comparison, "--run", "middle"});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_TRUE(Has(unknown.err, "--run middle: " + comparison + ": no run named \"middle\"; choose before "
-                                                               "(\"baseline\") or after (\"candidate\")"))
+  EXPECT_TRUE(Has(unknown.err, "--run middle: " + comparison +
+                                   ": no run named \"middle\"; choose before "
+                                   "(\"baseline\") or after (\"candidate\")"))
       << unknown.err;
   const CommandResult hostile = Render({Save(dir, "hostile.json", fixtures::HostileComparison()), "--run", "x"});
   EXPECT_EQ(hostile.exit_code, 2);

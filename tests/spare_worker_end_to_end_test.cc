@@ -1,8 +1,8 @@
 // End-to-end: the warm spare worker (daemon/spare_slot.h) of a real torchscand with the real
 // torchscan-worker, driven by the real client. A spare runs the next job (no LibTorch load
-// phase; idle, it has started no thread pool), --no-spare-worker makes every job cold and says so, a spare killed while idle costs
-// no job, cancel kills the spare running the job, and stopping torchscand (SIGTERM or kill -9)
-// leaves no process of the spare's group. No timing verdict is asserted.
+// phase; idle, it has started no thread pool), --no-spare-worker makes every job cold and says so, a spare killed while
+// idle costs no job, cancel kills the spare running the job, and stopping torchscand (SIGTERM or kill -9) leaves no
+// process of the spare's group. No timing verdict is asserted.
 #include <signal.h>
 
 #include <cerrno>
@@ -72,7 +72,8 @@ TEST(SpareWorkerEndToEnd, TheNextJobRunsOnTheSpareWithoutLoadingLibTorch) {
   const v1::Job job = ShowJob(d, SubmittedId(r.err));
   EXPECT_EQ(job.worker(), "warm spare");
   EXPECT_TRUE(Spans(job.timeline(), "LibTorch load").empty());
-  EXPECT_EQ(Spans(job.timeline(), "worker start (warm spare)").size(), 1u) << ::testing::PrintToString(PhaseNames(job.timeline()));
+  EXPECT_EQ(Spans(job.timeline(), "worker start (warm spare)").size(), 1u)
+      << ::testing::PrintToString(PhaseNames(job.timeline()));
   EXPECT_TRUE(GroupGone(spare));  // used once
   // The record, the evidence and its page say so.
   const CommandResult shown = d.Client({"jobs", "show", job.id()});
@@ -94,8 +95,8 @@ TEST(SpareWorkerEndToEnd, AnRssComparisonOnTheSpareGetsBothFigures) {
   const int plain = SparePid(d);
   ASSERT_NE(plain, 0);
   EXPECT_EQ(WaitForChild(plain, "torchscan_rss_child", 1), 0) << "no job asked for RSS: no waiting RSS child";
-  const std::vector<std::string> compare = {"compare", "--model", "linear", "--no-check", "--rss",
-                                            "--min-run-time", "0.02", "--rounds", "1"};
+  const std::vector<std::string> compare = {"compare",        "--model", "linear",   "--no-check", "--rss",
+                                            "--min-run-time", "0.02",    "--rounds", "1"};
   ASSERT_EQ(d.Client(compare).exit_code, 0);
   const int spare = SparePid(d, plain);
   ASSERT_NE(spare, 0);

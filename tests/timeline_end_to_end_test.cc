@@ -48,7 +48,7 @@ void ExpectRssBeforeTiming(const v1::Timeline& t, size_t children) {
   const std::vector<v1::PhaseSpan> timing = Spans(t, "timing");
   timed.insert(timed.end(), timing.begin(), timing.end());
   EXPECT_LE(FirstStart(rss), FirstStart(Spans(t, "build")));  // started before the builds...
-  EXPECT_LE(LastEnd(rss), FirstStart(timed));                  // ...and ended before timing
+  EXPECT_LE(LastEnd(rss), FirstStart(timed));                 // ...and ended before timing
   EXPECT_LE(LastEnd(rss), LastEnd(Spans(t, "wait for rss")));
   EXPECT_LE(LastEnd(Spans(t, "wait for rss")), FirstStart(timed));
   if (children == 2) {
@@ -94,7 +94,8 @@ TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPa
   const CommandResult r = d.Client({"compare", "--model", "linear", "--rtol", "1e-4", "--atol", "1e-5", "--rss",
                                     "--rounds", "2", "--min-run-time", "0.05", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");  // strict: the timeline validates
+  absl::StatusOr<v1::Comparison> c =
+      report::LoadComparison(out + "/comparison.json");  // strict: the timeline validates
   ASSERT_TRUE(c.ok()) << c.status();
   const v1::Timeline& t = c->timeline();
   Print("compare --rounds 2 --rss", t);
@@ -103,11 +104,11 @@ TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPa
 
   // Every phase once, timing twice per run (alternating rounds), in the order the guide
   // requires, the RSS children first (listed in the order the phases began).
-  EXPECT_EQ(PhaseNames(t), (std::vector<std::string>{
-                               "rss baseline", "rss candidate", "build baseline", "build candidate", "wait for rss",
-                               "warm-up baseline", "warm-up candidate", "timing baseline", "timing candidate",
-                               "timing candidate", "timing baseline", "profile baseline", "memory baseline",
-                               "profile candidate", "memory candidate", "check"}));
+  EXPECT_EQ(PhaseNames(t),
+            (std::vector<std::string>{"rss baseline", "rss candidate", "build baseline", "build candidate",
+                                      "wait for rss", "warm-up baseline", "warm-up candidate", "timing baseline",
+                                      "timing candidate", "timing candidate", "timing baseline", "profile baseline",
+                                      "memory baseline", "profile candidate", "memory candidate", "check"}));
 
   // The same order from the times themselves, not from the list's order.
   ExpectRssBeforeTiming(t, 2);
@@ -141,15 +142,16 @@ TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPa
 TEST(TimelineEndToEnd, AMeasureJobsReportCarriesItsTimelineWithTimingBeforeDiagnostics) {
   TestDaemon d(TempDir("measure"));
   const std::string out = TempDir("measure_out");
-  const CommandResult r = d.Client({"measure", "--model", "linear", "--rss", "--min-run-time", "0.05", "--output", out});
+  const CommandResult r =
+      d.Client({"measure", "--model", "linear", "--rss", "--min-run-time", "0.05", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
   const v1::Timeline& t = report->timeline();
   Print("measure --rss", t);
-  EXPECT_EQ(PhaseNames(t), (std::vector<std::string>{"rss measurement", "build measurement", "wait for rss",
-                                                     "timing measurement", "profile measurement",
-                                                     "memory measurement"}));
+  EXPECT_EQ(PhaseNames(t),
+            (std::vector<std::string>{"rss measurement", "build measurement", "wait for rss", "timing measurement",
+                                      "profile measurement", "memory measurement"}));
   ExpectRssBeforeTiming(t, 1);
   EXPECT_LE(LastEnd(Spans(t, "build")), FirstStart(Spans(t, "timing")));
   EXPECT_LE(LastEnd(Spans(t, "timing")), FirstStart(Spans(t, "profile")));

@@ -18,9 +18,9 @@ namespace {
 v1::Comparison CompareMethods(const TestDaemon& d, const std::string& module, const std::string& baseline,
                               const std::string& candidate, const std::string& name) {
   const std::string out = TempDir(name);
-  const CommandResult r = d.Client({"compare", "--torchscript", module, "--method", baseline, "--candidate-method",
-                                    candidate, "--input", "64x64", "--rtol", "0", "--atol", "0", "--min-run-time",
-                                    "0.5", "--output", out});
+  const CommandResult r =
+      d.Client({"compare", "--torchscript", module, "--method", baseline, "--candidate-method", candidate, "--input",
+                "64x64", "--rtol", "0", "--atol", "0", "--min-run-time", "0.5", "--output", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   EXPECT_TRUE(c.ok()) << c.status();
@@ -36,10 +36,10 @@ TEST(VerdictEndToEnd, FortyTimesTheWorkIsSlowerAndItsRemovalFaster) {
   EXPECT_EQ(faster.latency_change(), v1::Comparison::faster) << faster.latency_change_reason();
   const v1::Comparison slower = CompareMethods(d, dir + "/work.pt", "forward", "heavy", "slower");
   EXPECT_EQ(slower.latency_change(), v1::Comparison::slower) << slower.latency_change_reason();
-  std::printf("verdict: heavy -> forward %s (%s); forward -> heavy %s (%s)\n",
-              v1::Comparison::LatencyChange_Name(faster.latency_change()).c_str(),
-              faster.latency_change_reason().c_str(), v1::Comparison::LatencyChange_Name(slower.latency_change()).c_str(),
-              slower.latency_change_reason().c_str());
+  std::printf(
+      "verdict: heavy -> forward %s (%s); forward -> heavy %s (%s)\n",
+      v1::Comparison::LatencyChange_Name(faster.latency_change()).c_str(), faster.latency_change_reason().c_str(),
+      v1::Comparison::LatencyChange_Name(slower.latency_change()).c_str(), slower.latency_change_reason().c_str());
 }
 
 }  // namespace

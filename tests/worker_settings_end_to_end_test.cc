@@ -62,10 +62,10 @@ struct Sample {
 
 // What the samples taken during timing saw.
 struct WorkerSample {
-  int max_threads = 0;                 // the most threads seen in Threads:
-  std::set<std::string> cpu_lists;     // every Cpus_allowed_list seen, of the process and each thread
+  int max_threads = 0;              // the most threads seen in Threads:
+  std::set<std::string> cpu_lists;  // every Cpus_allowed_list seen, of the process and each thread
   int samples = 0;
-  std::string comm;                    // the process's name
+  std::string comm;  // the process's name
 };
 
 // Samples worker `pid` every 20 ms for kSampleS (until it ends).

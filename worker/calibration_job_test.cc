@@ -123,8 +123,9 @@ TEST(CalibrationJob, APairWhoseWorkerFailsIsAnErrorNamingItWithTheWorkersReason)
   Recorder rec;
   absl::StatusOr<v1::Calibration> c = RunCalibration(spec, rec.Run(dir));
   ASSERT_FALSE(c.ok());
-  EXPECT_TRUE(absl::StartsWith(c.status().message(), "pair 1/2: worker exited with status 3 (workload error): "
-                                                     "torchscan-worker: "))
+  EXPECT_TRUE(absl::StartsWith(c.status().message(),
+                               "pair 1/2: worker exited with status 3 (workload error): "
+                               "torchscan-worker: "))
       << c.status();
   ASSERT_EQ(rec.started.size(), 1u);
   EXPECT_FALSE(Alive(rec.started[0].pid));

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "io/proto_json.h"
 #include "process/run.h"
-#include "worker/worker_outcome.h"
 #include "worker/state_folder.h"
+#include "worker/worker_outcome.h"
 #include "worker/worker_protocol.h"
 
 namespace torchscan::worker {
@@ -73,8 +73,7 @@ absl::StatusOr<v1::Comparison> RunComparisonInFreshWorker(const v1::JobSpec& spe
   v1::JobResult result;
   if (absl::Status s = LoadJsonStrict(run.dir + "/" + kJobResultFile, &result); !s.ok())
     return absl::InternalError(absl::StrCat("the worker exited 0 but its result is unusable: ", s.message()));
-  if (!result.has_comparison())
-    return absl::InternalError("the worker exited 0 but its result holds no comparison");
+  if (!result.has_comparison()) return absl::InternalError("the worker exited 0 but its result holds no comparison");
   return std::move(*result.mutable_comparison());
 }
 

@@ -1,7 +1,7 @@
 #include "worker/job_options.h"
 
-#include "spec/job_spec.h"
 #include "proto/spec_limits.h"
+#include "spec/job_spec.h"
 
 namespace torchscan::worker {
 namespace {
@@ -13,7 +13,8 @@ T OrDefault(T value, T fallback) {
 
 }  // namespace
 
-absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, const std::string& rss_child_path) {
+absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec,
+                                                                   const std::string& rss_child_path) {
   const v1::MeasurementOptions& m = spec.options();
   if (absl::Status s = spec::ValidateMeasurementOptions(m); !s.ok()) return s;
 

@@ -21,6 +21,7 @@ namespace torchscan::worker {
 //   InvalidArgument naming "spec.options.<field>" for negative or non-finite values,
 //     "spec.options.rss" without `rss_child_path`, "spec.compare.check" when no check is
 //     chosen, tolerances missing, negative or not finite (ValidateOutputCheck)
-absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec, const std::string& rss_child_path);
+absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::JobSpec& spec,
+                                                                   const std::string& rss_child_path);
 
 }  // namespace torchscan::worker

@@ -4,15 +4,15 @@
 #include <exception>
 
 #include "absl/strings/str_cat.h"
+#include "core/phase_timeline.h"
 #include "experiment/experiment.h"
+#include "io/proto_json.h"
+#include "proto/service.pb.h"
 #include "worker/calibration_job.h"
 #include "worker/job_options.h"
 #include "worker/result_labels.h"
 #include "worker/state_folder.h"
-#include "core/phase_timeline.h"
 #include "worker/worker_protocol.h"
-#include "io/proto_json.h"
-#include "proto/service.pb.h"
 
 namespace torchscan::worker {
 namespace {
@@ -68,7 +68,8 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
 
   v1::JobResult result;
   if (spec.has_measure()) {
-    absl::StatusOr<v1::BenchmarkReport> report = experiment::RunMeasurement(spec.measure().workload(), "measurement", *options);
+    absl::StatusOr<v1::BenchmarkReport> report =
+        experiment::RunMeasurement(spec.measure().workload(), "measurement", *options);
     if (!report.ok()) return Fail(errors, CodeOf(report.status()), report.status());
     *result.mutable_report() = *std::move(report);
   } else if (spec.has_compare()) {

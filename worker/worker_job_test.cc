@@ -10,10 +10,10 @@
 #include <sstream>
 #include <vector>
 
-#include "worker/job_options.h"
-#include "worker/worker_protocol.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
+#include "worker/job_options.h"
+#include "worker/worker_protocol.h"
 
 namespace torchscan::worker {
 namespace {
@@ -223,8 +223,8 @@ TEST(WorkerJob, CalibratesWithPairsOfTheReferenceWorkload) {
   EXPECT_NE(ran.progress.find("phase pair 1/2: timing baseline\n"), std::string::npos) << ran.progress;
   EXPECT_NE(ran.progress.find("phase pair 2/2: timing candidate\n"), std::string::npos) << ran.progress;
   EXPECT_NE(ran.progress.find("phase pair 2/2: LibTorch load\n"), std::string::npos) << ran.progress;  // fresh process
-  EXPECT_EQ(ran.progress.find("profile"), std::string::npos) << ran.progress;  // no diagnostics
-  EXPECT_EQ(ran.progress.find("rss"), std::string::npos) << ran.progress;      // rss ignored
+  EXPECT_EQ(ran.progress.find("profile"), std::string::npos) << ran.progress;                          // no diagnostics
+  EXPECT_EQ(ran.progress.find("rss"), std::string::npos) << ran.progress;                              // rss ignored
   v1::JobResult result;
   ASSERT_TRUE(LoadJsonStrict(dir + "/result.json", &result).ok());
   ASSERT_TRUE(result.has_calibration());

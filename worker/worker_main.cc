@@ -78,11 +78,11 @@ int main(int argc, char** argv) {
   w::WorkerFlags flags;
   bool spare = false;
   CLI::App app{"torchscan-worker: runs one TorchScan job (started by torchscand)"};
-  CLI::Option* job = app.add_option("--job", flags.job_dir,
-                                    std::string("job folder holding ") + w::kJobSpecFile + "; " +
-                                        w::kJobResultFile + " is written there");
-  CLI::Option* spare_flag =
-      app.add_flag("--spare", spare, "wait, loaded, for the job folder torchscand hands over on stdin (instead of --job)");
+  CLI::Option* job = app.add_option(
+      "--job", flags.job_dir,
+      std::string("job folder holding ") + w::kJobSpecFile + "; " + w::kJobResultFile + " is written there");
+  CLI::Option* spare_flag = app.add_flag(
+      "--spare", spare, "wait, loaded, for the job folder torchscand hands over on stdin (instead of --job)");
   job->excludes(spare_flag);
   app.add_option("--rss-child", flags.rss_child_path, "torchscan_rss_child path (jobs with rss)");
   int rss_children = 0;
@@ -90,12 +90,13 @@ int main(int argc, char** argv) {
                  "with --spare: RSS children to start now, waiting for the job's RSS trials (default 0)")
       ->check(CLI::Range(0, 8));
   std::vector<std::string> rss_waiting;
-  CLI::Option* waiting_flag = app.add_option("--rss-waiting", rss_waiting,
-                 "with --job: SOCKET_FD:STDERR_FD of an RSS child torchscand started with this worker (repeated; "
-                 "worker_protocol.h)")
-      ->check([](const std::string& text) {
-        return w::ParseRssWaitingFds(text) ? std::string() : "expected SOCKET_FD:STDERR_FD, two descriptor numbers";
-      });
+  CLI::Option* waiting_flag =
+      app.add_option("--rss-waiting", rss_waiting,
+                     "with --job: SOCKET_FD:STDERR_FD of an RSS child torchscand started with this worker (repeated; "
+                     "worker_protocol.h)")
+          ->check([](const std::string& text) {
+            return w::ParseRssWaitingFds(text) ? std::string() : "expected SOCKET_FD:STDERR_FD, two descriptor numbers";
+          });
   waiting_flag->excludes(spare_flag);
   flags.self_path = SelfPath();
   try {

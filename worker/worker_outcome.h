@@ -26,15 +26,15 @@ struct WorkerOutcome {
     kLaunchFailed,  // never ran (missing executable, no pipe ...)
   };
   Kind kind = Kind::kLaunchFailed;
-  int exit_code = -1;        // kExited
-  int signal = 0;            // kSignaled, and SIGKILL for kTimedOut / kKilled
-  double wall_s = 0;         // launch to exit
+  int exit_code = -1;  // kExited
+  int signal = 0;      // kSignaled, and SIGKILL for kTimedOut / kKilled
+  double wall_s = 0;   // launch to exit
   // One line for the job's error, e.g. "worker exited with status 3 (workload error):
   // <its last stderr line>", "worker killed by signal 11 (SIGSEGV)", "worker exceeded
   // job_wall_time_s 5 and was killed (SIGKILL)", the Kill reason, "cannot start worker ...".
   // Empty on success.
   std::string reason;
-  std::string stderr_tail;   // the last ~4 KiB of its stderr
+  std::string stderr_tail;  // the last ~4 KiB of its stderr
   bool ok() const { return kind == Kind::kExited && exit_code == 0; }
 };
 

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "passes/rss_protocol.h"
 
@@ -87,7 +87,8 @@ process::EarlyChildren WaitingRssChildren(const std::string& rss_child_path, int
   process::EarlyChildren early;
   early.name = "RSS children";
   for (int i = 0; i < count; ++i)
-    early.children.push_back({rss_child_path, {passes::kRssChildWaitFlag},
+    early.children.push_back({rss_child_path,
+                              {passes::kRssChildWaitFlag},
                               "torchscan launcher: cannot execute the RSS child (rss_child_path)\n"});
   early.args_for = [](int socket_fd, int stderr_fd) {
     return std::vector<std::string>{"--rss-waiting", FormatRssWaitingFds({socket_fd, stderr_fd})};

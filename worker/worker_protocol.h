@@ -50,10 +50,10 @@ namespace torchscan::worker {
 // Exit codes of torchscan-worker.
 enum WorkerExitCode : int {
   kWorkerOk = 0,
-  kWorkerInternalError = 1,   // an unexpected exception: a bug
-  kWorkerBadSpec = 2,         // bad flags, spec.json unreadable / invalid / unsupported
-  kWorkerWorkloadError = 3,   // the workload could not be built, timed, profiled or checked
-  kWorkerOutOfMemory = 4,     // LibTorch or the allocator ran out of memory (RESOURCE_EXHAUSTED)
+  kWorkerInternalError = 1,     // an unexpected exception: a bug
+  kWorkerBadSpec = 2,           // bad flags, spec.json unreadable / invalid / unsupported
+  kWorkerWorkloadError = 3,     // the workload could not be built, timed, profiled or checked
+  kWorkerOutOfMemory = 4,       // LibTorch or the allocator ran out of memory (RESOURCE_EXHAUSTED)
   kWorkerResultNotWritten = 5,  // result.json could not be written
   // Used by the launcher in the forked child when setting affinity or limits failed before
   // exec (the worker never started).
@@ -71,8 +71,8 @@ inline constexpr const char* kReadyLine = "ready";  // a spare has loaded and wa
 struct WorkerLine {
   enum class Kind { kPhase, kBlocks, kDone, kReady };
   Kind kind = Kind::kPhase;
-  std::string phase;       // kPhase
-  int64_t blocks = 0;      // kBlocks
+  std::string phase;   // kPhase
+  int64_t blocks = 0;  // kBlocks
 };
 
 // Parses one line (without its newline; a trailing '\r' is ignored). nullopt for lines

@@ -41,8 +41,7 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& hidden, const torch::T
   torch::Tensor scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_size_));
   scores = scores + additive_mask;
   const torch::Tensor probs = attention_dropout_->forward(torch::softmax(scores, -1));
-  const torch::Tensor context =
-      torch::matmul(probs, v).permute({0, 2, 1, 3}).contiguous().view({batch, seq, width});
+  const torch::Tensor context = torch::matmul(probs, v).permute({0, 2, 1, 3}).contiguous().view({batch, seq, width});
   const torch::Tensor attention =
       attention_norm_->forward(dropout_->forward(attention_output_->forward(context)) + hidden);
   const torch::Tensor intermediate = torch::gelu(intermediate_->forward(attention));
@@ -51,10 +50,9 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& hidden, const torch::T
 
 BertEncoderModelImpl::BertEncoderModelImpl(const spec::BertConfig& config) : config_(config) {
   const int64_t h = config.hidden_size;
-  word_embeddings_ = register_module(
-      "word_embeddings", nn::Embedding(nn::EmbeddingOptions(config.vocab_size, h).padding_idx(0)));
-  position_embeddings_ =
-      register_module("position_embeddings", nn::Embedding(config.max_position_embeddings, h));
+  word_embeddings_ =
+      register_module("word_embeddings", nn::Embedding(nn::EmbeddingOptions(config.vocab_size, h).padding_idx(0)));
+  position_embeddings_ = register_module("position_embeddings", nn::Embedding(config.max_position_embeddings, h));
   token_type_embeddings_ = register_module("token_type_embeddings", nn::Embedding(config.type_vocab_size, h));
   embedding_norm_ = register_module("embedding_norm", Norm(config));
   embedding_dropout_ = register_module("embedding_dropout", nn::Dropout(config.dropout));
@@ -79,9 +77,9 @@ BertEncoderModelImpl::BertEncoderModelImpl(const spec::BertConfig& config) : con
   }
 }
 
-std::tuple<torch::Tensor, torch::Tensor> BertEncoderModelImpl::forward(
-    const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
-    const torch::Tensor& token_type_ids) {
+std::tuple<torch::Tensor, torch::Tensor> BertEncoderModelImpl::forward(const torch::Tensor& input_ids,
+                                                                       const torch::Tensor& attention_mask,
+                                                                       const torch::Tensor& token_type_ids) {
   TORCH_CHECK(input_ids.dim() == 2, "bert: input_ids must be [batch, sequence], got ", input_ids.sizes());
   TORCH_CHECK(attention_mask.sizes() == input_ids.sizes() && token_type_ids.sizes() == input_ids.sizes(),
               "bert: attention_mask ", attention_mask.sizes(), " and token_type_ids ", token_type_ids.sizes(),

@@ -49,14 +49,12 @@ class BertEncoderModelImpl : public torch::nn::Module {
   // input_ids [B, S] int64 in [0, vocab_size); attention_mask [B, S] (1 visible, 0 masked;
   // any numeric dtype); token_type_ids [B, S] int64 in [0, type_vocab_size). S must not exceed
   // max_position_embeddings. Returns (last hidden states [B, S, H], pooled output [B, H]).
-  std::tuple<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input_ids,
-                                                   const torch::Tensor& attention_mask,
+  std::tuple<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
                                                    const torch::Tensor& token_type_ids);
 
  private:
   spec::BertConfig config_;
-  torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr},
-      token_type_embeddings_{nullptr};
+  torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};
   torch::nn::LayerNorm embedding_norm_{nullptr};
   torch::nn::Dropout embedding_dropout_{nullptr};
   torch::nn::ModuleList layers_{nullptr};

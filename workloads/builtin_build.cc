@@ -18,8 +18,8 @@ absl::StatusOr<BuiltModel> BuildBuiltin(const spec::BuiltinModel& entry, const c
                                         at::ScalarType dtype, bool channels_last) {
   const BuiltinFactory factory = FindBuiltinFactory(entry.id);
   if (factory == nullptr) {
-    return absl::InternalError(absl::StrCat("model.builtin ", entry.name,
-                                            " has no factory registered (workloads/builtin_factories.cc)"));
+    return absl::InternalError(
+        absl::StrCat("model.builtin ", entry.name, " has no factory registered (workloads/builtin_factories.cc)"));
   }
   BuiltinModule module;
   absl::Status built = RunTorch(absl::StrCat("building model.builtin ", entry.name), [&] {
@@ -53,9 +53,9 @@ absl::Status CompleteBuiltinInputs(const spec::BuiltinModel& entry, std::vector<
     if (bytes > *remaining_bytes) {
       std::vector<std::string> names;
       for (const spec::ConstantInput& optional : entry.optional_inputs) names.push_back(optional.name);
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "inputs: ", entry.name, "'s default ", absl::StrJoin(names, " / "),
-          " exceed WorkloadLimits.max_input_bytes; use fewer ", entry.work_unit, " or raise the limit"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("inputs: ", entry.name, "'s default ", absl::StrJoin(names, " / "),
+                       " exceed WorkloadLimits.max_input_bytes; use fewer ", entry.work_unit, " or raise the limit"));
     }
     *remaining_bytes -= bytes;
     PreparedInput input;

@@ -2,8 +2,8 @@
 // (spec/builtin_models.h), each in its model's own file and registered in builtin_factories.cc.
 #pragma once
 
-#include "workloads/builtin_module.h"
 #include "proto/workload.pb.h"
+#include "workloads/builtin_module.h"
 
 namespace torchscan::workloads {
 

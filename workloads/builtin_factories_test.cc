@@ -29,7 +29,8 @@ TEST(BuiltinFactories, EveryEntryBuildsFromItsDefaultInputs) {
     EXPECT_EQ(workload->description.at("model"), model.name);
     EXPECT_EQ(workload->work_unit, model.work_unit);
     EXPECT_GT(workload->work_units, 0);
-    EXPECT_EQ(workload->input_metadata.tensors_size(), model.required_inputs + static_cast<int>(model.optional_inputs.size()));
+    EXPECT_EQ(workload->input_metadata.tensors_size(),
+              model.required_inputs + static_cast<int>(model.optional_inputs.size()));
     for (const auto& [key, value] : model.description) EXPECT_EQ(workload->description.at(key), value) << key;
     EXPECT_FALSE(workload->resident_tensors.empty());
   }

@@ -15,8 +15,7 @@ namespace torchscan::workloads {
 namespace {
 
 absl::Status Unsupported(const std::string& requested, absl::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("device '", requested, "' cannot be used: ", why));
+  return absl::InvalidArgumentError(absl::StrCat("device '", requested, "' cannot be used: ", why));
 }
 
 }  // namespace
@@ -46,8 +45,7 @@ absl::StatusOr<ResolvedDevice> ResolveDevice(const std::string& requested) {
     const int64_t count = static_cast<int64_t>(torch::cuda::device_count());
     if (index >= count) {
       return Unsupported(requested, absl::StrCat("only ", count, " CUDA device(s) are visible (cuda:0",
-                                                 count > 1 ? absl::StrCat("..cuda:", count - 1) : "",
-                                                 ")"));
+                                                 count > 1 ? absl::StrCat("..cuda:", count - 1) : "", ")"));
     }
     return ResolvedDevice{absl::StrCat("cuda:", index), true, index};
 #else

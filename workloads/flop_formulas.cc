@@ -28,9 +28,7 @@ class Product {
   bool valid_ = true;
 };
 
-const OpArg* Arg(const std::vector<OpArg>& args, size_t i) {
-  return i < args.size() ? &args[i] : nullptr;
-}
+const OpArg* Arg(const std::vector<OpArg>& args, size_t i) { return i < args.size() ? &args[i] : nullptr; }
 
 const Shape* TensorArg(const std::vector<OpArg>& args, size_t i) {
   const OpArg* a = Arg(args, i);
@@ -70,8 +68,7 @@ std::optional<int64_t> MatrixProduct(const Shape* a, const Shape* b) {
 
 // 2*B*n*k*m for [B,n,k] x [B,k,m].
 std::optional<int64_t> BatchedProduct(const Shape* a, const Shape* b) {
-  if (a == nullptr || b == nullptr || a->size() != 3 || b->size() != 3 || (*a)[0] != (*b)[0] ||
-      (*a)[2] != (*b)[1]) {
+  if (a == nullptr || b == nullptr || a->size() != 3 || b->size() != 3 || (*a)[0] != (*b)[0] || (*a)[2] != (*b)[1]) {
     return std::nullopt;
   }
   Product p;
@@ -154,7 +151,7 @@ struct ConvArgs {
 
 // The checked layout of a convolution's input: [N, C_in, spatial...] or unbatched [C_in, spatial...].
 struct ConvInput {
-  size_t spatial = 0;        // number of spatial dimensions (from the weight)
+  size_t spatial = 0;  // number of spatial dimensions (from the weight)
   int64_t batch = 1;
   bool batched = false;
   size_t first_spatial = 1;  // index of the first spatial dimension in the input
@@ -344,8 +341,8 @@ ConvArgs MkldnnConvolution(const std::vector<OpArg>& args) {
 
 // The convolution arguments of `name`'s call; nullopt for other operators.
 std::optional<ConvArgs> ConvolutionCall(std::string_view name, const std::vector<OpArg>& args) {
-  if (name == "aten::conv1d" || name == "aten::conv2d" || name == "aten::conv3d" ||
-      name == "aten::_convolution_mode" || name == "prim::mkldnn_convolution") {
+  if (name == "aten::conv1d" || name == "aten::conv2d" || name == "aten::conv3d" || name == "aten::_convolution_mode" ||
+      name == "prim::mkldnn_convolution") {
     return ConvNd(args);
   }
   if (name == "aten::convolution" || name == "aten::_convolution") {
@@ -353,8 +350,7 @@ std::optional<ConvArgs> ConvolutionCall(std::string_view name, const std::vector
     if (!c) return ConvArgs{};  // a convolution whose arguments do not fit
     return c;
   }
-  if (name == "aten::conv_transpose1d" || name == "aten::conv_transpose2d" ||
-      name == "aten::conv_transpose3d") {
+  if (name == "aten::conv_transpose1d" || name == "aten::conv_transpose2d" || name == "aten::conv_transpose3d") {
     return ConvTranspose(args);
   }
   if (name == "aten::mkldnn_convolution") return MkldnnConvolution(args);

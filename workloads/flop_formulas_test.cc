@@ -52,8 +52,8 @@ TEST(FlopFormulas, Conv2dUsesStridePaddingDilationGroups) {
                                            A::IntList({1}), A::IntList({2}), A::IntList({2}), A::Int(32)}),
             2LL * 32 * 10 * 10 * 1 * 9);
   // Unbatched input [C, H, W] counts one image.
-  EXPECT_EQ(OperatorFlops("aten::conv2d", {A::Tensor({3, 8, 8}), A::Tensor({8, 3, 3, 3}), A::None(),
-                                           A::IntList({2, 2}), A::IntList({1, 1}), A::IntList({1, 1}), A::Int(1)}),
+  EXPECT_EQ(OperatorFlops("aten::conv2d", {A::Tensor({3, 8, 8}), A::Tensor({8, 3, 3, 3}), A::None(), A::IntList({2, 2}),
+                                           A::IntList({1, 1}), A::IntList({1, 1}), A::Int(1)}),
             2LL * 8 * 4 * 4 * 3 * 9);
   // Groups that do not divide the channels do not fit.
   EXPECT_EQ(OperatorFlops("aten::conv2d", {A::Tensor({1, 6, 8, 8}), A::Tensor({8, 4, 3, 3}), A::None(),
@@ -63,10 +63,10 @@ TEST(FlopFormulas, Conv2dUsesStridePaddingDilationGroups) {
 
 TEST(FlopFormulas, StringPaddingSameAndValid) {
   const std::vector<OpArg> same = {A::Tensor({2, 4, 9, 9}), A::Tensor({6, 4, 3, 3}), A::None(), A::IntList({1, 1}),
-                                   A::String("same"), A::IntList({1, 1}), A::Int(1)};
+                                   A::String("same"),       A::IntList({1, 1}),      A::Int(1)};
   EXPECT_EQ(OperatorFlops("aten::conv2d", same), 2LL * 2 * 6 * 81 * 4 * 9);
   const std::vector<OpArg> valid = {A::Tensor({2, 4, 9, 9}), A::Tensor({6, 4, 3, 3}), A::None(), A::IntList({1, 1}),
-                                    A::String("valid"), A::IntList({1, 1}), A::Int(1)};
+                                    A::String("valid"),      A::IntList({1, 1}),      A::Int(1)};
   EXPECT_EQ(OperatorFlops("aten::_convolution_mode", valid), 2LL * 2 * 6 * 49 * 4 * 9);
 }
 
@@ -76,33 +76,33 @@ TEST(FlopFormulas, ConvolutionOfAnyDimensionAndTransposed) {
                                            A::IntList({0}), A::IntList({1}), A::Int(1)}),
             2LL * 2 * 8 * 6 * 4 * 5);
   // conv3d: [1, 2, 4, 4, 4] * [3, 2, 3, 3, 3], padding 1 -> 4x4x4.
-  EXPECT_EQ(OperatorFlops("aten::conv3d", {A::Tensor({1, 2, 4, 4, 4}), A::Tensor({3, 2, 3, 3, 3}), A::None(),
-                                           A::IntList({1, 1, 1}), A::IntList({1, 1, 1}), A::IntList({1, 1, 1}),
-                                           A::Int(1)}),
-            2LL * 3 * 64 * 2 * 27);
+  EXPECT_EQ(
+      OperatorFlops("aten::conv3d", {A::Tensor({1, 2, 4, 4, 4}), A::Tensor({3, 2, 3, 3, 3}), A::None(),
+                                     A::IntList({1, 1, 1}), A::IntList({1, 1, 1}), A::IntList({1, 1, 1}), A::Int(1)}),
+      2LL * 3 * 64 * 2 * 27);
   // _convolution, transposed: weight [C_in=4, C_out/groups=3, 2, 2] on [1, 4, 5, 5].
   EXPECT_EQ(OperatorFlops("aten::_convolution",
                           {A::Tensor({1, 4, 5, 5}), A::Tensor({4, 3, 2, 2}), A::None(), A::IntList({2, 2}),
                            A::IntList({0, 0}), A::IntList({1, 1}), A::Bool(true), A::IntList({0, 0}), A::Int(1),
                            A::Bool(false), A::Bool(false), A::Bool(true), A::Bool(true)}),
             2LL * 4 * 25 * 3 * 4);
-  EXPECT_EQ(OperatorFlops("aten::conv_transpose2d", {A::Tensor({1, 4, 5, 5}), A::Tensor({4, 3, 2, 2}), A::None(),
-                                                     A::IntList({2, 2}), A::IntList({0, 0}), A::IntList({0, 0}),
-                                                     A::Int(1), A::IntList({1, 1})}),
+  EXPECT_EQ(OperatorFlops("aten::conv_transpose2d",
+                          {A::Tensor({1, 4, 5, 5}), A::Tensor({4, 3, 2, 2}), A::None(), A::IntList({2, 2}),
+                           A::IntList({0, 0}), A::IntList({0, 0}), A::Int(1), A::IntList({1, 1})}),
             2LL * 4 * 25 * 3 * 4);
   // mkldnn_convolution(input, weight, bias, padding, stride, dilation, groups).
-  EXPECT_EQ(OperatorFlops("aten::mkldnn_convolution", {A::Tensor({4, 3, 32, 32}), A::Tensor({64, 3, 7, 7}),
-                                                       A::None(), A::IntList({3, 3}), A::IntList({2, 2}),
-                                                       A::IntList({1, 1}), A::Int(1)}),
+  EXPECT_EQ(OperatorFlops("aten::mkldnn_convolution",
+                          {A::Tensor({4, 3, 32, 32}), A::Tensor({64, 3, 7, 7}), A::None(), A::IntList({3, 3}),
+                           A::IntList({2, 2}), A::IntList({1, 1}), A::Int(1)}),
             2LL * 4 * 64 * 16 * 16 * 3 * 7 * 7);
 }
 
 TEST(FlopFormulas, FrozenGraphOperatorsUseTheirOwnArgumentOrder) {
   // prim::mkldnn_convolution(input, weight, bias, stride, padding, dilation, groups): conv2d's
   // order, unlike aten::mkldnn_convolution. Stride 2, padding 3 on 32x32 -> 16x16.
-  EXPECT_EQ(OperatorFlops("prim::mkldnn_convolution", {A::Tensor({4, 3, 32, 32}), A::Tensor({64, 3, 7, 7}),
-                                                       A::None(), A::IntList({2, 2}), A::IntList({3, 3}),
-                                                       A::IntList({1, 1}), A::Int(1)}),
+  EXPECT_EQ(OperatorFlops("prim::mkldnn_convolution",
+                          {A::Tensor({4, 3, 32, 32}), A::Tensor({64, 3, 7, 7}), A::None(), A::IntList({2, 2}),
+                           A::IntList({3, 3}), A::IntList({1, 1}), A::Int(1)}),
             2LL * 4 * 64 * 16 * 16 * 3 * 7 * 7);
   EXPECT_EQ(ClassifyOperator("prim::mkldnn_convolution"), FlopClass::kFormula);
   EXPECT_EQ(OperatorFlops("aten::mkldnn_linear", {A::Tensor({2, 8, 14}), A::Tensor({5, 14}), A::Tensor({5})}),
@@ -128,8 +128,8 @@ TEST(FlopFormulas, OutputShapesOfFormulaOperators) {
   EXPECT_EQ(shape("aten::matmul", {A::Tensor({4, 8, 128}), A::Tensor({128})}), (S{4, 8}));
   EXPECT_EQ(shape("aten::matmul", {A::Tensor({128}), A::Tensor({128})}), (S{}));
   // conv2d stride 2 padding 3 on 32x32 with 7x7 -> 16x16; unbatched input keeps no batch dim.
-  EXPECT_EQ(shape("aten::conv2d", {A::Tensor({4, 3, 32, 32}), A::Tensor({64, 3, 7, 7}), A::None(),
-                                   A::IntList({2, 2}), A::IntList({3, 3}), A::IntList({1, 1}), A::Int(1)}),
+  EXPECT_EQ(shape("aten::conv2d", {A::Tensor({4, 3, 32, 32}), A::Tensor({64, 3, 7, 7}), A::None(), A::IntList({2, 2}),
+                                   A::IntList({3, 3}), A::IntList({1, 1}), A::Int(1)}),
             (S{4, 64, 16, 16}));
   EXPECT_EQ(shape("aten::conv2d", {A::Tensor({3, 8, 8}), A::Tensor({8, 3, 3, 3}), A::None(), A::IntList({2, 2}),
                                    A::IntList({1, 1}), A::IntList({1, 1}), A::Int(1)}),
@@ -139,18 +139,17 @@ TEST(FlopFormulas, OutputShapesOfFormulaOperators) {
             (S{2, 6, 9, 9}));
   // conv_transpose2d [1, 4, 5, 5] * [4, 3, 2, 2], groups 2, stride 2, padding 1, output_padding 1:
   // (5 - 1) * 2 - 2 + 1 * (2 - 1) + 1 + 1 = 9, C_out = 3 * 2.
-  EXPECT_EQ(shape("aten::conv_transpose2d", {A::Tensor({1, 4, 5, 5}), A::Tensor({4, 3, 2, 2}), A::None(),
-                                             A::IntList({2, 2}), A::IntList({1, 1}), A::IntList({1, 1}), A::Int(2),
-                                             A::IntList({1, 1})}),
-            (S{1, 6, 9, 9}));
-  EXPECT_EQ(shape("aten::_convolution",
-                  {A::Tensor({1, 4, 5, 5}), A::Tensor({4, 3, 2, 2}), A::None(), A::IntList({2, 2}),
-                   A::IntList({0, 0}), A::IntList({1, 1}), A::Bool(true), A::IntList({0, 0}), A::Int(1),
-                   A::Bool(false), A::Bool(false), A::Bool(true), A::Bool(true)}),
-            (S{1, 3, 10, 10}));
+  EXPECT_EQ(
+      shape("aten::conv_transpose2d", {A::Tensor({1, 4, 5, 5}), A::Tensor({4, 3, 2, 2}), A::None(), A::IntList({2, 2}),
+                                       A::IntList({1, 1}), A::IntList({1, 1}), A::Int(2), A::IntList({1, 1})}),
+      (S{1, 6, 9, 9}));
+  EXPECT_EQ(
+      shape("aten::_convolution", {A::Tensor({1, 4, 5, 5}), A::Tensor({4, 3, 2, 2}), A::None(), A::IntList({2, 2}),
+                                   A::IntList({0, 0}), A::IntList({1, 1}), A::Bool(true), A::IntList({0, 0}), A::Int(1),
+                                   A::Bool(false), A::Bool(false), A::Bool(true), A::Bool(true)}),
+      (S{1, 3, 10, 10}));
   EXPECT_EQ(shape("prim::mkldnn_convolution", {A::Tensor({1, 16, 8, 8}), A::Tensor({32, 16, 3, 3}), A::None(),
-                                               A::IntList({1, 1}), A::IntList({1, 1}), A::IntList({1, 1}),
-                                               A::Int(1)}),
+                                               A::IntList({1, 1}), A::IntList({1, 1}), A::IntList({1, 1}), A::Int(1)}),
             (S{1, 32, 8, 8}));
   EXPECT_EQ(FormulaOutputShape("aten::mm", {A::Tensor({4, 5}), A::Tensor({6, 7})}), std::nullopt);
   EXPECT_EQ(FormulaOutputShape("aten::relu", {A::Tensor({4, 5})}), std::nullopt);

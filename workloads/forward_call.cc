@@ -14,7 +14,8 @@ c10::IValue Combine(const std::vector<c10::IValue>& outputs, bool concatenate) {
     std::vector<at::Tensor> tensors;
     tensors.reserve(outputs.size());
     for (const auto& o : outputs) {
-      TORCH_CHECK(o.isTensor(), "per_sample: sample outputs differ in type (", first.tagKind(), " vs ", o.tagKind(), ")");
+      TORCH_CHECK(o.isTensor(), "per_sample: sample outputs differ in type (", first.tagKind(), " vs ", o.tagKind(),
+                  ")");
       tensors.push_back(o.toTensor());
     }
     return concatenate ? at::cat(tensors, 0) : at::stack(tensors, 0);
@@ -25,7 +26,8 @@ c10::IValue Combine(const std::vector<c10::IValue>& outputs, bool concatenate) {
     for (size_t j = 0; j < n; ++j) {
       std::vector<c10::IValue> column;
       for (const auto& o : outputs) {
-        TORCH_CHECK(o.isTuple() && o.toTuple()->elements().size() == n, "per_sample: sample outputs differ in structure");
+        TORCH_CHECK(o.isTuple() && o.toTuple()->elements().size() == n,
+                    "per_sample: sample outputs differ in structure");
         column.push_back(o.toTuple()->elements()[j]);
       }
       combined.push_back(Combine(column, concatenate));

@@ -8,10 +8,12 @@ namespace {
 
 TEST(ForwardCall, BatchCallsTheForwardOnceOnAllInputs) {
   int calls = 0;
-  auto call = MakeCall([&calls](const std::vector<at::Tensor>& in) -> c10::IValue {
-    ++calls;
-    return in[0] + in[1];
-  }, {torch::ones({3, 2}), torch::ones({3, 2})}, /*per_sample=*/false, /*keep_batch_dim=*/false);
+  auto call = MakeCall(
+      [&calls](const std::vector<at::Tensor>& in) -> c10::IValue {
+        ++calls;
+        return in[0] + in[1];
+      },
+      {torch::ones({3, 2}), torch::ones({3, 2})}, /*per_sample=*/false, /*keep_batch_dim=*/false);
   EXPECT_TRUE(torch::equal(call().toTensor(), torch::full({3, 2}, 2.0)));
   EXPECT_EQ(calls, 1);
 }

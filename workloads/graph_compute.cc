@@ -79,16 +79,13 @@ class Reconciler {
     out_.diagnostics.push_back(std::move(diagnostic));
   }
 
-  std::optional<int64_t> Executions() const {
-    return Multiply(graph_.forwards_per_call, observed_.profiled_calls);
-  }
+  std::optional<int64_t> Executions() const { return Multiply(graph_.forwards_per_call, observed_.profiled_calls); }
 
   void AddFromGraph(const std::string& kind, const std::vector<const GraphComputeNode*>& nodes, int64_t total,
                     const std::string& why) {
     Add(kind, total,
         absl::StrCat(kind, ": ", why, "; ", Nodes(nodes.size()), " counted from the graph's static shapes (",
-                     nodes.front()->detail, nodes.size() > 1 ? ", ..." : "", "): ", PerCall(total),
-                     " FLOPs per call"));
+                     nodes.front()->detail, nodes.size() > 1 ? ", ..." : "", "): ", PerCall(total), " FLOPs per call"));
   }
 
   // Counts `nodes` (each runs once per forward) from the graph, or reports one whose shapes are
@@ -99,8 +96,8 @@ class Reconciler {
     const GraphComputeNode* not_static = nullptr;
     const std::optional<int64_t> total = Total(nodes, Executions(), &not_static);
     if (!total) {
-      Missing(absl::StrCat(kind, ": ", why, " and its shapes are not static (", not_static->detail, "): ",
-                           kLowerBound));
+      Missing(
+          absl::StrCat(kind, ": ", why, " and its shapes are not static (", not_static->detail, "): ", kLowerBound));
       return;
     }
     AddFromGraph(kind, nodes, *total, why);
@@ -109,15 +106,16 @@ class Reconciler {
   void Kind(const std::string& kind, const std::vector<const GraphComputeNode*>& nodes) {
     std::vector<const GraphComputeNode*> once, conditional, forked;
     for (const GraphComputeNode* node : nodes) {
-      (node->runs == Runs::kOncePerForward ? once : node->runs == Runs::kConditionally ? conditional : forked)
+      (node->runs == Runs::kOncePerForward  ? once
+       : node->runs == Runs::kConditionally ? conditional
+                                            : forked)
           .push_back(node);
     }
     const bool observable = nodes.front()->observable;  // the same for every node of a kind
     const bool formula = ClassifyOperator(kind) == FlopClass::kFormula;
     const int64_t seen = Count(observed_.calls, kind);
     const int64_t uncounted = Count(observed_.without_formula, kind);
-    const int64_t expected =
-        static_cast<int64_t>(once.size()) * graph_.forwards_per_call * observed_.profiled_calls;
+    const int64_t expected = static_cast<int64_t>(once.size()) * graph_.forwards_per_call * observed_.profiled_calls;
 
     for (const GraphComputeNode* node : forked) {
       CountFromGraph(kind, {node}, absl::StrCat("runs ", node->where, ", which the observers do not see"));
@@ -158,6 +156,8 @@ class Reconciler {
 }  // namespace
 
 bool IsComputeKind(std::string_view kind) {
+  // A table of operator names: it reads better packed than one name per line.
+  // clang-format off
   static const auto* without_formula = new std::unordered_set<std::string_view>{
       "mkldnn_prepacked::conv2d_run", "prepacked::conv2d_clamp_run", "prepacked::conv2d_transpose_clamp_run",
       "prepacked::linear_clamp_run", "quantized::linear", "quantized::linear_relu", "quantized::linear_dynamic",
@@ -171,6 +171,7 @@ bool IsComputeKind(std::string_view kind) {
       "aten::slow_conv_transpose2d", "aten::slow_conv_transpose3d", "aten::_conv_depthwise2d",
       "aten::conv_tbc", "aten::_nnpack_spatial_convolution",
   };
+  // clang-format on
   return ClassifyOperator(kind) == FlopClass::kFormula || without_formula->count(kind) != 0;
 }
 

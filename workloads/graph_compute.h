@@ -21,12 +21,12 @@ namespace torchscan::workloads {
 
 struct GraphComputeNode {
   enum class Runs {
-    kOncePerForward,  // in the method's top-level block (or a called method's): once per forward
-    kConditionally,   // inside prim::If / prim::Loop: how often per forward is unknown
-    kOnAnotherThread, // in a prim::fork subgraph: once per forward, on a thread the observers do not see
+    kOncePerForward,   // in the method's top-level block (or a called method's): once per forward
+    kConditionally,    // inside prim::If / prim::Loop: how often per forward is unknown
+    kOnAnotherThread,  // in a prim::fork subgraph: once per forward, on a thread the observers do not see
   };
-  std::string kind;              // e.g. "prim::mkldnn_convolution", "aten::linear"
-  bool observable = true;        // dispatched through the c10 dispatcher: RecordFunction sees its calls
+  std::string kind;        // e.g. "prim::mkldnn_convolution", "aten::linear"
+  bool observable = true;  // dispatched through the c10 dispatcher: RecordFunction sees its calls
   Runs runs = Runs::kOncePerForward;
   std::string where;             // kConditionally / kOnAnotherThread: e.g. "inside prim::If"
   std::optional<int64_t> flops;  // FLOPs of one execution from static shapes (flop_formulas.h); nullopt: not static

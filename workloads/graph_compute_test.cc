@@ -14,8 +14,9 @@ GraphComputeNode Node(std::string kind, std::optional<int64_t> flops, bool obser
   node.flops = flops;
   node.observable = observable;
   node.runs = runs;
-  node.where = runs == Runs::kConditionally ? "inside prim::If"
-               : runs == Runs::kOnAnotherThread ? "in a prim::fork subgraph" : "";
+  node.where = runs == Runs::kConditionally     ? "inside prim::If"
+               : runs == Runs::kOnAnotherThread ? "in a prim::fork subgraph"
+                                                : "";
   node.detail = flops ? "[4, 3, 16, 16] [16, 3, 3, 3]" : "the shape of %12 is not static";
   return node;
 }

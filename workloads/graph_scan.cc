@@ -45,7 +45,8 @@ struct Known {
 bool IsTensorType(const Value* v) {
   const c10::TypePtr& type = v->type();
   if (type->cast<c10::TensorType>()) return true;
-  if (const auto optional = type->cast<c10::OptionalType>()) return optional->getElementType()->cast<c10::TensorType>() != nullptr;
+  if (const auto optional = type->cast<c10::OptionalType>())
+    return optional->getElementType()->cast<c10::TensorType>() != nullptr;
   return false;
 }
 
@@ -253,8 +254,8 @@ class Scanner {
     entry.runs = ctx.runs;
     entry.where = ctx.where;
     if (unknown != nullptr) {
-      entry.detail = absl::StrCat("the shape of %", unknown->debugName(), " (from ", unknown->node()->kind().toQualString(),
-                                  ") is not static");
+      entry.detail = absl::StrCat("the shape of %", unknown->debugName(), " (from ",
+                                  unknown->node()->kind().toQualString(), ") is not static");
       out_->nodes.push_back(std::move(entry));
       return;
     }
@@ -272,8 +273,9 @@ class Scanner {
       if (a.kind == OpArg::Kind::kTensor) shapes.push_back(absl::StrCat("[", absl::StrJoin(a.values, ", "), "]"));
     }
     entry.flops = OperatorFlops(formula, args);
-    entry.detail = entry.flops ? absl::StrJoin(shapes, " ")
-                               : absl::StrCat("arguments ", absl::StrJoin(shapes, " "), " with no FLOP formula that fits");
+    entry.detail = entry.flops
+                       ? absl::StrJoin(shapes, " ")
+                       : absl::StrCat("arguments ", absl::StrJoin(shapes, " "), " with no FLOP formula that fits");
     out_->nodes.push_back(std::move(entry));
   }
 

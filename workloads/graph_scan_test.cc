@@ -33,8 +33,8 @@ std::vector<std::string> Kinds(const GraphCompute& g) {
 TEST(ScanGraphCompute, OptimizedCnnRunsJitOnlyConvolutionsWithStaticFlops) {
   const GraphCompute g = ScanGraphCompute(Optimized(Cnn()), "forward", {{2, 3, 16, 16}}, 1);
   ASSERT_TRUE(g.error.empty()) << g.error;
-  ASSERT_EQ(Kinds(g), (std::vector<std::string>{"prim::mkldnn_convolution", "prim::mkldnn_convolution",
-                                                 "aten::matmul"}));
+  ASSERT_EQ(Kinds(g),
+            (std::vector<std::string>{"prim::mkldnn_convolution", "prim::mkldnn_convolution", "aten::matmul"}));
   EXPECT_FALSE(g.nodes[0].observable);  // not dispatched: RecordFunction never sees it
   EXPECT_EQ(g.nodes[0].runs, Runs::kOncePerForward);
   EXPECT_EQ(g.nodes[0].flops, 2 * kTestCnnConv1Flops);
@@ -107,7 +107,7 @@ TEST(ScanGraphCompute, PrepackedContextsGiveTheirSizes) {
   const GraphCompute g = ScanGraphCompute(mobile, "forward", {{2, 3, 16, 16}}, 1);
   ASSERT_TRUE(g.error.empty()) << g.error;
   ASSERT_EQ(Kinds(g), (std::vector<std::string>{"prepacked::conv2d_clamp_run", "prepacked::conv2d_clamp_run",
-                                                 "prepacked::linear_clamp_run"}));
+                                                "prepacked::linear_clamp_run"}));
   EXPECT_TRUE(g.nodes[0].observable);
   EXPECT_EQ(g.nodes[0].flops, 2 * kTestCnnConv1Flops);
   EXPECT_EQ(g.nodes[1].flops, 2 * kTestCnnConv2Flops);

@@ -1,21 +1,21 @@
 #include "workloads/inputs.h"
 
-#include <sstream>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/serialize.h>
 #include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/serialize.h>
 #include <torch/types.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proto/spec_limits.h"
 #include "workloads/fingerprint.h"
 #include "workloads/torch_status.h"
 #include "workloads/workload_file.h"
-#include "proto/spec_limits.h"
 
 namespace torchscan::workloads {
 namespace {
@@ -27,10 +27,10 @@ std::string ShapeText(const google::protobuf::RepeatedField<int64_t>& shape) {
 }
 
 absl::Status OverBudget(absl::string_view field, absl::string_view what, int64_t bytes, int64_t remaining) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      field, ": ", what, " needs ", bytes, " bytes, over the ", remaining,
-      " bytes left of the workload's input memory limit (WorkloadOptions.max_input_bytes, all inputs "
-      "together); use a smaller shape or raise the limit"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat(field, ": ", what, " needs ", bytes, " bytes, over the ", remaining,
+                   " bytes left of the workload's input memory limit (WorkloadOptions.max_input_bytes, all inputs "
+                   "together); use a smaller shape or raise the limit"));
 }
 
 std::string Number(double v) { return absl::StrCat(v); }
@@ -44,19 +44,19 @@ absl::StatusOr<int64_t> GeneratedBytes(const GeneratedTensor& g, const std::stri
   for (int i = 0; i < g.shape_size(); ++i) {
     const int64_t dim = g.shape(i);
     if (dim < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ".generated.shape[", i, "] is ", dim,
-                                                     "; dimensions must be >= 0"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".generated.shape[", i, "] is ", dim, "; dimensions must be >= 0"));
     }
     if (dim != 0 && bytes > std::numeric_limits<int64_t>::max() / dim) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ".generated.shape ", ShapeText(g.shape()),
-                                                     " has more elements than int64 can count"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".generated.shape ", ShapeText(g.shape()), " has more elements than int64 can count"));
     }
     bytes *= dim;
   }
   if (bytes > remaining_bytes) {
     return OverBudget(field + ".generated.shape",
-                      absl::StrCat(ShapeText(g.shape()), " ", GeneratedTensor::DType_Name(g.dtype())),
-                      bytes, remaining_bytes);
+                      absl::StrCat(ShapeText(g.shape()), " ", GeneratedTensor::DType_Name(g.dtype())), bytes,
+                      remaining_bytes);
   }
   return bytes;
 }
@@ -96,8 +96,7 @@ absl::StatusOr<Distribution> CheckedDistribution(const GeneratedTensor& g, const
       d.int_high = g.integers().high();
       if (d.int_high <= d.int_low) {
         return absl::InvalidArgumentError(absl::StrCat(field, ".generated.integers: high (", d.int_high,
-                                                       ") must be > low (", d.int_low,
-                                                       "); the range is [low, high)"));
+                                                       ") must be > low (", d.int_low, "); the range is [low, high)"));
       }
       d.text = absl::StrCat("integers in [", d.int_low, ", ", d.int_high, ")");
       break;
@@ -131,8 +130,7 @@ absl::Status Draw(const GeneratedTensor& g, const Distribution& d, const std::st
   });
 }
 
-absl::StatusOr<PreparedInput> Generate(const GeneratedTensor& g, const std::string& field,
-                                       int64_t* remaining_bytes) {
+absl::StatusOr<PreparedInput> Generate(const GeneratedTensor& g, const std::string& field, int64_t* remaining_bytes) {
   // Size first: nothing is allocated for a shape over the budget.
   absl::StatusOr<int64_t> bytes = GeneratedBytes(g, field, *remaining_bytes);
   if (!bytes.ok()) return bytes.status();
@@ -143,8 +141,8 @@ absl::StatusOr<PreparedInput> Generate(const GeneratedTensor& g, const std::stri
   *remaining_bytes -= *bytes;
   input.fields["source"] = "generated";
   input.fields["distribution"] = distribution->text;
-  input.fields["seed"] = g.has_seed() ? absl::StrCat(g.seed(), " (private generator)")
-                                      : "global generator after model construction";
+  input.fields["seed"] =
+      g.has_seed() ? absl::StrCat(g.seed(), " (private generator)") : "global generator after model construction";
   return input;
 }
 
@@ -165,9 +163,9 @@ absl::StatusOr<at::Tensor> ReadTensorFile(absl::string_view file, const std::str
   c10::IValue value;
   const absl::Status pickled = RunTorch("as torch.save's format", [&] { value = torch::pickle_load(bytes); });
   if (pickled.ok() && !value.isTensor()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, " holds a ", value.tagKind(), ", not one tensor; save one tensor per file (one file per model "
-        "argument, in order)"));
+    return absl::InvalidArgumentError(absl::StrCat(where, " holds a ", value.tagKind(),
+                                                   ", not one tensor; save one tensor per file (one file per model "
+                                                   "argument, in order)"));
   }
   if (!pickled.ok()) {  // not Python's format: C++ torch::save?
     at::Tensor tensor;
@@ -176,8 +174,8 @@ absl::StatusOr<at::Tensor> ReadTensorFile(absl::string_view file, const std::str
       torch::load(tensor, stream);
     });
     if (!loaded.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, " holds no tensor LibTorch can read (",
-                                                     pickled.message(), "); ", kTensorFileFormats));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " holds no tensor LibTorch can read (", pickled.message(), "); ", kTensorFileFormats));
     }
     return tensor;
   }
@@ -188,7 +186,8 @@ absl::StatusOr<at::Tensor> ReadTensorFile(absl::string_view file, const std::str
 // under another file name, has the same fingerprint.
 std::string TensorFingerprint(const at::Tensor& tensor) {
   const at::Tensor values = tensor.contiguous();
-  const std::string header = absl::StrCat(c10::toString(values.scalar_type()), " [", absl::StrJoin(values.sizes(), ","), "]");
+  const std::string header =
+      absl::StrCat(c10::toString(values.scalar_type()), " [", absl::StrJoin(values.sizes(), ","), "]");
   return Fingerprint({header, absl::string_view(static_cast<const char*>(values.data_ptr()), values.nbytes())});
 }
 
@@ -236,13 +235,9 @@ absl::StatusOr<PreparedInput> MakeInput(const torchscan::v1::InputSpec& spec, in
   const std::string field = absl::StrCat("inputs[", index, "]");
   absl::StatusOr<PreparedInput> input;
   switch (spec.source_case()) {
-    case torchscan::v1::InputSpec::kGenerated:
-      input = Generate(spec.generated(), field, remaining_bytes);
-      break;
+    case torchscan::v1::InputSpec::kGenerated: input = Generate(spec.generated(), field, remaining_bytes); break;
     case torchscan::v1::InputSpec::kTensorFile:
-    case torchscan::v1::InputSpec::kTensorBytes:
-      input = Load(spec, field, remaining_bytes);
-      break;
+    case torchscan::v1::InputSpec::kTensorBytes: input = Load(spec, field, remaining_bytes); break;
     case torchscan::v1::InputSpec::SOURCE_NOT_SET:
       return absl::InvalidArgumentError(
           absl::StrCat(field, ": no source; set generated (shape, dtype, distribution), tensor_file or tensor_bytes"));

@@ -13,8 +13,8 @@
 #include <ATen/core/Tensor.h>
 
 #include "absl/status/statusor.h"
-#include "workloads/workload_file.h"
 #include "proto/workload.pb.h"
+#include "workloads/workload_file.h"
 
 namespace torchscan::workloads {
 
@@ -43,7 +43,6 @@ struct PreparedInput {
 // uniform distribution for an integer dtype), a path that is not a regular file or a file
 // that holds no tensor; kNotFound for a tensor_file this process cannot read (naming its
 // user); kResourceExhausted when over the budget. Each message names the field.
-absl::StatusOr<PreparedInput> MakeInput(const torchscan::v1::InputSpec& spec, int index,
-                                        int64_t* remaining_bytes);
+absl::StatusOr<PreparedInput> MakeInput(const torchscan::v1::InputSpec& spec, int index, int64_t* remaining_bytes);
 
 }  // namespace torchscan::workloads

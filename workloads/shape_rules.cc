@@ -49,12 +49,12 @@ std::optional<Shape> Broadcast(const Shape& a, const Shape& b) {
   return out;
 }
 
-bool Contains(const std::unordered_set<std::string_view>& set, std::string_view kind) {
-  return set.count(kind) != 0;
-}
+bool Contains(const std::unordered_set<std::string_view>& set, std::string_view kind) { return set.count(kind) != 0; }
 
 // The output has the first argument's shape.
 const std::unordered_set<std::string_view>& SameShape() {
+  // Tables of operator names: they read better packed than one name per line.
+  // clang-format off
   static const auto* kinds = new std::unordered_set<std::string_view>{
       "aten::to_mkldnn", "aten::to_dense", "aten::contiguous", "aten::clone", "aten::detach", "aten::to",
       "aten::type_as", "aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::alpha_dropout",
@@ -71,15 +71,18 @@ const std::unordered_set<std::string_view>& SameShape() {
       "prim::MKLDNNClamp_", "prim::MKLDNNLayerNorm", "prim::MKLDNNLayerNorm_", "prim::MKLDNNScalarMul",
       "prim::MKLDNNScalarMul_",
   };
+  // clang-format on
   return *kinds;
 }
 
 // Elementwise with broadcasting when the second argument is a tensor (a scalar keeps the shape).
 const std::unordered_set<std::string_view>& Binary() {
+  // clang-format off
   static const auto* kinds = new std::unordered_set<std::string_view>{
       "aten::add", "aten::sub", "aten::rsub", "aten::mul", "aten::div", "aten::pow", "aten::maximum",
       "aten::minimum", "aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt", "aten::ge",
   };
+  // clang-format on
   return *kinds;
 }
 

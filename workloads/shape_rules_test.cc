@@ -71,8 +71,8 @@ TEST(ShapeRules, Pooling) {
   EXPECT_EQ(One("aten::max_pool2d", {A::Tensor({1, 8, 7, 7}), A::IntList({2}), A::IntList({}), A::IntList({0}),
                                      A::IntList({1}), A::Bool(false)}),
             (S{1, 8, 3, 3}));
-  EXPECT_EQ(One("aten::mkldnn_max_pool2d", {A::Tensor({1, 8, 7, 7}), A::IntList({2}), A::IntList({}),
-                                            A::IntList({0}), A::IntList({1}), A::Bool(true)}),
+  EXPECT_EQ(One("aten::mkldnn_max_pool2d", {A::Tensor({1, 8, 7, 7}), A::IntList({2}), A::IntList({}), A::IntList({0}),
+                                            A::IntList({1}), A::Bool(true)}),
             (S{1, 8, 4, 4}));
   // avg_pool2d(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override).
   EXPECT_EQ(One("aten::avg_pool2d", {A::Tensor({1, 8, 8, 8}), A::IntList({2, 2}), A::IntList({2, 2}),

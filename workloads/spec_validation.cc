@@ -12,8 +12,8 @@ using torchscan::v1::WorkloadSpec;
 absl::Status ValidateWorkloadSpec(const WorkloadSpec& spec) {
   const ModelSpec& model = spec.model();
   if (model.source_case() == ModelSpec::SOURCE_NOT_SET) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("model: not set; set model.builtin (", spec::BuiltinNameList(", ", ", "), ") or model.torchscript"));
+    return absl::InvalidArgumentError(absl::StrCat("model: not set; set model.builtin (",
+                                                   spec::BuiltinNameList(", ", ", "), ") or model.torchscript"));
   }
   if (model.source_case() == ModelSpec::kBuiltin) {
     if (spec::FindBuiltin(model.builtin()) == nullptr) {
@@ -31,7 +31,8 @@ absl::Status ValidateWorkloadSpec(const WorkloadSpec& spec) {
     return absl::InvalidArgumentError("inputs: a TorchScript model needs its inputs; add one InputSpec per argument");
   }
   if (spec.work_units() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("work_units is ", spec.work_units(), "; it must be >= 0 (0: default)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("work_units is ", spec.work_units(), "; it must be >= 0 (0: default)"));
   }
   if (!WorkloadSpec::Precision_IsValid(spec.dtype()) || !WorkloadSpec::ExecutionMode_IsValid(spec.execution_mode())) {
     return absl::InvalidArgumentError("dtype / execution_mode: unknown enum value");
@@ -42,8 +43,8 @@ absl::Status ValidateWorkloadSpec(const WorkloadSpec& spec) {
 absl::Status CheckInputMetadataKeys(const WorkloadSpec& spec) {
   for (const auto& [key, value] : spec.input_metadata()) {
     if (key == "seed" || absl::StartsWith(key, "input.")) {
-      return absl::InvalidArgumentError(absl::StrCat("input_metadata: key \"", key,
-                                                     "\" is TorchScan's own (seed, input.*); choose another name"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input_metadata: key \"", key, "\" is TorchScan's own (seed, input.*); choose another name"));
     }
   }
   return absl::OkStatus();

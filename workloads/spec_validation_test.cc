@@ -62,7 +62,8 @@ TEST(CheckInputMetadataKeys, RefusesTorchScansOwnKeys) {
   (*spec.mutable_input_metadata())["input.x.seed"] = "3";
   const absl::Status s = CheckInputMetadataKeys(spec);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "input_metadata: key \"input.x.seed\" is TorchScan's own (seed, input.*); choose another name");
+  EXPECT_EQ(s.message(),
+            "input_metadata: key \"input.x.seed\" is TorchScan's own (seed, input.*); choose another name");
 }
 
 }  // namespace

@@ -15,9 +15,9 @@ namespace torchscan::workloads {
 torch::jit::Module TestCnn();
 
 // FLOPs per image of each layer.
-inline constexpr int64_t kTestCnnConv1Flops = 2LL * 16 * (16 * 16) * 3 * (3 * 3);    // 221,184
-inline constexpr int64_t kTestCnnConv2Flops = 2LL * 32 * (16 * 16) * 16 * (3 * 3);   // 2,359,296
-inline constexpr int64_t kTestCnnLinearFlops = 2LL * (32 * 16 * 16) * 10;            // 163,840
+inline constexpr int64_t kTestCnnConv1Flops = 2LL * 16 * (16 * 16) * 3 * (3 * 3);                        // 221,184
+inline constexpr int64_t kTestCnnConv2Flops = 2LL * 32 * (16 * 16) * 16 * (3 * 3);                       // 2,359,296
+inline constexpr int64_t kTestCnnLinearFlops = 2LL * (32 * 16 * 16) * 10;                                // 163,840
 inline constexpr int64_t kTestCnnFlops = kTestCnnConv1Flops + kTestCnnConv2Flops + kTestCnnLinearFlops;  // 2,744,320
 
 }  // namespace torchscan::workloads

@@ -17,8 +17,7 @@ namespace torchscan::workloads {
 namespace {
 
 bool LooksLikeOutOfMemory(absl::string_view message) {
-  return absl::StrContains(message, "can't allocate memory") ||
-         absl::StrContains(message, "not enough memory") ||
+  return absl::StrContains(message, "can't allocate memory") || absl::StrContains(message, "not enough memory") ||
          absl::StrContains(absl::AsciiStrToLower(message), "out of memory");
 }
 
@@ -50,8 +49,8 @@ std::string ExplainNewerPyTorch(const std::string& text) {
   }
   if (absl::StrContains(text, "Unknown builtin op")) {
     return absl::StrCat(text, " (this daemon's LibTorch is " TORCHSCAN_LIBTORCH_VERSION
-                              "; a module saved by a newer PyTorch may call operators it lacks: save it with PyTorch "
-                              TORCHSCAN_LIBTORCH_VERSION ")");
+                              "; a module saved by a newer PyTorch may call operators it lacks: save it with "
+                              "PyTorch " TORCHSCAN_LIBTORCH_VERSION ")");
   }
   return text;
 }
@@ -104,8 +103,7 @@ absl::Status Mapped(absl::string_view what, absl::string_view message, bool out_
 
 }  // namespace
 
-absl::Status RunTorch(absl::string_view what, const std::function<void()>& fn,
-                      absl::StatusCode error_code) {
+absl::Status RunTorch(absl::string_view what, const std::function<void()>& fn, absl::StatusCode error_code) {
   try {
     fn();
     return absl::OkStatus();

@@ -26,7 +26,9 @@ TEST(RunTorch, MapsC10ErrorToTheGivenCodeWithContextAndWithoutBacktrace) {
   EXPECT_TRUE(Contains(s, "loading model: "));
   EXPECT_TRUE(Contains(s, "bad magic number"));
   EXPECT_FALSE(Contains(s, "Exception raised from"));  // the C++ backtrace is dropped
-  EXPECT_EQ(RunTorch("x", [] { TORCH_CHECK(false, "boom"); }, absl::StatusCode::kInternal).code(),
+  EXPECT_EQ(RunTorch(
+                "x", [] { TORCH_CHECK(false, "boom"); }, absl::StatusCode::kInternal)
+                .code(),
             absl::StatusCode::kInternal);
 }
 
@@ -34,10 +36,11 @@ TEST(RunTorch, OutOfMemoryIsResourceExhausted) {
   EXPECT_EQ(RunTorch("call", [] { C10_THROW_ERROR(OutOfMemoryError, "CUDA out of memory."); }).code(),
             absl::StatusCode::kResourceExhausted);
   // The CPU allocator throws a plain c10::Error with this message.
-  EXPECT_EQ(RunTorch("call", [] {
-              TORCH_CHECK(false, "DefaultCPUAllocator: can't allocate memory: you tried to allocate 1 bytes.");
-            }).code(),
-            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(
+      RunTorch("call",
+               [] { TORCH_CHECK(false, "DefaultCPUAllocator: can't allocate memory: you tried to allocate 1 bytes."); })
+          .code(),
+      absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(RunTorch("call", [] { throw std::bad_alloc(); }).code(), absl::StatusCode::kResourceExhausted);
 }
 

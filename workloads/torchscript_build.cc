@@ -58,15 +58,16 @@ absl::StatusOr<std::pair<torch::jit::Module, FileRecord>> LoadModule(const Torch
   }
   const std::string& bytes = uploaded ? ts.module_bytes() : read;
   torch::jit::Module module;
-  absl::Status loaded = RunTorch(
-      uploaded ? "model.torchscript.module_bytes are not a TorchScript module (send the bytes written by "
-                 "torch.jit.save or torch::jit::Module::save)"
-               : absl::StrCat("model.torchscript.path: '", ts.path(), "' is not a TorchScript module (save one with "
-                              "torch.jit.save or torch::jit::Module::save)"),
-      [&] {
-        std::istringstream in(bytes);
-        module = torch::jit::load(in);
-      });
+  absl::Status loaded =
+      RunTorch(uploaded ? "model.torchscript.module_bytes are not a TorchScript module (send the bytes written by "
+                          "torch.jit.save or torch::jit::Module::save)"
+                        : absl::StrCat("model.torchscript.path: '", ts.path(),
+                                       "' is not a TorchScript module (save one with "
+                                       "torch.jit.save or torch::jit::Module::save)"),
+               [&] {
+                 std::istringstream in(bytes);
+                 module = torch::jit::load(in);
+               });
   if (!loaded.ok()) return loaded;
   return std::make_pair(std::move(module), RecordFile(bytes, uploaded ? ts.source_name() : ts.path(), uploaded));
 }
@@ -75,9 +76,9 @@ absl::Status CheckMethod(const torch::jit::Module& module, const std::string& me
   if (module.find_method(method_name)) return absl::OkStatus();
   std::vector<std::string> names;
   for (const auto& m : module.get_methods()) names.push_back(m.name());
-  return absl::InvalidArgumentError(absl::StrCat("model.torchscript.method: the module has no method '", method_name,
-                                                 "'; its methods: ",
-                                                 names.empty() ? "(none)" : absl::StrJoin(names, ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("model.torchscript.method: the module has no method '", method_name,
+                   "'; its methods: ", names.empty() ? "(none)" : absl::StrJoin(names, ", ")));
 }
 
 // spec.freeze (and optimize_for_inference, which freezes first), keeping `method_name`.

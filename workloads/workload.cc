@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "absl/strings/str_cat.h"
+#include "libtorch_build_info.h"
 #include "spec/builtin_models.h"
 #include "workloads/builtin_build.h"
 #include "workloads/call_text.h"
@@ -18,7 +19,6 @@
 #include "workloads/torch_status.h"
 #include "workloads/torch_text.h"
 #include "workloads/torchscript_build.h"
-#include "libtorch_build_info.h"
 
 namespace torchscan::workloads {
 namespace {
@@ -39,7 +39,8 @@ class WorkloadBuilder {
         resolved_(std::move(resolved)),
         device_(resolved_.name),
         dtype_(PrecisionDtype(spec.dtype())),
-        builtin_(spec.model().source_case() == ModelSpec::kBuiltin ? spec::FindBuiltin(spec.model().builtin()) : nullptr),
+        builtin_(spec.model().source_case() == ModelSpec::kBuiltin ? spec::FindBuiltin(spec.model().builtin())
+                                                                   : nullptr),
         per_sample_(spec.execution_mode() == WorkloadSpec::per_sample) {}
 
   absl::StatusOr<Workload> Build() {
@@ -68,8 +69,8 @@ class WorkloadBuilder {
   // The model, converted to the device, precision and layout.
   absl::Status BuildModel() {
     absl::StatusOr<BuiltModel> model = builtin_ != nullptr
-                                      ? BuildBuiltin(*builtin_, device_, dtype_, spec_.channels_last())
-                                      : BuildTorchScript(spec_.model().torchscript(), spec_, device_, dtype_);
+                                           ? BuildBuiltin(*builtin_, device_, dtype_, spec_.channels_last())
+                                           : BuildTorchScript(spec_.model().torchscript(), spec_, device_, dtype_);
     if (!model.ok()) return model.status();
     model_ = *std::move(model);
     keep_batch_dim_ = spec_.keep_batch_dim() || model_.needs_batch_dim;
@@ -93,7 +94,8 @@ class WorkloadBuilder {
 
   absl::Status MoveInputsToDevice() {
     return RunTorch("moving the inputs to " + resolved_.name, [&] {
-      for (const PreparedInput& p : prepared_) inputs_.push_back(ConvertTensor(p.tensor, device_, dtype_, spec_.channels_last()));
+      for (const PreparedInput& p : prepared_)
+        inputs_.push_back(ConvertTensor(p.tensor, device_, dtype_, spec_.channels_last()));
     });
   }
 
@@ -134,7 +136,8 @@ class WorkloadBuilder {
   absl::Status CheckInputsFitModel() {
     if (!options_.trial_call) return absl::OkStatus();
     const std::string precision_hint =
-        dtype_ == at::kFloat ? "" : absl::StrCat("; precision ", DTypeName(dtype_), " may lack kernels on ", resolved_.name);
+        dtype_ == at::kFloat ? ""
+                             : absl::StrCat("; precision ", DTypeName(dtype_), " may lack kernels on ", resolved_.name);
     const auto method = model_.description.find("method");
     const std::string call =
         CallText(method == model_.description.end() ? "forward" : method->second,
@@ -142,7 +145,8 @@ class WorkloadBuilder {
     absl::Status fits = RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"),
                                  [&] { output_ = workload_.call(); });
     if (fits.ok()) return fits;
-    return absl::Status(fits.code(), absl::StrCat(fits.message(), "; give one input per argument of the method, "
+    return absl::Status(fits.code(), absl::StrCat(fits.message(),
+                                                  "; give one input per argument of the method, "
                                                   "shaped and typed as it expects (--input / --input-file)"));
   }
 
@@ -153,7 +157,9 @@ class WorkloadBuilder {
       workload_.work_unit = builtin_->work_unit;
       return;
     }
-    workload_.work_units = spec_.work_units() > 0 ? spec_.work_units() : inputs_[0].dim() == 0 ? 1.0 : inputs_[0].size(0);
+    workload_.work_units = spec_.work_units() > 0  ? spec_.work_units()
+                           : inputs_[0].dim() == 0 ? 1.0
+                                                   : inputs_[0].size(0);
     workload_.work_unit = spec_.work_unit().empty() ? "samples" : spec_.work_unit();
   }
 
@@ -191,9 +197,9 @@ class WorkloadBuilder {
     description["model_revision"] = model_.revision;
     description["execution_mode"] = WorkloadSpec::ExecutionMode_Name(spec_.execution_mode());
     if (per_sample_) {
-      description["per_sample"] = keep_batch_dim_
-          ? "each call runs input.narrow(0, i, 1) for every i and concatenates the outputs on dim 0"
-          : "each call runs input[i] for every i and stacks the outputs";
+      description["per_sample"] =
+          keep_batch_dim_ ? "each call runs input.narrow(0, i, 1) for every i and concatenates the outputs on dim 0"
+                          : "each call runs input[i] for every i and stacks the outputs";
     }
     description["dtype"] = DTypeName(dtype_);
     description["device"] = resolved_.name;
@@ -213,7 +219,8 @@ class WorkloadBuilder {
   // the dtype each has on the device.
   std::vector<TensorSummary> Summaries(const std::vector<std::vector<int64_t>>& shapes) const {
     std::vector<TensorSummary> summaries;
-    for (size_t i = 0; i < prepared_.size(); ++i) summaries.push_back(Summarize(prepared_[i].name, shapes[i], inputs_[i]));
+    for (size_t i = 0; i < prepared_.size(); ++i)
+      summaries.push_back(Summarize(prepared_[i].name, shapes[i], inputs_[i]));
     return summaries;
   }
 
@@ -242,11 +249,11 @@ class WorkloadBuilder {
   const spec::BuiltinModel* const builtin_;  // nullptr: a TorchScript model
   const bool per_sample_;
   BuiltModel model_;
-  bool keep_batch_dim_ = false;         // per_sample narrows dim 0 instead of selecting it
+  bool keep_batch_dim_ = false;          // per_sample narrows dim 0 instead of selecting it
   std::vector<PreparedInput> prepared_;  // on the CPU, as made
   std::vector<at::Tensor> inputs_;       // converted and on the device
   Workload workload_;
-  c10::IValue output_;                   // the trial call's
+  c10::IValue output_;  // the trial call's
 };
 
 }  // namespace

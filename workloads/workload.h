@@ -14,9 +14,9 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
-#include "workloads/graph_compute.h"
 #include "proto/report.pb.h"
 #include "proto/workload.pb.h"
+#include "workloads/graph_compute.h"
 
 namespace torchscan::workloads {
 

@@ -348,7 +348,10 @@ TEST(BuildWorkload, TensorFileInTorchSaveFormatHasTheFingerprintOfItsContents) {
   EXPECT_EQ(from_python->input_metadata.fields().at("input.input0.fingerprint"),
             from_cpp->input_metadata.fields().at("input.input0.fingerprint"));
   WriteBytes(python_path, torch::pickle_save(saved + 1));
-  const auto changed = BuildWorkload([&] { spec.mutable_inputs(0)->set_tensor_file(python_path); return spec; }());
+  const auto changed = BuildWorkload([&] {
+    spec.mutable_inputs(0)->set_tensor_file(python_path);
+    return spec;
+  }());
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_NE(changed->input_metadata.fields().at("input.input0.fingerprint"),
             from_cpp->input_metadata.fields().at("input.input0.fingerprint"));
@@ -461,15 +464,17 @@ TEST(BuildWorkloadErrors, InputsThatDoNotFitTheModel) {
   AddGenerated(&spec, {32, 64});
   auto w = BuildWorkload(spec);
   EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(Contains(w.status(), "the inputs do not fit the model: forward(input0: Tensor[32, 64] float32) on cpu "
-                                   "failed: "))
+  EXPECT_TRUE(Contains(w.status(),
+                       "the inputs do not fit the model: forward(input0: Tensor[32, 64] float32) on cpu "
+                       "failed: "))
       << w.status();
   EXPECT_TRUE(Contains(w.status(), "--input")) << w.status();  // the fix
 
   // A TorchScript error: its own error line, on one line, without the interpreter's traceback.
   w = BuildWorkload(Script(ScriptBytes(kLinearScript), {4, 9}));
-  EXPECT_TRUE(Contains(w.status(), "the inputs do not fit the model: forward(input0: Tensor[4, 9] float32) on cpu "
-                                   "failed: "))
+  EXPECT_TRUE(Contains(w.status(),
+                       "the inputs do not fit the model: forward(input0: Tensor[4, 9] float32) on cpu "
+                       "failed: "))
       << w.status();
   EXPECT_FALSE(Contains(w.status(), "\n")) << w.status();
   EXPECT_FALSE(Contains(w.status(), "Traceback")) << w.status();
@@ -497,7 +502,8 @@ TEST(BuildWorkloadErrors, ShapeOverTheMemoryLimitIsRefusedBeforeAllocating) {
   AddGenerated(&spec, {1 << 20, 1 << 20});  // 4 TiB of float32
   auto w = BuildWorkload(spec);
   EXPECT_EQ(w.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_TRUE(Contains(w.status(), "inputs[0].generated.shape: [1048576, 1048576] float32 needs 4398046511104 bytes")) << w.status();
+  EXPECT_TRUE(Contains(w.status(), "inputs[0].generated.shape: [1048576, 1048576] float32 needs 4398046511104 bytes"))
+      << w.status();
   EXPECT_TRUE(Contains(w.status(), "max_input_bytes"));
 
   WorkloadOptions small;

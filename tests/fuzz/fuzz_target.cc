@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace torchscan::fuzz {
 
@@ -21,7 +21,8 @@ void FuzzFail(const std::string& what, const std::string& detail) {
   std::abort();
 }
 
-void ExpectError(const absl::Status& status, absl::StatusCode code, const std::string& prefix, const std::string& what) {
+void ExpectError(const absl::Status& status, absl::StatusCode code, const std::string& prefix,
+                 const std::string& what) {
   if (status.code() != code)
     FuzzFail(absl::StrCat(what, ": expected ", absl::StatusCodeToString(code)), status.ToString());
   if (!absl::StartsWith(status.message(), prefix))

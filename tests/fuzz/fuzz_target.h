@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "absl/status/status.h"
 #include <google/protobuf/message.h>
+#include "absl/status/status.h"
 
 namespace torchscan::fuzz {
 

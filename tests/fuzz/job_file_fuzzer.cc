@@ -21,9 +21,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "client/job_flags.h"
-#include "spec/job_spec.h"
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
+#include "spec/job_spec.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace torchscan::fuzz {
@@ -34,11 +34,8 @@ void ExpectValidationStatus(const absl::Status& status, const std::string& what)
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
     case absl::StatusCode::kResourceExhausted:
-    case absl::StatusCode::kFailedPrecondition:
-      ExpectError(status, status.code(), "spec", what);
-      return;
-    default:
-      FuzzFail(absl::StrCat(what, ": a code ValidateJobSpec's header does not list"), status.ToString());
+    case absl::StatusCode::kFailedPrecondition: ExpectError(status, status.code(), "spec", what); return;
+    default: FuzzFail(absl::StrCat(what, ": a code ValidateJobSpec's header does not list"), status.ToString());
   }
 }
 

@@ -35,11 +35,12 @@ void ExpectRendersEverywhere(const report::Evidence& evidence) {
   for (const std::string& format : report::RenderFormats()) {
     for (const bool color : {false, true}) {
       if (color && format != "terminal") continue;  // only the terminal format has colours
-      absl::StatusOr<std::unique_ptr<report::Renderer>> renderer = report::RenderByFormat(format, report::RenderOptions{color});
+      absl::StatusOr<std::unique_ptr<report::Renderer>> renderer =
+          report::RenderByFormat(format, report::RenderOptions{color});
       if (!renderer.ok()) FuzzFail("RenderByFormat refused one of RenderFormats()", renderer.status().ToString());
       const absl::Status accepts = (*renderer)->Accepts(evidence);
-      if (!accepts.ok() && (!withheld || accepts.code() != absl::StatusCode::kFailedPrecondition ||
-                            accepts.message().empty()))
+      if (!accepts.ok() &&
+          (!withheld || accepts.code() != absl::StatusCode::kFailedPrecondition || accepts.message().empty()))
         FuzzFail(absl::StrCat("the ", format, " format refused evidence whose numbers stand, or without saying why"),
                  accepts.ToString());
       if (accepts.ok() && withheld && format == "gbench")
@@ -56,7 +57,8 @@ void ExpectUsable(const T& loaded, const absl::StatusOr<report::Evidence>& evide
                   absl::StatusOr<T> (*parse)(std::string_view, const std::string&)) {
   const std::string name = T::descriptor()->name();
   if (!evidence.ok()) FuzzFail(absl::StrCat("LoadEvidence refused a valid ", name), evidence.status().ToString());
-  if (!std::holds_alternative<T>(*evidence)) FuzzFail(absl::StrCat("LoadEvidence loaded a valid ", name, " as the other kind"));
+  if (!std::holds_alternative<T>(*evidence))
+    FuzzFail(absl::StrCat("LoadEvidence loaded a valid ", name, " as the other kind"));
   ExpectSameMessage(loaded, std::get<T>(*evidence), "LoadEvidence");
   ExpectRendersEverywhere(*evidence);
   absl::StatusOr<T> reloaded = parse(ToJson(loaded), "saved.json");
