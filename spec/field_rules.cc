@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace torchscan::spec {
@@ -17,5 +18,7 @@ absl::Status CheckThreadCount(absl::string_view field, int64_t threads, int64_t 
 }
 
 bool IsTolerance(double value) { return std::isfinite(value) && value >= 0; }
+
+bool IsOwnInputMetadataKey(absl::string_view key) { return key == "seed" || absl::StartsWith(key, "input."); }
 
 }  // namespace torchscan::spec

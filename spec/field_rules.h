@@ -23,4 +23,9 @@ inline constexpr char kNoToleranceChosen[] = "TorchScan does not choose a tolera
 // Whether `value` is such a tolerance (false for NaN, the "not given" of the client's flags).
 bool IsTolerance(double value);
 
+// An input_metadata key that TorchScan records itself ("seed", "input.*"), so a caller's key
+// may not take it. The phrase every refusal of one carries, after the quoted key:
+inline constexpr char kOwnMetadataKey[] = "is TorchScan's own (seed, input.*); choose another name";
+bool IsOwnInputMetadataKey(absl::string_view key);
+
 }  // namespace torchscan::spec

@@ -31,5 +31,13 @@ TEST(IsTolerance, FiniteAndNotNegative) {
   EXPECT_FALSE(IsTolerance(std::numeric_limits<double>::infinity()));
 }
 
+TEST(IsOwnInputMetadataKey, SeedAndTheInputFields) {
+  EXPECT_TRUE(IsOwnInputMetadataKey("seed"));
+  EXPECT_TRUE(IsOwnInputMetadataKey("input.x.seed"));
+  EXPECT_FALSE(IsOwnInputMetadataKey("seeds"));
+  EXPECT_FALSE(IsOwnInputMetadataKey("inputs.x"));
+  EXPECT_FALSE(IsOwnInputMetadataKey("dataset_revision"));
+}
+
 }  // namespace
 }  // namespace torchscan::spec

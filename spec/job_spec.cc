@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "absl/strings/escaping.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -190,10 +189,9 @@ absl::Status ValidateInputMetadata(const std::string& field,
     if (key.empty() || key.size() > kMaxInputMetadataKeyBytes || !charset)
       return Invalid(where, absl::StrCat("key ", QuoteForMessage(key), ": use 1 to ", kMaxInputMetadataKeyBytes,
                                          " characters of letters, digits, '_', '.' and '-'"));
-    if (key == "seed" || absl::StartsWith(key, "input."))
-      return Invalid(where, absl::StrCat("key ", QuoteForMessage(key),
-                                         " is TorchScan's own (seed, input.*); choose another name, e.g. "
-                                         "dataset_revision"));
+    if (IsOwnInputMetadataKey(key))
+      return Invalid(where,
+                     absl::StrCat("key ", QuoteForMessage(key), " ", kOwnMetadataKey, ", e.g. dataset_revision"));
     if (value.size() > kMaxInputMetadataValueBytes)
       return Invalid(absl::StrCat(where, ".", key),
                      absl::StrCat(value.size(), " bytes; at most ", kMaxInputMetadataValueBytes));

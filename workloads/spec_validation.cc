@@ -1,8 +1,8 @@
 #include "workloads/spec_validation.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "spec/builtin_models.h"
+#include "spec/field_rules.h"
 
 namespace torchscan::workloads {
 
@@ -42,10 +42,8 @@ absl::Status ValidateWorkloadSpec(const WorkloadSpec& spec) {
 
 absl::Status CheckInputMetadataKeys(const WorkloadSpec& spec) {
   for (const auto& [key, value] : spec.input_metadata()) {
-    if (key == "seed" || absl::StartsWith(key, "input.")) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input_metadata: key \"", key, "\" is TorchScan's own (seed, input.*); choose another name"));
-    }
+    if (spec::IsOwnInputMetadataKey(key))
+      return spec::FieldError("input_metadata", absl::StrCat("key \"", key, "\" ", spec::kOwnMetadataKey));
   }
   return absl::OkStatus();
 }
