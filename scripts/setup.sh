@@ -24,6 +24,7 @@ packages=(
   openssl                                   # the deploy tests make a throw-away TLS certificate
   systemd                                   # systemd-analyze verifies deploy/systemd/ (tests)
   shellcheck                                # lints deploy/ and scripts/ shell scripts (tests)
+  clang-format                              # the C++ style check (//tests/house:format_test)
 )
 
 missing=()
