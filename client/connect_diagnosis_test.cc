@@ -30,7 +30,9 @@ int BindUnix(const std::string& path, bool listen) {
   a.sun_family = AF_UNIX;
   std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
   EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0) << path;
-  if (listen) EXPECT_EQ(::listen(fd, 4), 0);
+  if (listen) {
+    EXPECT_EQ(::listen(fd, 4), 0);
+  }
   return fd;
 }
 
@@ -114,7 +116,7 @@ TEST(DiagnoseConnectFailure, ASocketTheCallerMayNotOpenIsPermissionDeniedNamingI
   ::chmod(dir.c_str(), 0755);
   const std::string path = dir + "/d.sock";
   const int fd = BindUnix(path, /*listen=*/true);
-  ::chown(path.c_str(), 0, daemon_group->gr_gid);
+  ASSERT_EQ(::chown(path.c_str(), 0, daemon_group->gr_gid), 0) << path;
   ::chmod(path.c_str(), 0660);
   ConnectFailure open;
   open.address = "unix:" + path;

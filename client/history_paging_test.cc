@@ -13,7 +13,7 @@ namespace {
 // the index of the next job; records every request.
 struct FakeDaemon {
   int total = 0;
-  std::vector<v1::HistoryRequest> requests;
+  std::vector<v1::HistoryRequest> requests{};
 
   absl::StatusOr<v1::HistoryResponse> operator()(const v1::HistoryRequest& request) {
     requests.push_back(request);

@@ -22,7 +22,7 @@ struct CloseOptions {
   // "" (default): the dtypes of compared tensors must be equal. "float32", "float64",
   // "bfloat16" or "float16": floating-point tensors of both sides are cast to it first, so
   // that a precision change (a bfloat16 candidate) can be checked against a float32 baseline.
-  std::string compare_dtype;
+  std::string compare_dtype{};
 };
 
 // The names CloseOptions::compare_dtype accepts besides "": float32, float64, bfloat16, float16.

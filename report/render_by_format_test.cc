@@ -104,8 +104,9 @@ TEST_P(WithheldInEveryFormat, NoNumberOrLabelAndTheReasonShown) {
       EXPECT_EQ(c.compatibility().mismatches_size(), withheld == Withheld::kCheckFailed ? 0 : 3);
       for (const v1::Mismatch& m : c.compatibility().mismatches())
         EXPECT_NE(accepts.message().find(m.field()), std::string::npos) << accepts.message();
-      if (withheld == Withheld::kCheckFailed)
+      if (withheld == Withheld::kCheckFailed) {
         EXPECT_NE(accepts.message().find(c.output_check().message()), std::string::npos) << accepts.message();
+      }
       EXPECT_NE(accepts.message().find("exported one by one"), std::string::npos) << accepts.message();
     } else {
       EXPECT_TRUE(accepts.ok()) << format << ": " << accepts;

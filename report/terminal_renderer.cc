@@ -110,8 +110,8 @@ double CoveredSeconds(std::vector<std::pair<double, double>> spans) {
 void TimelineLines(const Evidence& evidence, Lines* lines) {
   struct Kind {
     std::string name;
-    double own_s = 0;                                   // the worker's own spans, summed
-    std::vector<std::pair<double, double>> concurrent;  // start and end of concurrent spans
+    double own_s = 0;                                     // the worker's own spans, summed
+    std::vector<std::pair<double, double>> concurrent{};  // start and end of concurrent spans
   };
   for (const TimelineView& t : Timelines(evidence)) {
     std::vector<Kind> kinds;

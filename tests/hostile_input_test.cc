@@ -206,9 +206,9 @@ struct Outcome {
 struct Case {
   std::string name;
   std::function<Outcome()> send;
-  int expected;                            // exit code (client) or grpc::StatusCode (raw)
-  std::string must_contain;                // the field (or flag) the message must name
-  std::vector<std::string> also_contains;  // more it must name: the file, the fix, what to do
+  int expected;                              // exit code (client) or grpc::StatusCode (raw)
+  std::string must_contain;                  // the field (or flag) the message must name
+  std::vector<std::string> also_contains{};  // more it must name: the file, the fix, what to do
 };
 
 class Table {
