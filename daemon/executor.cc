@@ -9,6 +9,7 @@
 #include "core/timestamp.h"
 #include "daemon/result_summary.h"
 #include "worker/state_folder.h"
+#include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
 
@@ -93,7 +94,7 @@ constexpr absl::Duration kIdleSpareCheck = absl::Seconds(1);
 
 void Executor::Loop() {
   bool after_job = false;
-  int last_rss_trials = 0;  // of the job that ran last: the next spare prepares as many
+  int last_early_children = 0;  // of the job that ran last: the next spare prepares as many
   while (true) {
     {
       absl::MutexLock lock(&records_->mu());
@@ -101,7 +102,7 @@ void Executor::Loop() {
     }
     // Between jobs, never beside one: the spare starts here (its loading competes with
     // nothing timed), and one that died while idle is noticed and replaced.
-    spare_.Refill(after_job, last_rss_trials);
+    spare_.Refill(after_job, last_early_children);
     after_job = false;
     {
       absl::MutexLock lock(&records_->mu());
@@ -125,7 +126,7 @@ void Executor::Loop() {
     }
     RunOne(id, spec, control.get());
     after_job = true;
-    last_rss_trials = RssTrialsOf(spec);
+    last_early_children = worker::EarlyChildCount(spec);
   }
   spare_.Stop();  // on the thread that started it; its whole process group is gone after
 }
@@ -191,9 +192,9 @@ JobRunCallbacks Executor::ProgressOf(const std::string& id, const std::unique_pt
     if (!spare) records_->BeginPhase(job, "LibTorch load");
     records_->NotifyChanged();
   };
-  callbacks.on_rss_children = [this, id](int count) {
+  callbacks.on_early_children = [this, id](int count) {
     absl::MutexLock lock(&records_->mu());
-    records_->RssChildrenStarted(id, count);
+    records_->EarlyChildrenStarted(id, count);
   };
   callbacks.on_phase = [this, id](const std::string& phase) {
     spdlog::info("job {} phase {}", id, phase);

@@ -2,36 +2,35 @@
 
 #include <utility>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
+#include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
 
 JobPhases::JobPhases(Clock* clock, std::string started_at) : timeline_(clock, std::move(started_at)) {}
 
 void JobPhases::Begin(const std::string& phase) {
-  if (absl::StartsWith(phase, "rss ")) {
-    open_rss_.push_back(timeline_.BeginConcurrent(phase));
+  const worker::PhaseKind kind = worker::ClassifyPhase(phase);
+  if (kind == worker::PhaseKind::kConcurrent) {
+    open_concurrent_.push_back(timeline_.BeginConcurrent(phase));
     return;
   }
-  if (waiting_for_rss_ || absl::StartsWith(phase, "warm-up ") || absl::StartsWith(phase, "timing ")) EndRss();
-  waiting_for_rss_ = phase == "wait for rss";
+  if (after_join_ || kind == worker::PhaseKind::kTimed) EndConcurrent();
+  after_join_ = kind == worker::PhaseKind::kJoin;
   timeline_.Begin(phase);
 }
 
-void JobPhases::RssChildrenStarted(int count) {
-  if (count > 0)
-    open_rss_.push_back(timeline_.BeginConcurrent(absl::StrCat("rss children (", count, " started with the worker)")));
+void JobPhases::EarlyChildrenStarted(int count) {
+  if (count > 0) open_concurrent_.push_back(timeline_.BeginConcurrent(worker::EarlyChildrenSpan(count)));
 }
 
 void JobPhases::End() {
-  EndRss();
+  EndConcurrent();
   timeline_.End();
 }
 
-void JobPhases::EndRss() {
-  for (int handle : open_rss_) timeline_.EndConcurrent(handle);
-  open_rss_.clear();
+void JobPhases::EndConcurrent() {
+  for (int handle : open_concurrent_) timeline_.EndConcurrent(handle);
+  open_concurrent_.clear();
 }
 
 }  // namespace torchscan::daemon

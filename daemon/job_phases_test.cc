@@ -35,7 +35,7 @@ TEST(JobPhases, RssChildrenAreConcurrentSpansEndedWhenThePhaseAfterTheWaitBegins
   phases.Begin("worker start (cold: spare worker off (no_spare_worker))");
   clock.Advance(0.1);
   phases.Begin("LibTorch load");
-  phases.RssChildrenStarted(2);
+  phases.EarlyChildrenStarted(2);
   clock.Advance(0.6);
   phases.Begin("rss baseline");
   phases.Begin("rss candidate");
@@ -79,8 +79,8 @@ TEST(JobPhases, EndEndsOpenRssSpans) {
   FakeClock clock;
   JobPhases phases(&clock);
   phases.Begin("LibTorch load");
-  phases.RssChildrenStarted(1);
-  phases.RssChildrenStarted(0);  // nothing
+  phases.EarlyChildrenStarted(1);
+  phases.EarlyChildrenStarted(0);  // nothing
   clock.Advance(0.25);
   phases.End();
   clock.Advance(1);

@@ -160,10 +160,10 @@ void JobRecords::BeginPhase(v1::Job& job, const std::string& phase, const std::s
   *job.mutable_timeline() = it->second.Snapshot();
 }
 
-void JobRecords::RssChildrenStarted(const std::string& id, int count) {
+void JobRecords::EarlyChildrenStarted(const std::string& id, int count) {
   mu_.AssertHeld();
   if (auto it = phases_.find(id); it != phases_.end()) {
-    it->second.RssChildrenStarted(count);
+    it->second.EarlyChildrenStarted(count);
     *jobs_.at(id).mutable_timeline() = it->second.Snapshot();
   }
 }

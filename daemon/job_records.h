@@ -90,8 +90,8 @@ class JobRecords {
   // now and whose started_at is `submitted_at` (else now).
   void BeginPhase(v1::Job& job, const std::string& phase, const std::string& submitted_at = "")
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // `count` RSS children started with job `id`'s worker (JobPhases::RssChildrenStarted).
-  void RssChildrenStarted(const std::string& id, int count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `count` children started with job `id`'s worker (JobPhases::EarlyChildrenStarted).
+  void EarlyChildrenStarted(const std::string& id, int count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Copies job `id`'s open timeline into its record (nothing when it has none).
   void RefreshTimeline(v1::Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends the job's open phase, copies the timeline into `job` and forgets it.

@@ -13,16 +13,11 @@
 
 namespace torchscan::daemon {
 
-int RssTrialsOf(const v1::JobSpec& spec) {
-  if (!spec.options().rss()) return 0;
-  return spec.has_compare() ? 2 : spec.has_measure() ? 1 : 0;
-}
-
 JobRunOptions RunOptionsOf(const v1::DaemonConfig& config) {
   JobRunOptions options;
   WorkerLaunch& worker = options.worker;
   worker.path = config.worker_path();
-  options.rss_child_path = config.rss_child_path();
+  options.helpers.rss_child_path = config.rss_child_path();
   if (!config.cpu_set().empty()) {
     absl::StatusOr<std::vector<int>> cpus = ParseCpuList(config.cpu_set());
     if (cpus.ok()) worker.cpus = *std::move(cpus);
@@ -43,10 +38,7 @@ JobRunOptions RunOptionsOf(const v1::DaemonConfig& config) {
 WorkerLaunch WorkerLaunchOf(const JobRunOptions& options, std::vector<std::string> args, std::string stderr_path) {
   WorkerLaunch launch = options.worker;
   launch.args = std::move(args);
-  if (!options.rss_child_path.empty()) {
-    launch.args.push_back("--rss-child");
-    launch.args.push_back(options.rss_child_path);
-  }
+  for (std::string& arg : worker::HelperProgramArgs(options.helpers)) launch.args.push_back(std::move(arg));
   launch.stderr_path = std::move(stderr_path);
   return launch;
 }
@@ -65,8 +57,7 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     return outcome;
   }
   WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
-  if (spare == nullptr && !options.rss_child_path.empty())
-    launch.early_children = worker::WaitingRssChildren(options.rss_child_path, RssTrialsOf(spec));
+  if (spare == nullptr) launch.early_children = worker::EarlyChildrenOf(spec, options.helpers);
 
   bool saw_line = false;
   auto on_line = [&](const std::string& text) {
@@ -81,7 +72,7 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
                                     control, callbacks.on_start)
                        : RunWorker(launch, on_line, control, callbacks.on_start, [&](int started) {
                            // Only those forked: a failed fork is pid 0 to the worker and never runs.
-                           if (started > 0 && callbacks.on_rss_children) callbacks.on_rss_children(started);
+                           if (started > 0 && callbacks.on_early_children) callbacks.on_early_children(started);
                          });
   if (!worker.ok()) {
     outcome.killed = worker.kind == worker::WorkerOutcome::Kind::kKilled;

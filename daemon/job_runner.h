@@ -12,12 +12,13 @@
 #include "daemon/job_store.h"
 #include "daemon/worker_launcher.h"
 #include "proto/service.pb.h"
+#include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
 
 // How workers are launched; from the daemon configuration.
 struct JobRunOptions {
-  std::string rss_child_path;  // passed as --rss-child when set
+  worker::HelperPrograms helpers;  // passed on (worker_protocol.h's HelperProgramArgs)
   // torchscan-worker (path, required) with its affinity (empty = the daemon's), RLIMIT_AS,
   // wall time, RLIMIT_CPU and RLIMIT_NOFILE (0 = none or inherit), and its user (uid/gid,
   // -1 = the daemon's; the job's folder is then given to it: it writes its result there).
@@ -25,13 +26,10 @@ struct JobRunOptions {
   WorkerLaunch worker;
 };
 
-// RSS trials a job runs: one per run with rss (a comparison has two, a measurement one), else none.
-int RssTrialsOf(const v1::JobSpec& spec);
-
 // Config must be valid; worker_user (set only when torchscand is root) becomes uid/gid.
 JobRunOptions RunOptionsOf(const v1::DaemonConfig& config);
 
-// How a worker is launched with `options`: `args` (then --rss-child when set), its stderr to
+// How a worker is launched with `options`: `args` (then HelperProgramArgs), its stderr to
 // `stderr_path`, the affinity, limits and user of `options`. A job's worker and the warm spare
 // (args {"--spare"}) differ only in these two.
 WorkerLaunch WorkerLaunchOf(const JobRunOptions& options, std::vector<std::string> args, std::string stderr_path);
@@ -41,9 +39,9 @@ struct JobRunCallbacks {
   std::function<void(int pid)> on_start;
   std::function<void(const std::string& phase)> on_phase;
   std::function<void(int64_t blocks_done)> on_blocks;
-  // Right after on_start, when a fresh worker was launched with RSS children: `count` > 0 of
-  // them were forked (one whose fork failed is not counted).
-  std::function<void(int count)> on_rss_children;
+  // Right after on_start, when a fresh worker was launched with early children: `count` > 0
+  // of them were forked (one whose fork failed is not counted).
+  std::function<void(int count)> on_early_children;
 };
 
 struct JobRunOutcome {
@@ -65,11 +63,10 @@ struct JobRunOutcome {
 // of any kind, exit 0 without a valid result.json) come back as state failed with the reason
 // in `error`; a result the worker could not write adds the state_dir's free bytes.
 // `spare`, when given (ready: SpareWorker::Wait), runs the job instead of a fresh worker
-// (launched with the same `options`); it is used up either way (its own waiting RSS children
-// take the job's trials). A fresh worker of a job with rss is launched together with its
-// RSS children (WorkerLaunch.early_children: worker_protocol.h's WaitingRssChildren, one per
-// RssTrialsOf(spec), when options.rss_child_path is set), so that their LibTorch loads overlap its own instead of
-// following it.
+// (launched with the same `options`); it is used up either way (the children it prepared
+// serve the job). A fresh worker is launched together with the children its job wants
+// (WorkerLaunch.early_children: worker_protocol.h's EarlyChildrenOf), so that their LibTorch
+// loads overlap its own instead of following it.
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
                      WorkerControl* control, const JobRunCallbacks& callbacks, SpareWorker* spare = nullptr);
 

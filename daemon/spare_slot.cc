@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "absl/strings/str_cat.h"
+#include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -52,14 +53,14 @@ std::string SpareSlot::Unavailable() {
   return spare_ ? "" : why_none_;
 }
 
-void SpareSlot::Refill(bool after_job, int rss_children) {
+void SpareSlot::Refill(bool after_job, int early_children) {
   if (!enabled_) return;
   ForgetIfEnded();
   if (spare_) return;
   if (failed_loading_ && !after_job) return;  // a launch that fails is retried once per job
   std::string reason;
   WorkerLaunch launch = launch_;
-  launch.args.insert(launch.args.end(), {"--rss-children", std::to_string(std::max(0, rss_children))});
+  for (std::string& arg : worker::SpareArgs(early_children)) launch.args.push_back(std::move(arg));
   spare_ = SpareWorker::Start(launch, &reason);
   if (!spare_) {
     spdlog::warn("the spare worker could not start: {}", reason);

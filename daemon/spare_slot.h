@@ -46,11 +46,11 @@ class SpareSlot {
 
   // Between jobs: starts a spare when there is none, replacing one that died (see above);
   // `after_job`: a job has just ended (a spare that failed before it was ready is retried).
-  // `rss_children`: RSS children the spare starts to wait beside it (torchscan-worker
-  // --rss-children), for the next job's RSS trials (the executor passes what the last job
-  // used: a queue tends to repeat its kind of job, and children nobody needs cost a LibTorch
-  // load each, killed unused).
-  void Refill(bool after_job, int rss_children = 0);
+  // `early_children`: children the spare prepares beside it for its coming job
+  // (worker_protocol.h's SpareArgs; the executor passes what the last job wanted: a queue
+  // tends to repeat its kind of job, and children nobody needs cost a LibTorch load each,
+  // killed unused).
+  void Refill(bool after_job, int early_children = 0);
   // "" when a spare is there (ready or loading), else why the next job gets a cold worker,
   // e.g. "spare worker off (no_spare_worker)", "the spare worker ended while idle: worker
   // killed by signal 9 (SIGKILL)".
@@ -71,7 +71,7 @@ class SpareSlot {
   void Drop(const std::string& why);  // forgets the spare (killed), remembering why
   void ForgetIfEnded();               // drops a spare that has ended, logging how
 
-  const WorkerLaunch launch_;  // Refill adds --rss-children N
+  const WorkerLaunch launch_;  // Refill adds SpareArgs
   const bool enabled_;
   std::unique_ptr<SpareWorker> spare_;
   std::string why_none_;         // why there is no spare (when spare_ is null)

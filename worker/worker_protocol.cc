@@ -83,9 +83,20 @@ std::optional<RssWaitingFds> ParseRssWaitingFds(std::string_view text) {
   return fds;
 }
 
+std::vector<std::string> HelperProgramArgs(const HelperPrograms& helpers) {
+  if (helpers.rss_child_path.empty()) return {};
+  return {"--rss-child", helpers.rss_child_path};
+}
+
+int EarlyChildCount(const v1::JobSpec& spec) {
+  if (!spec.options().rss()) return 0;
+  return spec.has_compare() ? 2 : spec.has_measure() ? 1 : 0;
+}
+
 process::EarlyChildren WaitingRssChildren(const std::string& rss_child_path, int count) {
   process::EarlyChildren early;
   early.name = "RSS children";
+  if (rss_child_path.empty()) return early;
   for (int i = 0; i < count; ++i)
     early.children.push_back({rss_child_path,
                               {passes::kRssChildWaitFlag},
@@ -95,5 +106,21 @@ process::EarlyChildren WaitingRssChildren(const std::string& rss_child_path, int
   };
   return early;
 }
+
+process::EarlyChildren EarlyChildrenOf(const v1::JobSpec& spec, const HelperPrograms& helpers) {
+  return WaitingRssChildren(helpers.rss_child_path, EarlyChildCount(spec));
+}
+
+std::vector<std::string> SpareArgs(int count) { return {"--rss-children", std::to_string(std::max(0, count))}; }
+
+PhaseKind ClassifyPhase(std::string_view phase) {
+  auto starts = [phase](std::string_view prefix) { return phase.substr(0, prefix.size()) == prefix; };
+  if (starts("rss ")) return PhaseKind::kConcurrent;
+  if (phase == "wait for rss") return PhaseKind::kJoin;
+  if (starts("warm-up ") || starts("timing ")) return PhaseKind::kTimed;
+  return PhaseKind::kOwn;
+}
+
+std::string EarlyChildrenSpan(int count) { return absl::StrCat("rss children (", count, " started with the worker)"); }
 
 }  // namespace torchscan::worker

@@ -43,6 +43,7 @@
 #include <string_view>
 
 #include "process/pre_exec.h"
+#include "proto/service.pb.h"
 
 // (Namespace torchscan::daemon kept from when the worker lived in daemon/.)
 namespace torchscan::worker {
@@ -99,10 +100,47 @@ std::string FormatRssWaitingFds(const RssWaitingFds& fds);
 // nullopt unless `text` is two non-negative integers joined by ':'.
 std::optional<RssWaitingFds> ParseRssWaitingFds(std::string_view text);
 
+// What the daemon hands a worker without knowing what it is. The worker's helper programs
+// (its RSS child) and the children it wants started with it are decided here, next to the
+// flags that read them; the daemon only passes them on.
+
+// The worker's helper programs, from the daemon's configuration.
+struct HelperPrograms {
+  std::string rss_child_path;  // torchscan_rss_child; empty: none (jobs with rss are refused)
+};
+
+// Arguments every worker launch (a job's or a spare's) carries: {"--rss-child", PATH}, or none.
+std::vector<std::string> HelperProgramArgs(const HelperPrograms& helpers);
+
+// How many children a job's worker wants started with it: one per RSS trial (one per run with
+// rss: a comparison has two, a measurement one), else none.
+int EarlyChildCount(const v1::JobSpec& spec);
+
+// The children to start with a cold worker of `spec` (WorkerLaunch.early_children):
+// WaitingRssChildren(helpers.rss_child_path, EarlyChildCount(spec)).
+process::EarlyChildren EarlyChildrenOf(const v1::JobSpec& spec, const HelperPrograms& helpers);
+
 // The early children (process/pre_exec.h) of a cold worker with `count` RSS trials: `count`
 // times `rss_child_path --wait`, each named to the worker by "--rss-waiting SOCKET_FD:STDERR_FD";
 // one whose exec fails says "torchscan launcher: cannot execute the RSS child (rss_child_path)"
-// on its stderr. None for count <= 0.
+// on its stderr. None for count <= 0 or an empty `rss_child_path`.
 process::EarlyChildren WaitingRssChildren(const std::string& rss_child_path, int count);
+
+// A spare's arguments after "--spare" and HelperProgramArgs: prepare `count` (< 0: 0) early
+// children for its coming job, as EarlyChildCount of the job before it.
+std::vector<std::string> SpareArgs(int count);
+
+// How a progress phase sits on the job's timeline (daemon/job_phases.h):
+enum class PhaseKind {
+  kOwn,         // the worker's own step; ends the step before it
+  kConcurrent,  // runs beside the worker's steps: "rss <run>" (an RSS child was handed its trial)
+  kJoin,        // "wait for rss": the worker joins every concurrent child; the phase after it
+                // ends their spans
+  kTimed,       // "warm-up ..." or "timing ...": nothing runs beside it, so it ends them too
+};
+PhaseKind ClassifyPhase(std::string_view phase);
+// The concurrent span of `count` early children started with the worker: "rss children (N
+// started with the worker)".
+std::string EarlyChildrenSpan(int count);
 
 }  // namespace torchscan::worker

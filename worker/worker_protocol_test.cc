@@ -67,6 +67,36 @@ TEST(WorkerProtocol, RssWaitingFdsRoundTrip) {
     EXPECT_FALSE(ParseRssWaitingFds(text).has_value()) << text;
 }
 
+TEST(WorkerProtocol, EarlyChildrenAreOnePerRssTrial) {
+  v1::JobSpec spec;
+  spec.mutable_measure();
+  EXPECT_EQ(EarlyChildCount(spec), 0);  // no rss
+  spec.mutable_options()->set_rss(true);
+  EXPECT_EQ(EarlyChildCount(spec), 1);
+  spec.mutable_compare();
+  EXPECT_EQ(EarlyChildCount(spec), 2);
+  EXPECT_EQ(EarlyChildrenOf(spec, {"/opt/torchscan_rss_child"}).children.size(), 2u);
+  EXPECT_EQ(EarlyChildrenOf(spec, {"/opt/torchscan_rss_child"}).children[0].path, "/opt/torchscan_rss_child");
+  EXPECT_TRUE(EarlyChildrenOf(spec, {""}).children.empty());  // no RSS child configured
+}
+
+TEST(WorkerProtocol, HelperAndSpareArguments) {
+  EXPECT_EQ(HelperProgramArgs({"/opt/c"}), (std::vector<std::string>{"--rss-child", "/opt/c"}));
+  EXPECT_TRUE(HelperProgramArgs({""}).empty());
+  EXPECT_EQ(SpareArgs(2), (std::vector<std::string>{"--rss-children", "2"}));
+  EXPECT_EQ(SpareArgs(-1), (std::vector<std::string>{"--rss-children", "0"}));
+}
+
+TEST(WorkerProtocol, PhasesOnTheTimeline) {
+  EXPECT_EQ(ClassifyPhase("rss baseline"), PhaseKind::kConcurrent);
+  EXPECT_EQ(ClassifyPhase("wait for rss"), PhaseKind::kJoin);
+  EXPECT_EQ(ClassifyPhase("warm-up candidate"), PhaseKind::kTimed);
+  EXPECT_EQ(ClassifyPhase("timing baseline"), PhaseKind::kTimed);
+  EXPECT_EQ(ClassifyPhase("build baseline"), PhaseKind::kOwn);
+  EXPECT_EQ(ClassifyPhase("rssx"), PhaseKind::kOwn);
+  EXPECT_EQ(EarlyChildrenSpan(2), "rss children (2 started with the worker)");
+}
+
 TEST(WorkerProtocol, ExitCodesHaveNames) {
   EXPECT_EQ(DescribeWorkerExit(kWorkerBadSpec), "bad spec");
   EXPECT_EQ(DescribeWorkerExit(kWorkerWorkloadError), "workload error");
