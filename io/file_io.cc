@@ -21,9 +21,14 @@ absl::Status ErrnoStatus(const std::string& what, const std::string& path) {
 
 }  // namespace
 
-absl::Status WriteFileAtomic(const std::string& path, const std::string& text) {
+absl::Status WriteFileAtomic(const std::string& path, const std::string& text, int mode) {
   const std::string temporary = path + ".tmp." + std::to_string(getpid());
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A new file, never one planted at that name (a link would be followed): a leftover is
+  // removed once (unlink removes a link itself) and the create tried again.
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(temporary.c_str(), kFlags, static_cast<mode_t>(mode));
+  if (fd < 0 && errno == EEXIST && ::unlink(temporary.c_str()) == 0)
+    fd = ::open(temporary.c_str(), kFlags, static_cast<mode_t>(mode));
   if (fd < 0) return ErrnoStatus("cannot create", temporary);
   size_t written = 0;
   while (written < text.size()) {

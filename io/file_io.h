@@ -25,7 +25,10 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 // Writes `text` to `path` atomically (temporary file beside it, fsync, rename): readers see
 // the old file or the new one, never half of one; on error the old file is kept and the
-// temporary one removed. NotFound / PermissionDenied / Internal naming the path.
-absl::Status WriteFileAtomic(const std::string& path, const std::string& text);
+// temporary one removed. A new file gets `mode` (less the umask). The temporary file is
+// created anew (O_EXCL, O_NOFOLLOW): a link planted at its name is removed, never followed, so
+// writing into a folder someone else can write to (a job's, while its worker runs) cannot be
+// turned onto another file. NotFound / PermissionDenied / Internal naming the path.
+absl::Status WriteFileAtomic(const std::string& path, const std::string& text, int mode = 0644);
 
 }  // namespace torchscan

@@ -63,6 +63,21 @@ TEST(WriteFileAtomic, AFailedWriteKeepsThePreviousFile) {
   EXPECT_EQ(ReadFile(path).value_or(""), "old");
 }
 
+// A link planted at the temporary file's name (someone else can write to the folder) is
+// removed, not followed: what it points to is untouched. A new file gets the mode asked for.
+TEST(WriteFileAtomic, ALinkAtTheTemporaryNameIsNotFollowed) {
+  const std::string target = TempPath("target.txt");
+  ASSERT_TRUE(WriteFileAtomic(target, "untouched").ok());
+  const std::string path = TempPath("written.txt");
+  ASSERT_EQ(::symlink(target.c_str(), (path + ".tmp." + std::to_string(getpid())).c_str()), 0);
+  ASSERT_TRUE(WriteFileAtomic(path, "new", 0600).ok());
+  EXPECT_EQ(ReadFile(path).value_or(""), "new");
+  EXPECT_EQ(ReadFile(target).value_or(""), "untouched");
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
 TEST(WriteFileAtomic, ReplacesTheWholeFile) {
   const std::string path = TempPath("replaced.txt");
   ASSERT_TRUE(WriteFileAtomic(path, "a longer first text").ok());

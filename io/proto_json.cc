@@ -137,8 +137,8 @@ std::string ToJson(const google::protobuf::Message& message) {
   return out;
 }
 
-absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path) {
-  return WriteFileAtomic(path, ToJson(message));
+absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path, int mode) {
+  return WriteFileAtomic(path, ToJson(message), mode);
 }
 
 }  // namespace torchscan

@@ -23,7 +23,7 @@ namespace torchscan {
 std::string ToJson(const google::protobuf::Message& message);
 
 // WriteFileAtomic(path, ToJson(message)) (io/file_io.h).
-absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path);
+absl::Status SaveJson(const google::protobuf::Message& message, const std::string& path, int mode = 0644);
 
 // Strict JSON mapping parse of any message (job files, daemon configuration, job records):
 // unknown fields, wrong types and malformed JSON give InvalidArgument "<source>: not a valid

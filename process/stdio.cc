@@ -34,7 +34,8 @@ bool OpenStdio(const std::string& stderr_path, bool stdin_socket, Stdio* stdio, 
   opened.out_read.Reset(pipe_fds[0]);
   opened.out_write.Reset(pipe_fds[1]);
   const std::string err_path = stderr_path.empty() ? "/dev/null" : stderr_path;
-  opened.err.Reset(::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  // O_NOFOLLOW: a link planted at its name (the folder may be a worker's) is not followed.
+  opened.err.Reset(::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!opened.err.valid()) {
     error->text = absl::StrCat("cannot open ", err_path, ": ", std::strerror(errno));
     return false;

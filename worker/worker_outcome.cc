@@ -1,10 +1,11 @@
 #include "worker/worker_outcome.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -37,14 +38,19 @@ process::RunOptions WorkerRunOptions(const std::string& path, std::vector<std::s
 
 std::string ReadStderrTail(const std::string& path) {
   if (path.empty()) return "";
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return "";
-  const std::streamoff size = in.tellg();
-  const std::streamoff start = std::max<std::streamoff>(0, size - static_cast<std::streamoff>(kStderrTail));
-  in.seekg(start);
-  std::stringstream text;
-  text << in.rdbuf();
-  return std::string(absl::StripAsciiWhitespace(text.str()));
+  // O_NOFOLLOW: the file lies in the worker's folder; a link put in its place is not read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return "";
+  struct stat st;
+  std::string text;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    const off_t start = std::max<off_t>(0, st.st_size - static_cast<off_t>(kStderrTail));
+    char buffer[kStderrTail];
+    const ssize_t n = ::pread(fd, buffer, sizeof buffer, start);
+    if (n > 0) text.assign(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return std::string(absl::StripAsciiWhitespace(text));
 }
 
 std::string DescribeWorkerStatus(int status, const std::string& stderr_tail, const process::RunOptions& options,
