@@ -45,6 +45,13 @@ void PreExec::Fail(const char* message) const {
   ::_exit(setup_.failed_exit_code);
 }
 
+void PreExec::FailWithErrno(const char* message) const {
+  const char* name = ::strerrorname_np(errno);  // a constant string: async-signal-safe
+  for (const char* part : {message, ": ", name != nullptr ? name : "unknown error", "\n"})
+    (void)!::write(STDERR_FILENO, part, std::strlen(part));
+  ::_exit(setup_.failed_exit_code);
+}
+
 void PreExec::Apply() const {
   for (const auto& [from, to] : {std::pair{setup_.stdout_fd, STDOUT_FILENO}, std::pair{setup_.stderr_fd, STDERR_FILENO},
                                  std::pair{setup_.stdin_fd, STDIN_FILENO}})
@@ -55,6 +62,8 @@ void PreExec::Apply() const {
   if (!setup_.cpus.empty() && ::sched_setaffinity(0, sizeof(cpus_), &cpus_) != 0)
     Fail("torchscan launcher: sched_setaffinity failed for cpu_set\n");
   ApplyLimits();
+  if (setup_.sandbox != nullptr)
+    if (const char* failed = setup_.sandbox->Apply()) FailWithErrno(failed);
   SwitchUserAndConfine();
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) Fail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
   // A parent that died before prctl took effect sent no signal: the child has a new parent.

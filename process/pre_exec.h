@@ -5,11 +5,11 @@
 // In this order: stdin/stdout/stderr from the descriptors given, a process group of its own
 // (when asked), no signal blocked and SIGPIPE at its default, CPU affinity, RLIMIT_AS,
 // RLIMIT_CORE 0 (when asked), RLIMIT_CPU (SIGXCPU at the limit, SIGKILL 5 s later),
-// RLIMIT_NOFILE, the group then the user (supplementary groups dropped), PR_SET_NO_NEW_PRIVS
-// (when asked), PR_SET_PDEATHSIG SIGKILL (after the user switch, which would clear it) with a
-// check that the parent is still the one that forked it (a parent already gone sent no signal:
-// getppid differs), then the early children (below). If any step fails the child writes why
-// to its stderr ("torchscan launcher: ...") and exits with SetUp.failed_exit_code.
+// RLIMIT_NOFILE, the sandbox (when given: sandbox.h), the group then the user (supplementary groups dropped),
+// PR_SET_NO_NEW_PRIVS (when asked), PR_SET_PDEATHSIG SIGKILL (after the user switch, which would clear it) with a check
+// that the parent is still the one that forked it (a parent already gone sent no signal: getppid differs), then the
+// early children (below). If any step fails the child writes why to its stderr ("torchscan launcher: ...") and exits
+// with SetUp.failed_exit_code.
 //
 // Early children: programs the child starts after its set-up and before its own exec, so that
 // their start-up overlaps its program's (torchscan-worker's RSS children). Each is forked with
@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "process/sandbox.h"
+
 namespace torchscan::process {
 
 struct SetUp {
@@ -49,7 +51,10 @@ struct SetUp {
   int gid = -1;                    // and this group; -1 = the parent's
   bool no_core_dumps = false;      // RLIMIT_CORE 0
   bool no_new_privs = false;       // PR_SET_NO_NEW_PRIVS
-  int failed_exit_code = 125;      // the child's exit code when a step fails
+  // Entered after the limits and before the user switch (sandbox.h); nullptr: none. Must
+  // outlive the PreExec.
+  const SandboxPlan* sandbox = nullptr;
+  int failed_exit_code = 125;  // the child's exit code when a step fails
 };
 
 struct EarlyChild {
@@ -87,6 +92,7 @@ class PreExec {
 
  private:
   void Fail(const char* message) const;
+  void FailWithErrno(const char* message) const;  // "<message>: EPERM\n" (errno's name)
   void ApplyLimits() const;
   void SwitchUserAndConfine() const;
   void StartEarlyChildren() const;
