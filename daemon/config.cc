@@ -151,6 +151,20 @@ absl::Status ValidateAccounts(const v1::DaemonConfig& config, const MachineFacts
   return ValidateWorkerUserReach(config, *user);
 }
 
+absl::Status ValidateSandbox(const v1::DaemonConfig& config) {
+  if (config.sandbox() != kSandboxOff && config.sandbox() != kSandboxNamespaces)
+    return Invalid("sandbox", absl::StrCat("unknown value \"", config.sandbox(), "\"; use ", kSandboxNamespaces,
+                                           " (jobs see only their own folder) or ", kSandboxOff));
+  for (int i = 0; i < config.shared_paths_size(); ++i) {
+    const std::string& path = config.shared_paths(i);
+    const std::string field = absl::StrCat("shared_paths[", i, "]");
+    std::error_code error;
+    if (path.empty() || path[0] != '/') return Invalid(field, "\"" + path + "\" must be an absolute path");
+    if (!fs::exists(path, error)) return Invalid(field, "\"" + path + "\" does not exist");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateDevice(const std::string& field, const std::string& device) {
   absl::string_view rest = device;
   if (device == "cpu" || device == "cuda") return absl::OkStatus();
@@ -254,6 +268,9 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config) {
   if (flags.worker_open_files) limits->set_worker_open_files(*flags.worker_open_files);
   if (flags.noise_floor_max_age_s) config->set_noise_floor_max_age_s(*flags.noise_floor_max_age_s);
   if (flags.no_spare_worker) config->set_no_spare_worker(true);
+  if (flags.sandbox) config->set_sandbox(*flags.sandbox);
+  if (!flags.shared_paths.empty())
+    *config->mutable_shared_paths() = {flags.shared_paths.begin(), flags.shared_paths.end()};
 }
 
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
@@ -275,6 +292,7 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
   if (limits->worker_open_files() == 0) limits->set_worker_open_files(kDefaultWorkerOpenFiles);
   if (config->noise_floor_max_age_s() == 0) config->set_noise_floor_max_age_s(kDefaultNoiseFloorMaxAgeS);
   if (machine.is_root && config->worker_user().empty()) config->set_worker_user(kDefaultWorkerUser);
+  if (config->sandbox().empty()) config->set_sandbox(kSandboxOff);
   if (config->worker_path().empty() && !machine.executable_dir.empty())
     config->set_worker_path(DefaultWorker(machine.executable_dir));
   std::vector<std::string*> paths = {config->mutable_worker_path(), config->mutable_rss_child_path(),
@@ -333,7 +351,7 @@ absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& 
     return Invalid("rss_child_path",
                    "\"" + config.rss_child_path() + "\" is not an executable file; build //passes:torchscan_rss_child");
   if (absl::Status s = ValidateAccounts(config, machine); !s.ok()) return s;
-  return absl::OkStatus();
+  return ValidateSandbox(config);
 }
 
 absl::StatusOr<v1::DaemonConfig> EffectiveConfig(const ConfigFlags& flags, const MachineFacts& machine) {

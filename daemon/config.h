@@ -49,6 +49,8 @@ struct ConfigFlags {
   std::optional<int> worker_open_files;           // --worker-open-files
   std::optional<double> noise_floor_max_age_s;    // --noise-floor-max-age (seconds)
   bool no_spare_worker = false;                   // --no-spare-worker (true sets it; false leaves the file's)
+  std::optional<std::string> sandbox;             // --sandbox namespaces|off
+  std::vector<std::string> shared_paths;          // --share (repeatable)
 };
 
 // What validation and defaults need to know about the machine; tests pass their own.
@@ -68,6 +70,9 @@ MachineFacts CurrentMachine();
 // (worker/state_folder.h). The programs' file names:
 inline constexpr const char* kWorkerFileName = "torchscan-worker";
 inline constexpr const char* kRssChildFileName = "torchscan_rss_child";
+// DaemonConfig.sandbox's values (job_sandbox.h); kSandboxOff is the default.
+inline constexpr const char* kSandboxNamespaces = "namespaces";
+inline constexpr const char* kSandboxOff = "off";
 
 // Reads and strictly parses a DaemonConfig JSON file (io/proto_json.h: LoadJsonStrict).
 absl::StatusOr<v1::DaemonConfig> LoadConfigFile(const std::string& path);

@@ -50,6 +50,11 @@ void AddConfigFlags(CLI::App* app, ConfigFlags* flags) {
   app->add_option("--rss-child", flags->rss_child_path, "torchscan_rss_child path (default: found from the worker)");
   app->add_flag("--no-spare-worker", flags->no_spare_worker,
                 "start a cold worker for every job instead of keeping one warm spare worker loaded between jobs");
+  app->add_option("--sandbox", flags->sandbox,
+                  "namespaces: each job sees only its own folder, its programs and --share paths, no network; "
+                  "off (default): jobs see what --worker-user can reach");
+  app->add_option("--share", flags->shared_paths,
+                  "a path sandboxed jobs may read (datasets, models by path); repeatable");
 }
 
 }  // namespace torchscan::daemon

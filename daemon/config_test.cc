@@ -63,6 +63,7 @@ TEST(Config, DefaultsFillEverything) {
   EXPECT_EQ(config->noise_floor_max_age_s(), 7 * 24 * 3600);
   EXPECT_EQ(config->worker_path(), TempDir() + "/torchscan-worker");
   EXPECT_EQ(config->rss_child_path(), "");  // none beside the fake worker
+  EXPECT_EQ(config->sandbox(), "off");
 }
 
 TEST(Config, FlagsOverrideTheFile) {
@@ -119,6 +120,12 @@ TEST(Config, EachBadFieldIsNamed) {
   ExpectFieldError("noise_floor_max_age_s", [](ConfigFlags& f) { f.noise_floor_max_age_s = -1; });
   ExpectFieldError("worker_path", [](ConfigFlags& f) { f.worker_path = "/nonexistent/worker"; });
   ExpectFieldError("rss_child_path", [](ConfigFlags& f) { f.rss_child_path = "/nonexistent/child"; });
+  ExpectFieldError("sandbox", [](ConfigFlags& f) { f.sandbox = "bubblewrap"; });
+  ExpectFieldError("shared_paths[1]", [](ConfigFlags& f) {
+    f.sandbox = "namespaces";
+    f.shared_paths = {"/usr/share", "datasets"};
+  });
+  ExpectFieldError("shared_paths[0]", [](ConfigFlags& f) { f.shared_paths = {"/nonexistent/datasets"}; });
 }
 
 // A file with `text` and permissions `mode` in the test's folder.

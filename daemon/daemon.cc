@@ -15,6 +15,8 @@
 #include "core/timestamp.h"
 #include "core/version.h"
 #include "daemon/access_rules.h"
+#include "daemon/config.h"
+#include "daemon/job_sandbox.h"
 #include "spec/job_spec.h"
 
 namespace torchscan::daemon {
@@ -64,15 +66,34 @@ bool InStates(const google::protobuf::RepeatedField<int>& states, v1::Job::State
   return states.empty() || std::find(states.begin(), states.end(), state) != states.end();
 }
 
+// The jobs' sandbox of a "namespaces" configuration, tried once now: a kernel that refuses it
+// stops the start rather than every job. nullptr for "off".
+absl::StatusOr<std::shared_ptr<const JobSandbox>> OpenSandbox(const v1::DaemonConfig& config) {
+  if (config.sandbox() != kSandboxNamespaces) return nullptr;
+  absl::StatusOr<JobSandbox> sandbox = JobSandbox::Create(config);
+  if (!sandbox.ok()) return sandbox.status();
+  const JobRunOptions run = RunOptionsOf(config);
+  if (absl::Status s = sandbox->Probe(run.worker.uid, run.worker.gid); !s.ok())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "sandbox: the kernel refused the jobs' sandbox (", s.message(),
+        "); run torchscand as root or allow unprivileged user namespaces, or set sandbox to off (--sandbox off) "
+        "to accept that every job can read what worker_user can, other jobs' uploads included"));
+  spdlog::info("jobs run sandboxed (namespaces): {} paths visible read-only, {} hidden",
+               sandbox->base().read_only.size(), sandbox->base().hidden.size());
+  return std::make_shared<const JobSandbox>(*std::move(sandbox));
+}
+
 }  // namespace
 
-Daemon::Daemon(const v1::DaemonConfig& config)
-    : config_(config), started_at_(NowRfc3339()), records_(config), executor_(config, &records_) {}
+Daemon::Daemon(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox)
+    : config_(config), started_at_(NowRfc3339()), records_(config), executor_(config, &records_, std::move(sandbox)) {}
 
 Daemon::~Daemon() { Shutdown("the daemon was stopped"); }
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& config) {
-  std::unique_ptr<Daemon> daemon(new Daemon(config));
+  absl::StatusOr<std::shared_ptr<const JobSandbox>> sandbox = OpenSandbox(config);
+  if (!sandbox.ok()) return sandbox.status();
+  std::unique_ptr<Daemon> daemon(new Daemon(config, *std::move(sandbox)));
   Executor& executor = daemon->executor_;
   absl::Status loaded = daemon->records_.Load([&executor](const std::string& id) {
     executor.AssertHeld();  // Load calls this under the records' mutex

@@ -95,7 +95,7 @@ class Daemon {
   const v1::DaemonConfig& config() const { return config_; }
 
  private:
-  explicit Daemon(const v1::DaemonConfig& config);
+  Daemon(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox);
   // The job with its live queue position.
   v1::Job Snapshot(const v1::Job& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_.mu());
 

@@ -13,8 +13,9 @@
 
 namespace torchscan::daemon {
 
-JobRunOptions RunOptionsOf(const v1::DaemonConfig& config) {
+JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox) {
   JobRunOptions options;
+  options.sandbox = std::move(sandbox);
   WorkerLaunch& worker = options.worker;
   worker.path = config.worker_path();
   options.helpers.rss_child_path = config.rss_child_path();
@@ -52,12 +53,22 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     outcome.error = absl::StrCat("could not write the job's ", worker::kJobSpecFile, ": ", s.message());
     return outcome;
   }
-  if (options.worker.uid >= 0 && ::chown(store.JobDir(id).c_str(), options.worker.uid, options.worker.gid) != 0) {
-    outcome.error = absl::StrCat("could not give the job's folder to worker_user: ", std::strerror(errno));
+  if (absl::Status s =
+          options.worker.uid >= 0 ? store.GiveToWorker(id, options.worker.uid, options.worker.gid) : absl::OkStatus();
+      !s.ok()) {
+    outcome.error = absl::StrCat("could not give the job's folder to worker_user: ", s.message());
     return outcome;
   }
   WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
   if (spare == nullptr) launch.early_children = worker::EarlyChildrenOf(spec, options.helpers);
+  if (options.sandbox) {
+    absl::StatusOr<std::shared_ptr<const process::SandboxPlan>> plan = options.sandbox->PlanFor(store.JobDir(id));
+    if (!plan.ok()) {
+      outcome.error = absl::StrCat("the job's sandbox could not be prepared: ", plan.status().message());
+      return outcome;
+    }
+    launch.sandbox = *std::move(plan);
+  }
 
   bool saw_line = false;
   auto on_line = [&](const std::string& text) {
@@ -74,6 +85,11 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
                            // Only those forked: a failed fork is pid 0 to the worker and never runs.
                            if (started > 0 && callbacks.on_early_children) callbacks.on_early_children(started);
                          });
+  // Nothing of the worker runs now: its folder becomes the daemon's before anything in it is read.
+  if (absl::Status s = store.TakeBack(id); !s.ok()) {
+    outcome.error = absl::StrCat(worker.ok() ? "" : worker.reason + "; then ", s.message());
+    return outcome;
+  }
   if (!worker.ok()) {
     outcome.killed = worker.kind == worker::WorkerOutcome::Kind::kKilled;
     outcome.error = worker.reason;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/job_sandbox.h"
 #include "daemon/job_store.h"
 #include "daemon/worker_launcher.h"
 #include "proto/service.pb.h"
@@ -19,6 +20,8 @@ namespace torchscan::daemon {
 // How workers are launched; from the daemon configuration.
 struct JobRunOptions {
   worker::HelperPrograms helpers;  // passed on (worker_protocol.h's HelperProgramArgs)
+  // Each job's worker runs in this sandbox, its own folder writable; nullptr: none.
+  std::shared_ptr<const JobSandbox> sandbox;
   // torchscan-worker (path, required) with its affinity (empty = the daemon's), RLIMIT_AS,
   // wall time, RLIMIT_CPU and RLIMIT_NOFILE (0 = none or inherit), and its user (uid/gid,
   // -1 = the daemon's; the job's folder is then given to it: it writes its result there).
@@ -27,7 +30,7 @@ struct JobRunOptions {
 };
 
 // Config must be valid; worker_user (set only when torchscand is root) becomes uid/gid.
-JobRunOptions RunOptionsOf(const v1::DaemonConfig& config);
+JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox = nullptr);
 
 // How a worker is launched with `options`: `args` (then HelperProgramArgs), its stderr to
 // `stderr_path`, the affinity, limits and user of `options`. A job's worker and the warm spare

@@ -32,10 +32,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-absl::Status MakeDir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0755) == 0 || errno == EEXIST) {
+// Job folders and their files are the daemon's alone (a job's worker gets its own folder while
+// it runs: GiveToWorker); the state folder and jobs/ can be passed through but not listed, so
+// that clients reach the socket and an unsandboxed worker its own folder.
+constexpr int kPrivateFileMode = 0600;
+constexpr int kJobFolderMode = 0700;
+constexpr int kPassThroughMode = 0711;
+
+absl::Status MakeDir(const std::string& path, int mode) {
+  if (::mkdir(path.c_str(), static_cast<mode_t>(mode)) == 0 || errno == EEXIST) {
     std::error_code error;
-    if (fs::is_directory(path, error)) return absl::OkStatus();
+    if (fs::is_directory(path, error) && ::chmod(path.c_str(), static_cast<mode_t>(mode)) == 0) return absl::OkStatus();
+    if (fs::is_directory(path, error))
+      return absl::PermissionDeniedError(absl::StrCat("cannot set the mode of ", path, ": ", std::strerror(errno)));
     return absl::FailedPreconditionError(absl::StrCat(path, " exists and is not a folder"));
   }
   const std::string message = absl::StrCat("cannot create folder ", path, ": ", std::strerror(errno));
@@ -68,8 +77,14 @@ JobStore::~JobStore() {
 absl::Status JobStore::Open() {
   std::error_code error;
   fs::create_directories(state_dir_, error);  // parents; the checks below name what failed
-  if (absl::Status s = MakeDir(state_dir_); !s.ok()) return s;
-  if (absl::Status s = MakeDir((fs::path(state_dir_) / worker::kStateJobsFolder).string()); !s.ok()) return s;
+  if (absl::Status s = MakeDir(state_dir_, kPassThroughMode); !s.ok()) return s;
+  if (absl::Status s = MakeDir((fs::path(state_dir_) / worker::kStateJobsFolder).string(), kPassThroughMode); !s.ok())
+    return s;
+  // Job folders an older daemon made open to all (0755) are closed now.
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(fs::path(state_dir_) / worker::kStateJobsFolder, error))
+    if (JobNumber(entry.path().filename().string()) >= 0 && entry.is_directory(error))
+      ::chmod(entry.path().c_str(), kJobFolderMode);
   const std::string lock_path = (fs::path(state_dir_) / worker::kStateLockFile).string();
   lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return absl::InternalError(absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
@@ -241,7 +256,7 @@ absl::Status JobStore::SaveCacheOf(const std::vector<const v1::Job*>& jobs) {
       records.emplace(job->id(), CachedRecord{it->second.identity, std::move(bytes)});
     }
   }
-  absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records));
+  absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records), kPrivateFileMode);
   if (written.ok()) {
     std::lock_guard<std::mutex> lock(remembered_mu_);
     remembered_since_save_ = false;  // (a Remember meanwhile is lost until the next one: time only)
@@ -261,9 +276,9 @@ std::string JobStore::CachePath() const { return (fs::path(state_dir_) / kJobCac
 absl::Status JobStore::SaveJob(const v1::Job& job) {
   if (JobNumber(job.id()) < 0)
     return absl::InvalidArgumentError(absl::StrCat("job id \"", job.id(), "\" is malformed"));
-  if (absl::Status s = MakeDir(JobDir(job.id())); !s.ok()) return s;
+  if (absl::Status s = MakeDir(JobDir(job.id()), kJobFolderMode); !s.ok()) return s;
   const std::string path = JobDir(job.id()) + "/" + worker::kJobRecordFile;
-  if (absl::Status s = SaveJson(job, path); !s.ok()) return s;
+  if (absl::Status s = SaveJson(job, path, kPrivateFileMode); !s.ok()) return s;
   if (IsFinished(job)) {
     if (const std::optional<RecordIdentity> identity = IdentityOf(path)) Remember(job, *identity);
   }
@@ -271,8 +286,39 @@ absl::Status JobStore::SaveJob(const v1::Job& job) {
 }
 
 absl::Status JobStore::WriteSpec(const std::string& id, const v1::JobSpec& spec) {
-  if (absl::Status s = MakeDir(JobDir(id)); !s.ok()) return s;
-  return SaveJson(spec, JobDir(id) + "/" + worker::kJobSpecFile);
+  if (absl::Status s = MakeDir(JobDir(id), kJobFolderMode); !s.ok()) return s;
+  return SaveJson(spec, JobDir(id) + "/" + worker::kJobSpecFile, kPrivateFileMode);
+}
+
+absl::Status JobStore::GiveToWorker(const std::string& id, int uid, int gid) {
+  for (const std::string& path : {JobDir(id), JobDir(id) + "/" + worker::kJobSpecFile})
+    if (::lchown(path.c_str(), static_cast<uid_t>(uid), static_cast<gid_t>(gid)) != 0 && errno != ENOENT)
+      return absl::InternalError(absl::StrCat("cannot give ", path, " to the worker's user: ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+absl::Status JobStore::TakeBack(const std::string& id) {
+  const std::string dir = JobDir(id);
+  // First the folder: from then on nobody but the daemon adds or swaps entries in it.
+  if (::lchown(dir.c_str(), ::geteuid(), ::getegid()) != 0 || ::chmod(dir.c_str(), kJobFolderMode) != 0)
+    return absl::InternalError(absl::StrCat("cannot take back ", dir, ": ", std::strerror(errno)));
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string path = entry.path().string();
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) continue;  // nothing reads into one; the folder above is closed now
+    // A link (symbolic, or a second name of a file elsewhere) is removed itself, never
+    // followed or changed.
+    if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
+      ::unlink(path.c_str());
+      continue;
+    }
+    if (::lchown(path.c_str(), ::geteuid(), ::getegid()) != 0 || ::chmod(path.c_str(), kPrivateFileMode) != 0)
+      return absl::InternalError(absl::StrCat("cannot take back ", path, ": ", std::strerror(errno)));
+  }
+  if (error) return absl::InternalError(absl::StrCat("cannot list ", dir, ": ", error.message()));
+  return absl::OkStatus();
 }
 
 absl::Status JobStore::DiscardRefused(const std::string& id) {
@@ -322,7 +368,7 @@ absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const 
 }
 
 absl::Status JobStore::SaveResult(const std::string& id, const v1::JobResult& result) {
-  return SaveJson(result, ResultPath(id));
+  return SaveJson(result, ResultPath(id), kPrivateFileMode);
 }
 
 absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor() const {
@@ -338,7 +384,7 @@ absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor() const {
 }
 
 absl::Status JobStore::SaveNoiseFloor(const v1::NoiseFloor& floor) {
-  return SaveJson(floor, (fs::path(state_dir_) / worker::kNoiseFloorFile).string());
+  return SaveJson(floor, (fs::path(state_dir_) / worker::kNoiseFloorFile).string(), kPrivateFileMode);
 }
 
 }  // namespace torchscan::daemon

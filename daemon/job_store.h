@@ -38,7 +38,8 @@ class JobStore {
   JobStore(const JobStore&) = delete;
   JobStore& operator=(const JobStore&) = delete;
 
-  // Creates <state_dir> and <state_dir>/jobs (mode 0700 ... as the umask allows) and takes
+  // Creates <state_dir> and <state_dir>/jobs (mode 0711: passed through, not listed), closes
+  // job folders to all but the daemon (0700; their files are written 0600), and takes
   // an exclusive lock on <state_dir>/torchscand.lock for the life of this object.
   // Internal/PermissionDenied naming the path when a folder cannot be made; FailedPrecondition
   // when another process holds the lock (another torchscand uses this state_dir).
@@ -97,6 +98,14 @@ class JobStore {
   // Whether jobs/<id>/spec.json exists (written at submission; a job queued by an older
   // daemon has only its record, which then holds the whole spec).
   bool HasSpec(const std::string& id) const;
+  // While a job's worker runs as another user (`uid`, `gid`), it owns the job's folder and
+  // spec.json: it reads the spec and writes its result there. Internal naming the path.
+  absl::Status GiveToWorker(const std::string& id, int uid, int gid);
+  // After the worker ended (nothing of it runs any more): the folder is the daemon's again
+  // (owner, mode 0700), before anything in it is read. A link (symbolic or hard), pipe or
+  // device the worker left is removed, never followed; regular files become the daemon's, mode 0600; folders stay
+  // (nothing reads into them, and the folder above is closed). Internal naming the path.
+  absl::Status TakeBack(const std::string& id);
   // Strictly parses jobs/<id>/result.json and checks the report or comparison it holds
   // (report/validate.h). NotFound when absent; DataLoss naming the file when unreadable,
   // corrupt or empty.

@@ -72,6 +72,57 @@ TEST(JobStore, FilesHaveTheDocumentedNames) {
   EXPECT_EQ(files, (std::set<std::string>{"job.json", "spec.json"}));
 }
 
+int Mode(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 ? static_cast<int>(st.st_mode & 07777) : -1;
+}
+
+// Job folders are the daemon's alone; the state folder and jobs/ can be passed, not listed.
+TEST(JobStore, JobFoldersAndFilesArePrivate) {
+  const std::string dir = FreshDir("modes");
+  fs::create_directories(dir + "/jobs/job-000003");  // an older daemon's, open to all
+  ::chmod((dir + "/jobs/job-000003").c_str(), 0755);
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  EXPECT_EQ(Mode(dir), 0711);
+  EXPECT_EQ(Mode(dir + "/jobs"), 0711);
+  EXPECT_EQ(Mode(dir + "/jobs/job-000003"), 0700);
+  const std::string id = JobStore::JobId(7);
+  ASSERT_TRUE(store.SaveJob(MakeJob(7, v1::Job::queued)).ok());
+  ASSERT_TRUE(store.WriteSpec(id, MakeJob(7, v1::Job::queued).spec()).ok());
+  EXPECT_EQ(Mode(store.JobDir(id)), 0700);
+  EXPECT_EQ(Mode(store.JobDir(id) + "/job.json"), 0600);
+  EXPECT_EQ(Mode(store.JobDir(id) + "/spec.json"), 0600);
+}
+
+// What a worker leaves in its folder is taken back before it is read: a link it planted is
+// removed, not followed, and what it points to is untouched.
+TEST(JobStore, TakeBackRemovesLinksAndClosesTheRest) {
+  const std::string dir = FreshDir("take_back");
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  const std::string id = JobStore::JobId(1);
+  ASSERT_TRUE(store.WriteSpec(id, MakeJob(1, v1::Job::queued).spec()).ok());
+  const std::string secret = dir + "/secret";
+  std::ofstream(secret) << "SECRET";
+  ::chmod(secret.c_str(), 0640);
+  fs::create_symlink(secret, store.ResultPath(id));
+  fs::create_symlink(secret, store.StderrPath(id));
+  fs::create_directory(store.JobDir(id) + "/nested");
+  std::ofstream(store.JobDir(id) + "/left.txt") << "left";
+  ::chmod((store.JobDir(id) + "/left.txt").c_str(), 0666);
+  ::chmod(store.JobDir(id).c_str(), 0777);
+  ASSERT_TRUE(store.TakeBack(id).ok());
+  EXPECT_FALSE(fs::exists(fs::symlink_status(store.ResultPath(id))));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(store.StderrPath(id))));
+  EXPECT_TRUE(fs::is_directory(store.JobDir(id) + "/nested"));
+  EXPECT_EQ(Mode(store.JobDir(id)), 0700);
+  EXPECT_EQ(Mode(store.JobDir(id) + "/left.txt"), 0600);
+  EXPECT_EQ(Mode(secret), 0640);
+  EXPECT_EQ(ReadFile(secret).value_or(""), "SECRET");
+  EXPECT_EQ(store.LoadResult(id).status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST(JobStore, RecordsRoundTrip) {
   JobStore store(FreshDir("round_trip"));
   ASSERT_TRUE(store.Open().ok());

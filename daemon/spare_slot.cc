@@ -22,10 +22,10 @@ WorkerLaunch SpareLaunch(const JobRunOptions& options, std::string stderr_path) 
 
 }  // namespace
 
-SpareSlot::SpareSlot(const JobRunOptions& options, bool enabled, std::string stderr_path)
+SpareSlot::SpareSlot(const JobRunOptions& options, const std::string& off, std::string stderr_path)
     : launch_(SpareLaunch(options, std::move(stderr_path))),
-      enabled_(enabled),
-      why_none_(enabled ? "the spare worker has not been started yet" : "spare worker off (no_spare_worker)") {}
+      enabled_(off.empty()),
+      why_none_(off.empty() ? "the spare worker has not been started yet" : "spare worker off (" + off + ")") {}
 
 SpareSlot::~SpareSlot() { Stop(); }
 

@@ -39,9 +39,10 @@ namespace torchscan::daemon {
 
 class SpareSlot {
  public:
-  // `enabled` false (DaemonConfig.no_spare_worker): never starts one. The spare's stderr
-  // goes to `stderr_path` until it has a job (then to the job's worker.stderr).
-  SpareSlot(const JobRunOptions& options, bool enabled, std::string stderr_path);
+  // `off` not empty: never starts one, and says why ("no_spare_worker": DaemonConfig's, or
+  // "sandbox namespaces"). The spare's stderr goes to `stderr_path` until it has a job (then
+  // to the job's worker.stderr).
+  SpareSlot(const JobRunOptions& options, const std::string& off, std::string stderr_path);
   ~SpareSlot();  // Stop()
 
   // Between jobs: starts a spare when there is none, replacing one that died (see above);

@@ -61,6 +61,8 @@ struct WorkerLaunch {
   // they are is the caller's (a cold worker's RSS children: worker_protocol.h
   // WaitingRssChildren). None by default.
   process::EarlyChildren early_children;
+  // The sandbox the worker (and its early children) runs in (process/sandbox.h); none by default.
+  std::shared_ptr<const process::SandboxPlan> sandbox;
 };
 
 // Lets another thread stop a running worker (process/control.h): Kill(reason) kills its

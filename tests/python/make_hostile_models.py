@@ -1,0 +1,59 @@
+"""Writes hostile TorchScript modules, the way an attacker with a Python install makes them.
+
+    /usr/bin/python3 tests/python/make_hostile_models.py OUT_DIR NAME=PATH...
+
+Needs Debian's python3-torch. For each NAME=PATH writes into OUT_DIR:
+  read_NAME.pt   forward(x) reads the first bytes of PATH (torch.from_file) and fails with
+                 "LEAKED <bytes as numbers>": a job's error goes back to its submitter, so
+                 whatever it could read is carried out that way.
+  write_NAME.pt  forward(x) maps PATH shared (torch.from_file(..., shared=True)) and
+                 overwrites its first bytes with zeros, then returns x: the file changes on
+                 disk if the job can write it.
+The modules take one float tensor of any shape.
+"""
+import os
+import sys
+from typing import List
+
+import torch
+
+
+class Reader(torch.nn.Module):
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def forward(self, x):
+        data = torch.from_file(self.path, shared=False, size=8, dtype=torch.uint8)
+        leaked = "LEAKED"
+        values: List[int] = data.to(torch.int64).tolist()
+        for b in values:
+            leaked = leaked + " " + str(b)
+        assert False, leaked
+        return x
+
+
+class Writer(torch.nn.Module):
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def forward(self, x):
+        data = torch.from_file(self.path, shared=True, size=4, dtype=torch.uint8)
+        data.fill_(0)
+        # Used in the result, so that TorchScript's dead code elimination keeps the write.
+        return x + data.sum().to(x.dtype) * 0.0
+
+
+def main(out, targets):
+    os.makedirs(out, exist_ok=True)
+    for target in targets:
+        name, path = target.split("=", 1)
+        torch.jit.script(Reader(path)).save(os.path.join(out, "read_" + name + ".pt"))
+        torch.jit.script(Writer(path)).save(os.path.join(out, "write_" + name + ".pt"))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or any("=" not in t for t in sys.argv[2:]):
+        sys.exit("usage: make_hostile_models.py OUT_DIR NAME=PATH...")
+    main(sys.argv[1], sys.argv[2:])

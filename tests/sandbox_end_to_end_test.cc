@@ -1,0 +1,134 @@
+// Hostile modules against a shared torchscand with --sandbox namespaces (issue 24), with real
+// processes and modules saved from Python (tests/python/make_hostile_models.py): one reads
+// the first bytes of a file and fails with them in its message (a job's error goes back to its
+// submitter), one maps a file shared and overwrites its first bytes. Targets: another job's
+// uploaded spec.json and its result, the daemon's token file, /etc/shadow and a file in root's
+// home. Each must fail to see or change its target, inside its own job, with the victim's files
+// byte-identical and the daemon serving. The same reader against an unsandboxed daemon shows
+// the threat (and that this test can fail).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "tests/access_fixtures.h"
+#include "tests/e2e_jobs.h"
+#include "tests/e2e_support.h"
+
+namespace torchscan::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Target {
+  std::string name;
+  std::string path;
+};
+
+// Makes the modules reading and writing each target, in `dir`.
+void MakeHostileModules(const std::string& dir, const std::vector<Target>& targets) {
+  std::vector<std::string> args = {Runfile("tests/python/make_hostile_models.py"), dir};
+  for (const Target& t : targets) args.push_back(t.name + "=" + t.path);
+  const CommandResult made = Run("/usr/bin/python3", args, 180);
+  ASSERT_EQ(made.exit_code, 0) << "tests/python/make_hostile_models.py needs Debian's python3-torch: " << made.err;
+}
+
+// Submits `module` (uploaded) as a measurement; returns the client's result.
+CommandResult MeasureModule(const TestDaemon& d, const std::string& module) {
+  return d.Client({"measure", "--torchscript", module, "--input", "4x8", "--min-run-time", "0.01"}, 180);
+}
+
+// The first job: user A's measurement of a module, uploaded; its folder is the victim's.
+std::string VictimJob(const TestDaemon& d, const std::string& models) {
+  const CommandResult r =
+      d.Client({"measure", "--torchscript", models + "/mlp.pt", "--input", "64x256", "--min-run-time", "0.01"}, 180);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return d.state_dir() + "/jobs/job-000001";
+}
+
+class SandboxTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    models_ = TempDir("sandbox_models");
+    const CommandResult made = e2e::Run("/usr/bin/python3", {Runfile("tests/python/make_models.py"), models_}, 180);
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+  }
+  std::string models_;
+};
+
+TEST_F(SandboxTest, HostileModulesSeeAndChangeNothingOutsideTheirJob) {
+  Placement placement = OpenPlacement("sandbox");
+  const std::string token_file = fs::path(placement.state_dir).parent_path().string() + "/tokens";
+  WriteFile(token_file, "root sandbox-test-token-0123456789\n", 0600);
+  TestDaemon d(placement.state_dir, With(placement.flags, {"--sandbox", "namespaces", "--token-file", token_file}));
+  const std::string victim = VictimJob(d, models_);
+  ASSERT_TRUE(fs::exists(victim + "/spec.json"));
+  const std::string home_secret = "/root/torchscan-sandbox-secret-" + std::to_string(::getpid());
+  if (::geteuid() == 0) WriteFile(home_secret, "HOME SECRET\n", 0644);
+
+  std::vector<Target> targets = {{"spec", victim + "/spec.json"},
+                                 {"result", victim + "/result.json"},
+                                 {"token", token_file},
+                                 {"shadow", "/etc/shadow"}};
+  if (::geteuid() == 0) targets.push_back({"home", home_secret});
+  const std::string hostile = TempDir("hostile_models");
+  MakeHostileModules(hostile, targets);
+  std::vector<std::string> before;
+  for (const Target& t : targets) before.push_back(Slurp(t.path));
+
+  int contained = 0;
+  for (const Target& t : targets) {
+    const CommandResult read = MeasureModule(d, hostile + "/read_" + t.name + ".pt");
+    EXPECT_NE(read.exit_code, 0) << t.name;
+    EXPECT_FALSE(absl::StrContains(read.err, "LEAKED")) << t.name << " was read: " << read.err;
+    // A path outside the job does not exist there (shadow: an empty file in its place).
+    if (t.name != "shadow") {
+      EXPECT_TRUE(absl::StrContains(read.err, "No such file or directory")) << read.err;
+    }
+    const CommandResult write = MeasureModule(d, hostile + "/write_" + t.name + ".pt");
+    EXPECT_NE(write.exit_code, 0) << t.name << " was mapped for writing: " << write.out;
+    contained += read.exit_code != 0 && !absl::StrContains(read.err, "LEAKED") && write.exit_code != 0;
+  }
+  for (size_t i = 0; i < targets.size(); ++i)
+    EXPECT_EQ(Slurp(targets[i].path), before[i]) << targets[i].name << " changed";
+  std::printf("sandbox: %d of %zu hostile cases (read and write each target) contained\n", contained, targets.size());
+
+  // The daemon serves on, and a job reads its own files: a plain measurement succeeds.
+  const CommandResult plain =
+      d.Client({"measure", "--torchscript", models_ + "/mlp.pt", "--input", "64x256", "--min-run-time", "0.01"}, 180);
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  const CommandResult info = d.Client({"info"});
+  EXPECT_TRUE(absl::StrContains(info.out, "namespaces")) << info.out;
+  if (::geteuid() == 0) fs::remove(home_secret);
+}
+
+// Without the sandbox a job can read what the worker's user can: here a file a user left
+// readable by all, which the same reader carries out in its error (the threat the sandbox
+// removes, and proof that the test above can fail). Other jobs' folders are closed to it
+// either way (0700, the daemon's).
+TEST_F(SandboxTest, WithoutItAJobReadsWhatTheWorkersUserCan) {
+  Placement placement = OpenPlacement("unsandboxed");
+  TestDaemon d(placement.state_dir, With(placement.flags, {"--sandbox", "off"}));
+  const std::string victim = VictimJob(d, models_);
+  const std::string open_file = fs::path(placement.state_dir).parent_path().string() + "/notes.txt";
+  WriteFile(open_file, "NOTES FOR ALL\n", 0644);
+  const std::string hostile = TempDir("hostile_unsandboxed");
+  MakeHostileModules(hostile, {{"notes", open_file}, {"spec", victim + "/spec.json"}});
+  const CommandResult notes = MeasureModule(d, hostile + "/read_notes.pt");
+  EXPECT_NE(notes.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(notes.err, "LEAKED 78 79 84 69 83")) << notes.err;  // "NOTES"
+  if (::geteuid() == 0) {  // workers run as nobody: the job folder (root, 0700) is closed to them
+    const CommandResult spec = MeasureModule(d, hostile + "/read_spec.pt");
+    EXPECT_NE(spec.exit_code, 0);
+    EXPECT_FALSE(absl::StrContains(spec.err, "LEAKED")) << spec.err;
+    EXPECT_TRUE(absl::StrContains(spec.err, "Permission denied")) << spec.err;
+  }
+}
+
+}  // namespace
+}  // namespace torchscan::e2e
