@@ -161,10 +161,7 @@ int InfoCommand(const ClientContext& ctx) {
       std::printf("  spare     worker pid %d %s, %.1f MiB resident\n", info->spare_worker_pid(),
                   info->spare_worker_ready() ? "loaded, waiting for the next job" : "loading",
                   static_cast<double>(info->spare_worker_rss_bytes()) / (1 << 20));
-    else
-      std::printf("  spare     none%s\n", info->config().no_spare_worker()           ? " (no_spare_worker)"
-                                          : info->config().sandbox() == "namespaces" ? " (sandbox namespaces)"
-                                                                                     : " now");
+    else std::printf("  spare     none%s\n", info->config().no_spare_worker() ? " (no_spare_worker)" : " now");
     std::printf("  sandbox   %s\n", info->config().sandbox() == "namespaces"
                                         ? "namespaces: each job sees only its own folder, its programs and shared "
                                           "paths; no network"

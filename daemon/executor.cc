@@ -13,23 +13,13 @@
 
 namespace torchscan::daemon {
 
-namespace {
-
-// Why there is no spare worker; "" when there is one.
-std::string SpareOff(const v1::DaemonConfig& config, const JobRunOptions& options) {
-  if (config.no_spare_worker()) return "no_spare_worker";
-  // A sandboxed spare would need its coming job's folder, which does not exist yet.
-  if (options.sandbox) return "sandbox namespaces";
-  return "";
-}
-
-}  // namespace
-
 Executor::Executor(const v1::DaemonConfig& config, JobRecords* records, std::shared_ptr<const JobSandbox> sandbox)
     : records_(records),
       run_options_(RunOptionsOf(config, std::move(sandbox))),
       job_wall_time_s_(config.limits().job_wall_time_s()),
-      spare_(run_options_, SpareOff(config, run_options_), config.state_dir() + "/" + worker::kSpareWorkerStderrFile),
+      spare_(run_options_, config.no_spare_worker() ? "no_spare_worker" : "",
+             config.state_dir() + "/" + worker::kSpareWorkerStderrFile,
+             config.state_dir() + "/" + worker::kSpareJobFolder),
       queue_(config.limits().max_queue_length()) {}
 
 Executor::~Executor() { Stop("the daemon was stopped"); }

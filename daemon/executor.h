@@ -34,7 +34,7 @@ class Executor {
  public:
   // Runs jobs with `config`'s launch settings and limits (valid: config.h); records them in
   // `records`, which must outlive it. Nothing runs before Start.
-  // `sandbox`: every job's worker runs in it (nullptr: none); there is then no spare worker.
+  // `sandbox`: every job's worker (the spare too) runs in it; nullptr: none.
   Executor(const v1::DaemonConfig& config, JobRecords* records, std::shared_ptr<const JobSandbox> sandbox = nullptr);
   ~Executor();  // Stop("the daemon was stopped")
   Executor(const Executor&) = delete;

@@ -44,31 +44,55 @@ WorkerLaunch WorkerLaunchOf(const JobRunOptions& options, std::vector<std::strin
   return launch;
 }
 
+namespace {
+
+// The worker's launch for job `id`, its folder ready for it: the job's own folder, given to
+// the worker's user (in a sandbox of its own for a cold worker), or, for a spare sandboxed
+// before its job was known, the spare's own folder with a copy of the spec. The error says
+// what could not be prepared.
+struct Prepared {
+  WorkerLaunch launch;
+  std::string folder;  // the worker's job folder (its --job)
+};
+
+absl::StatusOr<Prepared> PrepareLaunch(JobStore& store, const std::string& id, const v1::JobSpec& spec,
+                                       const JobRunOptions& options, const SpareWorker* spare) {
+  // The daemon writes spec.json, uploaded files included, at submission; a job queued by an
+  // older daemon has only its record, whose spec is then whole.
+  if (absl::Status s = store.HasSpec(id) ? absl::OkStatus() : store.WriteSpec(id, spec); !s.ok())
+    return absl::InternalError(absl::StrCat("could not write the job's ", worker::kJobSpecFile, ": ", s.message()));
+  const std::string own = spare != nullptr ? spare->launch().sandbox_folder : "";
+  if (!own.empty()) {
+    if (absl::Status s = store.CopySpecInto(id, own, options.worker.uid, options.worker.gid); !s.ok())
+      return absl::InternalError(absl::StrCat("could not hand the spec to the spare worker: ", s.message()));
+    return Prepared{WorkerLaunchOf(options, {"--job", own}, own + "/" + worker::kWorkerStderrFile), own};
+  }
+  if (options.worker.uid >= 0)
+    if (absl::Status s = store.GiveToWorker(id, options.worker.uid, options.worker.gid); !s.ok())
+      return absl::InternalError(absl::StrCat("could not give the job's folder to worker_user: ", s.message()));
+  WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
+  if (spare == nullptr) launch.early_children = worker::EarlyChildrenOf(spec, options.helpers);
+  if (options.sandbox && spare == nullptr) {
+    absl::StatusOr<std::shared_ptr<const process::SandboxPlan>> plan = options.sandbox->PlanFor(store.JobDir(id));
+    if (!plan.ok())
+      return absl::InternalError(absl::StrCat("the job's sandbox could not be prepared: ", plan.status().message()));
+    launch.sandbox = *std::move(plan);
+  }
+  return Prepared{std::move(launch), store.JobDir(id)};
+}
+
+}  // namespace
+
 JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& spec, const JobRunOptions& options,
                      WorkerControl* control, const JobRunCallbacks& callbacks, SpareWorker* spare) {
   JobRunOutcome outcome;
-  // The daemon writes spec.json, uploaded files included, at submission; a job queued by an
-  // older daemon has only its record, whose spec is then whole.
-  if (absl::Status s = store.HasSpec(id) ? absl::OkStatus() : store.WriteSpec(id, spec); !s.ok()) {
-    outcome.error = absl::StrCat("could not write the job's ", worker::kJobSpecFile, ": ", s.message());
+  absl::StatusOr<Prepared> prepared = PrepareLaunch(store, id, spec, options, spare);
+  if (!prepared.ok()) {
+    outcome.error = std::string(prepared.status().message());
     return outcome;
   }
-  if (absl::Status s =
-          options.worker.uid >= 0 ? store.GiveToWorker(id, options.worker.uid, options.worker.gid) : absl::OkStatus();
-      !s.ok()) {
-    outcome.error = absl::StrCat("could not give the job's folder to worker_user: ", s.message());
-    return outcome;
-  }
-  WorkerLaunch launch = WorkerLaunchOf(options, {"--job", store.JobDir(id)}, store.StderrPath(id));
-  if (spare == nullptr) launch.early_children = worker::EarlyChildrenOf(spec, options.helpers);
-  if (options.sandbox) {
-    absl::StatusOr<std::shared_ptr<const process::SandboxPlan>> plan = options.sandbox->PlanFor(store.JobDir(id));
-    if (!plan.ok()) {
-      outcome.error = absl::StrCat("the job's sandbox could not be prepared: ", plan.status().message());
-      return outcome;
-    }
-    launch.sandbox = *std::move(plan);
-  }
+  const WorkerLaunch& launch = prepared->launch;
+  const std::string& folder = prepared->folder;
 
   bool saw_line = false;
   auto on_line = [&](const std::string& text) {
@@ -78,15 +102,18 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     if (line->kind == worker::WorkerLine::Kind::kPhase && callbacks.on_phase) callbacks.on_phase(line->phase);
     if (line->kind == worker::WorkerLine::Kind::kBlocks && callbacks.on_blocks) callbacks.on_blocks(line->blocks);
   };
-  const worker::WorkerOutcome worker =
-      spare != nullptr ? spare->Run(launch, worker::FormatHandoff({store.JobDir(id), store.StderrPath(id)}), on_line,
-                                    control, callbacks.on_start)
-                       : RunWorker(launch, on_line, control, callbacks.on_start, [&](int started) {
-                           // Only those forked: a failed fork is pid 0 to the worker and never runs.
-                           if (started > 0 && callbacks.on_early_children) callbacks.on_early_children(started);
-                         });
-  // Nothing of the worker runs now: its folder becomes the daemon's before anything in it is read.
-  if (absl::Status s = store.TakeBack(id); !s.ok()) {
+  const worker::WorkerOutcome worker = spare != nullptr
+                                           ? spare->Run(launch, worker::FormatHandoff({folder, launch.stderr_path}),
+                                                        on_line, control, callbacks.on_start)
+                                           : RunWorker(launch, on_line, control, callbacks.on_start, [&](int started) {
+                                               // Only those forked: a failed fork is pid 0 to the worker and never
+                                               // runs.
+                                               if (started > 0 && callbacks.on_early_children)
+                                                 callbacks.on_early_children(started);
+                                             });
+  // Nothing of the worker runs now: its folder becomes the daemon's before anything in it is
+  // read (a spare's own folder: its result and stderr moved into the job's).
+  if (absl::Status s = folder == store.JobDir(id) ? store.TakeBack(id) : store.MoveResultFrom(folder, id); !s.ok()) {
     outcome.error = absl::StrCat(worker.ok() ? "" : worker.reason + "; then ", s.message());
     return outcome;
   }

@@ -66,6 +66,30 @@ std::string Serialized(const v1::Job& job) {
   return bytes;
 }
 
+// JobStore::TakeBack of any folder (a job's, a spare's own).
+absl::Status TakeBackFolder(const std::string& dir) {
+  // First the folder: from then on nobody but the daemon adds or swaps entries in it.
+  if (::lchown(dir.c_str(), ::geteuid(), ::getegid()) != 0 || ::chmod(dir.c_str(), kJobFolderMode) != 0)
+    return absl::InternalError(absl::StrCat("cannot take back ", dir, ": ", std::strerror(errno)));
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string path = entry.path().string();
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) continue;  // nothing reads into one; the folder above is closed now
+    // A link (symbolic, or a second name of a file elsewhere) is removed itself, never
+    // followed or changed.
+    if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
+      ::unlink(path.c_str());
+      continue;
+    }
+    if (::lchown(path.c_str(), ::geteuid(), ::getegid()) != 0 || ::chmod(path.c_str(), kPrivateFileMode) != 0)
+      return absl::InternalError(absl::StrCat("cannot take back ", path, ": ", std::strerror(errno)));
+  }
+  if (error) return absl::InternalError(absl::StrCat("cannot list ", dir, ": ", error.message()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 JobStore::JobStore(std::string state_dir) : state_dir_(std::move(state_dir)) {}
@@ -297,27 +321,27 @@ absl::Status JobStore::GiveToWorker(const std::string& id, int uid, int gid) {
   return absl::OkStatus();
 }
 
-absl::Status JobStore::TakeBack(const std::string& id) {
-  const std::string dir = JobDir(id);
-  // First the folder: from then on nobody but the daemon adds or swaps entries in it.
-  if (::lchown(dir.c_str(), ::geteuid(), ::getegid()) != 0 || ::chmod(dir.c_str(), kJobFolderMode) != 0)
-    return absl::InternalError(absl::StrCat("cannot take back ", dir, ": ", std::strerror(errno)));
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
-    const std::string path = entry.path().string();
-    struct stat st;
-    if (::lstat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) continue;  // nothing reads into one; the folder above is closed now
-    // A link (symbolic, or a second name of a file elsewhere) is removed itself, never
-    // followed or changed.
-    if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
-      ::unlink(path.c_str());
-      continue;
-    }
-    if (::lchown(path.c_str(), ::geteuid(), ::getegid()) != 0 || ::chmod(path.c_str(), kPrivateFileMode) != 0)
-      return absl::InternalError(absl::StrCat("cannot take back ", path, ": ", std::strerror(errno)));
+absl::Status JobStore::TakeBack(const std::string& id) { return TakeBackFolder(JobDir(id)); }
+
+absl::Status JobStore::CopySpecInto(const std::string& id, const std::string& folder, int uid, int gid) const {
+  absl::StatusOr<std::string> spec = ReadFile(JobDir(id) + "/" + worker::kJobSpecFile);
+  if (!spec.ok()) return absl::InternalError(spec.status().message());
+  const std::string copy = folder + "/" + worker::kJobSpecFile;
+  if (absl::Status s = WriteFileAtomic(copy, *spec, kPrivateFileMode); !s.ok()) return s;
+  if (uid >= 0 && ::lchown(copy.c_str(), static_cast<uid_t>(uid), static_cast<gid_t>(gid)) != 0)
+    return absl::InternalError(absl::StrCat("cannot give ", copy, " to the worker's user: ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+absl::Status JobStore::MoveResultFrom(const std::string& folder, const std::string& id) {
+  if (absl::Status s = TakeBackFolder(folder); !s.ok()) return s;
+  for (const char* name : {worker::kJobResultFile, worker::kWorkerStderrFile}) {
+    const std::string from = folder + "/" + name;
+    if (::rename(from.c_str(), (JobDir(id) + "/" + name).c_str()) != 0 && errno != ENOENT)
+      return absl::InternalError(absl::StrCat("cannot move ", from, " into ", JobDir(id), ": ", std::strerror(errno)));
   }
-  if (error) return absl::InternalError(absl::StrCat("cannot list ", dir, ": ", error.message()));
+  std::error_code error;
+  fs::remove_all(folder, error);
   return absl::OkStatus();
 }
 

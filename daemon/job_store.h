@@ -106,6 +106,12 @@ class JobStore {
   // device the worker left is removed, never followed; regular files become the daemon's, mode 0600; folders stay
   // (nothing reads into them, and the folder above is closed). Internal naming the path.
   absl::Status TakeBack(const std::string& id);
+  // A sandboxed spare's job: its spec.json copied into the spare's own `folder` (owned by
+  // `uid`/`gid` when >= 0) at the handoff; afterwards the folder taken back as above, its
+  // result.json and worker.stderr moved into the job's folder, and the folder removed.
+  // Internal naming the path.
+  absl::Status CopySpecInto(const std::string& id, const std::string& folder, int uid, int gid) const;
+  absl::Status MoveResultFrom(const std::string& folder, const std::string& id);
   // Strictly parses jobs/<id>/result.json and checks the report or comparison it holds
   // (report/validate.h). NotFound when absent; DataLoss naming the file when unreadable,
   // corrupt or empty.

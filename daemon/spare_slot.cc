@@ -1,9 +1,13 @@
 #include "daemon/spare_slot.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <spdlog/spdlog.h>
@@ -14,6 +18,8 @@
 namespace torchscan::daemon {
 namespace {
 
+namespace fs = std::filesystem;
+
 WorkerLaunch SpareLaunch(const JobRunOptions& options, std::string stderr_path) {
   WorkerLaunch launch = WorkerLaunchOf(options, {"--spare"}, std::move(stderr_path));
   launch.wall_time_s = 0;  // a job's limit counts from its handoff (SpareWorker::Run)
@@ -22,8 +28,11 @@ WorkerLaunch SpareLaunch(const JobRunOptions& options, std::string stderr_path) 
 
 }  // namespace
 
-SpareSlot::SpareSlot(const JobRunOptions& options, const std::string& off, std::string stderr_path)
+SpareSlot::SpareSlot(const JobRunOptions& options, const std::string& off, std::string stderr_path,
+                     std::string job_folder)
     : launch_(SpareLaunch(options, std::move(stderr_path))),
+      sandbox_(options.sandbox),
+      job_folder_(std::move(job_folder)),
       enabled_(off.empty()),
       why_none_(off.empty() ? "the spare worker has not been started yet" : "spare worker off (" + off + ")") {}
 
@@ -53,6 +62,20 @@ std::string SpareSlot::Unavailable() {
   return spare_ ? "" : why_none_;
 }
 
+absl::Status SpareSlot::PrepareSandbox(WorkerLaunch* launch) const {
+  if (!sandbox_) return absl::OkStatus();
+  std::error_code error;
+  fs::remove_all(job_folder_, error);  // the last spare's, left by a job that never came
+  if (::mkdir(job_folder_.c_str(), 0700) != 0 ||
+      (launch->uid >= 0 && ::chown(job_folder_.c_str(), launch->uid, launch->gid) != 0))
+    return absl::InternalError(absl::StrCat("cannot make its job folder ", job_folder_, ": ", std::strerror(errno)));
+  absl::StatusOr<std::shared_ptr<const process::SandboxPlan>> plan = sandbox_->PlanFor(job_folder_);
+  if (!plan.ok()) return plan.status();
+  launch->sandbox = *std::move(plan);
+  launch->sandbox_folder = job_folder_;
+  return absl::OkStatus();
+}
+
 void SpareSlot::Refill(bool after_job, int early_children) {
   if (!enabled_) return;
   ForgetIfEnded();
@@ -61,6 +84,12 @@ void SpareSlot::Refill(bool after_job, int early_children) {
   std::string reason;
   WorkerLaunch launch = launch_;
   for (std::string& arg : worker::SpareArgs(early_children)) launch.args.push_back(std::move(arg));
+  if (absl::Status s = PrepareSandbox(&launch); !s.ok()) {
+    spdlog::warn("the spare worker could not start: {}", std::string(s.message()));
+    why_none_ = absl::StrCat("the spare worker could not start: ", s.message());
+    failed_loading_ = true;
+    return;
+  }
   spare_ = SpareWorker::Start(launch, &reason);
   if (!spare_) {
     spdlog::warn("the spare worker could not start: {}", reason);

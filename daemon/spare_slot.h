@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "daemon/job_runner.h"
 #include "daemon/worker_launcher.h"
 
@@ -39,10 +40,11 @@ namespace torchscan::daemon {
 
 class SpareSlot {
  public:
-  // `off` not empty: never starts one, and says why ("no_spare_worker": DaemonConfig's, or
-  // "sandbox namespaces"). The spare's stderr goes to `stderr_path` until it has a job (then
-  // to the job's worker.stderr).
-  SpareSlot(const JobRunOptions& options, const std::string& off, std::string stderr_path);
+  // `off` not empty: never starts one, and says why ("no_spare_worker": DaemonConfig's). The
+  // spare's stderr goes to `stderr_path` until it has a job (then to the job's worker.stderr).
+  // With options.sandbox, each spare runs sandboxed with `job_folder` (recreated empty, given
+  // to the worker's user) as its one writable folder: WorkerLaunch.sandbox_folder.
+  SpareSlot(const JobRunOptions& options, const std::string& off, std::string stderr_path, std::string job_folder);
   ~SpareSlot();  // Stop()
 
   // Between jobs: starts a spare when there is none, replacing one that died (see above);
@@ -72,7 +74,12 @@ class SpareSlot {
   void Drop(const std::string& why);  // forgets the spare (killed), remembering why
   void ForgetIfEnded();               // drops a spare that has ended, logging how
 
+  // Recreates job_folder_ empty for the next spare and puts its sandbox on `launch`.
+  absl::Status PrepareSandbox(WorkerLaunch* launch) const;
+
   const WorkerLaunch launch_;  // Refill adds SpareArgs
+  const std::shared_ptr<const JobSandbox> sandbox_;
+  const std::string job_folder_;
   const bool enabled_;
   std::unique_ptr<SpareWorker> spare_;
   std::string why_none_;         // why there is no spare (when spare_ is null)

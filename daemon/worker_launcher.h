@@ -63,6 +63,9 @@ struct WorkerLaunch {
   process::EarlyChildren early_children;
   // The sandbox the worker (and its early children) runs in (process/sandbox.h); none by default.
   std::shared_ptr<const process::SandboxPlan> sandbox;
+  // With a sandbox made before its job was known (a spare's): the one writable folder it
+  // shows, where that job's files are put for it. Empty otherwise.
+  std::string sandbox_folder;
 };
 
 // Lets another thread stop a running worker (process/control.h): Kill(reason) kills its
@@ -102,6 +105,7 @@ class SpareWorker {
   SpareWorker& operator=(const SpareWorker&) = delete;
 
   int pid() const { return pid_; }
+  const WorkerLaunch& launch() const { return launch_; }
   // Reads what it printed and returns its state: kReady once it said "ready", kEnded once it
   // died (it is then reaped: end_reason says how, as WorkerOutcome.reason would, with its
   // stderr's last line). Waits at most `timeout_ms` for it to become ready or end, less when

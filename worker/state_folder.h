@@ -36,6 +36,9 @@ inline constexpr char kStateSocketFile[] = "torchscand.sock";
 inline constexpr char kStateJobsFolder[] = "jobs";
 inline constexpr char kNoiseFloorFile[] = "noise_floor.json";
 inline constexpr char kSpareWorkerStderrFile[] = "spare-worker.stderr";
+// A sandboxed spare's own job folder: the only writable folder it sees. The daemon copies its
+// job's spec.json in at the handoff and moves the result and stderr out afterwards.
+inline constexpr char kSpareJobFolder[] = "spare-job";
 
 // ---------------------------------------------------------------- a job's folder
 // Its name: kJobIdPrefix followed by the number, zero-padded to at least kJobIdDigits.
