@@ -8,6 +8,7 @@
 #include "client/progress.h"
 #include "client/run_job_commands.h"
 #include "io/proto_json.h"
+#include "proto/spec_limits.h"
 #include "report/noise_floor_text.h"
 #include "report/timeline_text.h"
 
@@ -162,10 +163,10 @@ int InfoCommand(const ClientContext& ctx) {
                   info->spare_worker_ready() ? "loaded, waiting for the next job" : "loading",
                   static_cast<double>(info->spare_worker_rss_bytes()) / (1 << 20));
     else std::printf("  spare     none%s\n", info->config().no_spare_worker() ? " (no_spare_worker)" : " now");
-    std::printf("  sandbox   %s\n", info->config().sandbox() == "namespaces"
+    std::printf("  sandbox   %s\n", info->config().sandbox() == kSandboxNamespaces
                                         ? "namespaces: each job sees only its own folder, its programs and shared "
                                           "paths; no network"
-                                        : "off: jobs see what the worker's user can, other jobs' folders included");
+                                        : "off: jobs see what the worker's user can");
     if (info->has_noise_floor()) {
       const v1::NoiseFloor& f = info->noise_floor();
       std::printf("  noise     %s old, job %s: %s\n", FormatAge(f.age_s()).c_str(), f.job_id().c_str(),

@@ -70,9 +70,6 @@ MachineFacts CurrentMachine();
 // (worker/state_folder.h). The programs' file names:
 inline constexpr const char* kWorkerFileName = "torchscan-worker";
 inline constexpr const char* kRssChildFileName = "torchscan_rss_child";
-// DaemonConfig.sandbox's values (job_sandbox.h); kSandboxOff is the default.
-inline constexpr const char* kSandboxNamespaces = "namespaces";
-inline constexpr const char* kSandboxOff = "off";
 
 // Reads and strictly parses a DaemonConfig JSON file (io/proto_json.h: LoadJsonStrict).
 absl::StatusOr<v1::DaemonConfig> LoadConfigFile(const std::string& path);

@@ -115,8 +115,11 @@ inline constexpr double kRssChildTimeoutS = 300;
 // ApplyDefaults); the thread defaults are kDefaultIntraOpThreads and kDefaultInterOpThreads.
 inline constexpr const char* kDefaultSocketMode = "0660";    // DaemonConfig.socket_mode
 inline constexpr const char* kDefaultWorkerUser = "nobody";  // DaemonConfig.worker_user, when torchscand is root
-inline constexpr int kDefaultMaxQueueLength = 100;           // DaemonLimits.max_queue_length: queued jobs
-inline constexpr double kDefaultJobWallTimeS = 3600;         // DaemonLimits.job_wall_time_s: a worker is killed past it
+// DaemonConfig.sandbox's values (daemon/job_sandbox.h); kSandboxOff is the default.
+inline constexpr const char* kSandboxNamespaces = "namespaces";
+inline constexpr const char* kSandboxOff = "off";
+inline constexpr int kDefaultMaxQueueLength = 100;    // DaemonLimits.max_queue_length: queued jobs
+inline constexpr double kDefaultJobWallTimeS = 3600;  // DaemonLimits.job_wall_time_s: a worker is killed past it
 // DaemonLimits.max_upload_bytes: a larger serialized JobSpec (uploaded files included) is
 // refused. Also what spec/job_spec.h JobSpecLimits assumes when not told.
 inline constexpr int64_t kDefaultMaxUploadBytes = int64_t{64} << 20;

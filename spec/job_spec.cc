@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -19,6 +21,8 @@
 namespace torchscan::spec {
 namespace {
 
+namespace fs = std::filesystem;
+
 absl::Status Invalid(const std::string& field, const std::string& what) { return FieldError(field, what); }
 
 // A path the worker will open: at most PATH_MAX bytes, as the kernel takes.
@@ -26,6 +30,24 @@ absl::Status ValidatePath(const std::string& field, const std::string& path) {
   if (path.size() > kMaxPathBytes)
     return Invalid(field, absl::StrCat(path.size(), " bytes is longer than a path can be (", kMaxPathBytes, ")"));
   return absl::OkStatus();
+}
+
+// A path on the daemon's machine that a sandboxed job opens must lie in a shared path: it sees
+// nothing else there.
+absl::Status CheckShared(const std::string& field, const std::string& path, const JobSpecLimits& limits) {
+  if (!limits.sandboxed) return absl::OkStatus();
+  const std::string normal = fs::path(path).lexically_normal().string();
+  for (const std::string& shared : limits.shared_paths) {
+    std::string dir = fs::path(shared).lexically_normal().string();
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (fs::path(path).is_absolute() && (normal == dir || dir == "/" || absl::StartsWith(normal, dir + "/")))
+      return absl::OkStatus();
+  }
+  // The whole path (printable: RequirePrintableText ran first), so that the user sees which.
+  return Invalid(field, absl::StrCat("\"", path, "\" is not shared with this daemon's sandboxed jobs (shared_paths: ",
+                                     limits.shared_paths.empty() ? "none" : absl::StrJoin(limits.shared_paths, ", "),
+                                     "); send the file with the job (leave out --daemon-path), or ask the daemon's "
+                                     "admin to share its folder (torchscand --share)"));
 }
 
 absl::Status ValidateTorchScript(const std::string& field, const v1::TorchScriptSpec& ts) {
@@ -62,6 +84,10 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
       break;
     case v1::ModelSpec::kTorchscript:
       if (absl::Status s = ValidateTorchScript(field + ".model.torchscript", model.torchscript()); !s.ok()) return s;
+      if (model.torchscript().source_case() == v1::TorchScriptSpec::kPath)
+        if (absl::Status s = CheckShared(field + ".model.torchscript.path", model.torchscript().path(), limits);
+            !s.ok())
+          return s;
       if (w.inputs().empty())
         return Invalid(field + ".inputs", "a TorchScript model needs its inputs; add one InputSpec per argument");
       break;
@@ -80,6 +106,8 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
     if (in.has_generated())
       if (absl::Status s = ValidateGenerated(input + ".generated", in.generated()); !s.ok()) return s;
     if (absl::Status s = ValidatePath(input + ".tensor_file", in.tensor_file()); !s.ok()) return s;
+    if (in.source_case() == v1::InputSpec::kTensorFile)
+      if (absl::Status s = CheckShared(input + ".tensor_file", in.tensor_file(), limits); !s.ok()) return s;
     if (absl::Status s = ValidatePath(input + ".source_name", in.source_name()); !s.ok()) return s;
     if (in.source_case() == v1::InputSpec::kTensorBytes && in.tensor_bytes().empty())
       return Invalid(input + ".tensor_bytes", "is empty; send the bytes of a tensor file saved with torch.save");
@@ -210,6 +238,8 @@ JobSpecLimits LimitsOf(const v1::DaemonConfig& config) {
   limits.max_upload_bytes = config.limits().max_upload_bytes();
   limits.devices.assign(config.devices().begin(), config.devices().end());
   limits.rss_available = !config.rss_child_path().empty();
+  limits.sandboxed = config.sandbox() == kSandboxNamespaces;
+  limits.shared_paths.assign(config.shared_paths().begin(), config.shared_paths().end());
   return limits;
 }
 
@@ -276,6 +306,10 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
       if (absl::Status s = ValidateWorkload("spec.compare.baseline", c.baseline(), limits); !s.ok()) return s;
       if (absl::Status s = ValidateWorkload("spec.compare.candidate", c.candidate(), limits); !s.ok()) return s;
       if (absl::Status s = ValidateOutputCheck(c.check()); !s.ok()) return s;
+      if (c.check().has_torchscript() && c.check().torchscript().source_case() == v1::TorchScriptSpec::kPath)
+        if (absl::Status s = CheckShared("spec.compare.check.torchscript.path", c.check().torchscript().path(), limits);
+            !s.ok())
+          return s;
       if (c.rounds() < 0 || c.rounds() > kMaxRounds)
         return Invalid("spec.compare.rounds",
                        absl::StrCat("must be 0 or 1 (one pass) up to ", kMaxRounds, " alternating rounds"));

@@ -20,6 +20,10 @@ struct JobSpecLimits {
   bool rss_available = false;                         // an RSS child is configured
   int max_threads = kMaxThreads;                      // thread counts above are refused
   double max_run_time_s = kMaxRunTimeS;               // min/max_run_time_s above are refused
+  // Jobs run sandboxed (DaemonConfig.sandbox "namespaces"): a path on the daemon's machine
+  // (TorchScriptSpec.path, InputSpec.tensor_file) must lie in one of `shared_paths`.
+  bool sandboxed = false;
+  std::vector<std::string> shared_paths{};
 };
 
 // The limits of a (validated, defaulted) daemon configuration.

@@ -174,6 +174,41 @@ TEST(JobSpec, TorchScriptChecksNeedASource) {
   EXPECT_TRUE(ValidateJobSpec(spec, JobSpecLimits()).ok());
 }
 
+// A sandboxed job sees only shared paths of the daemon's machine: a path elsewhere is refused
+// at submission naming the field, the shared paths and both ways out; uploads always pass.
+TEST(JobSpec, SandboxedJobsNameOnlySharedPaths) {
+  JobSpecLimits limits;
+  limits.sandboxed = true;
+  limits.shared_paths = {"/data/models/", "/data/inputs"};
+  v1::JobSpec spec = LinearCompare();
+  v1::WorkloadSpec* baseline = spec.mutable_compare()->mutable_baseline();
+  baseline->mutable_model()->mutable_torchscript()->set_path("/data/models/mlp.pt");
+  baseline->add_inputs()->set_tensor_file("/data/inputs/x.pt");
+  EXPECT_TRUE(ValidateJobSpec(spec, limits).ok()) << ValidateJobSpec(spec, limits);
+  spec.mutable_compare()->mutable_check()->mutable_torchscript()->set_module_bytes("PK");  // uploaded
+  EXPECT_TRUE(ValidateJobSpec(spec, limits).ok()) << ValidateJobSpec(spec, limits);
+
+  for (const std::string outside : {"/home/alice/x.pt", "/data/inputs/../../etc/x.pt", "/data/inputsx/x.pt", "x.pt"}) {
+    v1::JobSpec bad = spec;
+    bad.mutable_compare()->mutable_baseline()->mutable_inputs(0)->set_tensor_file(outside);
+    const absl::Status s = ValidateJobSpec(bad, limits);
+    EXPECT_EQ(s.message().find("spec.compare.baseline.inputs[0].tensor_file: \"" + outside +
+                               "\" is not shared with this daemon's sandboxed jobs (shared_paths: /data/models/, "
+                               "/data/inputs); send the file with the job (leave out --daemon-path), or ask the "
+                               "daemon's admin to share its folder (torchscand --share)"),
+              0u)
+        << s;
+  }
+  v1::JobSpec check = spec;
+  check.mutable_compare()->mutable_check()->mutable_torchscript()->set_path("/srv/check.pt");
+  ExpectError(check, absl::StatusCode::kInvalidArgument, "spec.compare.check.torchscript.path", limits);
+  v1::JobSpec model = spec;
+  model.mutable_compare()->mutable_baseline()->mutable_model()->mutable_torchscript()->set_path("/srv/m.pt");
+  ExpectError(model, absl::StatusCode::kInvalidArgument, "spec.compare.baseline.model.torchscript.path", limits);
+  limits.sandboxed = false;  // unsandboxed: the worker's own permissions decide
+  EXPECT_TRUE(ValidateJobSpec(model, limits).ok());
+}
+
 TEST(JobSpec, LargeSpecsAreRefusedNamingTheLimit) {
   v1::JobSpec spec = LinearMeasure();
   spec.mutable_measure()->mutable_workload()->mutable_model()->mutable_torchscript()->set_module_bytes(

@@ -66,7 +66,10 @@ TEST_F(SandboxTest, HostileModulesSeeAndChangeNothingOutsideTheirJob) {
   Placement placement = OpenPlacement("sandbox");
   const std::string token_file = fs::path(placement.state_dir).parent_path().string() + "/tokens";
   WriteFile(token_file, "root sandbox-test-token-0123456789\n", 0600);
-  TestDaemon d(placement.state_dir, With(placement.flags, {"--sandbox", "namespaces", "--token-file", token_file}));
+  const std::string shared = TempDir("sandbox_shared");
+  fs::copy_file(models_ + "/mlp.pt", shared + "/mlp.pt");
+  TestDaemon d(placement.state_dir,
+               With(placement.flags, {"--sandbox", "namespaces", "--token-file", token_file, "--share", shared}));
   const std::string victim = VictimJob(d, models_);
   ASSERT_TRUE(fs::exists(victim + "/spec.json"));
   const std::string home_secret = "/root/torchscan-sandbox-secret-" + std::to_string(::getpid());
@@ -114,6 +117,19 @@ TEST_F(SandboxTest, HostileModulesSeeAndChangeNothingOutsideTheirJob) {
   const CommandResult plain =
       d.Client({"measure", "--torchscript", models_ + "/mlp.pt", "--input", "64x256", "--min-run-time", "0.01"}, 180);
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  // Paths on the daemon's machine: a shared one is read; another is refused at submission.
+  const CommandResult by_path = d.Client(
+      {"measure", "--torchscript", shared + "/mlp.pt", "--input", "64x256", "--min-run-time", "0.01", "--daemon-path"},
+      180);
+  EXPECT_EQ(by_path.exit_code, 0) << by_path.err;
+  const CommandResult unshared = d.Client(
+      {"measure", "--torchscript", models_ + "/mlp.pt", "--input", "64x256", "--min-run-time", "0.01", "--daemon-path"},
+      180);
+  EXPECT_NE(unshared.exit_code, 0);
+  for (const std::string& part : {std::string("spec.measure.workload.model.torchscript.path"),
+                                  "\"" + models_ + "/mlp.pt\" is not shared with this daemon's sandboxed jobs",
+                                  std::string("(torchscand --share)")})
+    EXPECT_TRUE(absl::StrContains(unshared.err, part)) << part << " in " << unshared.err;
   const CommandResult info = d.Client({"info"});
   EXPECT_TRUE(absl::StrContains(info.out, "sandbox   namespaces")) << info.out;
   // Sandboxed jobs still start on the warm spare worker, sandboxed with a folder of its own.
