@@ -122,8 +122,9 @@ class Planner {
     Push(Kind::kMkdir, "", root_ + dir, 0755, absl::StrCat("cannot make ", dir));
   }
 
-  void Push(Kind kind, std::string a, std::string b, int mode, const std::string& what) {
-    steps_.push_back({kind, std::move(a), std::move(b), mode, 0, absl::StrCat("torchscan launcher: sandbox: ", what)});
+  void Push(Kind kind, std::string a, std::string b, int mode, const std::string& what, unsigned long flags = 0) {
+    steps_.push_back(
+        {kind, std::move(a), std::move(b), mode, flags, absl::StrCat("torchscan launcher: sandbox: ", what)});
   }
 
   std::vector<SandboxPlan::Step> Take() { return std::move(steps_); }
@@ -155,8 +156,7 @@ class Planner {
     }
     Push(Kind::kBind, path, root_ + path, 0, absl::StrCat("cannot bind ", path));
     if (!writable) {
-      Push(Kind::kReadOnly, "", root_ + path, 0, absl::StrCat("cannot make ", path, " read-only"));
-      steps_.back().flags = LockedFlags(path);
+      Push(Kind::kReadOnly, "", root_ + path, 0, absl::StrCat("cannot make ", path, " read-only"), LockedFlags(path));
     }
   }
 
@@ -218,6 +218,7 @@ absl::StatusOr<SandboxPlan> SandboxPlan::Prepare(const SandboxSpec& spec) {
   for (const std::string& device : spec.devices) p.Device(device);
   p.Mkdirs("/proc");
   p.Push(Kind::kBind, "/proc", spec.root + "/proc", 0, "cannot bind /proc");
+  p.Push(Kind::kReadOnly, "", spec.root + "/proc", 0, "cannot make /proc read-only", LockedFlags("/proc"));
   std::vector<std::string> read_only = spec.read_only;
   std::sort(read_only.begin(), read_only.end());
   for (const std::string& path : read_only)
@@ -258,9 +259,16 @@ const char* SandboxPlan::Apply() const {
       }
       case Step::Kind::kSymlink: ok = ::symlink(a, b) == 0 || errno == EEXIST; break;
       case Step::Kind::kBind: ok = ::mount(a, b, nullptr, MS_BIND | MS_REC, nullptr) == 0; break;
-      case Step::Kind::kReadOnly:
-        ok = ::mount(nullptr, b, nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | s.flags, nullptr) == 0;
+      case Step::Kind::kReadOnly: {
+        // The bind itself, then every mount below it (/sys and /proc have many): a plain
+        // remount changes only the top one. A kernel without mount_setattr (before 5.12)
+        // keeps the top one read-only only.
+        mount_attr attr{};
+        attr.attr_set = MOUNT_ATTR_RDONLY;
+        ok = ::mount(nullptr, b, nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | s.flags, nullptr) == 0 &&
+             (::mount_setattr(AT_FDCWD, b, AT_RECURSIVE, &attr, sizeof attr) == 0 || errno == ENOSYS);
         break;
+      }
       case Step::Kind::kPivot:
         ok = (::mkdir(b, 0700) == 0 || errno == EEXIST) && ::syscall(SYS_pivot_root, a, b) == 0 && ::chdir("/") == 0 &&
              ::umount2("/.old", MNT_DETACH) == 0 && ::rmdir("/.old") == 0 &&

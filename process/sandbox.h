@@ -11,11 +11,11 @@
 // system calls only (async-signal-safe), as the rest of pre_exec.h.
 //
 // What the child sees, in this order: a private /tmp and /dev/shm (tmpfs), the device nodes in
-// `devices`, /proc, `read_only` paths (directories bound recursively; a
-// symbolic link is copied as a link, its target resolved and bound as well), then `hidden`
-// paths masked (an empty directory, or /dev/null for a file) where they lie under a visible
-// path, then `read_write` paths (after the masks, so a job's folder is visible inside a
-// masked state folder). The new root is read-only; anything not listed does not exist.
+// `devices`, /proc (read-only), `read_only` paths (read-only with every mount below them) (directories bound
+// recursively; a symbolic link is copied as a link, its target resolved and bound as well), then `hidden` paths masked
+// (an empty directory, or /dev/null for a file) where they lie under a visible path, then `read_write` paths (after the
+// masks, so a job's folder is visible inside a masked state folder). The new root is read-only; anything not listed
+// does not exist.
 #pragma once
 
 #include <string>

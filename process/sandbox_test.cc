@@ -54,7 +54,7 @@ struct Fixture {
   SandboxSpec Spec() const {
     SandboxSpec spec;
     spec.root = root;
-    spec.read_only = {"/usr", "/bin", "/lib", "/etc", visible};
+    spec.read_only = {"/usr", "/bin", "/lib", "/etc", "/sys", visible};
     spec.hidden = {state, token, "/etc/shadow"};
     spec.read_write = {own};
     spec.devices = DefaultSandboxDevices();
@@ -114,6 +114,15 @@ TEST(Sandbox, ShowsOnlyWhatItIsGiven) {
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     r += "net:" + Errno(::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a)) + "\n";
     r += "null:" + Errno(::access("/dev/null", W_OK)) + "\n";
+    // Mounts below a read-only path are read-only too (/sys has many), and so is /proc.
+    // /sys/fs/cgroup is a mount of its own (cgroup v1's tmpfs or cgroup2): a folder there
+    // must not be made (one that was is removed again).
+    const std::string probe = "/sys/fs/cgroup/torchscan-sandbox-probe-" + std::to_string(::getpid());
+    const int made = ::mkdir(probe.c_str(), 0755);
+    r += "sys:" + Errno(made) + "\n";
+    if (made == 0) ::rmdir(probe.c_str());
+    const int oom = ::open("/proc/self/oom_score_adj", O_WRONLY);
+    r += "proc:" + Errno(oom >= 0 ? 0 : -1) + "\n";
     return r;
   });
   EXPECT_NE(seen.find("victim:No such file or directory\n"), std::string::npos) << seen;
@@ -125,6 +134,8 @@ TEST(Sandbox, ShowsOnlyWhatItIsGiven) {
   EXPECT_NE(seen.find("tmp:[tmp]\n"), std::string::npos) << seen;
   EXPECT_NE(seen.find("net:Network is unreachable\n"), std::string::npos) << seen;
   EXPECT_NE(seen.find("null:ok\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("sys:Read-only file system\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("proc:Read-only file system\n"), std::string::npos) << seen;
   // Outside, nothing changed but the job's own result; the private /tmp left nothing here.
   EXPECT_EQ(Read(f.victim + "/spec.json"), "SECRET MODEL");
   EXPECT_EQ(Read(f.own + "/result.json"), "mine");
