@@ -58,7 +58,9 @@ class Planner {
  public:
   using Kind = SandboxPlan::Step::Kind;
 
-  explicit Planner(std::string root) : root_(std::move(root)) {}
+  // `covered`: folders that will be bound read-only (listed, not links): a read-only path
+  // below one of them needs no bind of its own (a link such as /bin -> usr/bin, under /usr).
+  Planner(std::string root, std::vector<std::string> covered) : root_(std::move(root)), covered_(std::move(covered)) {}
 
   // Makes `path` visible at the same place: each symbolic link on the way is copied as a link
   // and followed. The real file or directory at the end is bound (read-only unless `writable`).
@@ -146,6 +148,9 @@ class Planner {
   }
 
   void Bind(const std::string& path, bool is_dir, bool writable) {
+    if (!writable && std::any_of(covered_.begin(), covered_.end(),
+                                 [&](const std::string& c) { return path != c && Under(path, c); }))
+      return;
     if (!bound_.insert(path).second) return;
     Mkdirs(Parent(path));
     if (is_dir) {
@@ -161,6 +166,7 @@ class Planner {
   }
 
   const std::string root_;
+  const std::vector<std::string> covered_;
   std::vector<SandboxPlan::Step> steps_;
   std::set<std::string> made_, links_, bound_, masked_;
 };
@@ -196,7 +202,12 @@ absl::StatusOr<SandboxPlan> SandboxPlan::Prepare(const SandboxSpec& spec) {
 
   SandboxPlan plan;
   plan.root_ = spec.root;
-  Planner p(spec.root);
+  std::vector<std::string> covered;
+  for (const std::string& path : spec.read_only) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) covered.push_back(path);
+  }
+  Planner p(spec.root, std::move(covered));
   using Kind = Step::Kind;
   const bool root_user = ::geteuid() == 0;
   p.Push(Kind::kUnshare, "", "", kNamespaces | (root_user ? 0 : CLONE_NEWUSER),
