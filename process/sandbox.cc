@@ -104,7 +104,6 @@ class Planner {
     if (::stat(p.c_str(), &st) != 0) return;
     if (S_ISDIR(st.st_mode)) {
       Push(Kind::kTmpfs, "mode=0711", root_ + p, 0, absl::StrCat("cannot hide ", p));
-      masked_.insert(p);
     } else {
       Push(Kind::kBind, "/dev/null", root_ + p, 0, absl::StrCat("cannot hide ", p));
     }
@@ -168,7 +167,7 @@ class Planner {
   const std::string root_;
   const std::vector<std::string> covered_;
   std::vector<SandboxPlan::Step> steps_;
-  std::set<std::string> made_, links_, bound_, masked_;
+  std::set<std::string> made_, links_, bound_;
 };
 
 }  // namespace
@@ -201,7 +200,6 @@ absl::StatusOr<SandboxPlan> SandboxPlan::Prepare(const SandboxSpec& spec) {
         return Invalid(path, absl::StrCat("overlaps the sandbox root ", spec.root));
 
   SandboxPlan plan;
-  plan.root_ = spec.root;
   std::vector<std::string> covered;
   for (const std::string& path : spec.read_only) {
     struct stat st;

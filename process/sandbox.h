@@ -64,7 +64,6 @@ class SandboxPlan {
 
  private:
   std::vector<Step> steps_;
-  std::string root_;
 };
 
 }  // namespace torchscan::process
