@@ -2,11 +2,13 @@
 # Fuzzes TorchScan's loaders of user files with libFuzzer (clang, ASan + UBSan):
 #   report_json_fuzzer  saved reports and comparisons (report/report_json.h, validation, renderers)
 #   job_file_fuzzer     job files (client LoadJobFile → daemon ValidateJobSpec → worker spec.json)
+#   wire_request_fuzzer the gRPC request bytes torchscand reads (daemon/received_request.h,
+#                       daemon/wire_text.h, then ValidateJobSpec for a Submit)
 #
 #   scripts/fuzz.sh [SECONDS]        SECONDS per target, default 60
 #
 # Installs scripts/setup.sh's packages plus clang-14 and libclang-rt-14-dev (libFuzzer) if
-# missing; builds the two manual targets of tests/fuzz/BUILD.bazel with clang in their own
+# missing; builds the three manual targets of tests/fuzz/BUILD.bazel with clang in their own
 # Bazel output base ($TORCHSCAN_FUZZ_OUTPUT_BASE, default ~/.cache/torchscan/bazel-fuzz), so
 # the gcc build is untouched; copies the seeds of tests/fuzz/corpus/ into a scratch folder
 # ($TORCHSCAN_FUZZ_WORK, default /tmp/torchscan-fuzz, emptied first) and runs each target
@@ -16,7 +18,7 @@
 # tests //tests/fuzz:*_replay only replay the seeds.
 #
 # A crash file reproduces with `<fuzzer binary> FILE`; once fixed, copy it into
-# tests/fuzz/corpus/<report|job>/regression-<what>.json so the replay tests keep it.
+# tests/fuzz/corpus/<report|job|wire>/regression-<what>.json so the replay tests keep it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +42,7 @@ if ! command -v clang-14 >/dev/null || ! compgen -G "$runtime_glob" >/dev/null; 
 fi
 
 # ---------------------------------------------------------------- build
-targets=(report_json_fuzzer job_file_fuzzer)
+targets=(report_json_fuzzer job_file_fuzzer wire_request_fuzzer)
 sanitizers=fuzzer,address,undefined
 bazel --output_base="$output_base" build --experimental_convenience_symlinks=ignore \
   --repo_env=CC=clang-14 \
@@ -64,7 +66,7 @@ dict="$work/schema.dict"
 } >"$dict"
 
 # ---------------------------------------------------------------- fuzz
-declare -A seeds=([report_json_fuzzer]=report [job_file_fuzzer]=job)
+declare -A seeds=([report_json_fuzzer]=report [job_file_fuzzer]=job [wire_request_fuzzer]=wire)
 failed=0
 summary=()
 for target in "${targets[@]}"; do

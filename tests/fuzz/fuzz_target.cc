@@ -29,6 +29,16 @@ void ExpectError(const absl::Status& status, absl::StatusCode code, const std::s
     FuzzFail(absl::StrCat(what, ": the message does not start with \"", prefix, "\""), status.ToString());
 }
 
+void ExpectJobSpecVerdict(const absl::Status& status, const std::string& what) {
+  if (status.ok()) return;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kFailedPrecondition: ExpectError(status, status.code(), "spec", what); return;
+    default: FuzzFail(absl::StrCat(what, ": a code ValidateJobSpec's header does not list"), status.ToString());
+  }
+}
+
 namespace {
 
 std::string DeterministicBytes(const google::protobuf::Message& message) {

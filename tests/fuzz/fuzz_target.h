@@ -33,6 +33,11 @@ Verdict FuzzOne(std::string_view input);
 // (loaders name the file, validators the field). `what` says which call returned it.
 void ExpectError(const absl::Status& status, absl::StatusCode code, const std::string& prefix, const std::string& what);
 
+// FuzzFail unless `status` is what spec/job_spec.h ValidateJobSpec may return: OK, or
+// InvalidArgument, ResourceExhausted or FailedPrecondition with a message naming the field
+// ("spec..."). `what` says which call returned it.
+void ExpectJobSpecVerdict(const absl::Status& status, const std::string& what);
+
 // FuzzFail unless `reloaded` (a message after a save and a load) holds exactly what
 // `original` held: compared as deterministic wire bytes, so NaN equals NaN.
 void ExpectSameMessage(const google::protobuf::Message& original, const google::protobuf::Message& reloaded,

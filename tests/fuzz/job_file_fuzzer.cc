@@ -29,16 +29,6 @@
 namespace torchscan::fuzz {
 namespace {
 
-void ExpectValidationStatus(const absl::Status& status, const std::string& what) {
-  if (status.ok()) return;
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kResourceExhausted:
-    case absl::StatusCode::kFailedPrecondition: ExpectError(status, status.code(), "spec", what); return;
-    default: FuzzFail(absl::StrCat(what, ": a code ValidateJobSpec's header does not list"), status.ToString());
-  }
-}
-
 void ExpectSavedSpecLoads(const v1::JobSpec& spec, const std::string& what) {
   v1::JobSpec reloaded;
   if (absl::Status s = ParseJsonStrict(ToJson(spec), "spec.json", &reloaded); !s.ok())
@@ -53,7 +43,7 @@ void ExpectDaemonRefusesToo(std::string_view input, const spec::JobSpecLimits& l
   if (!ParseJsonStrict(input, "job.json", &parsed).ok()) return;
   const absl::Status status = spec::ValidateJobSpec(parsed, limits);
   if (status.ok()) FuzzFail("a daemon accepts a job that LoadJobFile refuses", parsed.DebugString());
-  ExpectValidationStatus(status, "ValidateJobSpec of a job LoadJobFile refuses");
+  ExpectJobSpecVerdict(status, "ValidateJobSpec of a job LoadJobFile refuses");
 }
 
 }  // namespace
@@ -72,9 +62,9 @@ Verdict FuzzOne(std::string_view input) {
   }
 
   const absl::Status by_default = spec::ValidateJobSpec(*spec, spec::JobSpecLimits{});
-  ExpectValidationStatus(by_default, "ValidateJobSpec, default limits");
+  ExpectJobSpecVerdict(by_default, "ValidateJobSpec, default limits");
   const absl::Status by_generous = spec::ValidateJobSpec(*spec, generous);
-  ExpectValidationStatus(by_generous, "ValidateJobSpec, more devices and an RSS child");
+  ExpectJobSpecVerdict(by_generous, "ValidateJobSpec, more devices and an RSS child");
   if (by_default.ok() && !by_generous.ok())
     FuzzFail("a daemon with more devices and an RSS child refused what a default daemon accepts",
              by_generous.ToString());
