@@ -69,7 +69,8 @@ bool StartsWithAPath(const std::string& message) {
 void ExpectRefusalNamesAField(const absl::Status& status) {
   if (status.code() != absl::StatusCode::kInvalidArgument)
     FuzzFail("ParseReceived: expected InvalidArgument", status.ToString());
-  if (!StartsWithAPath(std::string(status.message()))) FuzzFail("ParseReceived: the refusal names no field", status.ToString());
+  if (!StartsWithAPath(std::string(status.message())))
+    FuzzFail("ParseReceived: the refusal names no field", status.ToString());
   if (!google::protobuf::internal::IsStructurallyValidUTF8(status.message().data(),
                                                            static_cast<int>(status.message().size())))
     FuzzFail("ParseReceived: the refusal is not UTF-8 (it echoed the request)", status.ToString());
