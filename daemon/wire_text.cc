@@ -46,7 +46,7 @@ class WireWalk {
 
   // A length-delimited field's length at `at`, checked against what is left of its message.
   absl::Status Length(const std::string& path, int at, uint32_t* length) {
-    if (!in_.ReadVarint32(length)) return Malformed(path, at, "a length is cut short");
+    if (!ReadShortVarint32(length)) return Malformed(path, at, "a length is cut short or longer than 5 bytes");
     if (*length > static_cast<uint32_t>(in_.BytesUntilLimit()))
       return Malformed(path, at, absl::StrCat("a length of ", *length, " bytes runs past the end of its message"));
     return absl::OkStatus();
@@ -90,9 +90,18 @@ class WireWalk {
     return absl::OkStatus();
   }
 
+  // protobuf's parser (parse_context.h ReadTag, ReadSize) reads a tag or a length of at most 5
+  // bytes and refuses a longer varint, where CodedInputStream::ReadVarint32 reads up to 10 and
+  // drops the high bits: so the walk reads them here, the parser's way (a longer one was passed
+  // by the walk and refused by the parser, found by tests/fuzz:wire_request_fuzzer).
+  bool ReadShortVarint32(uint32_t* value) {
+    const int before = in_.CurrentPosition();
+    return in_.ReadVarint32(value) && in_.CurrentPosition() - before <= 5;
+  }
+
   absl::Status Tag(const std::string& path, int at, uint32_t* tag) {
-    *tag = in_.ReadTag();
-    if (*tag == 0) return Malformed(path, at, "a field tag is cut short or zero");
+    if (!ReadShortVarint32(tag) || *tag == 0)
+      return Malformed(path, at, "a field tag is cut short, zero or longer than 5 bytes");
     if (WireFormatLite::GetTagFieldNumber(*tag) == 0) return Malformed(path, at, "field number 0");
     return absl::OkStatus();
   }
@@ -100,10 +109,40 @@ class WireWalk {
   // A field the message does not know, or a known one sent with another wire type (which the
   // parser keeps as an unknown field too).
   absl::Status Skip(const std::string& path, int at, uint32_t tag) {
-    if (WireFormatLite::SkipField(&in_, tag)) return absl::OkStatus();
+    if (SkipValue(tag)) return absl::OkStatus();
     return Malformed(path, at,
                      absl::StrCat("field ", WireFormatLite::GetTagFieldNumber(tag), " with wire type ",
                                   WireFormatLite::GetTagWireType(tag), " is cut short or invalid"));
+  }
+
+  // The value after `tag`, skipped as the parser reads it (WireFormatLite::SkipField reads tags
+  // and lengths as CodedInputStream does). Groups count toward the nesting limit of messages.
+  bool SkipValue(uint32_t tag) {
+    uint64_t varint = 0;
+    uint32_t length = 0;
+    switch (WireFormatLite::GetTagWireType(tag)) {
+      case WireFormatLite::WIRETYPE_VARINT: return in_.ReadVarint64(&varint);
+      case WireFormatLite::WIRETYPE_FIXED64: return in_.Skip(8);
+      case WireFormatLite::WIRETYPE_FIXED32: return in_.Skip(4);
+      case WireFormatLite::WIRETYPE_LENGTH_DELIMITED:
+        return ReadShortVarint32(&length) && length <= static_cast<uint32_t>(in_.BytesUntilLimit()) &&
+               in_.Skip(static_cast<int>(length));
+      case WireFormatLite::WIRETYPE_START_GROUP: {
+        if (!in_.IncrementRecursionDepth()) return false;
+        bool ok = true;
+        for (uint32_t inner = 0; ok;) {
+          ok = ReadShortVarint32(&inner) && WireFormatLite::GetTagFieldNumber(inner) != 0;
+          if (ok && WireFormatLite::GetTagWireType(inner) == WireFormatLite::WIRETYPE_END_GROUP) {
+            ok = WireFormatLite::GetTagFieldNumber(inner) == WireFormatLite::GetTagFieldNumber(tag);
+            break;
+          }
+          ok = ok && SkipValue(inner);
+        }
+        in_.DecrementRecursionDepth();
+        return ok;
+      }
+      default: return false;  // an end-group tag outside its group, wire types 6 and 7
+    }
   }
 
   // Known `field` of the message at `message_path`, its tag at `at`; its own path `path`.
