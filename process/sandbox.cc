@@ -226,8 +226,15 @@ absl::StatusOr<SandboxPlan> SandboxPlan::Prepare(const SandboxSpec& spec) {
   p.Push(Kind::kTmpfs, "mode=1777", spec.root + "/dev/shm", 0, "cannot mount a private /dev/shm");
   for (const std::string& device : spec.devices) p.Device(device);
   p.Mkdirs("/proc");
-  p.Push(Kind::kBind, "/proc", spec.root + "/proc", 0, "cannot bind /proc");
-  p.Push(Kind::kReadOnly, "", spec.root + "/proc", 0, "cannot make /proc read-only", LockedFlags("/proc"));
+  if (root_user) {
+    // A /proc of its own, read-only, that shows only the processes the child may trace
+    // (hidepid=invisible: a worker user's own), not the daemon's or other users'. A user
+    // namespace cannot mount one without a pid namespace of its own: it binds the machine's.
+    p.Push(Kind::kProc, "hidepid=invisible", spec.root + "/proc", 0, "cannot mount a /proc of its own");
+  } else {
+    p.Push(Kind::kBind, "/proc", spec.root + "/proc", 0, "cannot bind /proc");
+    p.Push(Kind::kReadOnly, "", spec.root + "/proc", 0, "cannot make /proc read-only", LockedFlags("/proc"));
+  }
   std::vector<std::string> read_only = spec.read_only;
   std::sort(read_only.begin(), read_only.end());
   for (const std::string& path : read_only)
@@ -257,6 +264,9 @@ const char* SandboxPlan::Apply() const {
       }
       case Step::Kind::kPrivate: ok = ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0; break;
       case Step::Kind::kTmpfs: ok = ::mount("tmpfs", b, "tmpfs", MS_NOSUID | MS_NODEV, a) == 0; break;
+      case Step::Kind::kProc:
+        ok = ::mount("proc", b, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, a) == 0;
+        break;
       case Step::Kind::kMkdir: ok = ::mkdir(b, static_cast<mode_t>(s.mode)) == 0 || errno == EEXIST; break;
       case Step::Kind::kTouch: {
         const int fd = ::open(b, O_WRONLY | O_CREAT | O_CLOEXEC, static_cast<mode_t>(s.mode));

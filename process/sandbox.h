@@ -11,11 +11,12 @@
 // system calls only (async-signal-safe), as the rest of pre_exec.h.
 //
 // What the child sees, in this order: a private /tmp and /dev/shm (tmpfs), the device nodes in
-// `devices`, /proc (read-only), `read_only` paths (read-only with every mount below them) (directories bound
-// recursively; a symbolic link is copied as a link, its target resolved and bound as well), then `hidden` paths masked
-// (an empty directory, or /dev/null for a file) where they lie under a visible path, then `read_write` paths (after the
-// masks, so a job's folder is visible inside a masked state folder). The new root is read-only; anything not listed
-// does not exist.
+// `devices`, /proc (read-only; when the parent is root a /proc of its own that lists only the
+// processes the child may trace, hidepid=invisible), `read_only` paths (read-only with every mount below them)
+// (directories bound recursively; a symbolic link is copied as a link, its target resolved and bound as well), then
+// `hidden` paths masked (an empty directory, or /dev/null for a file) where they lie under a visible path, then
+// `read_write` paths (after the masks, so a job's folder is visible inside a masked state folder). The new root is
+// read-only; anything not listed does not exist.
 #pragma once
 
 #include <string>
@@ -54,9 +55,9 @@ class SandboxPlan {
  public:
   // One system call (or a few) of Apply; public for the planner in sandbox.cc only.
   struct Step {
-    enum class Kind { kUnshare, kWrite, kPrivate, kTmpfs, kMkdir, kTouch, kSymlink, kBind, kReadOnly, kPivot };
+    enum class Kind { kUnshare, kWrite, kPrivate, kTmpfs, kProc, kMkdir, kTouch, kSymlink, kBind, kReadOnly, kPivot };
     Kind kind;
-    std::string a, b;         // paths; kWrite: file and text; kTmpfs: options and mount point
+    std::string a, b;         // paths; kWrite: file and text; kTmpfs, kProc: options and mount point
     int mode = 0;             // kMkdir, kTouch; kUnshare: the namespaces
     unsigned long flags = 0;  // kReadOnly: the mount flags to keep
     std::string failed;       // the line Apply returns when this step fails

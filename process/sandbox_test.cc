@@ -143,6 +143,31 @@ TEST(Sandbox, ShowsOnlyWhatItIsGiven) {
   EXPECT_TRUE(fs::is_empty(f.root));
 }
 
+// As root the child gets a /proc of its own (hidepid=invisible): once it runs as another user
+// (as a worker does) it sees its own processes, not init's nor its root parent's. Without root
+// (a user namespace) the machine's /proc is bound, read-only.
+TEST(Sandbox, ProcShowsAWorkerUserOnlyItsOwnProcesses) {
+  Fixture f;
+  absl::StatusOr<SandboxPlan> plan = SandboxPlan::Prepare(f.Spec());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const pid_t parent = ::getpid();
+  const std::string seen = InSandbox(*plan, [&] {
+    if (::geteuid() == 0 && (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0))
+      return std::string("cannot become nobody: ") + std::strerror(errno);
+    std::string r;
+    r += "init:" + Errno(::access("/proc/1/cmdline", F_OK)) + "\n";
+    r += "parent:" + Errno(::access(("/proc/" + std::to_string(parent) + "/cmdline").c_str(), F_OK)) + "\n";
+    r += "self:" + Errno(::access("/proc/self/status", R_OK)) + "\n";
+    r += "cpuinfo:" + Errno(::access("/proc/cpuinfo", R_OK)) + "\n";
+    return r;
+  });
+  const std::string hidden = ::geteuid() == 0 ? "No such file or directory" : "ok";
+  EXPECT_NE(seen.find("init:" + hidden + "\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("parent:" + hidden + "\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("self:ok\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("cpuinfo:ok\n"), std::string::npos) << seen;
+}
+
 TEST(Sandbox, SymbolicLinksAreCopiedAndFollowed) {
   Fixture f;
   fs::create_directories(f.dir + "/real/lib");
