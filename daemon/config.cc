@@ -292,7 +292,7 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
   if (limits->worker_open_files() == 0) limits->set_worker_open_files(kDefaultWorkerOpenFiles);
   if (config->noise_floor_max_age_s() == 0) config->set_noise_floor_max_age_s(kDefaultNoiseFloorMaxAgeS);
   if (machine.is_root && config->worker_user().empty()) config->set_worker_user(kDefaultWorkerUser);
-  if (config->sandbox().empty()) config->set_sandbox(kSandboxOff);
+  if (config->sandbox().empty()) config->set_sandbox(kSandboxNamespaces);
   if (config->worker_path().empty() && !machine.executable_dir.empty())
     config->set_worker_path(DefaultWorker(machine.executable_dir));
   std::vector<std::string*> paths = {config->mutable_worker_path(), config->mutable_rss_child_path(),

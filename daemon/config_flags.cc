@@ -51,8 +51,8 @@ void AddConfigFlags(CLI::App* app, ConfigFlags* flags) {
   app->add_flag("--no-spare-worker", flags->no_spare_worker,
                 "start a cold worker for every job instead of keeping one warm spare worker loaded between jobs");
   app->add_option("--sandbox", flags->sandbox,
-                  "namespaces: each job sees only its own folder, its programs and --share paths, no network; "
-                  "off (default): jobs see what --worker-user can reach");
+                  "namespaces (default): each job sees only its own folder, its programs and --share paths, no "
+                  "network; off: jobs see what --worker-user can reach (a private, single-user daemon)");
   app->add_option("--share", flags->shared_paths,
                   "a path sandboxed jobs may read (datasets, models by path); repeatable");
 }

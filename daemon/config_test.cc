@@ -62,8 +62,8 @@ TEST(Config, DefaultsFillEverything) {
   EXPECT_EQ(config->limits().max_upload_bytes(), 64 << 20);
   EXPECT_EQ(config->noise_floor_max_age_s(), 7 * 24 * 3600);
   EXPECT_EQ(config->worker_path(), TempDir() + "/torchscan-worker");
-  EXPECT_EQ(config->rss_child_path(), "");  // none beside the fake worker
-  EXPECT_EQ(config->sandbox(), "off");
+  EXPECT_EQ(config->rss_child_path(), "");     // none beside the fake worker
+  EXPECT_EQ(config->sandbox(), "namespaces");  // a private daemon asks for "off"
 }
 
 TEST(Config, FlagsOverrideTheFile) {

@@ -115,7 +115,8 @@ inline constexpr double kRssChildTimeoutS = 300;
 // ApplyDefaults); the thread defaults are kDefaultIntraOpThreads and kDefaultInterOpThreads.
 inline constexpr const char* kDefaultSocketMode = "0660";    // DaemonConfig.socket_mode
 inline constexpr const char* kDefaultWorkerUser = "nobody";  // DaemonConfig.worker_user, when torchscand is root
-// DaemonConfig.sandbox's values (daemon/job_sandbox.h); kSandboxOff is the default.
+// DaemonConfig.sandbox's values (daemon/job_sandbox.h); kSandboxNamespaces is the default (the
+// client's private daemon passes kSandboxOff: its only user is the caller).
 inline constexpr const char* kSandboxNamespaces = "namespaces";
 inline constexpr const char* kSandboxOff = "off";
 inline constexpr int kDefaultMaxQueueLength = 100;    // DaemonLimits.max_queue_length: queued jobs

@@ -406,7 +406,15 @@ TEST_F(AccessTest, FilesInAFolderTheWorkersCannotReadAreUploadedWithTheJob) {
   ASSERT_EQ(made.exit_code, 0) << "tests/python/make_models.py needs Debian's python3-torch: " << made.err;
   ASSERT_EQ(e2e::Run(Runfile("tests/make_check_modules"), {closed}).exit_code, 0);
   Placement placement = OpenPlacement("files");
-  TestDaemon d(placement.state_dir, placement.flags);
+  // A module nobody can read beside the state folder, for the last case.
+  const std::string open_module = fs::path(placement.state_dir).parent_path().string() + "/mlp.pt";
+  fs::copy_file(closed + "/mlp.pt", open_module, fs::copy_options::overwrite_existing);
+  ::chmod(open_module.c_str(), 0644);
+  // Both are shared with the (sandboxed) jobs, so that --daemon-path reaches the worker, whose
+  // user's permissions then decide.
+  std::vector<std::string> flags = placement.flags;
+  flags.insert(flags.end(), {"--share", closed, "--share", open_module});
+  TestDaemon d(placement.state_dir, flags);
   // The client runs in the closed folder and names its files relative to it, as a user would.
   const auto client_in = [&](const std::string& dir, const std::vector<std::string>& args) {
     std::string command =
@@ -457,9 +465,6 @@ TEST_F(AccessTest, FilesInAFolderTheWorkersCannotReadAreUploadedWithTheJob) {
                                   std::string("leave out --daemon-path")})
     EXPECT_TRUE(absl::StrContains(r.err, part)) << part << " in " << r.err;
   // A module nobody can read, and the tensor file still closed: the tensor file is named.
-  const std::string open_module = fs::path(placement.state_dir).parent_path().string() + "/mlp.pt";
-  fs::copy_file(closed + "/mlp.pt", open_module, fs::copy_options::overwrite_existing);
-  ::chmod(open_module.c_str(), 0644);
   r = client_in(closed, {"measure", "--torchscript", open_module, "--input-file", "x=x.pt", "--min-run-time", "0.02",
                          "--daemon-path"});
   EXPECT_EQ(r.exit_code, 3) << r.err;

@@ -137,7 +137,7 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
 // too. Judged by the overlap witness the test owns (tests/job_process_witness.h): no process of
 // the job is alive after its record says finished. No timing verdict is asserted.
 TEST(CalibrateEndToEnd, EachPairRunsInAFreshProcessAndACancelLeavesNoneBehind) {
-  TestDaemon d(TempDir("cancel_state"));
+  TestDaemon d(TempDir("cancel_state"), {"--sandbox", "off"});  // the witness reads every job (job_process_witness.h)
   JobProcessWitness witness(d.pid());
   std::future<CommandResult> client =
       InBackground(d, {"calibrate", "--pairs", "3", "--rounds", "5", "--min-run-time", "2"});

@@ -394,7 +394,7 @@ TEST(DaemonEndToEnd, NoDaemonAtTheAddressIsExitFour) {
 // started_at/finished_at: no process of one job (worker or RSS child) alive while another
 // job's is, or outside its job's recorded run.
 TEST(DaemonEndToEnd, TwoClientsAtOnceRunOneAfterTheOther) {
-  TestDaemon d(TempDir("serialized"));
+  TestDaemon d(TempDir("serialized"), {"--sandbox", "off"});  // the witness reads every job (job_process_witness.h)
   JobProcessWitness witness(d.pid());
   const std::vector<std::string> job = {"measure", "--model", "linear", "--min-run-time", "0.3", "--rss"};
   std::future<CommandResult> a = InBackground(d, job);

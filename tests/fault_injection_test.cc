@@ -134,7 +134,7 @@ class FaultInjection : public ::testing::Test {
     state_dir_ = TempDir("state");
     tmpfs_ = MountTmpfs(state_dir_, &disk_note_);
     std::printf("fault injection: %s\n", disk_note_.c_str());
-    daemon_ = new TestDaemon(state_dir_);
+    daemon_ = new TestDaemon(state_dir_, {"--sandbox", "off"});  // the witness reads every job (job_process_witness.h)
     const CommandResult first = daemon_->Client({"measure", "--job", JobFile("first", kQuick)});
     ASSERT_EQ(first.exit_code, 0) << first.err;
     first_id_ = SubmittedId(first.err);

@@ -457,11 +457,13 @@ void AddWorkerCases(Table& t, const std::string& dir, const std::string& truncat
   t.JobFile("module path escaping to /etc/passwd",
             file("ts_passwd",
                  MeasureJob(R"("model": {"torchscript": {"path": "../../../../../../../../etc/passwd"}})" + inputs)),
-            kJobFailed, "model.torchscript.path", true);
+            kBadInput, "spec.measure.workload.model.torchscript.path", true);
+  t.AlsoNaming({"/etc/passwd\" is not shared with this daemon's sandboxed jobs"});
   t.JobFile("module path is a stored result",
             file("ts_result", MeasureJob(R"("model": {"torchscript": {"path": ")" + state_dir + "/jobs/" + good_id +
                                          R"(/result.json"}})" + inputs)),
-            kJobFailed, "model.torchscript.path", true);
+            kBadInput, "spec.measure.workload.model.torchscript.path", true);
+  t.AlsoNaming({"/result.json\" is not shared with this daemon's sandboxed jobs"});
   t.JobFile("shape over the input memory limit",
             file("shape_huge",
                  MeasureJob(std::string(kLinear) + R"(, "inputs": [{"generated": {"shape": [100000, 100000, 128]}}])")),
@@ -517,11 +519,18 @@ void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
   t.Client("--torchscript over max_upload_bytes", {"measure", "--torchscript", big, "--input", "2x128"}, kRefused,
            "max_upload_bytes");
   t.AlsoNaming({big + " 8.5 MiB", "--daemon-path", "torchscand --max-upload"});
-  // A path for the daemon's machine is read there by its worker, whose user is named.
+  // A path for the daemon's machine is read there by its worker, whose user is named (the
+  // daemon shares `dir` with its sandboxed jobs).
+  const std::string missing = dir + "/missing/model.pt";
   t.Client("--daemon-path module missing on the daemon's machine",
-           {"measure", "--torchscript", "/nonexistent/model.pt", "--input", "2x128", "--daemon-path"}, kJobFailed,
+           {"measure", "--torchscript", missing, "--input", "2x128", "--daemon-path"}, kJobFailed,
            "model.torchscript.path");
-  t.AlsoNaming({"'/nonexistent/model.pt'", "running as user ", "No such file or directory", "leave out --daemon-path"});
+  t.AlsoNaming({"'" + missing + "'", "running as user ", "No such file or directory", "leave out --daemon-path"});
+  // One outside the shared paths never reaches a worker.
+  t.Client("--daemon-path module the daemon does not share",
+           {"measure", "--torchscript", "/nonexistent/model.pt", "--input", "2x128", "--daemon-path"}, kBadInput,
+           "spec.measure.workload.model.torchscript.path (--torchscript)");
+  t.AlsoNaming({"\"/nonexistent/model.pt\" is not shared", "leave out --daemon-path", "torchscand --share"});
 }
 
 // Saved report and comparison files for compare-reports and render (no daemon involved).
@@ -833,7 +842,10 @@ std::optional<int> CountInReadme(const std::string& readme) {
 TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
   const std::string state_dir = TempDir("hostile_state");
   const std::string dir = TempDir("hostile_files");
-  TestDaemon daemon(state_dir, {"--max-upload", std::to_string(kMaxUpload), "--job-wall-time", "60"});
+  // Sandboxed (the default), sharing /dev/zero and the case files, so that hostile paths
+  // there reach the worker's own defences.
+  TestDaemon daemon(state_dir, {"--max-upload", std::to_string(kMaxUpload), "--job-wall-time", "60", "--share",
+                                "/dev/zero", "--share", dir});
   RawClient raw(daemon.address());
 
   // One good job first: its stored result must survive every case byte for byte.
@@ -910,12 +922,14 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
   }
 
   EXPECT_TRUE(fs::is_empty(never_written)) << "a refused jobs fetch wrote into its --output folder";
-  // Nothing outside jobs/ but the lock and the warm spare's stderr; inside, job folders holding
+  // Nothing outside jobs/ but the lock, the warm spare's stderr, the sandbox's mount point and
+  // the spare's own folder; inside, job folders holding
   // only the store's files.
   ASSERT_TRUE(fs::exists(good_dir + "/result.json")) << "no stored job: the checks below would see nothing";
   for (const auto& entry : fs::directory_iterator(state_dir)) {
     const std::string name = entry.path().filename().string();
-    EXPECT_TRUE(name == "jobs" || name == "torchscand.lock" || name == "spare-worker.stderr")
+    EXPECT_TRUE(name == "jobs" || name == "torchscand.lock" || name == "spare-worker.stderr" || name == "sandbox" ||
+                name == "spare-job")
         << "stray file in the state dir: " << name;
   }
   for (const auto& job : fs::directory_iterator(state_dir + "/jobs")) {

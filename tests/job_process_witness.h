@@ -14,6 +14,9 @@
 //     even after the worker is gone and the process was handed to another parent. Those of
 //     an idle spare's group (the RSS children it starts to wait beside it) belong to no job
 //     until the spare has one, and then to its job from the first scan that sees that.
+// A sandboxed daemon's warm spare (sandbox "namespaces") runs its job in a folder of its own
+// (STATE/spare-job), which names no job: the witness cannot tell that job from outside, so the
+// tests that use a witness run their daemon with --sandbox off (job order is the same).
 // A child of the daemon between fork and exec (no `--job` yet) is looked at again in the next
 // scan. Zombies (state Z or X) are dead and never count as alive. Processes of other users are
 // seen too (/proc/PID/stat and cmdline are world-readable), except where /proc is mounted
