@@ -6,7 +6,11 @@ Usage: check_files.py [--xml FILE]   (run by bazel test, from the runfiles root)
               (it only warns about unknown keys and bad values, so any output fails);
               `systemd-analyze security --offline` rates it at most 2.0; systemd-sysusers
               creates its users in a scratch root, and the unit's User=, SupplementaryGroups=,
-              RuntimeDirectory= and StateDirectory= agree with them and with torchscand.json
+              RuntimeDirectory= and StateDirectory= agree with them and with torchscand.json;
+              the job sandbox: torchscand.json asks for it, the unit's RestrictNamespaces= and
+              SystemCallFilter= (groups expanded by `systemd-analyze syscall-filter`) allow
+              what it calls, and the real torchscand, as an unprivileged user with
+              no_new_privs (as the unit runs it), makes it and starts
   scripts     `bash -n` and ShellCheck on every shell script deploy/ and install use
   container   every COPY source exists, every repository script a RUN starts is executable,
               every stage is Debian 12, the user is numeric and not root, the programs copied
@@ -71,6 +75,68 @@ def check_security(torchscand):
             rating = [l for l in run.stdout.splitlines() if "Overall exposure" in l]
             return f"exposure above 2.0: {rating or run.stderr.strip()}"
     return None
+
+
+SANDBOX_NAMESPACES = {"user", "mnt", "net", "ipc", "uts"}  # daemon/job_sandbox.h, as a non-root daemon
+SANDBOX_CALLS = {"unshare", "mount", "umount2", "pivot_root", "mount_setattr"}  # process/sandbox.cc
+
+
+def syscalls_of(entries):
+    """The system calls a SystemCallFilter= allow list names, its @groups expanded."""
+    calls = set()
+    for entry in entries:
+        if entry.startswith("@"):
+            run = subprocess.run([tool("systemd-analyze"), "syscall-filter", entry], capture_output=True, text=True,
+                                 timeout=60, check=True)
+            calls |= {line.strip() for line in run.stdout.splitlines()[1:] if line.strip() and
+                      not line.strip().startswith("#")}
+        else:
+            calls.add(entry)
+    return calls
+
+
+def started_unprivileged(torchscand):
+    """torchscand (with its worker and RSS child, copied where nobody can read them) as nobody
+    with no_new_privs: None when it made the sandbox and listened, else its output."""
+    with tempfile.TemporaryDirectory() as folder:
+        os.chmod(folder, 0o755)
+        for name in ("torchscand", "torchscan-worker", "torchscan_rss_child"):
+            shutil.copy2(program(name) if name != "torchscand" else torchscand, os.path.join(folder, name))
+        state = os.path.join(folder, "state")
+        os.mkdir(state)
+        shutil.chown(state, "nobody")
+        argv = [tool("setpriv"), "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--no-new-privs",
+                os.path.join(folder, "torchscand"), "--state-dir", state, "--listen",
+                f"unix:{state}/torchscand.sock", "--sandbox", "namespaces", "--no-spare-worker"]
+        if os.geteuid() != 0:
+            argv = argv[5:]  # already unprivileged
+        daemon = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        output = []
+        for line in daemon.stdout:
+            output.append(line)
+            if "listening on" in line:
+                break
+        daemon.terminate()
+        daemon.wait(timeout=30)
+        text = "".join(output)
+        if "jobs run sandboxed" in text and "listening on" in text:
+            return None
+        return text.strip()[-600:] or f"exited {daemon.returncode} saying nothing"
+
+
+def check_job_sandbox(torchscand):
+    config = json.loads(read_text("deploy/systemd/torchscand.json"))
+    if config.get("sandbox") != "namespaces":
+        return f"deploy/systemd/torchscand.json: sandbox is {config.get('sandbox')!r}, not \"namespaces\""
+    unit = read_unit(UNIT)
+    namespaces = set(" ".join(unit_values(unit, "Service", "RestrictNamespaces")).split())
+    if not SANDBOX_NAMESPACES <= namespaces:
+        return f"RestrictNamespaces= lacks {sorted(SANDBOX_NAMESPACES - namespaces)}, which the job sandbox creates"
+    allowed = syscalls_of(" ".join(unit_values(unit, "Service", "SystemCallFilter")).split())
+    if not SANDBOX_CALLS <= allowed:
+        return f"SystemCallFilter= does not allow {sorted(SANDBOX_CALLS - allowed)}, which the job sandbox calls"
+    failed = started_unprivileged(torchscand)
+    return None if failed is None else f"torchscand as nobody with no_new_privs did not start sandboxed: {failed}"
 
 
 def check_sysusers():
@@ -209,6 +275,8 @@ def main(argv):
     checks.run("systemd: exposure rating at most 2.0", check_security, binary["torchscand"])
     checks.run("systemd: sysusers creates the unit's user and the socket group", check_sysusers)
     checks.run("systemd: socket and state folders are the unit's directories", check_directories)
+    checks.run("systemd: the unit lets the unprivileged torchscand sandbox its jobs", check_job_sandbox,
+               binary["torchscand"])
     for script in SCRIPTS:
         checks.run(f"{script}: bash -n and shellcheck", check_script, script)
     checks.run("Containerfile: sources, scripts, stages, user and programs", check_containerfile)

@@ -90,6 +90,21 @@ def check_security(ds, image_uid):
     return None
 
 
+def check_sandbox(ds, config):
+    """Jobs run sandboxed, and the pod lets torchscand make the sandbox: the runtime's default
+    seccomp profile refuses unshare, mount and pivot_root (the daemon would refuse to start)."""
+    if config.get("sandbox", "namespaces") != "namespaces":
+        return f"the ConfigMap's sandbox is {config.get('sandbox')!r}: a shared daemon runs jobs sandboxed"
+    pod = pod_of(ds)
+    for c in pod["containers"]:
+        seccomp = c.get("securityContext", {}).get("seccompProfile") or pod.get("securityContext", {}).get(
+            "seccompProfile", {})
+        if seccomp.get("type") not in ("Unconfined", "Localhost"):
+            return (f"{c['name']}: seccompProfile {seccomp.get('type')!r} refuses the sandbox's unshare and "
+                    "mount: Unconfined, or a Localhost profile that allows them")
+    return None
+
+
 def mount_of(ds, path):
     """(volume, mount) whose mountPath holds `path`, or (None, None)."""
     volumes = {v["name"]: v for v in pod_of(ds)["volumes"]}
@@ -239,6 +254,7 @@ def main(argv):
         checks.run(f"{name}: selects labelled nodes", check_selection, ds)
         checks.run(f"{name}: Guaranteed QoS with whole CPUs", check_guaranteed, ds, has_gpu)
         checks.run(f"{name}: non-root, read-only root, no capabilities", check_security, ds, uid)
+        checks.run(f"{name}: jobs sandboxed, and seccomp lets torchscand make the sandbox", check_sandbox, ds, config)
         checks.run(f"{name}: Secrets private, TLS and tokens mounted, state writable", check_volumes, ds, config)
         checks.run(f"{name}: one port in config, DaemonSet, probes and Service", check_ports, ds, config, service)
     checks.run("daemonset-gpu.yaml: the CPU DaemonSet plus a GPU and nothing else", check_gpu_twin, cpu, gpu)
