@@ -33,8 +33,10 @@ At the end (no new jobs; the queue drained; torchscand stopped with SIGTERM) it 
   - wrong outcomes: a client exit code the job kind does not allow (e.g. a failing module that
     succeeded, a measure that exited 2); must be 0. A job whose worker or daemon was killed
     may end failed (exit 3) or the client may lose the daemon (exit 4): allowed, and counted;
-  - orphans: torchscan-worker / torchscan_rss_child processes not under the current
-    torchscand, 10 s after each daemon restart, and any left after the final stop; must be 0;
+  - orphans: workers and RSS children not under the current torchscand, 10 s after each
+    daemon restart, and any left after the final stop; must be 0. The soak runs copies of the
+    three programs from its own folder, so that it tells its processes from any other
+    torchscand's on the machine by their executable's path;
   - the daemon's memory: VmRSS every 15 s; the slope (MiB per hour, least squares) of the
     last incarnation from 10 minutes after its start to the end (stated, not asserted).
 """
@@ -54,7 +56,7 @@ import tempfile
 import threading
 import time
 
-from soak_processes import GiveUp, Daemon, orphans, processes, descendants_of, vm_rss_mib
+from soak_processes import GiveUp, Daemon, descendants_of, install_programs, orphans, processes, vm_rss_mib
 
 PROGRAM = "soak_benchmark"
 FINAL_STATES = {"succeeded", "failed", "cancelled", "interrupted"}
@@ -110,7 +112,8 @@ class Soak:
         self.random = random.Random(options.seed)
         self.stop_at = time.monotonic() + options.minutes * 60
         self.daemon_kills_until = time.monotonic() + options.minutes * 60 * 0.4
-        self.daemon = Daemon(options.daemon, options.client, folder, self.models)
+        self.programs = os.path.join(folder, "bin")
+        self.daemon = Daemon(install_programs(options.daemon, self.programs), options.client, folder, self.models)
         self.lock = threading.Lock()
         self.job_ids = {}                       # job id -> kind
         self.outcomes = collections.Counter()   # (kind, exit code)
@@ -221,7 +224,7 @@ class Soak:
         with self.lock:
             self.down_windows[-1][1] = time.monotonic()
         time.sleep(10)
-        left = orphans(self.daemon.pid())
+        left = orphans(self.programs, self.daemon.pid())
         if left:
             self.orphans_seen.append((round(time.monotonic() - self.begin), left))
 
@@ -231,7 +234,7 @@ class Soak:
         while time.monotonic() < deadline:
             table = processes()
             under = descendants_of(self.daemon.pid(), table)
-            pids = [pid for pid, (_, exe) in table.items() if exe == program and pid in under]
+            pids = [pid for pid, (_, exe) in table.items() if os.path.basename(exe) == program and pid in under]
             if pids:
                 try:
                     os.kill(self.random.choice(pids), signal.SIGKILL)
@@ -329,7 +332,7 @@ class Soak:
         slope, points = self.memory_slope()
         stopped = self.daemon.stop()
         time.sleep(2)
-        left = orphans(None)
+        left = orphans(self.programs, None)
         elapsed = time.monotonic() - self.begin
         say(f"ran {elapsed / 60:.1f} min: {sum(self.outcomes.values())} client runs, {len(self.job_ids)} jobs "
             f"accepted, {self.daemon.starts - 1} daemon restarts")

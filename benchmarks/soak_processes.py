@@ -5,6 +5,7 @@ Part of benchmarks/soak_benchmark.py (see its header); no figures here.
 
 import collections
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -93,7 +94,7 @@ class Daemon:
 
 
 def processes():
-    """{pid: (ppid, program name)} of every process, from /proc."""
+    """{pid: (ppid, executable path)} of every process, from /proc."""
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -101,7 +102,7 @@ def processes():
         try:
             with open(f"/proc/{entry}/stat", "rb") as f:
                 stat = f.read().decode(errors="replace")
-            exe = os.path.basename(os.readlink(f"/proc/{entry}/exe"))
+            exe = os.readlink(f"/proc/{entry}/exe")
         except OSError:
             continue
         ppid = int(stat[stat.rindex(")") + 2:].split()[1])
@@ -109,8 +110,21 @@ def processes():
     return found
 
 
-def ours(name):
-    return name in ("torchscan-worker", "torchscan_rss_child")
+def install_programs(daemon, folder):
+    """Copies torchscand, its worker and RSS child (beside it, or in Bazel's layout) into
+    `folder`, where torchscand finds the worker beside itself: the soak's processes are then
+    those whose executable lies there, whatever else runs on the machine. Returns torchscand."""
+    here = os.path.dirname(daemon)
+    places = {"torchscan-worker": ["torchscan-worker", "../worker/torchscan-worker"],
+              "torchscan_rss_child": ["torchscan_rss_child", "../passes/torchscan_rss_child"]}
+    os.makedirs(folder)
+    shutil.copy2(daemon, os.path.join(folder, "torchscand"))
+    for name, candidates in places.items():
+        found = [os.path.join(here, c) for c in candidates if os.access(os.path.join(here, c), os.X_OK)]
+        if not found:
+            GiveUp.now(f"no {name} beside {daemon} or in Bazel's layout; build it (see the header)")
+        shutil.copy2(found[0], os.path.join(folder, name))
+    return os.path.join(folder, "torchscand")
 
 
 def descendants_of(root, table):
@@ -127,11 +141,13 @@ def descendants_of(root, table):
     return seen
 
 
-def orphans(daemon_pid):
-    """Our worker and RSS child processes not under torchscand `daemon_pid` (None: any)."""
+def orphans(programs, daemon_pid):
+    """Workers and RSS children run from `programs` (install_programs) that are not under
+    torchscand `daemon_pid` (None: every one)."""
     table = processes()
     under = descendants_of(daemon_pid, table) if daemon_pid else set()
-    return sorted(pid for pid, (_, name) in table.items() if ours(name) and pid not in under)
+    return sorted(pid for pid, (_, exe) in table.items()
+                  if os.path.dirname(exe) == programs and os.path.basename(exe) != "torchscand" and pid not in under)
 
 
 def vm_rss_mib(pid):
