@@ -2,7 +2,7 @@
 // processes and modules saved from Python (tests/python/make_hostile_models.py): one reads
 // the first bytes of a file and fails with them in its message (a job's error goes back to its
 // submitter), one maps a file shared and overwrites its first bytes. Targets: another job's
-// uploaded spec.json and its result, the daemon's token file, /etc/shadow and a file in root's
+// uploaded spec.json and its result, the daemon's token file and TLS key, /etc/shadow and a file in root's
 // home. Each must fail to see or change its target, inside its own job, with the victim's files
 // byte-identical and the daemon serving. The same reader against an unsandboxed daemon shows
 // the threat (and that this test can fail).
@@ -68,8 +68,16 @@ TEST_F(SandboxTest, HostileModulesSeeAndChangeNothingOutsideTheirJob) {
   WriteFile(token_file, "root sandbox-test-token-0123456789\n", 0600);
   const std::string shared = TempDir("sandbox_shared");
   fs::copy_file(models_ + "/mlp.pt", shared + "/mlp.pt");
+  // The TLS key readable by the workers' user, as a daemon's own key is to workers that run as
+  // the daemon's user (an unprivileged daemon): only the sandbox keeps it from them.
+  const std::string open_dir = fs::path(placement.state_dir).parent_path().string();
+  fs::create_directories(open_dir + "/pki");
+  const Pki pki = MakePki(open_dir + "/pki");
+  ASSERT_EQ(::chmod(pki.server_key.c_str(), 0644), 0);
   TestDaemon d(placement.state_dir,
-               With(placement.flags, {"--sandbox", "namespaces", "--token-file", token_file, "--share", shared}));
+               With(placement.flags, {"--sandbox", "namespaces", "--token-file", token_file, "--share", shared,
+                                      "--listen", "127.0.0.1:" + std::to_string(FreePort()), "--tls-cert",
+                                      pki.server_cert, "--tls-key", pki.server_key}));
   const std::string victim = VictimJob(d, models_);
   ASSERT_TRUE(fs::exists(victim + "/spec.json"));
   const std::string home_secret = "/root/torchscan-sandbox-secret-" + std::to_string(::getpid());
@@ -78,6 +86,7 @@ TEST_F(SandboxTest, HostileModulesSeeAndChangeNothingOutsideTheirJob) {
   std::vector<Target> targets = {{"spec", victim + "/spec.json"},
                                  {"result", victim + "/result.json"},
                                  {"token", token_file},
+                                 {"tls_key", pki.server_key},
                                  {"shadow", "/etc/shadow"}};
   if (::geteuid() == 0) targets.push_back({"home", home_secret});
   const std::string hostile = TempDir("hostile_models");
