@@ -19,7 +19,11 @@
 //     accepted, refused (by reason), succeeded, failed, lost (accepted but not found or not
 //     finished at the end; must be 0), overlapping executions (daemon/job_timeline.h; must be 0)
 //     and the wall time until all finished.
-// --quick: 1 sequential job and 3 clients x 1 job, to check that the benchmark runs
+//  4. The job sandbox's cost: tiny jobs from Submit to finished, on daemons with --sandbox off
+//     and namespaces started in turn (a fresh daemon per block, the order swapped each round),
+//     with a cold worker per job and with the warm spare (2 s between jobs, so that the next
+//     spare is loaded, as in a queue with gaps); medians and namespaces ÷ off.
+// --quick: 1 sequential job, 3 clients x 1 job and 1 job per sandbox block, to check that the benchmark runs
 // (//tests:readme_benchmarks_test); figures from so few jobs mean little.
 // Everything gives up after 10 minutes. Exit 0 when every figure that must hold holds, else 1.
 #include <algorithm>
@@ -35,6 +39,7 @@
 #include "benchmarks/benchmark_args.h"
 #include "benchmarks/benchmark_daemon.h"
 #include "client/daemon_client.h"
+#include "client/embedded_daemon.h"
 #include "daemon/job_timeline.h"
 #include "proto/service.pb.h"
 
@@ -56,8 +61,10 @@ struct Scale {
   int sequential_jobs = 5;
   int clients = 50;
   int jobs_per_client = 2;
+  int sandbox_rounds = 4;  // figure 4: rounds of (off, namespaces) blocks per worker kind
+  int sandbox_jobs = 3;    // figure 4: jobs per block
 };
-constexpr Scale kQuickScale = {1, 3, 1};
+constexpr Scale kQuickScale = {1, 3, 1, 1, 1};
 constexpr auto kGiveUpAfter = std::chrono::seconds(600);
 
 double NowEpochSeconds() {
@@ -206,6 +213,49 @@ bool PrintManyClients(const Outcomes& o, const Scale& scale, double wall_s, int 
   return o.lost == 0 && overlaps == 0 && o.failed == 0;
 }
 
+// Figure 4: one block of `jobs` tiny jobs on a fresh daemon; appends each job's wall time
+// (Submit called to Watch returned, s). False when one failed.
+bool SandboxBlock(const std::string& daemon_path, bool sandboxed, bool spare, int jobs, std::vector<double>* wall_s) {
+  torchscan::EmbeddedDaemonOptions options;
+  options.spare_worker = spare;
+  options.sandboxed = sandboxed;
+  BenchmarkDaemon daemon = StartBenchmarkDaemon("daemon_benchmark", daemon_path, kGiveUpAfter, options);
+  bool ok = true;
+  for (int i = 0; i < jobs; ++i) {
+    if (spare) std::this_thread::sleep_for(std::chrono::seconds(2));  // the spare loads
+    const auto start = Clock::now();
+    absl::StatusOr<v1::Job> submitted = daemon.client->Submit(TinyJob("sandbox"));
+    if (!submitted.ok()) GiveUp("submit: " + std::string(submitted.status().message()));
+    absl::StatusOr<v1::Job> job = daemon.client->Watch(submitted->id(), nullptr);
+    if (!job.ok() || job->state() != v1::Job::succeeded) {
+      std::printf("  %s job failed: %s\n", sandboxed ? "sandboxed" : "unsandboxed",
+                  job.ok() ? job->error().c_str() : job.status().ToString().c_str());
+      ok = false;
+      continue;
+    }
+    wall_s->push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  daemon.client.reset();
+  StopBenchmarkDaemon();
+  return ok;
+}
+
+bool MeasureSandboxCost(const std::string& daemon_path, const Scale& scale) {
+  bool ok = true;
+  std::printf("\nthe job sandbox's cost, tiny jobs from Submit to finished, %d rounds of %d jobs per daemon (s):\n",
+              scale.sandbox_rounds, scale.sandbox_jobs);
+  for (const bool spare : {false, true}) {
+    std::vector<double> off, on;
+    for (int round = 0; round < scale.sandbox_rounds; ++round)
+      for (const bool sandboxed : {round % 2 == 1, round % 2 == 0})
+        ok = SandboxBlock(daemon_path, sandboxed, spare, scale.sandbox_jobs, sandboxed ? &on : &off) && ok;
+    std::printf("  %-12s off median %.3f (%zu jobs), namespaces median %.3f (%zu jobs): namespaces / off %.3f\n",
+                spare ? "warm spare" : "cold worker", Median(off), off.size(), Median(on), on.size(),
+                Median(on) / Median(off));
+  }
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -237,6 +287,7 @@ int main(int argc, char** argv) {
 
   daemon.client.reset();
   StopBenchmarkDaemon();
+  ok = MeasureSandboxCost(daemon_path, scale) && ok;
   std::printf("%s\n", ok ? "ok" : "FAILED: see above");
   return ok ? 0 : 1;
 }

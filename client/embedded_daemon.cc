@@ -88,7 +88,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedDaemon>> EmbeddedDaemon::Start(const Embe
   if (!options.spare_worker) args.push_back("--no-spare-worker");
   // The caller is its only user: its jobs may read what the caller can (daemon/job_sandbox.h
   // guards a shared daemon), and `info` says "sandbox off".
-  args.insert(args.end(), {"--sandbox", "off"});
+  args.insert(args.end(), {"--sandbox", options.sandboxed ? "namespaces" : "off"});
   // Its own process group, so that a terminal's Ctrl-C reaches only the client, which decides
   // what becomes of the job (run_job_commands.h); and SIGTERM when the client dies without
   // stopping it (kill -9, a second Ctrl-C), so that no private daemon outlives its command.

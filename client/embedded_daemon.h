@@ -28,6 +28,9 @@ struct EmbeddedDaemonOptions {
   // Keep a warm spare worker, as a resident daemon does (benchmarks that stand in for one).
   // Default false: a private daemon runs one command's jobs and stops.
   bool spare_worker = false;
+  // Run its jobs in the namespaces sandbox, as a resident daemon does (benchmarks of the
+  // sandbox's cost). Default false: the caller is a private daemon's only user.
+  bool sandboxed = false;
   // Called with the daemon's state folder (not yet created) before the daemon starts, to fill
   // it (benchmarks that load a daemon with stored jobs); its error is Start's. Default: none.
   std::function<absl::Status(const std::string& state_dir)> prepare_state;
