@@ -55,13 +55,14 @@ grpc::ByteBuffer Received(std::string_view wire, size_t cut) {
 }
 
 // A field path as wire_text.h writes one ("spec.label", "spec.measure.workload.inputs[1].name",
-// "request"), up to the ": " that ends it.
+// "request"; a map value whose key comes after it, or is not text, is "...input_metadata[?]"),
+// up to the ": " that ends it.
 bool StartsWithAPath(const std::string& message) {
   const size_t colon = message.find(": ");
   if (colon == 0 || colon == std::string::npos) return false;
   for (const char c : message.substr(0, colon))
     if (!(absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '[' || c == ']' ||
-          c == '"' || c == '\\' || static_cast<unsigned char>(c) >= 0x80))
+          c == '"' || c == '\\' || c == '?' || static_cast<unsigned char>(c) >= 0x80))
       return false;
   return true;
 }
