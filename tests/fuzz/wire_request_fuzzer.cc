@@ -54,17 +54,17 @@ grpc::ByteBuffer Received(std::string_view wire, size_t cut) {
   return grpc::ByteBuffer(slices.data(), slices.size());
 }
 
-// A field path as wire_text.h writes one ("spec.label", "spec.measure.workload.inputs[1].name",
-// "request"; a map value whose key comes after it, or is not text, is "...input_metadata[?]"),
-// up to the ": " that ends it.
+// Starts with a field path as wire_text.h writes one ("spec.label", "spec.measure.workload.
+// inputs[1].name", "spec.measure.workload.input_metadata[\"key\"]", "request"): a field name
+// (lowercase, digits, '_') followed by ':' ending the path, '.' or '[' continuing it. Map keys
+// inside the brackets are the sender's text, so the rest of the path is not constrained.
 bool StartsWithAPath(const std::string& message) {
-  const size_t colon = message.find(": ");
-  if (colon == 0 || colon == std::string::npos) return false;
-  for (const char c : message.substr(0, colon))
-    if (!(absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '[' || c == ']' ||
-          c == '"' || c == '\\' || c == '?' || static_cast<unsigned char>(c) >= 0x80))
-      return false;
-  return true;
+  size_t n = 0;
+  while (n < message.size() && (absl::ascii_islower(static_cast<unsigned char>(message[n])) ||
+                                absl::ascii_isdigit(static_cast<unsigned char>(message[n])) || message[n] == '_'))
+    ++n;
+  return n > 0 && absl::ascii_islower(static_cast<unsigned char>(message[0])) && n < message.size() &&
+         (message[n] == ':' || message[n] == '.' || message[n] == '[');
 }
 
 void ExpectRefusalNamesAField(const absl::Status& status) {
