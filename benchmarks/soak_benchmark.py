@@ -330,6 +330,9 @@ class Soak:
         lost = sorted(j for j in self.job_ids if states.get(j) not in FINAL_STATES)
         bad_results = self.unreadable_results(states)
         slope, points = self.memory_slope()
+        with open(os.path.join(self.folder, "memory.csv"), "w") as f:  # kept with --keep
+            f.write("seconds,daemon_start,seconds_since_start,vmrss_mib\n")
+            f.writelines(f"{t:.0f},{n},{age:.0f},{rss:.1f}\n" for t, n, age, rss in self.memory)
         stopped = self.daemon.stop()
         time.sleep(2)
         left = orphans(self.programs, None)
