@@ -37,7 +37,8 @@ At the end (no new jobs; the queue drained; torchscand stopped with SIGTERM) it 
     daemon restart, and any left after the final stop; must be 0. The soak runs copies of the
     three programs from its own folder, so that it tells its processes from any other
     torchscand's on the machine by their executable's path;
-  - the daemon's memory: VmRSS every 15 s; the slope (MiB per hour, least squares) of the
+  - the daemon's memory: VmRSS every 15 s (memory.csv in a kept folder); the slope (MiB per
+    hour, least squares) of the
     last incarnation from 10 minutes after its start to the end (stated, not asserted).
 """
 
