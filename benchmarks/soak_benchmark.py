@@ -75,10 +75,6 @@ def say(text):
     print(f"{PROGRAM}: {text}", flush=True)
 
 
-def give_up(text):
-    GiveUp.now(text)
-
-
 def make_models(folder):
     """The soak's TorchScript modules and tensor files, saved with Debian's python3-torch."""
     import torch  # pylint: disable=import-outside-toplevel
@@ -260,7 +256,7 @@ class Soak:
         listing = subprocess.run(self.daemon.client_base() + ["jobs", "list"], capture_output=True, text=True,
                                  timeout=120, check=False)
         if listing.returncode != 0:
-            give_up("jobs list failed: " + listing.stderr[-500:])
+            GiveUp.now("jobs list failed: " + listing.stderr[-500:])
         states = {}
         for line in listing.stdout.splitlines()[1:]:
             words = line.split()
@@ -275,7 +271,7 @@ class Soak:
             if all(s in FINAL_STATES for s in states.values()):
                 return states
             if time.monotonic() > deadline:
-                give_up("the queue did not drain within 10 minutes")
+                GiveUp.now("the queue did not drain within 10 minutes")
             time.sleep(2)
 
     def unreadable_results(self, states):

@@ -104,12 +104,13 @@ def started_unprivileged(torchscand):
             shutil.copy2(program(name) if name != "torchscand" else torchscand, os.path.join(folder, name))
         state = os.path.join(folder, "state")
         os.mkdir(state)
-        shutil.chown(state, "nobody")
-        argv = [tool("setpriv"), "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--no-new-privs",
-                os.path.join(folder, "torchscand"), "--state-dir", state, "--listen",
-                f"unix:{state}/torchscand.sock", "--sandbox", "namespaces", "--no-spare-worker"]
-        if os.geteuid() != 0:
-            argv = argv[5:]  # already unprivileged
+        # As root, become nobody the way the unit's user is made; otherwise already unprivileged.
+        drop = []
+        if os.geteuid() == 0:
+            shutil.chown(state, "nobody")
+            drop = [tool("setpriv"), "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--no-new-privs"]
+        argv = drop + [os.path.join(folder, "torchscand"), "--state-dir", state, "--listen",
+                       f"unix:{state}/torchscand.sock", "--sandbox", "namespaces", "--no-spare-worker"]
         daemon = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         output = []
         for line in daemon.stdout:
