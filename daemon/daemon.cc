@@ -17,6 +17,7 @@
 #include "daemon/access_rules.h"
 #include "daemon/config.h"
 #include "daemon/job_sandbox.h"
+#include "daemon/restart_rules.h"
 #include "spec/job_spec.h"
 
 namespace torchscan::daemon {
@@ -32,10 +33,6 @@ std::string ShortenForStatus(const std::string& text) {
   constexpr size_t kMax = 2000;
   if (text.size() <= kMax) return text;
   return absl::StrCat(text.substr(0, kMax), "... (", text.size(), " bytes; jobs show ID has all of it)");
-}
-
-bool Finished(v1::Job::State state) {
-  return state != v1::Job::queued && state != v1::Job::running && state != v1::Job::state_unspecified;
 }
 
 std::string StateName(v1::Job::State state) { return v1::Job::State_Name(state); }
@@ -162,13 +159,14 @@ absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest&
   if (request.limit() < 0) return absl::InvalidArgumentError(absl::StrCat("limit: ", request.limit(), " is negative"));
   v1::ListJobsResponse response;
   absl::MutexLock lock(&records_.mu());
-  const std::map<std::string, v1::Job>& jobs = records_.all();
-  for (auto it = jobs.rbegin(); it != jobs.rend(); ++it) {
+  const std::map<std::string, v1::Job::State>& states = records_.states();
+  for (auto it = states.rbegin(); it != states.rend(); ++it) {
     if (request.limit() > 0 && response.jobs_size() >= request.limit()) break;
-    const v1::Job& job = it->second;
-    if (!InStates(request.states(), job.state())) continue;
+    if (!InStates(request.states(), it->second)) continue;
+    const v1::Job* job = records_.Find(it->first);
+    if (job == nullptr) continue;  // its record cannot be read again (logged)
     v1::Job* listed = response.add_jobs();
-    *listed = Snapshot(job);
+    *listed = Snapshot(*job);
     listed->clear_timeline();  // up to a hundred spans a job: GetJob has them
   }
   return response;
@@ -178,13 +176,15 @@ absl::StatusOr<v1::HistoryResponse> Daemon::History(const v1::HistoryRequest& re
   absl::MutexLock lock(&records_.mu());
   absl::StatusOr<HistoryIndex::Page> page = records_.history().Select(request, [&](const std::string& id) {
     records_.mu().AssertHeld();  // called by Select, under the lock taken above
-    return InStates(request.states(), records_.Find(id)->state());
+    return InStates(request.states(), records_.states().at(id));
   });
   if (!page.ok()) return page.status();
   v1::HistoryResponse response;
   for (const std::string& id : page->ids) {
+    const v1::Job* job = records_.Find(id);
+    if (job == nullptr) continue;  // its record cannot be read again (logged)
     v1::Job* listed = response.add_jobs();
-    *listed = Snapshot(*records_.Find(id));
+    *listed = Snapshot(*job);
     listed->clear_timeline();  // GetJob has it
   }
   response.set_next_page_token(page->next_page_token);
@@ -212,8 +212,9 @@ absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const Call
     job.set_finished_at(NowRfc3339());
     records_.EndPhases(job);
     spdlog::info("job {} cancelled by {} while queued", job.id(), by);
+    v1::Job cancelled = Snapshot(job);
     records_.Changed(job, true);
-    return Snapshot(job);
+    return cancelled;
   }
   if (job.state() == v1::Job::running && executor_.CancelRunning(job.id(), by)) {
     const std::string id = job.id();
@@ -288,7 +289,7 @@ absl::Status Daemon::Watch(const v1::JobRequest& request, const WatchSink& sink)
   event.set_message(absl::StrCat("state ", StateName(last.state())));
   while (true) {
     if (!sink.write(event)) return absl::CancelledError("the client stopped watching");
-    if (Finished(last.state())) return absl::OkStatus();
+    if (IsFinished(last.state())) return absl::OkStatus();
     absl::MutexLock lock(&records_.mu());
     while (true) {
       records_.WaitForChange(absl::Now() + kWatchPoll);

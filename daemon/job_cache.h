@@ -24,7 +24,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "io/fnv1a.h"  // Fnv1a64: the checksum above, and what the store keeps of a record
+#include "io/fnv1a.h"  // Fnv1a64: the checksum above
 
 namespace torchscan::daemon {
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/noise_floor.h"
 #include "core/timestamp.h"
+#include "daemon/restart_rules.h"
 
 namespace torchscan::daemon {
 
@@ -43,30 +44,46 @@ absl::Status JobRecords::Load(const std::function<void(const std::string& id)>& 
     }
     const std::string id = job.id();
     history_.Add(job.spec().label(), id);
-    // The previous daemon's clock readings are gone: a restored job's timeline starts now.
-    if (job.state() == v1::Job::queued) BeginPhase(job, "queue wait", NowRfc3339());
-    jobs_.emplace(id, std::move(job));
+    states_[id] = job.state();
+    if (job.state() == v1::Job::queued) {
+      // The previous daemon's clock readings are gone: a restored job's timeline starts now.
+      BeginPhase(job, "queue wait", NowRfc3339());
+      live_.emplace(id, std::move(job));
+    } else {
+      finished_.Keep(std::move(job));  // the newest stay kept (LoadAll gives no running job)
+    }
   }
-  spdlog::info("state_dir {}: {} jobs loaded ({} from the record cache, {} parsed), {} queued", state_dir_,
-               jobs_.size(), loaded.from_cache, loaded.from_json, queued);
+  spdlog::info("state_dir {}: {} jobs loaded ({} from the record cache, {} parsed), {} queued, {} kept in memory",
+               state_dir_, states_.size(), loaded.from_cache, loaded.from_json, queued,
+               live_.size() + finished_.size());
   return absl::OkStatus();
 }
 
-v1::Job* JobRecords::Find(const std::string& id) {
+v1::Job* JobRecords::Lookup(const std::string& id) const {
   mu_.AssertHeld();
-  auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : &it->second;
+  if (auto it = live_.find(id); it != live_.end()) return const_cast<v1::Job*>(&it->second);
+  if (states_.count(id) == 0) return nullptr;
+  if (v1::Job* kept = finished_.Get(id)) return kept;
+  absl::StatusOr<v1::Job> job = store_.LoadJob(id);
+  if (!job.ok()) {
+    spdlog::error("job {}: its record cannot be read again: {}", id, std::string(job.status().message()));
+    return nullptr;
+  }
+  return finished_.Keep(*std::move(job));
 }
 
-const v1::Job* JobRecords::Find(const std::string& id) const {
+v1::Job* JobRecords::Find(const std::string& id) { return Lookup(id); }
+
+const v1::Job* JobRecords::Find(const std::string& id) const { return Lookup(id); }
+
+const std::map<std::string, v1::Job::State>& JobRecords::states() const {
   mu_.AssertHeld();
-  auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : &it->second;
+  return states_;
 }
 
-const std::map<std::string, v1::Job>& JobRecords::all() const {
+size_t JobRecords::kept_finished() const {
   mu_.AssertHeld();
-  return jobs_;
+  return finished_.size();
 }
 
 const HistoryIndex& JobRecords::history() const {
@@ -103,7 +120,8 @@ absl::Status JobRecords::StoreNew(v1::Job& job, const v1::JobSpec& spec) {
         "); nothing was queued; free space in the daemon's state_dir (or ask its admin) and submit again"));
   }
   StoreUnsaved();  // records that found no room earlier may fit now
-  jobs_[job.id()] = job;
+  live_[job.id()] = job;
+  states_[job.id()] = job.state();
   history_.Add(job.spec().label(), job.id());
   return absl::OkStatus();
 }
@@ -120,15 +138,27 @@ void JobRecords::Changed(const v1::Job& job, bool persist) {
       unsaved_.erase(job.id());
     }
   }
+  states_[job.id()] = job.state();
+  Retire(job.id());
   changed_.SignalAll();
+}
+
+void JobRecords::Retire(const std::string& id) {
+  mu_.AssertHeld();
+  if (unsaved_.count(id) != 0) return;
+  auto it = live_.find(id);
+  if (it == live_.end() || !IsFinished(it->second.state())) return;
+  finished_.Keep(live_.extract(it));
 }
 
 void JobRecords::StoreUnsaved() {
   mu_.AssertHeld();
   for (auto it = unsaved_.begin(); it != unsaved_.end();) {
-    if (!store_.SaveJob(jobs_.at(*it)).ok()) return;  // still no room: keep them all for later
+    if (!store_.SaveJob(live_.at(*it)).ok()) return;  // still no room: keep them all for later
     spdlog::info("job {}: its record is stored now", *it);
+    const std::string id = *it;
     it = unsaved_.erase(it);
+    Retire(id);
   }
 }
 
@@ -148,7 +178,7 @@ void JobRecords::RefreshRecordCache(bool now_anyway) {
   const auto now = std::chrono::steady_clock::now();
   if (!now_anyway && now - cache_saved_at_ < kRecordCacheInterval) return;
   cache_saved_at_ = now;
-  if (absl::Status s = store_.SaveCache(jobs_); !s.ok())
+  if (absl::Status s = store_.SaveCache(); !s.ok())
     spdlog::warn("the record cache could not be written (a restart parses the records): {}", std::string(s.message()));
 }
 
@@ -164,7 +194,7 @@ void JobRecords::EarlyChildrenStarted(const std::string& id, int count) {
   mu_.AssertHeld();
   if (auto it = phases_.find(id); it != phases_.end()) {
     it->second.EarlyChildrenStarted(count);
-    *jobs_.at(id).mutable_timeline() = it->second.Snapshot();
+    *live_.at(id).mutable_timeline() = it->second.Snapshot();
   }
 }
 

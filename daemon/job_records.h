@@ -1,7 +1,10 @@
-// The daemon's result storage in memory, over its JobStore (job_store.h): every job's record
-// by id, the history index by label (history_index.h), the open timelines of unfinished jobs
-// (job_phases.h), the records that found no room on disk yet, the record cache's refresh and
-// the latest calibration's noise floor, which finished results are given.
+// The daemon's result storage in memory, over its JobStore (job_store.h): the records of
+// unfinished jobs, the most recently used finished ones (finished_records.h; the others are
+// read again from their job.json when asked for, so memory stays flat however many jobs
+// have run), every job's state, the history index by label (history_index.h), the open
+// timelines of unfinished jobs (job_phases.h), the records that found no room on disk yet,
+// the record cache's refresh and the latest calibration's noise floor, which finished
+// results are given.
 //
 // Storage rules:
 //   - A record that cannot be rewritten (Changed while state_dir is full) is kept in memory,
@@ -34,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "daemon/finished_records.h"
 #include "daemon/history_index.h"
 #include "daemon/job_phases.h"
 #include "daemon/job_store.h"
@@ -60,11 +64,15 @@ class JobRecords {
   JobStore& store() { return store_; }
   const JobStore& store() const { return store_; }
 
-  // The record of job `id`; nullptr for an unknown id.
+  // The record of job `id`; nullptr for an unknown id, or a finished record that cannot be
+  // read again from its job.json (logged). The pointer is valid until the next call of Find,
+  // Changed or StoreNew, except that the record passed to Changed stays valid through it.
   v1::Job* Find(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const v1::Job* Find(const std::string& id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Every record by id (ids sort in submission order).
-  const std::map<std::string, v1::Job>& all() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Every job's state by id (ids sort in submission order).
+  const std::map<std::string, v1::Job::State>& states() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // How many finished records are kept parsed in memory now (for tests).
+  size_t kept_finished() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const HistoryIndex& history() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The latest calibration's noise floor, if any.
   const std::optional<v1::NoiseFloor>& noise_floor() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -75,7 +83,8 @@ class JobRecords {
   // is used up, its "queue wait" phase begins at job.submitted_at, spec.json and job.json are
   // written and it is added to the records and the history. On failure see the storage rules.
   absl::Status StoreNew(v1::Job& job, const v1::JobSpec& spec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Persists `job` (`persist`: state changes only) and wakes the waiters of WaitForChange.
+  // Persists `job` (`persist`: state changes only) and wakes the waiters of WaitForChange. A
+  // finished record that is on disk joins the kept finished ones (`job` stays where it is).
   void Changed(const v1::Job& job, bool persist) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // At shutdown: stores the records that found no room before (those still failing are
   // logged) and rewrites jobs.cache.
@@ -112,6 +121,10 @@ class JobRecords {
  private:
   // Writes the records that found no room before, oldest id first, until one fails.
   void StoreUnsaved() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Job `id`'s record, from memory or read again (Find).
+  v1::Job* Lookup(const std::string& id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A finished record on disk leaves the unfinished ones for the kept finished ones.
+  void Retire(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string state_dir_;
   const double noise_floor_max_age_s_;
@@ -120,7 +133,10 @@ class JobRecords {
 
   mutable absl::Mutex mu_;
   mutable absl::CondVar changed_;                                   // any job changed, or shutting down
-  std::map<std::string, v1::Job> jobs_ ABSL_GUARDED_BY(mu_);        // by id
+  // By id: queued and running jobs, and finished ones not stored yet (unsaved_).
+  std::map<std::string, v1::Job> live_ ABSL_GUARDED_BY(mu_);
+  mutable FinishedRecords finished_ ABSL_GUARDED_BY(mu_);            // the most recently used
+  std::map<std::string, v1::Job::State> states_ ABSL_GUARDED_BY(mu_);  // every job's
   HistoryIndex history_ ABSL_GUARDED_BY(mu_);                       // the ids of each label's jobs
   std::map<std::string, JobPhases> phases_ ABSL_GUARDED_BY(mu_);    // timelines of unfinished jobs
   std::set<std::string> unsaved_ ABSL_GUARDED_BY(mu_);              // latest record not on disk

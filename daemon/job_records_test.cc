@@ -1,5 +1,6 @@
-// JobRecords' own behaviour: its locking rule is checked at run time (AssertHeld), and a
-// stored job is found under the lock with its "queue wait" phase begun.
+// JobRecords' own behaviour: its locking rule is checked at run time (AssertHeld), a stored
+// job is found under the lock with its "queue wait" phase begun, and memory holds a bounded
+// number of finished records, the others read again from disk.
 #include "daemon/job_records.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+
+#include "absl/strings/str_cat.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -46,6 +49,64 @@ TEST(JobRecords, AStoredJobIsFoundWithItsQueueWaitBegun) {
   ASSERT_EQ(found->timeline().spans_size(), 1);
   EXPECT_EQ(found->timeline().spans(0).phase(), "queue wait");
   EXPECT_TRUE(records.store().HasSpec("job-000001"));
+}
+
+// Stores job number `n` and finishes it (as the executor does), returning its id.
+std::string RunToEnd(JobRecords& records, int n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records.mu()) {
+  v1::Job job;
+  job.set_id(records.NextId());
+  job.set_state(v1::Job::queued);
+  job.set_submitted_at("2026-01-01T00:00:00.000Z");
+  job.mutable_spec()->set_label(n % 2 == 0 ? "even" : "odd");
+  EXPECT_TRUE(records.StoreNew(job, v1::JobSpec()).ok());
+  v1::Job& live = *records.Find(job.id());
+  live.set_state(v1::Job::succeeded);
+  live.set_error(absl::StrCat("record ", n));
+  records.EndPhases(live);
+  records.Changed(live, true);
+  EXPECT_EQ(live.error(), absl::StrCat("record ", n)) << "the record passed to Changed stays where it was";
+  return job.id();
+}
+
+TEST(JobRecords, MemoryKeepsABoundedNumberOfFinishedRecordsAndReadsTheOthersAgain) {
+  const v1::DaemonConfig config = Config("bounded");
+  const int jobs = static_cast<int>(kKeptFinishedRecords) + 20;
+  {
+    JobRecords records(config);
+    ASSERT_TRUE(records.Load([](const std::string&) {}).ok());
+    absl::MutexLock lock(&records.mu());
+    for (int n = 1; n <= jobs; ++n) RunToEnd(records, n);
+    EXPECT_EQ(records.kept_finished(), kKeptFinishedRecords);
+    EXPECT_EQ(records.states().size(), static_cast<size_t>(jobs)) << "every job's state stays known";
+    // The oldest was dropped from memory and is read again, whole, from its job.json.
+    const v1::Job* oldest = records.Find("job-000001");
+    ASSERT_NE(oldest, nullptr);
+    EXPECT_EQ(oldest->error(), "record 1");
+    EXPECT_EQ(oldest->state(), v1::Job::succeeded);
+    EXPECT_EQ(oldest->timeline().spans(0).phase(), "queue wait");
+    EXPECT_EQ(records.kept_finished(), kKeptFinishedRecords);
+    EXPECT_EQ(records.Find("job-999999"), nullptr);
+    records.Flush();
+  }
+  // A restart keeps the newest in memory and knows every job.
+  JobRecords again(config);
+  ASSERT_TRUE(again.Load([](const std::string&) {}).ok());
+  absl::MutexLock lock(&again.mu());
+  EXPECT_EQ(again.kept_finished(), kKeptFinishedRecords);
+  EXPECT_EQ(again.states().size(), static_cast<size_t>(jobs));
+  ASSERT_NE(again.Find("job-000002"), nullptr);
+  EXPECT_EQ(again.Find("job-000002")->error(), "record 2");
+}
+
+TEST(JobRecords, ARecordGoneFromDiskIsNotFoundAndSaysSo) {
+  const v1::DaemonConfig config = Config("gone");
+  JobRecords records(config);
+  ASSERT_TRUE(records.Load([](const std::string&) {}).ok());
+  absl::MutexLock lock(&records.mu());
+  for (int n = 1; n <= static_cast<int>(kKeptFinishedRecords) + 1; ++n) RunToEnd(records, n);
+  std::filesystem::remove(config.state_dir() + "/jobs/job-000001/job.json");
+  EXPECT_EQ(records.Find("job-000001"), nullptr);
+  EXPECT_EQ(records.states().count("job-000001"), 1u);
 }
 
 }  // namespace

@@ -52,8 +52,6 @@ absl::Status MakeDir(const std::string& path, int mode) {
   return absl::InternalError(message);
 }
 
-bool IsFinished(const v1::Job& job) { return job.state() != v1::Job::queued && job.state() != v1::Job::running; }
-
 // The job's binary protobuf, deterministic (the same message gives the same bytes).
 std::string Serialized(const v1::Job& job) {
   std::string bytes;
@@ -241,8 +239,8 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
     ClearStaleQueuePosition(job);
     if (NeedsSummary(job)) rewritten = AddSummary(job, loaded) || rewritten;
     // An unchanged record is as its file holds it.
-    if (identity && !rewritten && IsFinished(job)) Remember(job, *identity);
-    if (IsFinished(job) && (!from_cache || rewritten)) cache_stale = true;
+    if (identity && !rewritten && IsFinished(job.state())) Remember(job, *identity, false);
+    if (IsFinished(job.state()) && (!from_cache || rewritten)) cache_stale = true;
     loaded.jobs.push_back(std::move(job));
   }
   loaded_ = true;
@@ -251,48 +249,74 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
     remembered_since_save_ = cache_stale || loaded.from_cache != static_cast<int>(cache.size());
   }
   if (remembered_since_save_) {
-    std::vector<const v1::Job*> jobs;
-    for (const v1::Job& job : loaded.jobs) jobs.push_back(&job);
-    if (absl::Status s = SaveCacheOf(jobs); !s.ok())
+    if (absl::Status s = SaveCacheOf(loaded.jobs); !s.ok())
       loaded.problems.push_back(absl::StrCat(s.message(), " (records are parsed from JSON at the next start)"));
   }
   return loaded;
 }
 
-absl::Status JobStore::SaveCache(const std::map<std::string, v1::Job>& jobs) {
-  std::vector<const v1::Job*> pointers;
-  for (const auto& [id, job] : jobs) pointers.push_back(&job);
-  return SaveCacheOf(pointers);
-}
-
-absl::Status JobStore::SaveCacheOf(const std::vector<const v1::Job*>& jobs) {
+absl::Status JobStore::SaveCache() {
   if (!loaded_) return absl::OkStatus();
   std::map<std::string, CachedRecord> records;
   {
     std::lock_guard<std::mutex> lock(remembered_mu_);
     // Nothing stored since the last write: that cache is still right for every entry it has.
     if (!remembered_since_save_) return absl::OkStatus();
-    for (const v1::Job* job : jobs) {
-      const auto it = remembered_.find(job->id());
-      if (it == remembered_.end() || !IsFinished(*job)) continue;
-      std::string bytes = Serialized(*job);
-      if (Fnv1a64(bytes) != it->second.hash) continue;  // changed in memory since it was stored
-      records.emplace(job->id(), CachedRecord{it->second.identity, std::move(bytes)});
+    records.swap(pending_);
+  }
+  // The old cache's entries go on where no newer record replaced them; a damaged or missing
+  // cache gives none (those records are parsed at the next start: time only).
+  std::error_code error;
+  if (fs::exists(CachePath(), error)) {
+    absl::StatusOr<std::string> bytes = ReadFile(CachePath());
+    absl::StatusOr<std::map<std::string, CachedRecord>> old =
+        bytes.ok() ? DecodeJobCache(*bytes) : absl::StatusOr<std::map<std::string, CachedRecord>>(bytes.status());
+    if (old.ok()) records.merge(*old);  // an id already pending keeps its newer record
+  }
+  {
+    std::lock_guard<std::mutex> lock(remembered_mu_);
+    // Only entries that are what the job.json holds now (one stored again meanwhile is pending).
+    for (auto it = records.begin(); it != records.end();) {
+      const auto current = remembered_.find(it->first);
+      it = current == remembered_.end() || !(current->second == it->second.identity) ? records.erase(it) : std::next(it);
+    }
+  }
+  absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records), kPrivateFileMode);
+  std::lock_guard<std::mutex> lock(remembered_mu_);
+  if (written.ok()) {
+    remembered_since_save_ = !pending_.empty();
+  } else {
+    pending_.merge(records);  // written with the next cache (those cached before included)
+  }
+  return written;
+}
+
+absl::Status JobStore::SaveCacheOf(const std::vector<v1::Job>& jobs) {
+  std::map<std::string, CachedRecord> records;
+  {
+    std::lock_guard<std::mutex> lock(remembered_mu_);
+    for (const v1::Job& job : jobs) {
+      const auto it = remembered_.find(job.id());
+      if (it != remembered_.end() && IsFinished(job.state())) records.emplace(job.id(), CachedRecord{it->second, Serialized(job)});
     }
   }
   absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records), kPrivateFileMode);
   if (written.ok()) {
     std::lock_guard<std::mutex> lock(remembered_mu_);
-    remembered_since_save_ = false;  // (a Remember meanwhile is lost until the next one: time only)
+    pending_.clear();
+    remembered_since_save_ = false;
   }
   return written;
 }
 
-void JobStore::Remember(const v1::Job& job, const RecordIdentity& identity) {
-  const uint64_t hash = Fnv1a64(Serialized(job));
+void JobStore::Remember(const v1::Job& job, const RecordIdentity& identity, bool stored_now) {
+  std::string bytes = stored_now ? Serialized(job) : std::string();
   std::lock_guard<std::mutex> lock(remembered_mu_);
-  remembered_[job.id()] = Remembered{identity, hash};
-  remembered_since_save_ = true;
+  remembered_[job.id()] = identity;
+  if (stored_now) {
+    pending_[job.id()] = CachedRecord{identity, std::move(bytes)};
+    remembered_since_save_ = true;
+  }
 }
 
 std::string JobStore::CachePath() const { return (fs::path(state_dir_) / kJobCacheFile).string(); }
@@ -303,10 +327,19 @@ absl::Status JobStore::SaveJob(const v1::Job& job) {
   if (absl::Status s = MakeDir(JobDir(job.id()), kJobFolderMode); !s.ok()) return s;
   const std::string path = JobDir(job.id()) + "/" + worker::kJobRecordFile;
   if (absl::Status s = SaveJson(job, path, kPrivateFileMode); !s.ok()) return s;
-  if (IsFinished(job)) {
-    if (const std::optional<RecordIdentity> identity = IdentityOf(path)) Remember(job, *identity);
+  if (IsFinished(job.state())) {
+    if (const std::optional<RecordIdentity> identity = IdentityOf(path)) Remember(job, *identity, true);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Job> JobStore::LoadJob(const std::string& id) const {
+  const std::string path = JobDir(id) + "/" + worker::kJobRecordFile;
+  v1::Job job;
+  if (absl::Status s = LoadJsonStrict(path, &job); !s.ok()) return absl::DataLossError(s.message());
+  if (job.id() != id)
+    return absl::DataLossError(absl::StrCat(path, ": id \"", job.id(), "\" does not match its folder"));
+  return job;
 }
 
 absl::Status JobStore::WriteSpec(const std::string& id, const v1::JobSpec& spec) {

@@ -69,14 +69,15 @@ class JobStore {
   // cache is rewritten (SaveCache) from the finished jobs loaded; its failure is a problem.
   Loaded LoadAll(const std::string& now);
 
-  // Rewrites jobs.cache atomically with those of `jobs` that are finished (neither queued nor
-  // running) and equal to the record this store last read or wrote for them (a job changed
-  // in memory but not stored is left out). Does nothing when no finished record was stored
-  // since the cache was last written or loaded whole. Internal/PermissionDenied naming the path on
-  // failure; the old cache then stays whole. Before LoadAll it does nothing (a store that
-  // never loaded, such as one refused the lock, knows no record). The daemon calls it at
-  // shutdown and, at most every few minutes, after a job finishes.
-  absl::Status SaveCache(const std::map<std::string, v1::Job>& jobs);
+  // Rewrites jobs.cache atomically: the finished records stored (SaveJob) since it was last
+  // written, and the old cache's entries whose job.json is unchanged since. Does nothing when
+  // no finished record was stored since the cache was last written or loaded whole. Holds no
+  // record beyond that: its memory is the old cache's while it runs. Internal/PermissionDenied
+  // naming the path on failure; the old cache then stays whole and the records stored since
+  // go into the next one. Before LoadAll it does nothing (a store that never loaded, such as
+  // one refused the lock, knows no record). The daemon calls it at shutdown and, at most
+  // every few minutes, after a job finishes.
+  absl::Status SaveCache();
 
   // "job-000042" for 42: ids sort in submission order.
   static std::string JobId(int64_t number);
@@ -84,8 +85,12 @@ class JobStore {
   static int64_t JobNumber(const std::string& id);
 
   // Writes the record to jobs/<id>/job.json atomically (the folder is created on first use);
-  // a finished one is remembered (its file's identity and a hash) for SaveCache.
+  // a finished one is remembered (its file's identity and its bytes) for SaveCache.
   absl::Status SaveJob(const v1::Job& job);
+  // Job `id`'s record as its job.json holds it now (the daemon reads a finished record again
+  // this way once it no longer keeps it in memory). DataLoss naming the file when it is
+  // missing, unreadable, damaged or another job's.
+  absl::StatusOr<v1::Job> LoadJob(const std::string& id) const;
   // Writes jobs/<id>/spec.json atomically.
   absl::Status WriteSpec(const std::string& id, const v1::JobSpec& spec);
   // Removes what storing a refused submission left: jobs/<id>/spec.json and the folder, when
@@ -144,22 +149,21 @@ class JobStore {
   // when it is unreadable or not job `id`'s. `identity`: its job.json's before the read.
   bool ReadRecord(const std::string& id, const std::map<std::string, CachedRecord>& cache, Loaded& loaded, v1::Job* job,
                   std::optional<RecordIdentity>* identity, bool* from_cache);
-  // Remembers a finished job as its job.json with `identity` holds it (see SaveCache).
-  void Remember(const v1::Job& job, const RecordIdentity& identity);
-  absl::Status SaveCacheOf(const std::vector<const v1::Job*>& jobs);
+  // Remembers a finished job as its job.json with `identity` holds it; `stored_now`: just
+  // written (SaveJob), so its bytes go into the next cache (SaveCache).
+  void Remember(const v1::Job& job, const RecordIdentity& identity, bool stored_now);
+  // LoadAll's cache: every finished one of `jobs` that is remembered.
+  absl::Status SaveCacheOf(const std::vector<v1::Job>& jobs);
   std::string CachePath() const;
 
   std::string state_dir_;
   int lock_fd_ = -1;
-  struct Remembered {
-    RecordIdentity identity;
-    uint64_t hash = 0;  // Fnv1a64 of the job's deterministic binary serialization
-  };
   std::mutex remembered_mu_;
   bool loaded_ = false;  // LoadAll ran
   // A record was remembered since jobs.cache was last written (or the loaded one is stale).
   bool remembered_since_save_ = false;
-  std::map<std::string, Remembered> remembered_;  // finished jobs by id
+  std::map<std::string, RecordIdentity> remembered_;  // finished jobs by id: their job.json's identity
+  std::map<std::string, CachedRecord> pending_;       // finished records stored since jobs.cache was written
 };
 
 }  // namespace torchscan::daemon

@@ -2,6 +2,10 @@
 
 namespace torchscan::daemon {
 
+bool IsFinished(v1::Job::State state) {
+  return state != v1::Job::queued && state != v1::Job::running && state != v1::Job::state_unspecified;
+}
+
 bool InterruptIfRunning(v1::Job& job, const std::string& now) {
   if (job.state() != v1::Job::running) return false;
   job.set_state(v1::Job::interrupted);

@@ -14,6 +14,10 @@
 
 namespace torchscan::daemon {
 
+// Whether a job in `state` has finished (neither queued, running nor unspecified): its record
+// no longer changes, so a copy read again from its job.json is the record.
+bool IsFinished(v1::Job::State state);
+
 // Interrupts a job found running (see above). True when `job` changed (it must be stored).
 bool InterruptIfRunning(v1::Job& job, const std::string& now);
 // Clears the queue position of a job that is not queued.
