@@ -54,7 +54,7 @@ std::optional<RecordIdentity> IdentityOf(const std::string& path) {
   return identity;
 }
 
-std::string EncodeJobCache(const std::map<std::string, CachedRecord>& records) {
+std::string EncodeJobCache(const std::map<std::string, CachedRecord>& records, std::map<std::string, CacheSpan>* spans) {
   std::string body;
   {
     google::protobuf::io::StringOutputStream stream(&body);
@@ -67,6 +67,9 @@ std::string EncodeJobCache(const std::map<std::string, CachedRecord>& records) {
       out.WriteVarint64(static_cast<uint64_t>(record.identity.mtime_ns));
       out.WriteVarint64(static_cast<uint64_t>(record.identity.ctime_ns));
       out.WriteVarint32(static_cast<uint32_t>(record.job.size()));
+      if (spans != nullptr)
+        (*spans)[id] = CacheSpan{record.identity, kHeaderSize + static_cast<uint64_t>(out.ByteCount()),
+                                 static_cast<uint32_t>(record.job.size())};
       out.WriteString(record.job);
     }
   }
@@ -77,7 +80,8 @@ std::string EncodeJobCache(const std::map<std::string, CachedRecord>& records) {
   return file + body;
 }
 
-absl::StatusOr<std::map<std::string, CachedRecord>> DecodeJobCache(const std::string& bytes) {
+absl::StatusOr<std::map<std::string, CachedRecord>> DecodeJobCache(const std::string& bytes,
+                                                                   std::map<std::string, CacheSpan>* spans) {
   if (bytes.size() < kHeaderSize || bytes.compare(0, kMagic.size(), kMagic) != 0)
     return absl::DataLossError(
         "not a jobs.cache file (its first line is not "
@@ -89,6 +93,7 @@ absl::StatusOr<std::map<std::string, CachedRecord>> DecodeJobCache(const std::st
   if (LoadWord(bytes, kMagic.size() + 16) != Fnv1a64(body))
     return absl::DataLossError("its checksum does not match its content (truncated or damaged)");
   std::map<std::string, CachedRecord> records;
+  std::map<std::string, CacheSpan> found;
   CodedInputStream in(reinterpret_cast<const uint8_t*>(body.data()), static_cast<int>(body.size()));
   in.SetTotalBytesLimit(INT32_MAX);
   for (uint64_t i = 0; i < count; ++i) {
@@ -98,16 +103,20 @@ absl::StatusOr<std::map<std::string, CachedRecord>> DecodeJobCache(const std::st
     CachedRecord record;
     if (!in.ReadVarint32(&id_size) || !in.ReadString(&id, static_cast<int>(id_size)) ||
         !in.ReadVarint64(&record.identity.inode) || !in.ReadVarint64(&size) || !in.ReadVarint64(&mtime) ||
-        !in.ReadVarint64(&ctime) || !in.ReadVarint32(&job_size) ||
-        !in.ReadString(&record.job, static_cast<int>(job_size)))
+        !in.ReadVarint64(&ctime) || !in.ReadVarint32(&job_size))
+      return absl::DataLossError(absl::StrCat("entry ", i + 1, " of ", count, " is cut short"));
+    const uint64_t job_at = kHeaderSize + static_cast<uint64_t>(in.CurrentPosition());
+    if (!in.ReadString(&record.job, static_cast<int>(job_size)))
       return absl::DataLossError(absl::StrCat("entry ", i + 1, " of ", count, " is cut short"));
     record.identity.size = static_cast<int64_t>(size);
     record.identity.mtime_ns = static_cast<int64_t>(mtime);
     record.identity.ctime_ns = static_cast<int64_t>(ctime);
+    found[id] = CacheSpan{record.identity, job_at, job_size};
     records.emplace(std::move(id), std::move(record));
   }
   if (in.CurrentPosition() != static_cast<int>(body.size()))
     return absl::DataLossError(absl::StrCat("bytes follow its ", count, " entries"));
+  if (spans != nullptr) *spans = std::move(found);
   return records;
 }
 

@@ -51,10 +51,21 @@ struct CachedRecord {
   std::string job;          // the v1::Job, binary protobuf
 };
 
-// The cache file's bytes for `records` (by job id).
-std::string EncodeJobCache(const std::map<std::string, CachedRecord>& records);
+// Where an entry's Job bytes lie in the cache file, so that one record can be read again
+// alone (JobStore::LoadJob) without keeping the cache in memory.
+struct CacheSpan {
+  RecordIdentity identity;  // the entry's
+  uint64_t offset = 0;      // from the file's first byte
+  uint32_t size = 0;
+};
 
-// The records of a cache file's bytes; errors above.
-absl::StatusOr<std::map<std::string, CachedRecord>> DecodeJobCache(const std::string& bytes);
+// The cache file's bytes for `records` (by job id); `spans`, when given, gets each entry's.
+std::string EncodeJobCache(const std::map<std::string, CachedRecord>& records,
+                           std::map<std::string, CacheSpan>* spans = nullptr);
+
+// The records of a cache file's bytes; errors above. `spans`, when given, gets each entry's
+// (on success only: the whole file is checked first).
+absl::StatusOr<std::map<std::string, CachedRecord>> DecodeJobCache(const std::string& bytes,
+                                                                   std::map<std::string, CacheSpan>* spans = nullptr);
 
 }  // namespace torchscan::daemon

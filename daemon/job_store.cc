@@ -94,6 +94,7 @@ JobStore::JobStore(std::string state_dir) : state_dir_(std::move(state_dir)) {}
 
 JobStore::~JobStore() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
+  if (cache_fd_ >= 0) ::close(cache_fd_);
 }
 
 absl::Status JobStore::Open() {
@@ -179,13 +180,18 @@ std::vector<std::string> JobStore::ListJobFolders(Loaded& loaded) const {
   return sorted;
 }
 
-std::map<std::string, CachedRecord> JobStore::ReadCache(Loaded& loaded, bool* stale) const {
+std::map<std::string, CachedRecord> JobStore::ReadCache(Loaded& loaded, bool* stale) {
   std::error_code error;
   if (!fs::exists(CachePath(), error)) return {};
   absl::StatusOr<std::string> bytes = ReadFile(CachePath());
+  std::map<std::string, CacheSpan> spans;
   absl::StatusOr<std::map<std::string, CachedRecord>> decoded =
-      bytes.ok() ? DecodeJobCache(*bytes) : absl::StatusOr<std::map<std::string, CachedRecord>>(bytes.status());
-  if (decoded.ok()) return *std::move(decoded);
+      bytes.ok() ? DecodeJobCache(*bytes, &spans)
+                 : absl::StatusOr<std::map<std::string, CachedRecord>>(bytes.status());
+  if (decoded.ok()) {
+    UseCacheFile(std::move(spans));
+    return *std::move(decoded);
+  }
   *stale = true;
   if (!bytes.ok())
     loaded.problems.push_back(absl::StrCat(bytes.status().message(), "; the cache is ignored and written again"));
@@ -281,7 +287,9 @@ absl::Status JobStore::SaveCache() {
       it = current == remembered_.end() || !(current->second == it->second.identity) ? records.erase(it) : std::next(it);
     }
   }
-  absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records), kPrivateFileMode);
+  std::map<std::string, CacheSpan> spans;
+  absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records, &spans), kPrivateFileMode);
+  if (written.ok()) UseCacheFile(std::move(spans));
   std::lock_guard<std::mutex> lock(remembered_mu_);
   if (written.ok()) {
     remembered_since_save_ = !pending_.empty();
@@ -300,8 +308,10 @@ absl::Status JobStore::SaveCacheOf(const std::vector<v1::Job>& jobs) {
       if (it != remembered_.end() && IsFinished(job.state())) records.emplace(job.id(), CachedRecord{it->second, Serialized(job)});
     }
   }
-  absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records), kPrivateFileMode);
+  std::map<std::string, CacheSpan> spans;
+  absl::Status written = WriteFileAtomic(CachePath(), EncodeJobCache(records, &spans), kPrivateFileMode);
   if (written.ok()) {
+    UseCacheFile(std::move(spans));
     std::lock_guard<std::mutex> lock(remembered_mu_);
     pending_.clear();
     remembered_since_save_ = false;
@@ -333,9 +343,31 @@ absl::Status JobStore::SaveJob(const v1::Job& job) {
   return absl::OkStatus();
 }
 
+void JobStore::UseCacheFile(std::map<std::string, CacheSpan> spans) {
+  const int fd = ::open(CachePath().c_str(), O_RDONLY | O_CLOEXEC);
+  std::lock_guard<std::mutex> lock(remembered_mu_);
+  if (cache_fd_ >= 0) ::close(cache_fd_);
+  cache_fd_ = fd;
+  cache_spans_ = fd >= 0 ? std::move(spans) : std::map<std::string, CacheSpan>();
+}
+
+bool JobStore::ReadFromCacheFile(const std::string& id, v1::Job* job) const {
+  std::lock_guard<std::mutex> lock(remembered_mu_);
+  const auto span = cache_spans_.find(id);
+  const auto current = remembered_.find(id);
+  if (cache_fd_ < 0 || span == cache_spans_.end() || current == remembered_.end() ||
+      !(span->second.identity == current->second))
+    return false;  // not cached, or its job.json changed since
+  std::string bytes(span->second.size, '\0');
+  const ssize_t got = ::pread(cache_fd_, bytes.data(), bytes.size(), static_cast<off_t>(span->second.offset));
+  return got == static_cast<ssize_t>(bytes.size()) && job->ParseFromString(bytes) && job->id() == id;
+}
+
 absl::StatusOr<v1::Job> JobStore::LoadJob(const std::string& id) const {
   const std::string path = JobDir(id) + "/" + worker::kJobRecordFile;
   v1::Job job;
+  if (ReadFromCacheFile(id, &job)) return job;
+  job.Clear();
   if (absl::Status s = LoadJsonStrict(path, &job); !s.ok()) return absl::DataLossError(s.message());
   if (job.id() != id)
     return absl::DataLossError(absl::StrCat(path, ": id \"", job.id(), "\" does not match its folder"));

@@ -88,8 +88,10 @@ class JobStore {
   // a finished one is remembered (its file's identity and its bytes) for SaveCache.
   absl::Status SaveJob(const v1::Job& job);
   // Job `id`'s record as its job.json holds it now (the daemon reads a finished record again
-  // this way once it no longer keeps it in memory). DataLoss naming the file when it is
-  // missing, unreadable, damaged or another job's.
+  // this way once it no longer keeps it in memory): from jobs.cache (one read of its bytes,
+  // about 20 us) when its entry there is still its job.json's, else parsed from the JSON
+  // (about 0.2 ms). DataLoss naming the file when it is missing, unreadable, damaged or
+  // another job's.
   absl::StatusOr<v1::Job> LoadJob(const std::string& id) const;
   // Writes jobs/<id>/spec.json atomically.
   absl::Status WriteSpec(const std::string& id, const v1::JobSpec& spec);
@@ -144,7 +146,11 @@ class JobStore {
   // folders that are not a job's go to `loaded`).
   std::vector<std::string> ListJobFolders(Loaded& loaded) const;
   // jobs.cache's records; none when it is missing or unreadable (`stale` set, reported).
-  std::map<std::string, CachedRecord> ReadCache(Loaded& loaded, bool* stale) const;
+  std::map<std::string, CachedRecord> ReadCache(Loaded& loaded, bool* stale);
+  // jobs.cache as just read or written, with its entries' places: LoadJob reads from it.
+  void UseCacheFile(std::map<std::string, CacheSpan> spans);
+  // Job `id`'s record from jobs.cache; false when it has no current entry or the read fails.
+  bool ReadFromCacheFile(const std::string& id, v1::Job* job) const;
   // Job `id`'s record from `cache` when its job.json is unchanged, else parsed; false (reported)
   // when it is unreadable or not job `id`'s. `identity`: its job.json's before the read.
   bool ReadRecord(const std::string& id, const std::map<std::string, CachedRecord>& cache, Loaded& loaded, v1::Job* job,
@@ -158,12 +164,14 @@ class JobStore {
 
   std::string state_dir_;
   int lock_fd_ = -1;
-  std::mutex remembered_mu_;
   bool loaded_ = false;  // LoadAll ran
+  mutable std::mutex remembered_mu_;  // guards everything below
   // A record was remembered since jobs.cache was last written (or the loaded one is stale).
   bool remembered_since_save_ = false;
   std::map<std::string, RecordIdentity> remembered_;  // finished jobs by id: their job.json's identity
   std::map<std::string, CachedRecord> pending_;       // finished records stored since jobs.cache was written
+  int cache_fd_ = -1;                                  // jobs.cache as last read or written
+  std::map<std::string, CacheSpan> cache_spans_;       // its entries' places
 };
 
 }  // namespace torchscan::daemon

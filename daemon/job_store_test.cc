@@ -663,6 +663,52 @@ TEST(JobStoreCache, AnEntryWhoseJobJsonChangedIsLeftOut) {
   EXPECT_EQ(loaded.jobs[0].error(), "edited by hand") << "a changed job.json is parsed, never taken from the cache";
 }
 
+TEST(JobStoreCache, LoadJobReadsACurrentEntryFromTheCacheAndTheOthersFromTheirJson) {
+  const std::string dir = FreshDir("load_from_cache");
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  (void)store.LoadAll("now");
+  v1::Job first = MakeJob(1, v1::Job::succeeded);
+  first.set_error("cached");
+  ASSERT_TRUE(store.SaveJob(first).ok());
+  ASSERT_TRUE(store.SaveJob(MakeJob(2, v1::Job::succeeded)).ok());
+  ASSERT_TRUE(store.SaveCache().ok());
+  v1::Job third = MakeJob(3, v1::Job::failed);
+  third.set_error("stored after the cache");
+  ASSERT_TRUE(store.SaveJob(third).ok());
+  // With job.json gone, only the cache can give job 1: proof that it is read from there.
+  fs::remove(dir + "/jobs/job-000001/job.json");
+  absl::StatusOr<v1::Job> one = store.LoadJob(JobStore::JobId(1));
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->error(), "cached");
+  absl::StatusOr<v1::Job> three = store.LoadJob(JobStore::JobId(3));
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_EQ(three->error(), "stored after the cache");
+  // Stored again: its cache entry is no longer its record, so the JSON is read.
+  v1::Job second = MakeJob(2, v1::Job::succeeded);
+  second.set_error("stored again");
+  ASSERT_TRUE(store.SaveJob(second).ok());
+  EXPECT_EQ(store.LoadJob(JobStore::JobId(2))->error(), "stored again");
+}
+
+TEST(JobStoreCache, ANewStoreReadsRecordsAgainFromTheCacheItLoaded) {
+  const std::string dir = FreshDir("load_from_loaded_cache");
+  {
+    JobStore store(dir);
+    ASSERT_TRUE(store.Open().ok());
+    (void)store.LoadAll("now");
+    for (int i = 1; i <= 3; ++i) ASSERT_TRUE(store.SaveJob(MakeJob(i, v1::Job::succeeded)).ok());
+    ASSERT_TRUE(store.SaveCache().ok());
+  }
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  EXPECT_EQ(store.LoadAll("now").from_cache, 3);
+  fs::remove(dir + "/jobs/job-000002/job.json");
+  absl::StatusOr<v1::Job> two = store.LoadJob(JobStore::JobId(2));
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->id(), "job-000002");
+}
+
 TEST(JobStore, LoadJobReadsTheRecordAgainAndNamesTheFileWhenItCannot) {
   const std::string dir = FreshDir("load_job");
   JobStore store(dir);
