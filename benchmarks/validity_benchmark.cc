@@ -4,7 +4,7 @@
 //
 //   bazel build //benchmarks:validity_benchmark //daemon:torchscand //worker:torchscan-worker &&
 //   bazel-bin/benchmarks/validity_benchmark bazel-bin/daemon/torchscand [--pairs 40]
-//     [--sequential-pairs 10] [--min-run-time S] [--rounds R] [--threads T] [--quick]
+//     [--sequential-pairs 10] [--file-pairs 40] [--min-run-time S] [--rounds R] [--threads T] [--quick]
 //
 // Workload (benchmarks/tanh_chain_module.h): a chain of 20 tanh(Linear(256,256)) layers on a
 // 64x256 input, made at start; its second method adds one layer (+5 % work). Compare jobs, one
@@ -13,6 +13,9 @@
 //   A/A            forward vs forward, at --rounds (0: the daemon's default)
 //   +5 %           forward vs forward_plus_one, at --rounds
 //   A/A sequential forward vs forward with rounds 1, the wall-time reference
+// and, as users compare two files (issue 25), a chain of 50 layers on 64x256:
+//   A/A copies     two byte-identical files under different names, at --rounds
+//   +2 % files     the 50-layer file against a 51-layer one saved separately, at --rounds
 // Prints a table per kind, then one figure per line, for the guide's label (latency_change)
 // and the paired claim (evidence.paired.claim): A/A false verdicts (faster or slower),
 // detections of the +5 % (slower), wrong direction on the +5 % (faster), the wall time per
@@ -46,11 +49,13 @@ using namespace torchscan::benchmarks;
 
 constexpr int kLayers = 20;  // +1 layer = +5 % work
 constexpr int kBatch = 64;
+constexpr int kFileLayers = 50;  // +1 layer in another file = +2 % work
 
 struct Flags {
   std::string daemon_path = "bazel-bin/daemon/torchscand";
   int pairs = 40;             // A/A jobs, and as many +5 % jobs
   int sequential_pairs = 10;  // rounds-1 A/A jobs
+  int file_pairs = 40;        // A/A copies jobs, and as many +2 % files jobs
   double min_run_time_s = 0;  // 0: the daemon's default
   int rounds = 0;             // 0: the daemon's default
   int threads = 0;            // intra-op threads; 0: the daemon's default
@@ -68,6 +73,8 @@ Flags ParseFlags(int argc, char** argv) {
   CLI::Option* pairs = app.add_option("--pairs", f.pairs, "A/A jobs, and as many +5 % jobs (default 40)");
   CLI::Option* sequential = app.add_option("--sequential-pairs", f.sequential_pairs,
                                            "rounds-1 A/A jobs for the wall-time ratio (default 10)");
+  CLI::Option* file_pairs = app.add_option(
+      "--file-pairs", f.file_pairs, "A/A jobs between two byte-identical files, and as many +2 % jobs (default 40)");
   CLI::Option* min_run_time =
       app.add_option("--min-run-time", f.min_run_time_s, "min_run_time_s of every job (default 0: the daemon's)");
   app.add_option("--rounds", f.rounds, "rounds of the A/A and +5 % jobs (default 0: the daemon's default)");
@@ -83,6 +90,7 @@ Flags ParseFlags(int argc, char** argv) {
   if (f.quick) {
     if (pairs->count() == 0) f.pairs = 1;
     if (sequential->count() == 0) f.sequential_pairs = 1;
+    if (file_pairs->count() == 0) f.file_pairs = 1;
     if (min_run_time->count() == 0) f.min_run_time_s = 0.01;
   }
   auto refuse = [](const std::string& why) {
@@ -91,6 +99,7 @@ Flags ParseFlags(int argc, char** argv) {
   };
   if (f.pairs < 1) refuse("--pairs must be at least 1");
   if (f.sequential_pairs < 0) refuse("--sequential-pairs must be 0 or more");
+  if (f.file_pairs < 0) refuse("--file-pairs must be 0 or more");
   if (!(f.min_run_time_s >= 0) || f.min_run_time_s > 86400) refuse("--min-run-time must be 0 (default) to 86400 s");
   if (f.rounds < 0 || f.rounds > torchscan::kMaxRounds)
     refuse("--rounds must be 0 (the daemon's default) to " + std::to_string(torchscan::kMaxRounds));
@@ -98,25 +107,40 @@ Flags ParseFlags(int argc, char** argv) {
   return f;
 }
 
-v1::WorkloadSpec ChainWorkload(const std::string& module_bytes, const char* method) {
+// The modules the jobs upload: the same-file chain, and the two files of the file pairs.
+struct Modules {
+  std::string chain = TanhChainModuleBytes(kLayers);
+  std::string file = TanhChainModuleBytes(kFileLayers);
+  std::string file_plus_one = TanhChainModuleBytes(kFileLayers + 1);
+};
+
+v1::WorkloadSpec ChainWorkload(const std::string& module_bytes, const char* method,
+                               const std::string& name = "tanh_chain.pt") {
   v1::WorkloadSpec w;
   v1::TorchScriptSpec* script = w.mutable_model()->mutable_torchscript();
   script->set_module_bytes(module_bytes);
   script->set_method(method);
-  script->set_source_name("tanh_chain.pt (validity_benchmark)");
+  script->set_source_name(name + " (validity_benchmark)");
   v1::GeneratedTensor* input = w.add_inputs()->mutable_generated();
   input->add_shape(kBatch);
   input->add_shape(kChainWidth);
   return w;
 }
 
-v1::JobSpec CompareSpec(PairKind kind, const std::string& module_bytes, const Flags& f) {
+v1::JobSpec CompareSpec(PairKind kind, const Modules& m, const Flags& f) {
   v1::JobSpec spec;
   spec.set_label(std::string("validity ") + PairKindName(kind));
   v1::CompareJob* compare = spec.mutable_compare();
-  *compare->mutable_baseline() = ChainWorkload(module_bytes, kChainMethod);
-  *compare->mutable_candidate() =
-      ChainWorkload(module_bytes, kind == PairKind::kSlowdown ? kChainPlusOneMethod : kChainMethod);
+  if (kind == PairKind::kAaCopies || kind == PairKind::kSlowdownFiles) {
+    *compare->mutable_baseline() = ChainWorkload(m.file, kChainMethod, "chain50.pt");
+    *compare->mutable_candidate() = kind == PairKind::kAaCopies
+                                        ? ChainWorkload(m.file, kChainMethod, "chain50_copy.pt")
+                                        : ChainWorkload(m.file_plus_one, kChainMethod, "chain51.pt");
+  } else {
+    *compare->mutable_baseline() = ChainWorkload(m.chain, kChainMethod);
+    *compare->mutable_candidate() =
+        ChainWorkload(m.chain, kind == PairKind::kSlowdown ? kChainPlusOneMethod : kChainMethod);
+  }
   compare->mutable_check()->set_skip(true);
   compare->set_rounds(kind == PairKind::kSequentialAa ? 1 : f.rounds);
   spec.mutable_options()->set_min_run_time_s(f.min_run_time_s);
@@ -165,8 +189,9 @@ std::string Rounds(const KindTally& t) {
 double Q(const std::vector<double>& v, double q) { return torchscan::Quantile(v, q).value_or(NAN); }
 
 void PrintTable(const std::vector<KindTally>& tallies, const std::vector<PairKind>& kinds) {
-  std::printf("\n%-15s %5s %6s %6s | %-26s | %-20s | %8s %8s | %13s\n", "kind", "jobs", "failed", "rounds",
-              "label faster/slower/within", "claim faster/slower/none", "wall p50", "wall p90", "median change");
+  std::printf("\n%-15s %5s %6s %6s | %-26s | %-20s | %8s %8s %8s | %13s\n", "kind", "jobs", "failed", "rounds",
+              "label faster/slower/within", "claim faster/slower/none", "wall p50", "wall p90", "wall max",
+              "median change");
   for (size_t i = 0; i < kinds.size(); ++i) {
     const KindTally& t = tallies[i];
     const std::string label = std::to_string(t.label_faster) + " / " + std::to_string(t.label_slower) + " / " +
@@ -174,9 +199,9 @@ void PrintTable(const std::vector<KindTally>& tallies, const std::vector<PairKin
                               (t.label_unavailable ? " (+" + std::to_string(t.label_unavailable) + " unavail.)" : "");
     const std::string claim =
         std::to_string(t.claim_faster) + " / " + std::to_string(t.claim_slower) + " / " + std::to_string(t.claim_none);
-    std::printf("%-15s %5d %6d %6s | %-26s | %-20s | %7.2fs %7.2fs | %+12.2f%%\n", PairKindName(kinds[i]), t.jobs,
-                t.failed, Rounds(t).c_str(), label.c_str(), claim.c_str(), Q(t.wall_s, 0.5), Q(t.wall_s, 0.9),
-                100 * Q(t.relative_change, 0.5));
+    std::printf("%-15s %5d %6d %6s | %-26s | %-20s | %7.2fs %7.2fs %7.2fs | %+12.2f%%\n", PairKindName(kinds[i]),
+                t.jobs, t.failed, Rounds(t).c_str(), label.c_str(), claim.c_str(), Q(t.wall_s, 0.5), Q(t.wall_s, 0.9),
+                Q(t.wall_s, 1), 100 * Q(t.relative_change, 0.5));
   }
 }
 
@@ -206,6 +231,17 @@ void PrintFigures(const KindTally& aa, const KindTally& slow, const KindTally& s
               Q(aa.wall_s, 0.5) / Q(seq.wall_s, 0.5));
 }
 
+// The two-file cases' figures (printed when they ran).
+void PrintFileFigures(const KindTally& copies, const KindTally& files) {
+  std::printf("label A/A copies false verdicts (faster or slower): %s\n",
+              Rate(copies.label_faster + copies.label_slower, copies.succeeded()).c_str());
+  std::printf("claim A/A copies false claims (faster or slower): %s\n",
+              Rate(copies.claim_faster + copies.claim_slower, copies.succeeded()).c_str());
+  std::printf("label +2 %% files detections (slower): %s\n", Rate(files.label_slower, files.succeeded()).c_str());
+  std::printf("claim +2 %% files detections (slower): %s\n", Rate(files.claim_slower, files.succeeded()).c_str());
+  std::printf("+2 %% files wrong direction (label, claim): %d, %d\n", files.label_faster, files.claim_faster);
+}
+
 void WriteRatiosCsv(const std::string& path, const std::vector<CompareOutcome>& outcomes) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) GiveUp("--ratios-csv: cannot write " + path);
@@ -224,20 +260,22 @@ void WriteRatiosCsv(const std::string& path, const std::vector<CompareOutcome>& 
 
 int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
-  const std::string module_bytes = TanhChainModuleBytes(kLayers);
+  const Modules modules;
   BenchmarkDaemon daemon = StartBenchmarkDaemon("validity_benchmark", flags.daemon_path, std::chrono::hours(4));
-  const std::vector<PairKind> order = InterleavedSchedule(flags.pairs, flags.sequential_pairs);
+  const std::vector<PairKind> order = InterleavedSchedule(flags.pairs, flags.sequential_pairs, flags.file_pairs);
   std::printf(
       "validity_benchmark: %d A/A + %d +5 %% compares at rounds %d (0: the daemon's default %d), %d sequential "
       "A/A compares at rounds 1; min_run_time_s %g (0: the daemon's default %g), threads %d (0: default); "
-      "%d tanh(Linear(256,256)) layers on %dx256, +1 layer for +5 %%; check skipped, no diagnostics%s\n",
+      "%d tanh(Linear(256,256)) layers on %dx256, +1 layer for +5 %%; %d A/A copies + %d +2 %% files compares "
+      "(%d layers against a copy, or against %d layers in another file); check skipped, no diagnostics%s\n",
       flags.pairs, flags.pairs, flags.rounds, torchscan::kDefaultRounds, flags.sequential_pairs, flags.min_run_time_s,
-      torchscan::kDefaultMinRunTimeS, flags.threads, kLayers, kBatch,
+      torchscan::kDefaultMinRunTimeS, flags.threads, kLayers, kBatch, flags.file_pairs, flags.file_pairs, kFileLayers,
+      kFileLayers + 1,
       flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
   std::fflush(stdout);  // before the progress lines on stderr
   std::vector<CompareOutcome> outcomes;
   for (size_t i = 0; i < order.size(); ++i) {
-    outcomes.push_back(RunCompare(*daemon.client, order[i], CompareSpec(order[i], module_bytes, flags)));
+    outcomes.push_back(RunCompare(*daemon.client, order[i], CompareSpec(order[i], modules, flags)));
     const CompareOutcome& o = outcomes.back();
     std::fprintf(stderr, "  %zu/%zu %-15s %s\n", i + 1, order.size(), PairKindName(o.kind),
                  o.error.empty() ? (v1::Comparison::LatencyChange_Name(o.label) + ", claim " +
@@ -249,11 +287,13 @@ int main(int argc, char** argv) {
   StopBenchmarkDaemon();
   if (!flags.ratios_csv.empty()) WriteRatiosCsv(flags.ratios_csv, outcomes);
 
-  const std::vector<PairKind> kinds = {PairKind::kAa, PairKind::kSlowdown, PairKind::kSequentialAa};
+  std::vector<PairKind> kinds = {PairKind::kAa, PairKind::kSlowdown, PairKind::kSequentialAa};
+  if (flags.file_pairs > 0) kinds.insert(kinds.end(), {PairKind::kAaCopies, PairKind::kSlowdownFiles});
   std::vector<KindTally> tallies;
   for (PairKind kind : kinds) tallies.push_back(Tally(outcomes, kind));
   PrintTable(tallies, kinds);
   PrintFigures(tallies[0], tallies[1], tallies[2]);
+  if (flags.file_pairs > 0) PrintFileFigures(tallies[3], tallies[4]);
   int failed = 0;
   for (const KindTally& t : tallies) failed += t.failed;
   for (const CompareOutcome& o : outcomes)

@@ -11,26 +11,35 @@ const char* PairKindName(PairKind kind) {
     case PairKind::kAa: return "A/A";
     case PairKind::kSlowdown: return "+5 %";
     case PairKind::kSequentialAa: return "A/A sequential";
+    case PairKind::kAaCopies: return "A/A copies";
+    case PairKind::kSlowdownFiles: return "+2 % files";
   }
   return "?";
 }
 
-std::vector<PairKind> InterleavedSchedule(int pairs, int sequential) {
+std::vector<PairKind> InterleavedSchedule(int pairs, int sequential, int file_pairs) {
   pairs = std::max(pairs, 0);
   sequential = std::max(sequential, 0);
+  file_pairs = std::max(file_pairs, 0);
   std::vector<PairKind> order;
+  // Pair `pair` (1-based) of A/A and `slowdown`, the A/A first in odd pairs.
+  const auto add_pair = [&order](int pair, PairKind aa, PairKind slowdown) {
+    const bool aa_first = pair % 2 == 1;
+    order.push_back(aa_first ? aa : slowdown);
+    order.push_back(aa_first ? slowdown : aa);
+  };
   int placed = 0;
   for (int pair = 1; pair <= pairs; ++pair) {
-    const bool aa_first = pair % 2 == 1;  // pair 1 is the first (even index 0)
-    order.push_back(aa_first ? PairKind::kAa : PairKind::kSlowdown);
-    order.push_back(aa_first ? PairKind::kSlowdown : PairKind::kAa);
+    add_pair(pair, PairKind::kAa, PairKind::kSlowdown);
     // The k-th sequential job follows pair ceil(k * pairs / sequential): k * pairs <= pair * sequential.
     while (placed < sequential && int64_t{placed + 1} * pairs <= int64_t{pair} * sequential) {
       order.push_back(PairKind::kSequentialAa);
       ++placed;
     }
+    if (pair <= file_pairs) add_pair(pair, PairKind::kAaCopies, PairKind::kSlowdownFiles);
   }
   for (; placed < sequential; ++placed) order.push_back(PairKind::kSequentialAa);
+  for (int pair = pairs + 1; pair <= file_pairs; ++pair) add_pair(pair, PairKind::kAaCopies, PairKind::kSlowdownFiles);
   return order;
 }
 

@@ -1,9 +1,12 @@
 // The validity benchmark's bookkeeping, free of gRPC and LibTorch: the order its compare jobs
 // run in, and the counts its figures come from.
 //
-// Three kinds of compare job: A/A (a workload against itself, daemon's default rounds or
-// --rounds), slowdown (a known +5 % slowdown, same rounds) and sequential A/A (rounds 1, the
-// reference for wall time). Drift on the machine must hit all kinds alike, so they alternate.
+// Five kinds of compare job: A/A (a workload against itself, daemon's default rounds or
+// --rounds), slowdown (a known +5 % slowdown in the same file, same rounds), sequential A/A
+// (rounds 1, the reference for wall time), and, between two different files as users compare
+// them, A/A copies (two byte-identical files under different names) and a +2 % slowdown
+// (a second file with one more layer). Drift on the machine must hit all kinds alike, so
+// they alternate.
 #pragma once
 
 #include <optional>
@@ -15,17 +18,18 @@
 
 namespace torchscan::benchmarks {
 
-enum class PairKind { kAa, kSlowdown, kSequentialAa };
+enum class PairKind { kAa, kSlowdown, kSequentialAa, kAaCopies, kSlowdownFiles };
 
-// "A/A", "+5 %", "A/A sequential".
+// "A/A", "+5 %", "A/A sequential", "A/A copies", "+2 % files".
 const char* PairKindName(PairKind kind);
 
 // `pairs` A/A jobs and `pairs` slowdown jobs, alternating (A/A first in even pairs, the
 // slowdown first in odd ones, so neither kind always follows the other), with `sequential`
 // sequential A/A jobs spread evenly among them: the k-th (k = 1..sequential) right after
 // pair ceil(k * pairs / sequential). Negative counts count as 0. With pairs 0 the sequential
-// jobs alone.
-std::vector<PairKind> InterleavedSchedule(int pairs, int sequential);
+// jobs alone. `file_pairs` pairs of A/A copies and +2 % files (alternating which leads, the
+// same way) follow pair i of the same file, one file pair per pair, the rest at the end.
+std::vector<PairKind> InterleavedSchedule(int pairs, int sequential, int file_pairs = 0);
 
 // One finished compare job, as the benchmark saw it.
 struct CompareOutcome {

@@ -23,6 +23,14 @@ TEST(InterleavedSchedule, SpreadsSequentialJobsEvenlyAmongPairs) {
                                                        K::kSequentialAa, K::kSequentialAa}));
 }
 
+TEST(InterleavedSchedule, PutsAFilePairAfterEachSameFilePair) {
+  EXPECT_EQ(InterleavedSchedule(2, 1, 3),
+            (std::vector<K>{K::kAa, K::kSlowdown, K::kAaCopies, K::kSlowdownFiles, K::kSlowdown, K::kAa,
+                            K::kSequentialAa, K::kSlowdownFiles, K::kAaCopies, K::kAaCopies, K::kSlowdownFiles}));
+  EXPECT_EQ(InterleavedSchedule(0, 0, 1), (std::vector<K>{K::kAaCopies, K::kSlowdownFiles}));
+  EXPECT_EQ(InterleavedSchedule(1, 0, -2), (std::vector<K>{K::kAa, K::kSlowdown}));
+}
+
 TEST(InterleavedSchedule, CountsEveryJobOnce) {
   const std::vector<K> order = InterleavedSchedule(40, 10);
   EXPECT_EQ(std::count(order.begin(), order.end(), K::kAa), 40);
