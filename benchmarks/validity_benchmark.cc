@@ -270,8 +270,7 @@ int main(int argc, char** argv) {
       "(%d layers against a copy, or against %d layers in another file); check skipped, no diagnostics%s\n",
       flags.pairs, flags.pairs, flags.rounds, torchscan::kDefaultRounds, flags.sequential_pairs, flags.min_run_time_s,
       torchscan::kDefaultMinRunTimeS, flags.threads, kLayers, kBatch, flags.file_pairs, flags.file_pairs, kFileLayers,
-      kFileLayers + 1,
-      flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
+      kFileLayers + 1, flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
   std::fflush(stdout);  // before the progress lines on stderr
   std::vector<CompareOutcome> outcomes;
   for (size_t i = 0; i < order.size(); ++i) {

@@ -4,8 +4,8 @@
 #include "core/sequential_decision.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <random>
 #include <vector>
@@ -38,7 +38,8 @@ TEST(SequenceRanks, NarrowInRankAsRoundsGrowAndBadSettingsGiveNoBound) {
   EXPECT_GT(hundred.lower, 25);
   EXPECT_LT(hundred.upper, 76);
   EXPECT_EQ(hundred.lower + hundred.upper, 101) << "symmetric about the middle rank";
-  for (const SequenceRanks r : {SequenceRanksAt(0), SequenceRanksAt(10, 0), SequenceRanksAt(10, 1), SequenceRanksAt(10, 0.1, 0)}) {
+  for (const SequenceRanks r :
+       {SequenceRanksAt(0), SequenceRanksAt(10, 0), SequenceRanksAt(10, 1), SequenceRanksAt(10, 0.1, 0)}) {
     EXPECT_EQ(r.lower, 0);
   }
 }
@@ -154,7 +155,8 @@ TEST(SequentialDecision, DetectsARealChangeInTheRightDirection) {
 TEST(SequentialDecision, AtTheCapAnUnclearChangeStaysUndecided) {
   // +1 % against delta 1 %: on the boundary; with 3 % noise and 20 rounds the evidence rarely
   // decides, and never claims the wrong direction.
-  const Tally t = Simulate(2000, 20, std::log(1.01), 0.01, [](std::mt19937_64& r) { return 1.5 * Normal(r); }, 9);
+  const Tally t = Simulate(
+      2000, 20, std::log(1.01), 0.01, [](std::mt19937_64& r) { return 1.5 * Normal(r); }, 9);
   EXPECT_GT(t.undecided, 0.8 * t.runs);
   EXPECT_EQ(t.faster, 0);
 }

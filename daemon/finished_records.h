@@ -42,8 +42,8 @@ class FinishedRecords {
   void Touch(const std::string& id);
 
   const size_t capacity_;
-  std::map<std::string, v1::Job> records_;  // by id; node-based: addresses stay
-  std::list<std::string> order_;            // ids, most recently used first
+  std::map<std::string, v1::Job> records_;                          // by id; node-based: addresses stay
+  std::list<std::string> order_;                                    // ids, most recently used first
   std::map<std::string, std::list<std::string>::iterator> places_;  // each id's place in order_
 };
 

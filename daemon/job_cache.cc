@@ -54,7 +54,8 @@ std::optional<RecordIdentity> IdentityOf(const std::string& path) {
   return identity;
 }
 
-std::string EncodeJobCache(const std::map<std::string, CachedRecord>& records, std::map<std::string, CacheSpan>* spans) {
+std::string EncodeJobCache(const std::map<std::string, CachedRecord>& records,
+                           std::map<std::string, CacheSpan>* spans) {
   std::string body;
   {
     google::protobuf::io::StringOutputStream stream(&body);

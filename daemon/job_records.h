@@ -132,15 +132,15 @@ class JobRecords {
   std::vector<std::string> load_problems_;  // written by Load only, before any other thread
 
   mutable absl::Mutex mu_;
-  mutable absl::CondVar changed_;                                   // any job changed, or shutting down
+  mutable absl::CondVar changed_;  // any job changed, or shutting down
   // By id: queued and running jobs, and finished ones not stored yet (unsaved_).
   std::map<std::string, v1::Job> live_ ABSL_GUARDED_BY(mu_);
-  mutable FinishedRecords finished_ ABSL_GUARDED_BY(mu_);            // the most recently used
+  mutable FinishedRecords finished_ ABSL_GUARDED_BY(mu_);              // the most recently used
   std::map<std::string, v1::Job::State> states_ ABSL_GUARDED_BY(mu_);  // every job's
-  HistoryIndex history_ ABSL_GUARDED_BY(mu_);                       // the ids of each label's jobs
-  std::map<std::string, JobPhases> phases_ ABSL_GUARDED_BY(mu_);    // timelines of unfinished jobs
-  std::set<std::string> unsaved_ ABSL_GUARDED_BY(mu_);              // latest record not on disk
-  std::optional<v1::NoiseFloor> noise_floor_ ABSL_GUARDED_BY(mu_);  // the latest calibration's
+  HistoryIndex history_ ABSL_GUARDED_BY(mu_);                          // the ids of each label's jobs
+  std::map<std::string, JobPhases> phases_ ABSL_GUARDED_BY(mu_);       // timelines of unfinished jobs
+  std::set<std::string> unsaved_ ABSL_GUARDED_BY(mu_);                 // latest record not on disk
+  std::optional<v1::NoiseFloor> noise_floor_ ABSL_GUARDED_BY(mu_);     // the latest calibration's
   int64_t last_number_ ABSL_GUARDED_BY(mu_) = 0;
   std::chrono::steady_clock::time_point cache_saved_at_ ABSL_GUARDED_BY(mu_) = std::chrono::steady_clock::now();
 };

@@ -164,14 +164,14 @@ class JobStore {
 
   std::string state_dir_;
   int lock_fd_ = -1;
-  bool loaded_ = false;  // LoadAll ran
+  bool loaded_ = false;               // LoadAll ran
   mutable std::mutex remembered_mu_;  // guards everything below
   // A record was remembered since jobs.cache was last written (or the loaded one is stale).
   bool remembered_since_save_ = false;
   std::map<std::string, RecordIdentity> remembered_;  // finished jobs by id: their job.json's identity
   std::map<std::string, CachedRecord> pending_;       // finished records stored since jobs.cache was written
-  int cache_fd_ = -1;                                  // jobs.cache as last read or written
-  std::map<std::string, CacheSpan> cache_spans_;       // its entries' places
+  int cache_fd_ = -1;                                 // jobs.cache as last read or written
+  std::map<std::string, CacheSpan> cache_spans_;      // its entries' places
 };
 
 }  // namespace torchscan::daemon

@@ -601,7 +601,8 @@ TEST(JobStoreCache, SaveCacheKeepsOnlyFinishedJobsAsStored) {
   ASSERT_TRUE(store.SaveCache().ok());
   EXPECT_FALSE(fs::exists(dir + "/jobs.cache")) << "nothing is written before a load";
   (void)store.LoadAll("now");
-  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(store.SaveJob(MakeJob(i, i == 3 ? v1::Job::running : v1::Job::succeeded)).ok());
+  for (int i = 1; i <= 3; ++i)
+    ASSERT_TRUE(store.SaveJob(MakeJob(i, i == 3 ? v1::Job::running : v1::Job::succeeded)).ok());
   ASSERT_TRUE(store.SaveCache().ok());
   std::map<std::string, CachedRecord> cache = CacheOf(dir);
   ASSERT_EQ(cache.size(), 2u) << "the running job is not cached";
@@ -747,7 +748,8 @@ TEST(JobStoreCache, KillDuringACacheWriteLeavesAWholeCache) {
       for (int i = 0;; ++i) {
         // Something new to write: a record stored again, or 0 to 2 new ones.
         (void)store.SaveJob(first);
-        for (int extra = 0; extra < i % 3; ++extra) (void)store.SaveJob(MakeJob(301 + (i * 3 + extra) % 60, v1::Job::failed));
+        for (int extra = 0; extra < i % 3; ++extra)
+          (void)store.SaveJob(MakeJob(301 + (i * 3 + extra) % 60, v1::Job::failed));
         (void)store.SaveCache();
       }
     }
