@@ -307,6 +307,14 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
                   "timing rounds in alternating order (baseline, candidate, candidate, baseline ...), each "
                   "timing its share of --min-run-time; 1: one pass of each, one after the other")
       ->capture_default_str();
+  app->add_option("--smallest-change", f->smallest_change,
+                  "the smallest relative change that matters (0.01: 1 %): after the planned rounds the compare times "
+                  "more build pairs until its paired interval lies beyond it (faster/slower) or within it "
+                  "(equivalent), or --max-time is up")
+      ->capture_default_str();
+  app->add_option("--max-time", f->max_time, "seconds the timing may take, extra build pairs included")
+      ->capture_default_str();
+  app->add_flag("--fixed-length", f->fixed_length, "time the planned rounds only, no extra build pairs");
 }
 
 absl::StatusOr<v1::JobSpec> MeasureSpecFromFlags(const MeasureFlags& f) {
@@ -364,6 +372,15 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   job->set_reverse(f.reverse);
   if (absl::Status s = ValidateRoundsFlag(f.rounds); !s.ok()) return s;
   job->set_rounds(f.rounds);
+  if (!(f.smallest_change > 0 && f.smallest_change <= kMaxSmallestChange))
+    return FlagError("--smallest-change", absl::StrFormat("must be above 0 and at most %g (0.01 is 1 %%), got %g",
+                                                          kMaxSmallestChange, f.smallest_change));
+  if (!(f.max_time > 0 && f.max_time <= kMaxCompareMaxTimeS))
+    return FlagError("--max-time", absl::StrFormat("must be above 0 and at most %g seconds, got %g",
+                                                   kMaxCompareMaxTimeS, f.max_time));
+  job->set_smallest_change(f.smallest_change);
+  job->set_max_time_s(f.max_time);
+  job->set_fixed_length(f.fixed_length);
   if (absl::Status s = FillCheck(f.check, f.model.transport(), job->mutable_check()); !s.ok()) return s;
   return spec;
 }

@@ -83,6 +83,10 @@ struct CompareFlags {
   CheckFlags check;
   bool reverse = false;         // --reverse: time the candidate first
   int rounds = kDefaultRounds;  // --rounds: alternating timing rounds (1..kMaxRounds)
+  // --smallest-change: the smallest relative change that matters (0 < x <= kMaxSmallestChange)
+  double smallest_change = kDefaultSmallestChange;
+  double max_time = kDefaultCompareMaxTimeS;  // --max-time: seconds the timing may take (0 < x <= kMaxCompareMaxTimeS)
+  bool fixed_length = false;                  // --fixed-length: the planned rounds only
 };
 
 // A calibration: A/A pairs of one workload (the built-in linear model by default, or the

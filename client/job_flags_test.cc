@@ -55,6 +55,18 @@ TEST(JobFlags, CompareDefaultsToTheSameModeOnBothSides) {
   EXPECT_EQ(spec->compare().candidate().execution_mode(), v1::WorkloadSpec::batch);
   EXPECT_DOUBLE_EQ(spec->compare().check().declarative().rtol(), 1e-3);
   EXPECT_DOUBLE_EQ(spec->compare().check().declarative().atol(), 1e-6);
+  EXPECT_DOUBLE_EQ(spec->compare().smallest_change(), kDefaultSmallestChange) << "decides at the defaults";
+  EXPECT_DOUBLE_EQ(spec->compare().max_time_s(), kDefaultCompareMaxTimeS);
+  EXPECT_FALSE(spec->compare().fixed_length());
+  CompareFlags f = WithTolerance();
+  f.smallest_change = 0.03;
+  f.max_time = 5;
+  f.fixed_length = true;
+  spec = CompareSpecFromFlags(f);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_DOUBLE_EQ(spec->compare().smallest_change(), 0.03);
+  EXPECT_DOUBLE_EQ(spec->compare().max_time_s(), 5);
+  EXPECT_TRUE(spec->compare().fixed_length());
 }
 
 TEST(JobFlags, TwoModuleFilesWithInputsMetadataAndCandidateChanges) {
@@ -201,6 +213,9 @@ TEST(JobFlags, EachBadFlagIsNamed) {
        },
        "--check-module"},
       {[](CompareFlags& f) { f.rounds = 0; }, "--rounds"},
+      {[](CompareFlags& f) { f.smallest_change = 0; }, "--smallest-change"},
+      {[](CompareFlags& f) { f.smallest_change = std::nan(""); }, "--smallest-change"},
+      {[](CompareFlags& f) { f.max_time = -1; }, "--max-time"},
       {[](CompareFlags& f) { f.run.label = "x\x1b[2Jy"; }, "--label"},
       {[](CompareFlags& f) { f.run.revision = "abc\ndef"; }, "--revision"},
       {[](CompareFlags& f) { f.run.revision = std::string(kMaxJobTextBytes + 1, 'r'); }, "--revision"},
@@ -222,6 +237,8 @@ TEST(JobFlags, EachFlagLimitPassesAtItsValueAndRefusesAStepOver) {
       {[](CompareFlags& f, int extra) { f.run.threads = kMaxThreads + extra; }, "--threads"},
       {[](CompareFlags& f, int extra) { f.run.min_run_time = kMaxMinRunTimeFlagS + extra; }, "--min-run-time"},
       {[](CompareFlags& f, int extra) { f.rounds = kMaxRounds + extra; }, "--rounds"},
+      {[](CompareFlags& f, int extra) { f.smallest_change = kMaxSmallestChange + 0.01 * extra; }, "--smallest-change"},
+      {[](CompareFlags& f, int extra) { f.max_time = kMaxCompareMaxTimeS + extra; }, "--max-time"},
   };
   for (const auto& [set, flag] : cases) {
     CompareFlags at = WithTolerance();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/latency_runner.h"
 #include "core/number_format.h"
 #include "core/paired_ratio.h"
+#include "core/sequential_decision.h"
 #include "core/statistics.h"
 
 namespace torchscan {
@@ -42,12 +44,59 @@ constexpr const char* kPairedMethod =
     "after/before; assumes only noise symmetric about the change, exact coverage up to 200 rounds; a claim needs the "
     "whole interval beyond +/-1% (what pairing cannot cancel: two builds of one module differ by about that)";
 
+constexpr const char* kSequentialMethod =
+    "confidence sequence for the median ratio after/before over build pairs (sign-based, beta-binomial mixture: "
+    "Darling and Robbins 1967, Howard and Ramdas 2022), valid however often it was looked at; each build pair's "
+    "ratio is the median of its rounds' ratios; a claim needs the whole interval beyond the smallest change that "
+    "matters, equivalent the whole interval within it";
+
 // Per-round medians of one run keyed by round number (1-based), in round order.
 std::vector<std::pair<int, double>> RoundMedians(const v1::BenchmarkReport& run) {
   std::vector<std::pair<int, double>> medians;
   for (const v1::TimingRound& r : run.timing().rounds()) medians.emplace_back(r.round(), r.median_s());
   std::sort(medians.begin(), medians.end());
   return medians;
+}
+
+// Each round's build pair, in round order (0 read as 1).
+std::vector<int> RoundUnits(const v1::BenchmarkReport& run) {
+  std::vector<std::pair<int, int>> units;
+  for (const v1::TimingRound& r : run.timing().rounds()) units.emplace_back(r.round(), std::max(1, r.unit()));
+  std::sort(units.begin(), units.end());
+  std::vector<int> out;
+  for (const auto& [round, unit] : units) out.push_back(unit);
+  return out;
+}
+
+// With two build pairs or more: the claim and interval of the confidence sequence over build
+// pairs (core/sequential_decision.h), replacing the rounds' interval.
+void SetBuildPairEvidence(const std::vector<int>& units, double smallest_change, v1::PairedEvidence* p) {
+  const std::vector<double> rounds(p->round_ratios().begin(), p->round_ratios().end());
+  const std::vector<double> pairs = UnitRatios(units, rounds);
+  for (double r : pairs) p->add_unit_ratios(r);
+  p->set_method(kSequentialMethod);
+  p->set_min_claimed_change(smallest_change);
+  p->set_confidence(1 - kSequentialAlpha);
+  p->clear_ci_low();
+  p->clear_ci_high();
+  p->clear_achieved_confidence();
+  p->clear_resolvable_change();
+  if (std::optional<double> median = Quantile(pairs, 0.5)) p->set_median_ratio(*median);
+  const SequentialLook look = LookAt(pairs, smallest_change);
+  p->set_note("");
+  if (look.low && look.high) {
+    p->set_ci_low(*look.low);
+    p->set_ci_high(*look.high);
+    p->set_achieved_confidence(1 - kSequentialAlpha);
+    p->set_resolvable_change(*look.resolvable_change);
+  } else {
+    p->set_note(
+        absl::StrCat("an interval over build pairs needs ", FirstBoundedRound(), " of them (has ", pairs.size(), ")"));
+  }
+  p->set_claim(look.outcome == SequentialOutcome::kFaster       ? v1::PairedEvidence::faster
+               : look.outcome == SequentialOutcome::kSlower     ? v1::PairedEvidence::slower
+               : look.outcome == SequentialOutcome::kEquivalent ? v1::PairedEvidence::equivalent
+                                                                : v1::PairedEvidence::no_claim);
 }
 
 // Pairs round i of each run (by round number) and fills the paired evidence; rounds that do
@@ -85,6 +134,11 @@ void SetPairedEvidence(const v1::BenchmarkReport& before, const v1::BenchmarkRep
                : r.claim == PairedClaim::kSlower ? v1::PairedEvidence::slower
                                                  : v1::PairedEvidence::no_claim);
   p->set_note(r.note);
+  const std::vector<int> units = RoundUnits(before);
+  if (r.ratios.size() == units.size() && std::set<int>(units.begin(), units.end()).size() >= 2) {
+    const double smallest = before.settings().timing().smallest_change();
+    SetBuildPairEvidence(units, smallest > 0 ? smallest : kPairedMinClaimedChange, p);
+  }
 }
 
 void Label(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after, v1::Comparison* c) {

@@ -74,6 +74,7 @@ class LatencyRunner {
   // blocks it added. Call SizeBlock first.
   int64_t RunRound(double min_time_s, int min_blocks, double max_time_s);
   int64_t blocks_done() const { return static_cast<int64_t>(blocks_.size()); }
+  const std::vector<v1::TimingBlock>& blocks() const { return blocks_; }  // every block so far
   // Seconds of the last block SizeBlock timed (the chosen size); 0 with fixed_calls_per_block.
   double sized_block_s() const { return sized_block_s_; }
   // Timed work of every block so far.

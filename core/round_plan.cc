@@ -22,16 +22,23 @@ RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, dou
           plan.requested_rounds, plan.rounds, 1e3 * longest_block_s, timing.min_run_time_s);
     }
   }
-  for (int round = 1; round <= plan.rounds; ++round) {
-    const bool candidate_leads = reverse != (round % 2 == 0);
-    plan.steps.push_back({round, candidate_leads, true});
-    plan.steps.push_back({round, !candidate_leads, false});
-  }
+  const int planned = plan.rounds;
+  plan.rounds = 0;
+  ExtendRounds(planned, reverse, &plan);
   plan.round_min_run_time_s = timing.min_run_time_s / plan.rounds;
   plan.round_min_blocks = (timing.min_blocks + plan.rounds - 1) / plan.rounds;
   if (plan.round_min_blocks < 1) plan.round_min_blocks = 1;
   plan.round_max_run_time_s = timing.max_run_time_s / plan.rounds;
   return plan;
+}
+
+void ExtendRounds(int rounds, bool reverse, RoundPlan* plan) {
+  for (int i = 0; i < rounds; ++i) {
+    const int round = ++plan->rounds;
+    const bool candidate_leads = reverse != (round % 2 == 0);
+    plan->steps.push_back({round, candidate_leads, true});
+    plan->steps.push_back({round, !candidate_leads, false});
+  }
 }
 
 int64_t MatchedCalls(double target_block_s, double sized_block_s, int64_t sized_calls) {

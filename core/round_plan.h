@@ -47,6 +47,11 @@ struct RoundPlan {
 // min_blocks, which a single pass would time anyway, nor more than asked) and a note says why.
 RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, double longest_block_s = 0);
 
+// Appends `rounds` more rounds to `plan`, numbered on from plan->rounds, each run leading in
+// turn as PlanRounds orders them (`reverse` as given there), with the plan's per-round share:
+// a comparison's extra build pairs (experiment/timed_runs.h). plan->rounds grows.
+void ExtendRounds(int rounds, bool reverse, RoundPlan* plan);
+
 // Calls per block that make a block of a run whose sized block of `sized_calls` calls took
 // `sized_block_s` last about `target_block_s` (>= 1; `sized_calls` when a figure is not
 // positive). Why: block sizing steps by powers of ten, so two builds of the same workload near

@@ -29,6 +29,21 @@ TEST(PlanRounds, AlternatesWhoLeadsInAbbaOrder) {
   EXPECT_EQ(RoundOrder(PlanRounds(1, true, Timing(0.2, 10))), "candidate, baseline");
 }
 
+TEST(ExtendRounds, GoesOnWithTheSameAlternationAndShare) {
+  LatencyOptions timing;
+  timing.min_run_time_s = 0.2;
+  RoundPlan plan = PlanRounds(2, false, timing);
+  ExtendRounds(2, false, &plan);
+  EXPECT_EQ(plan.rounds, 4);
+  EXPECT_EQ(RoundOrder(plan), RoundOrder(PlanRounds(4, false, timing)));
+  EXPECT_DOUBLE_EQ(plan.round_min_run_time_s, 0.1) << "the planned share, kept";
+  ASSERT_EQ(plan.steps.size(), 8u);
+  EXPECT_EQ(plan.steps[6].round, 4);
+  RoundPlan reversed = PlanRounds(3, true, timing);
+  ExtendRounds(1, true, &reversed);
+  EXPECT_EQ(RoundOrder(reversed), RoundOrder(PlanRounds(4, true, timing)));
+}
+
 TEST(PlanRounds, EachRunLeadsInHalfTheRoundsOfAnEvenPlan) {
   const RoundPlan plan = PlanRounds(10, false, Timing(0.2, 10));
   int baseline_leads = 0;

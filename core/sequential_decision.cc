@@ -79,6 +79,29 @@ SequentialLook LookAt(const std::vector<double>& ratios, double delta, double al
   return look;
 }
 
+std::vector<double> UnitRatios(const std::vector<int>& units, const std::vector<double>& round_ratios) {
+  std::vector<int> order;                   // pairs in order of first appearance
+  std::map<int, std::vector<double>> logs;  // by pair
+  for (size_t i = 0; i < units.size() && i < round_ratios.size(); ++i) {
+    const int unit = units[i] < 1 ? 1 : units[i];
+    if (logs.count(unit) == 0) order.push_back(unit);
+    const double r = round_ratios[i];
+    logs[unit].push_back(std::isfinite(r) && r > 0 ? std::log(r) : std::nan(""));
+  }
+  std::vector<double> ratios;
+  for (int unit : order) {
+    std::vector<double>& v = logs[unit];
+    if (std::any_of(v.begin(), v.end(), [](double x) { return std::isnan(x); })) {
+      ratios.push_back(std::nan(""));
+      continue;
+    }
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    ratios.push_back(std::exp(n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2));
+  }
+  return ratios;
+}
+
 const char* SequentialOutcomeName(SequentialOutcome outcome) {
   switch (outcome) {
     case SequentialOutcome::kFaster: return "faster";

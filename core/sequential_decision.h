@@ -76,6 +76,12 @@ int FirstBoundedRound(double alpha = kSequentialAlpha, double a = kSequentialMix
 SequentialLook LookAt(const std::vector<double>& ratios, double delta, double alpha = kSequentialAlpha,
                       double a = kSequentialMixtureA);
 
+// Each build pair's ratio (the unit the sequence counts, independent of the others): the
+// median of its rounds' ratios (a median of logs, mapped back), in order of the pairs' first
+// rounds. `units[i]` is round i's build pair (0 read as 1); `round_ratios` as many. A ratio
+// that is not finite and > 0 makes its pair's ratio NaN (LookAt then gives no interval).
+std::vector<double> UnitRatios(const std::vector<int>& units, const std::vector<double>& round_ratios);
+
 const char* SequentialOutcomeName(SequentialOutcome outcome);  // "undecided", "faster", "slower", "equivalent"
 
 }  // namespace torchscan

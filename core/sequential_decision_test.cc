@@ -71,6 +71,16 @@ TEST(LookAt, GivesTheOrderStatisticsAndEachOutcome) {
   EXPECT_EQ(LookAt(same, -1).outcome, SequentialOutcome::kUndecided) << "a negative delta is 0";
 }
 
+TEST(UnitRatios, TakeEachBuildPairsMedianRatioInOrder) {
+  const std::vector<double> r = UnitRatios({1, 1, 1, 2, 2, 0, 3}, {1.0, 1.2, 1.1, 0.9, 1.0, 1.05, 1.3});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_NEAR(r[0], std::sqrt(1.05 * 1.1), 1e-12) << "pair 1 (the 0 read as 1): the median of 1.0, 1.05, 1.1, 1.2";
+  EXPECT_NEAR(r[1], std::sqrt(0.9 * 1.0), 1e-12) << "two rounds: their geometric mean";
+  EXPECT_NEAR(r[2], 1.3, 1e-12);
+  EXPECT_TRUE(std::isnan(UnitRatios({1, 2}, {1.0, -1.0})[1]));
+  EXPECT_TRUE(UnitRatios({}, {}).empty());
+}
+
 TEST(LookAt, TooFewOrBadRoundsGiveNoInterval) {
   const SequentialLook few = LookAt({1.1, 1.1, 1.1, 1.1, 1.1}, 0.01);
   EXPECT_FALSE(few.low && few.high);

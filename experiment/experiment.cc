@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <random>
 #include <utility>
 #include <vector>
 
@@ -14,10 +13,9 @@
 #include "core/cpu_load.h"
 #include "core/output_check.h"
 #include "core/proc_load.h"
-#include "core/round_plan.h"
-#include "core/timing_rounds.h"
 #include "experiment/concurrent_rss.h"
 #include "experiment/script_check.h"
+#include "experiment/timed_runs.h"
 #include "experiment/torch_measure.h"
 #include "passes/operator_profile.h"
 #include "passes/peak_memory.h"
@@ -31,22 +29,6 @@ namespace torchscan::experiment {
 namespace {
 
 using workloads::Workload;
-
-// One phase from construction to destruction: its span in the timeline, and on_phase as it
-// begins. The only place phases begin.
-class Phase {
- public:
-  Phase(const ExperimentOptions& o, PhaseTimeline& timeline, const std::string& phase) : timeline_(timeline) {
-    timeline_.Begin(phase);
-    if (o.on_phase) o.on_phase(phase);
-  }
-  ~Phase() { timeline_.End(); }
-  Phase(const Phase&) = delete;
-  Phase& operator=(const Phase&) = delete;
-
- private:
-  PhaseTimeline& timeline_;
-};
 
 absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {
   return absl::Status(s.code(), prefix + std::string(s.message()));
@@ -82,97 +64,6 @@ absl::StatusOr<Workload> Build(const v1::WorkloadSpec& spec, const std::string& 
   absl::StatusOr<Workload> w = workloads::BuildWorkload(spec);
   if (!w.ok()) return Prefixed(name + ": ", w.status());
   return w;
-}
-
-// One run's timing, in one round or several: its session (warm-up and block size once), the
-// block range of each round, and the load seen around its rounds.
-struct TimedRun {
-  std::string name;  // "baseline", "candidate", or a measurement's name
-  std::unique_ptr<TorchTimingSession> session;
-  struct Round {
-    int index;
-    std::string position;
-    int64_t first_block, block_count;
-  };
-  std::vector<Round> rounds;
-  v1::TimingLoad load;  // interval_s 0 while nothing was sampled
-};
-
-absl::StatusOr<TimedRun> StartRun(const Workload& w, const std::string& name, const ExperimentOptions& o) {
-  TorchLatencyOptions t;
-  t.timing = o.timing;
-  t.timing.work_units = w.work_units;
-  t.timing.work_unit = w.work_unit;
-  t.device = w.device;
-  t.name = name;
-  t.input_metadata = w.input_metadata;
-  t.workload = w.description;
-  if (o.on_block) t.on_block = [&o](const v1::TimingBlock&, int64_t blocks_done) { o.on_block(blocks_done); };
-  TimedRun run;
-  run.name = name;
-  absl::StatusOr<std::unique_ptr<TorchTimingSession>> session = TorchTimingSession::Start([&w] { w.call(); }, t);
-  if (!session.ok()) return session.status();
-  run.session = *std::move(session);
-  return run;
-}
-
-// Warm-up and block sizing of `run` (a phase "warm-up <name>"), before its first round.
-// Returns the sized block's seconds.
-absl::StatusOr<double> PrepareRun(const ExperimentOptions& o, PhaseTimeline& timeline, TimedRun& run) {
-  const Phase phase(o, timeline, "warm-up " + run.name);
-  double block_s = 0;
-  const absl::Status ran = workloads::RunTorch("warm-up " + run.name, [&] { block_s = run.session->Prepare(); });
-  if (!ran.ok()) return ran;
-  return block_s;
-}
-
-// One round of `run` (a phase "timing <name>"); a run not yet prepared warms up and sizes its
-// block first, inside the phase (a single pass).
-absl::Status TimeRound(const RoundPlan& plan, const RoundStep& step, const ExperimentOptions& o,
-                       PhaseTimeline& timeline, TimedRun& run) {
-  const Phase phase(o, timeline, "timing " + run.name);
-  // The load is sampled just outside the timed calls (warm-up and block sizing included): an
-  // unreadable /proc leaves Timing.load absent rather than failing the job.
-  const absl::StatusOr<CpuLoadSample> load_start = ReadCpuLoad();
-  std::pair<int64_t, int64_t> blocks;
-  const absl::Status ran = workloads::RunTorch("timing " + run.name, [&] {
-    blocks = run.session->TimeRound(RoundTarget(plan, step.round, run.session->timed_s()), plan.round_min_blocks,
-                                    plan.round_max_run_time_s);
-  });
-  if (!ran.ok()) return ran;
-  if (load_start.ok()) {
-    const absl::StatusOr<CpuLoadSample> load_end = ReadCpuLoad();
-    const absl::StatusOr<v1::TimingLoad> load = load_end.ok() ? LoadOnThisProcessCpus(*load_start, *load_end)
-                                                              : absl::StatusOr<v1::TimingLoad>(load_end.status());
-    if (load.ok()) PoolTimingLoad(*load, &run.load);
-  }
-  run.rounds.push_back({step.round, step.leads ? "first" : "second", blocks.first, blocks.second});
-  return absl::OkStatus();
-}
-
-// The run's report: every block, the load of all its rounds, and (rounds > 1) each round.
-v1::BenchmarkReport FinishRun(const RoundPlan& plan, const TimedRun& run) {
-  v1::BenchmarkReport report = run.session->Finish();
-  if (run.load.interval_s() > 0) *report.mutable_timing()->mutable_load() = run.load;
-  if (plan.rounds > 1)
-    for (const TimedRun::Round& r : run.rounds)
-      AddTimingRound(r.index, r.position, r.first_block, r.block_count, report.mutable_timing());
-  return report;
-}
-
-absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& name, const ExperimentOptions& o,
-                                         PhaseTimeline& timeline) {
-  absl::StatusOr<TimedRun> run = StartRun(w, name, o);
-  if (!run.ok()) return run.status();
-  const RoundPlan plan = PlanRounds(1, false, o.timing);
-  if (absl::Status s = TimeRound(plan, plan.steps[0], o, timeline, *run); !s.ok()) return s;
-  return FinishRun(plan, *run);
-}
-
-// A random id shared by the two runs of one comparison (TimingSettings.interleave_id).
-std::string NewInterleaveId() {
-  std::random_device random;
-  return absl::StrFormat("%08x%08x", random(), random());
 }
 
 // A "busy_machine" warning on `report` when other work used more than the limit of its CPUs
@@ -254,74 +145,6 @@ absl::StatusOr<std::unique_ptr<ScriptCheck>> LoadScriptCheck(const ExperimentOpt
   return ScriptCheck::Load(o.check_module, "spec.compare.check.torchscript");
 }
 
-// With rounds, both runs warm up and size their blocks first (in the first round's order), so
-// that the plan knows how long a block is; unless the block is fixed, both then take the calls
-// that match the longer block. Returns the longer block's seconds (0 with one round).
-absl::StatusOr<double> SizeBlocks(const ExperimentOptions& o, PhaseTimeline& timeline, TimedRun& baseline_run,
-                                  TimedRun& candidate_run) {
-  double longest_block_s = 0;
-  if (o.rounds <= 1) return longest_block_s;
-  std::vector<std::pair<TimedRun*, double>> sized;
-  for (TimedRun* run :
-       o.reverse ? std::vector{&candidate_run, &baseline_run} : std::vector{&baseline_run, &candidate_run}) {
-    absl::StatusOr<double> block_s = PrepareRun(o, timeline, *run);
-    if (!block_s.ok()) return block_s.status();
-    sized.emplace_back(run, *block_s);
-    longest_block_s = std::max(longest_block_s, *block_s);
-  }
-  if (o.timing.fixed_calls_per_block == 0)
-    for (auto& [run, block_s] : sized)
-      run->session->SetCallsPerBlock(MatchedCalls(longest_block_s, block_s, run->session->calls_per_block()));
-  return longest_block_s;
-}
-
-// The order both runs were timed in and their rounds, in each report's settings.
-void RecordOrder(const RoundPlan& plan, const ExperimentOptions& o, v1::BenchmarkReport* before,
-                 v1::BenchmarkReport* after) {
-  const std::string order = plan.rounds > 1 ? "alternating rounds: " + RoundOrder(plan)
-                            : o.reverse     ? "candidate_first"
-                                            : "baseline_first";
-  const std::string interleave_id = plan.rounds > 1 ? NewInterleaveId() : "";
-  for (v1::BenchmarkReport* r : {before, after}) {
-    r->mutable_settings()->set_order(order);
-    v1::TimingSettings* t = r->mutable_settings()->mutable_timing();
-    t->set_rounds(plan.rounds);
-    if (plan.rounds > 1) {
-      t->set_round_min_run_time_s(plan.round_min_run_time_s);
-      t->set_interleave_id(interleave_id);
-    }
-  }
-}
-
-// Both runs' timing reports and the plan that ordered them.
-struct TimedPair {
-  v1::BenchmarkReport before, after;
-  v1::RoundPlan round_plan;
-};
-
-// The timing of both runs, in the planned order (core/round_plan.h): start both sessions, size
-// their blocks (rounds > 1), time every round of the plan, then finish both reports.
-absl::StatusOr<TimedPair> TimeBoth(const Workload& baseline, const Workload& candidate, const ExperimentOptions& o,
-                                   PhaseTimeline& timeline) {
-  absl::StatusOr<TimedRun> baseline_run = StartRun(baseline, "baseline", o);
-  if (!baseline_run.ok()) return baseline_run.status();
-  absl::StatusOr<TimedRun> candidate_run = StartRun(candidate, "candidate", o);
-  if (!candidate_run.ok()) return candidate_run.status();
-  const absl::StatusOr<double> longest_block_s = SizeBlocks(o, timeline, *baseline_run, *candidate_run);
-  if (!longest_block_s.ok()) return longest_block_s.status();
-  const RoundPlan plan = PlanRounds(o.rounds, o.reverse, o.timing, *longest_block_s);
-  for (const RoundStep& step : plan.steps)
-    if (absl::Status s = TimeRound(plan, step, o, timeline, step.candidate ? *candidate_run : *baseline_run); !s.ok())
-      return s;
-  TimedPair timed;
-  timed.before = FinishRun(plan, *baseline_run);
-  timed.after = FinishRun(plan, *candidate_run);
-  RecordOrder(plan, o, &timed.before, &timed.after);
-  timed.round_plan = RoundPlanRecord(plan, o.timing, baseline_run->session->calls_per_block(),
-                                     candidate_run->session->calls_per_block());
-  return timed;
-}
-
 // The output check (a phase "check", outside timing): the check module's verdict, or the
 // declarative tolerance check; a message saying it was skipped with skip_check.
 absl::StatusOr<v1::OutputCheck> CheckOutputs(const Workload& baseline, const Workload& candidate,
@@ -392,7 +215,10 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   const std::vector<v1::MetricResult> rss_metrics = JoinRss(rss.get(), o, timeline);
 
   // All timing first, in the planned order (core/round_plan.h), before any diagnostic pass.
-  absl::StatusOr<TimedPair> timed = TimeBoth(*baseline, *candidate, o, timeline);
+  const Rebuild rebuild = [&](bool is_candidate) -> absl::StatusOr<Workload> {
+    return workloads::BuildWorkload(is_candidate ? candidate_spec : baseline_spec);
+  };
+  absl::StatusOr<TimedPair> timed = TimeBoth(*baseline, *candidate, rebuild, o, timeline);
   if (!timed.ok()) return timed.status();
   v1::BenchmarkReport& before = timed->before;
   v1::BenchmarkReport& after = timed->after;
@@ -411,6 +237,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   v1::Comparison comparison = CompareReports(before, after, *check);
   *comparison.mutable_timeline() = timeline.Snapshot();
   *comparison.mutable_round_plan() = timed->round_plan;
+  comparison.mutable_evidence()->mutable_paired()->set_stop_reason(timed->stop_reason);
   return comparison;
 }
 

@@ -50,6 +50,14 @@ struct ExperimentOptions {
   // run; blocks are pooled per run and each round's median is kept (Timing.rounds). The
   // comparison records the plan (round_plan) and both runs share an interleave_id.
   int rounds = kDefaultRounds;
+  // Comparisons with rounds > 1: after the planned rounds, more build pairs (both workloads
+  // built again and warmed up, then kRoundsPerBuildPair rounds) until the paired evidence over
+  // build pairs decides (core/sequential_decision.h) at `smallest_change`, or the timing has
+  // taken max_time_s (experiment/timed_runs.h). Off: the planned rounds only (a calibration's
+  // pairs, and callers that want a fixed length).
+  bool decide = false;
+  double smallest_change = kDefaultSmallestChange;
+  double max_time_s = kDefaultCompareMaxTimeS;
   int profile_calls = kDefaultProfileCalls;  // calls observed by the operator profile
   bool skip_diagnostics = false;             // no operator profile or tensor-memory pass (RSS still runs with rss)
   bool rss = false;                          // run a fresh RSS child per workload (all at once, before timing)

@@ -50,7 +50,8 @@ class TorchTimingSession {
   int64_t calls_per_block() const { return runner_.calls_per_block(); }
   // After Prepare, before any round: blocks of `calls` calls instead (>= 1).
   void SetCallsPerBlock(int64_t calls) { runner_.SetCallsPerBlock(calls); }
-  double timed_s() const { return runner_.timed_s(); }  // timed work of every round so far
+  double timed_s() const { return runner_.timed_s(); }                             // timed work of every round so far
+  const std::vector<v1::TimingBlock>& blocks() const { return runner_.blocks(); }  // every block so far
   // The report of every block timed so far (settings, environment, inputs, timing, warnings).
   v1::BenchmarkReport Finish() const;
 

@@ -62,6 +62,17 @@ inline constexpr double kMaxMinRunTimeFlagS = 3600;
 inline constexpr int kDefaultRounds = 40;
 // Rounds above are refused (CompareJob.rounds, --rounds, ExperimentOptions.rounds).
 inline constexpr int kMaxRounds = 100;
+// CompareJob.smallest_change when 0 (and --smallest-change's default): a claim needs the
+// paired interval beyond a 1 % change, what pairing cannot cancel within one build pair
+// (core/paired_ratio.h kPairedMinClaimedChange); values above are refused.
+inline constexpr double kDefaultSmallestChange = 0.01;
+inline constexpr double kMaxSmallestChange = 0.5;
+// CompareJob.max_time_s when 0 (and --max-time's default): seconds the timing of a
+// comparison may take, extra build pairs included; values above are refused.
+inline constexpr double kDefaultCompareMaxTimeS = 20;
+inline constexpr double kMaxCompareMaxTimeS = 3600;
+// Build pairs of one comparison at most, whatever the time left (each records its rounds).
+inline constexpr int kMaxBuildPairs = 500;
 
 // ---------------------------------------------------------------- CalibrateJob
 

@@ -150,6 +150,7 @@ const char* PairedClaimText(v1::PairedEvidence::Claim claim) {
   switch (claim) {
     case v1::PairedEvidence::faster: return "faster";
     case v1::PairedEvidence::slower: return "slower";
+    case v1::PairedEvidence::equivalent: return "equivalent";
     default: return "no_claim";
   }
 }
@@ -173,18 +174,25 @@ bool PairedRecorded(const v1::PairedEvidence& p) {
 std::string PairedDetailText(const v1::PairedEvidence& p) {
   if (!PairedRecorded(p)) return "not recorded";
   const int rounds = p.round_ratios_size();
-  const std::string over = p.has_median_ratio() ? absl::StrCat("median ratio ", FormatRatio(p.median_ratio()), " over ",
-                                                               rounds, rounds == 1 ? " round" : " rounds")
-                                                : "";
+  const int pairs = p.unit_ratios_size();
+  const std::string over = !p.has_median_ratio() ? ""
+                           : pairs > 0 ? absl::StrCat("median ratio ", FormatRatio(p.median_ratio()), " over ", pairs,
+                                                      " build pairs (", rounds, " rounds)")
+                                       : absl::StrCat("median ratio ", FormatRatio(p.median_ratio()), " over ", rounds,
+                                                      rounds == 1 ? " round" : " rounds");
+  const std::string stopped = p.stop_reason().empty() ? "" : absl::StrCat("; ", p.stop_reason());
   if (!p.has_ci_low() || !p.has_ci_high())
-    return absl::StrCat(p.note().empty() ? "no interval" : p.note(), over.empty() ? "" : "; ", over);
+    return absl::StrCat(p.note().empty() ? "no interval" : p.note(), over.empty() ? "" : "; ", over, stopped);
   return absl::StrCat(
       "at ", UnsignedPercent(p.confidence()), ": ", over, over.empty() ? "" : ", ", "interval ",
       FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()),
-      p.has_achieved_confidence() ? absl::StrCat(" (exact confidence ", UnsignedPercent(p.achieved_confidence()), ")")
-                                  : "",
+      pairs > 0                     ? absl::StrCat(" (valid at every look; smallest change that matters \u00b1",
+                                                   UnsignedPercent(p.min_claimed_change()), ")")
+      : p.has_achieved_confidence() ? absl::StrCat(" (exact confidence ", UnsignedPercent(p.achieved_confidence()), ")")
+                                    : "",
       p.has_resolvable_change() ? absl::StrCat(", resolves changes of \u00b1", UnsignedPercent(p.resolvable_change()))
-                                : "");
+                                : "",
+      stopped);
 }
 
 std::string PairedSummaryText(const v1::PairedEvidence& p) {

@@ -110,6 +110,11 @@ absl::Status ValidatePairedEvidence(const v1::PairedEvidence& p, const std::stri
     return Error(f + ".claim", "is faster but the interval is not wholly below 1; faster needs ci_high < 1");
   if (p.claim() == v1::PairedEvidence::slower && !(p.has_ci_low() && p.ci_low() > 1))
     return Error(f + ".claim", "is slower but the interval is not wholly above 1; slower needs ci_low > 1");
+  if (p.claim() == v1::PairedEvidence::equivalent &&
+      !(p.has_ci_low() && p.ci_low() >= 1 / (1 + p.min_claimed_change()) && p.ci_high() <= 1 + p.min_claimed_change()))
+    return Error(f + ".claim",
+                 "is equivalent but the interval is not wholly within the smallest change that matters "
+                 "(min_claimed_change)");
   return absl::OkStatus();
 }
 

@@ -313,6 +313,14 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
       if (c.rounds() < 0 || c.rounds() > kMaxRounds)
         return Invalid("spec.compare.rounds",
                        absl::StrCat("must be 0 or 1 (one pass) up to ", kMaxRounds, " alternating rounds"));
+      if (!(c.smallest_change() >= 0 && c.smallest_change() <= kMaxSmallestChange))
+        return Invalid("spec.compare.smallest_change",
+                       absl::StrCat("must be 0 (the default, ", kDefaultSmallestChange, ") up to ", kMaxSmallestChange,
+                                    " (a relative change: 0.01 is 1 %), got ", c.smallest_change()));
+      if (!(c.max_time_s() >= 0 && c.max_time_s() <= kMaxCompareMaxTimeS))
+        return Invalid("spec.compare.max_time_s",
+                       absl::StrCat("must be 0 (the default, ", kDefaultCompareMaxTimeS, " s) up to ",
+                                    kMaxCompareMaxTimeS, " s, got ", c.max_time_s()));
       break;
     }
     case v1::JobSpec::kCalibrate: {

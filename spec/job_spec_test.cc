@@ -94,6 +94,16 @@ TEST(JobSpec, RoundsOutOfRangeAreNamed) {
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.rounds");
   spec.mutable_compare()->set_rounds(-1);
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.rounds");
+  spec.mutable_compare()->set_rounds(0);
+  for (double bad : {-0.01, kMaxSmallestChange + 0.01, std::nan("")}) {
+    spec.mutable_compare()->set_smallest_change(bad);
+    ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.smallest_change");
+  }
+  spec.mutable_compare()->set_smallest_change(0.02);
+  for (double bad : {-1.0, kMaxCompareMaxTimeS + 1, std::nan("")}) {
+    spec.mutable_compare()->set_max_time_s(bad);
+    ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.max_time_s");
+  }
 }
 
 TEST(JobSpec, CalibrateJobsTakeTheReferenceWorkloadOrTheirOwnAndNameBadPairsAndRounds) {

@@ -157,7 +157,8 @@ TEST(DaemonEndToEnd, TorchScriptCheckModulesPassAndFail) {
 TEST(DaemonEndToEnd, AlternatingRoundsPoolBlocksAndKeepEachRound) {
   TestDaemon d(TempDir("rounds"));
   const std::string out = TempDir("rounds_out");
-  const CommandResult r = d.Client(With(kGuideCompare, {"--rounds", "2", "--min-run-time", "0.02", "--output", out}));
+  const CommandResult r =
+      d.Client(With(kGuideCompare, {"--rounds", "2", "--min-run-time", "0.02", "--fixed-length", "--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -185,11 +186,12 @@ TEST(DaemonEndToEnd, AlternatingRoundsPoolBlocksAndKeepEachRound) {
 // The default compare: forty ABBA rounds that divide --min-run-time between them (each round
 // stops once the run's timed work reaches its cumulative share, so at most its last block
 // runs past it), one warm-up and one block size per run, the plan recorded and rendered.
-// Structure only, no timing verdict.
+// Structure only, no timing verdict. --fixed-length: the planned rounds alone (the build pairs
+// a default compare adds after them: verdict_end_to_end_test).
 TEST(DaemonEndToEnd, ADefaultCompareAlternatesFortyRoundsThatShareTheTimedWork) {
   TestDaemon d(TempDir("default_rounds"));
   const std::string out = TempDir("default_rounds_out");
-  const CommandResult r = d.Client(With(kGuideCompare, {"--min-run-time", "0.08", "--output", out}));
+  const CommandResult r = d.Client(With(kGuideCompare, {"--min-run-time", "0.08", "--fixed-length", "--output", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
   ASSERT_TRUE(c.ok()) << c.status();

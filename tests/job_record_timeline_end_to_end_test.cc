@@ -23,7 +23,7 @@ TEST(JobRecordTimelineEndToEnd, TheRecordListsEveryPhaseFromQueueWaitToWriteResu
   const std::string worker_start = "worker start (cold: spare worker off (no_spare_worker))";
   const std::string out = TempDir("record_out");
   const CommandResult r = d.Client({"compare", "--model", "linear", "--rtol", "1e-4", "--atol", "1e-5", "--rounds", "2",
-                                    "--min-run-time", "0.05", "--output", out});
+                                    "--min-run-time", "0.05", "--fixed-length", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string id = SubmittedId(r.err);
   ASSERT_FALSE(id.empty()) << r.err;

@@ -88,11 +88,13 @@ void ExpectWithinTheJob(const TestDaemon& d, const std::string& client_stderr, c
   EXPECT_LE(origin + timeline.spans(timeline.spans_size() - 1).end_s(), finished + kWallClockSlackS);
 }
 
+// --fixed-length: the planned rounds' phases (a default compare's "build pairs" phase after
+// them: verdict_end_to_end_test).
 TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPassOrCheck) {
   TestDaemon d(TempDir("compare"));
   const std::string out = TempDir("compare_out");
   const CommandResult r = d.Client({"compare", "--model", "linear", "--rtol", "1e-4", "--atol", "1e-5", "--rss",
-                                    "--rounds", "2", "--min-run-time", "0.05", "--output", out});
+                                    "--rounds", "2", "--min-run-time", "0.05", "--fixed-length", "--output", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::Comparison> c =
       report::LoadComparison(out + "/comparison.json");  // strict: the timeline validates

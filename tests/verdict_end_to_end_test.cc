@@ -1,9 +1,12 @@
 // The only end-to-end tests that assert a timing verdict on real timings. They run alone
 // (tags = ["exclusive"]: no other Bazel test beside them) and give noise no room: the two
 // methods of tests/make_work_module's module do the same computation once and 40 times, so
-// the median moves by about 97% while even a loaded machine's IQR stays far below that.
+// the median moves by about 97% while even a loaded machine's IQR stays far below that; and
+// byte-identical copies are equivalent within 50 %, which no noise here comes near.
 // Anything smaller belongs in a test with synthetic blocks (core/compare_test.cc).
+#include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -11,6 +14,7 @@
 #include "report/report_json.h"
 #include "tests/e2e_jobs.h"
 #include "tests/e2e_support.h"
+#include "tests/e2e_timeline.h"
 
 namespace torchscan::e2e {
 namespace {
@@ -40,6 +44,41 @@ TEST(VerdictEndToEnd, FortyTimesTheWorkIsSlowerAndItsRemovalFaster) {
       "verdict: heavy -> forward %s (%s); forward -> heavy %s (%s)\n",
       v1::Comparison::LatencyChange_Name(faster.latency_change()).c_str(), faster.latency_change_reason().c_str(),
       v1::Comparison::LatencyChange_Name(slower.latency_change()).c_str(), slower.latency_change_reason().c_str());
+}
+
+// Two files, as users compare them, through the daemon's default decision-driven compare:
+// work.pt against a byte-identical copy under another name whose method does 40 times the
+// work is decided slower over build pairs; against the copy's own forward, at a smallest
+// change of 50 %, it is decided equivalent (no change that large). Either outcome needs ten
+// build pairs or more, each with both files built again.
+TEST(VerdictEndToEnd, TwoFilesAreDecidedOverBuildPairs) {
+  const std::string dir = TempDir("two_files");
+  ASSERT_EQ(e2e::Run(Runfile("tests/make_work_module"), {dir}).exit_code, 0);
+  std::filesystem::copy_file(dir + "/work.pt", dir + "/work_copy.pt");
+  TestDaemon d(TempDir("two_files_daemon"));
+  for (const auto& [method, smallest, claim] : {std::tuple{"heavy", "0.05", v1::PairedEvidence::slower},
+                                                std::tuple{"forward", "0.5", v1::PairedEvidence::equivalent}}) {
+    const std::string out = TempDir(std::string("two_files_") + method);
+    const CommandResult r = d.Client({"compare", "--baseline", dir + "/work.pt", "--candidate", dir + "/work_copy.pt",
+                                      "--candidate-method", method, "--input", "64x64", "--rtol", "0", "--atol", "0",
+                                      "--min-run-time", "0.05", "--smallest-change", smallest, "--output", out});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
+    ASSERT_TRUE(c.ok()) << c.status();
+    const v1::PairedEvidence& p = c->evidence().paired();
+    EXPECT_EQ(p.claim(), claim) << method << ": " << p.stop_reason() << "; " << p.note();
+    EXPECT_GE(p.unit_ratios_size(), 10) << p.stop_reason();
+    EXPECT_EQ(c->before().settings().timing().build_pairs(), p.unit_ratios_size());
+    EXPECT_EQ(p.stop_reason().rfind("decided (", 0), 0u) << p.stop_reason();
+    EXPECT_DOUBLE_EQ(p.min_claimed_change(), std::stod(smallest));
+    // One "build pairs" phase, after the planned rounds and before the diagnostic passes.
+    const std::vector<v1::PhaseSpan> pairs = Spans(c->timeline(), "build pairs");
+    ASSERT_EQ(pairs.size(), 1u);
+    EXPECT_GE(pairs[0].start_s(), LastEnd(Spans(c->timeline(), "timing")));
+    EXPECT_LE(pairs[0].end_s(), Spans(c->timeline(), "check")[0].start_s());
+    std::printf("two files, %s: %s over %d build pairs (%s)\n", method,
+                v1::PairedEvidence::Claim_Name(p.claim()).c_str(), p.unit_ratios_size(), p.stop_reason().c_str());
+  }
 }
 
 }  // namespace

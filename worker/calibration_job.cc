@@ -34,6 +34,7 @@ v1::JobSpec CalibrationPairSpec(const v1::JobSpec& calibrate_spec) {
   *compare->mutable_candidate() = workload;
   compare->mutable_check()->set_skip(true);
   compare->set_rounds(calibrate_spec.calibrate().rounds());
+  compare->set_fixed_length(true);  // the floor is of the planned rounds' evidence
   return pair;
 }
 

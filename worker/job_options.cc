@@ -55,6 +55,9 @@ absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::Job
   o.skip_check = check.kind_case() == v1::OutputCheckSpec::kSkip && check.skip();
   if (check.has_torchscript()) o.check_module = check.torchscript();
   if (compare.rounds() > 0) o.rounds = compare.rounds();
+  if (compare.smallest_change() > 0) o.smallest_change = compare.smallest_change();
+  if (compare.max_time_s() > 0) o.max_time_s = compare.max_time_s();
+  o.decide = !compare.fixed_length();
   return o;
 }
 

@@ -1,0 +1,279 @@
+#include "experiment/timed_runs.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/cpu_load.h"
+#include "core/proc_load.h"
+#include "core/round_plan.h"
+#include "core/sequential_decision.h"
+#include "core/timing_rounds.h"
+#include "experiment/torch_measure.h"
+#include "proto/spec_limits.h"
+#include "workloads/torch_status.h"
+
+namespace torchscan::experiment {
+namespace {
+
+using workloads::Workload;
+
+absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {
+  return absl::Status(s.code(), prefix + std::string(s.message()));
+}
+
+// One run's timing, in one round or several: its session (warm-up and block size once), the
+// block range of each round, and the load seen around its rounds.
+struct TimedRun {
+  std::string name;  // "baseline", "candidate", or a measurement's name
+  std::unique_ptr<TorchTimingSession> session;
+  // The build the session calls: the first one, then each build pair's (shared with the
+  // session's call, so that a rebuilt workload is timed by the same session and blocks).
+  std::shared_ptr<const Workload*> current;
+  struct Round {
+    int index;
+    std::string position;
+    int64_t first_block, block_count;
+    int unit;  // build pair
+  };
+  std::vector<Round> rounds;
+  v1::TimingLoad load;  // interval_s 0 while nothing was sampled
+};
+
+absl::StatusOr<TimedRun> StartRun(const Workload& w, const std::string& name, const ExperimentOptions& o) {
+  TorchLatencyOptions t;
+  t.timing = o.timing;
+  t.timing.work_units = w.work_units;
+  t.timing.work_unit = w.work_unit;
+  t.device = w.device;
+  t.name = name;
+  t.input_metadata = w.input_metadata;
+  t.workload = w.description;
+  if (o.on_block) t.on_block = [&o](const v1::TimingBlock&, int64_t blocks_done) { o.on_block(blocks_done); };
+  TimedRun run;
+  run.name = name;
+  run.current = std::make_shared<const Workload*>(&w);
+  absl::StatusOr<std::unique_ptr<TorchTimingSession>> session =
+      TorchTimingSession::Start([current = run.current] { (*current)->call(); }, t);
+  if (!session.ok()) return session.status();
+  run.session = *std::move(session);
+  return run;
+}
+
+// Warm-up and block sizing of `run` (a phase "warm-up <name>"), before its first round.
+// Returns the sized block's seconds.
+absl::StatusOr<double> PrepareRun(const ExperimentOptions& o, PhaseTimeline& timeline, TimedRun& run) {
+  const Phase phase(o, timeline, "warm-up " + run.name);
+  double block_s = 0;
+  const absl::Status ran = workloads::RunTorch("warm-up " + run.name, [&] { block_s = run.session->Prepare(); });
+  if (!ran.ok()) return ran;
+  return block_s;
+}
+
+// One round of `run` with build pair `unit` (a phase "timing <name>" for the planned rounds;
+// build pairs' rounds are inside their one phase); a run not yet prepared warms up and sizes
+// its block first, inside the phase (a single pass).
+absl::Status TimeRound(const RoundPlan& plan, const RoundStep& step, const ExperimentOptions& o,
+                       PhaseTimeline& timeline, TimedRun& run, int unit = 1) {
+  std::optional<Phase> phase;
+  if (unit == 1) phase.emplace(o, timeline, "timing " + run.name);
+  // The load is sampled just outside the timed calls (warm-up and block sizing included): an
+  // unreadable /proc leaves Timing.load absent rather than failing the job.
+  const absl::StatusOr<CpuLoadSample> load_start = ReadCpuLoad();
+  std::pair<int64_t, int64_t> blocks;
+  const absl::Status ran = workloads::RunTorch("timing " + run.name, [&] {
+    blocks = run.session->TimeRound(RoundTarget(plan, step.round, run.session->timed_s()), plan.round_min_blocks,
+                                    plan.round_max_run_time_s);
+  });
+  if (!ran.ok()) return ran;
+  if (load_start.ok()) {
+    const absl::StatusOr<CpuLoadSample> load_end = ReadCpuLoad();
+    const absl::StatusOr<v1::TimingLoad> load = load_end.ok() ? LoadOnThisProcessCpus(*load_start, *load_end)
+                                                              : absl::StatusOr<v1::TimingLoad>(load_end.status());
+    if (load.ok()) PoolTimingLoad(*load, &run.load);
+  }
+  run.rounds.push_back({step.round, step.leads ? "first" : "second", blocks.first, blocks.second, unit});
+  return absl::OkStatus();
+}
+
+// The run's report: every block, the load of all its rounds, and (rounds > 1) each round.
+v1::BenchmarkReport FinishRun(const RoundPlan& plan, const TimedRun& run) {
+  v1::BenchmarkReport report = run.session->Finish();
+  if (run.load.interval_s() > 0) *report.mutable_timing()->mutable_load() = run.load;
+  if (plan.rounds > 1)
+    for (const TimedRun::Round& r : run.rounds)
+      AddTimingRound(r.index, r.position, r.first_block, r.block_count, r.unit, report.mutable_timing());
+  return report;
+}
+
+// A random id shared by the two runs of one comparison (TimingSettings.interleave_id).
+std::string NewInterleaveId() {
+  std::random_device random;
+  return absl::StrFormat("%08x%08x", random(), random());
+}
+// With rounds, both runs warm up and size their blocks first (in the first round's order), so
+// that the plan knows how long a block is; unless the block is fixed, both then take the calls
+// that match the longer block. Returns the longer block's seconds (0 with one round).
+absl::StatusOr<double> SizeBlocks(const ExperimentOptions& o, PhaseTimeline& timeline, TimedRun& baseline_run,
+                                  TimedRun& candidate_run) {
+  double longest_block_s = 0;
+  if (o.rounds <= 1) return longest_block_s;
+  std::vector<std::pair<TimedRun*, double>> sized;
+  for (TimedRun* run :
+       o.reverse ? std::vector{&candidate_run, &baseline_run} : std::vector{&baseline_run, &candidate_run}) {
+    absl::StatusOr<double> block_s = PrepareRun(o, timeline, *run);
+    if (!block_s.ok()) return block_s.status();
+    sized.emplace_back(run, *block_s);
+    longest_block_s = std::max(longest_block_s, *block_s);
+  }
+  if (o.timing.fixed_calls_per_block == 0)
+    for (auto& [run, block_s] : sized)
+      run->session->SetCallsPerBlock(MatchedCalls(longest_block_s, block_s, run->session->calls_per_block()));
+  return longest_block_s;
+}
+
+// The order both runs were timed in and their rounds, in each report's settings.
+void RecordOrder(const RoundPlan& plan, const ExperimentOptions& o, v1::BenchmarkReport* before,
+                 v1::BenchmarkReport* after) {
+  const std::string order = plan.rounds > 1 ? "alternating rounds: " + RoundOrder(plan)
+                            : o.reverse     ? "candidate_first"
+                                            : "baseline_first";
+  const std::string interleave_id = plan.rounds > 1 ? NewInterleaveId() : "";
+  for (v1::BenchmarkReport* r : {before, after}) {
+    r->mutable_settings()->set_order(order);
+    v1::TimingSettings* t = r->mutable_settings()->mutable_timing();
+    t->set_rounds(plan.rounds);
+    if (plan.rounds > 1) {
+      t->set_round_min_run_time_s(plan.round_min_run_time_s);
+      t->set_interleave_id(interleave_id);
+    }
+  }
+}
+
+// The build pairs' ratios so far: each round's candidate / baseline per-call median, then
+// each pair's median (core/sequential_decision.h UnitRatios).
+std::vector<double> BuildPairRatios(const TimedRun& baseline, const TimedRun& candidate) {
+  std::vector<int> units;
+  std::vector<double> ratios;
+  for (size_t i = 0; i < baseline.rounds.size() && i < candidate.rounds.size(); ++i) {
+    const TimedRun::Round& b = baseline.rounds[i];
+    const TimedRun::Round& c = candidate.rounds[i];
+    const double before = RoundMedian(baseline.session->blocks(), b.first_block, b.block_count);
+    const double after = RoundMedian(candidate.session->blocks(), c.first_block, c.block_count);
+    units.push_back(b.unit);
+    ratios.push_back(before > 0 ? after / before : std::nan(""));
+  }
+  return UnitRatios(units, ratios);
+}
+
+// Warm-up of a rebuilt workload, untimed: one block's calls, and at least 3 (TorchScript's
+// profiling executor optimizes a method on its second call).
+absl::Status WarmUpBuild(const Workload& w, const TimedRun& run) {
+  const int64_t calls = std::max<int64_t>(3, run.session->calls_per_block());
+  return workloads::RunTorch("warm-up " + run.name, [&] {
+    for (int64_t i = 0; i < calls; ++i) w.call();
+  });
+}
+
+// After the planned rounds (build pair 1): more build pairs, each both workloads built again,
+// warmed up and timed for kRoundsPerBuildPair rounds, until the evidence over build pairs
+// decides, the time is up or kMaxBuildPairs. Returns why it stopped.
+absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const ExperimentOptions& o, PhaseTimeline& timeline,
+                                           std::chrono::steady_clock::time_point began, RoundPlan& plan,
+                                           TimedRun& baseline, TimedRun& candidate, int* build_pairs) {
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  const Phase phase(o, timeline, "build pairs");
+  std::unique_ptr<Workload> built[2];  // the pair being timed (the first pair is the caller's)
+  double last_pair_s = 0;
+  while (true) {
+    const SequentialLook look = LookAt(BuildPairRatios(baseline, candidate), o.smallest_change);
+    if (look.outcome != SequentialOutcome::kUndecided)
+      return absl::StrCat("decided (", SequentialOutcomeName(look.outcome), ") after ", *build_pairs, " build pairs, ",
+                          absl::StrFormat("%.1f", seconds_since(began)), " s");
+    if (seconds_since(began) + last_pair_s > o.max_time_s)
+      return absl::StrCat("undecided at the time cap: ", *build_pairs, " build pairs in ",
+                          absl::StrFormat("%.1f", seconds_since(began)), " s (max_time_s ", o.max_time_s, ")");
+    if (*build_pairs >= kMaxBuildPairs)
+      return absl::StrCat("undecided after ", kMaxBuildPairs, " build pairs, the most a comparison times");
+    const auto pair_began = std::chrono::steady_clock::now();
+    ++*build_pairs;
+    // Which side is built first alternates: a side built right after the other's old build was
+    // freed may land where it lay, so a fixed order would favour one side in every pair.
+    const bool baseline_first = *build_pairs % 2 == 0;
+    for (TimedRun* run : baseline_first ? std::vector{&baseline, &candidate} : std::vector{&candidate, &baseline}) {
+      const bool is_candidate = run == &candidate;
+      absl::StatusOr<Workload> w = rebuild(is_candidate);
+      if (!w.ok()) return Prefixed(absl::StrCat(run->name, " (build pair ", *build_pairs, "): "), w.status());
+      auto fresh = std::make_unique<Workload>(*std::move(w));
+      if (absl::Status s = WarmUpBuild(*fresh, *run); !s.ok()) return s;
+      *run->current = fresh.get();
+      built[is_candidate] = std::move(fresh);  // the pair before is timed no more: freed
+    }
+    const size_t first_new = plan.steps.size();
+    ExtendRounds(kRoundsPerBuildPair, o.reverse, &plan);
+    for (size_t i = first_new; i < plan.steps.size(); ++i) {
+      const RoundStep& step = plan.steps[i];
+      if (absl::Status s = TimeRound(plan, step, o, timeline, step.candidate ? candidate : baseline, *build_pairs);
+          !s.ok())
+        return s;
+    }
+    last_pair_s = seconds_since(pair_began);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<v1::BenchmarkReport> Time(const Workload& w, const std::string& name, const ExperimentOptions& o,
+                                         PhaseTimeline& timeline) {
+  absl::StatusOr<TimedRun> run = StartRun(w, name, o);
+  if (!run.ok()) return run.status();
+  const RoundPlan plan = PlanRounds(1, false, o.timing);
+  if (absl::Status s = TimeRound(plan, plan.steps[0], o, timeline, *run); !s.ok()) return s;
+  return FinishRun(plan, *run);
+}
+
+absl::StatusOr<TimedPair> TimeBoth(const Workload& baseline, const Workload& candidate, const Rebuild& rebuild,
+                                   const ExperimentOptions& o, PhaseTimeline& timeline) {
+  const auto began = std::chrono::steady_clock::now();
+  absl::StatusOr<TimedRun> baseline_run = StartRun(baseline, "baseline", o);
+  if (!baseline_run.ok()) return baseline_run.status();
+  absl::StatusOr<TimedRun> candidate_run = StartRun(candidate, "candidate", o);
+  if (!candidate_run.ok()) return candidate_run.status();
+  const absl::StatusOr<double> longest_block_s = SizeBlocks(o, timeline, *baseline_run, *candidate_run);
+  if (!longest_block_s.ok()) return longest_block_s.status();
+  const RoundPlan plan = PlanRounds(o.rounds, o.reverse, o.timing, *longest_block_s);
+  for (const RoundStep& step : plan.steps)
+    if (absl::Status s = TimeRound(plan, step, o, timeline, step.candidate ? *candidate_run : *baseline_run); !s.ok())
+      return s;
+  TimedPair timed;
+  RoundPlan timed_plan = plan;  // the planned rounds, and the build pairs' after them
+  int build_pairs = 1;
+  if (o.decide && plan.rounds > 1) {
+    absl::StatusOr<std::string> stopped =
+        TimeBuildPairs(rebuild, o, timeline, began, timed_plan, *baseline_run, *candidate_run, &build_pairs);
+    if (!stopped.ok()) return stopped.status();
+    timed.stop_reason = *std::move(stopped);
+  }
+  timed.before = FinishRun(timed_plan, *baseline_run);
+  timed.after = FinishRun(timed_plan, *candidate_run);
+  RecordOrder(plan, o, &timed.before, &timed.after);
+  for (v1::BenchmarkReport* r : {&timed.before, &timed.after}) {
+    v1::TimingSettings* t = r->mutable_settings()->mutable_timing();
+    t->set_build_pairs(build_pairs);
+    if (o.decide && plan.rounds > 1) t->set_smallest_change(o.smallest_change);
+  }
+  timed.round_plan = RoundPlanRecord(plan, o.timing, baseline_run->session->calls_per_block(),
+                                     candidate_run->session->calls_per_block());
+  return timed;
+}
+
+}  // namespace torchscan::experiment
