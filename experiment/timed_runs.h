@@ -38,7 +38,7 @@ class Phase {
 // Why build pairs, and not only more rounds of one build pair: the unit the sequence counts
 // must be independent of the others, and what is fixed for a build (where its weights and
 // code landed) would otherwise be measured again and again, with growing certainty. Measured
-// on the 2-core development VM, idle (benchmarks/layout_variance.py, 8 processes x 6 build
+// on the 2-core development VM, idle (benchmarks/layout_variance_benchmark.py, 8 processes x 6 build
 // pairs x 16 ABBA rounds of 2 calls, the 50-layer chain): a round's ratio varied by 8.7 %
 // (SD), a build pair's median by 0.92 %, which its own rounds' sampling (0.98 %) explains:
 // no build effect within 0.5 %, and process means varied by 0.43 % (a process effect of 0.2 %).

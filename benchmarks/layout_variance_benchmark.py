@@ -14,14 +14,16 @@ by build: "copies" (two byte-identical files under different names) and "same fi
 file loaded twice). Per build: warm-up, then --rounds ABBA rounds of --calls calls per run;
 a round's ratio is the second file's time over the first's.
 
-  /usr/bin/python3 benchmarks/layout_variance.py [--processes 8] [--builds 6] [--rounds 12]
-      [--calls 2] [--csv FILE]
+  bazel build //benchmarks:layout_variance_benchmark &&
+  bazel-bin/benchmarks/layout_variance_benchmark [--processes 8] [--builds 6] [--rounds 12]
+      [--calls 2] [--csv FILE] [--quick]
 
 Prints, per case, standard deviations of log ratios (in %): of the rounds within a build; of
 a build's median from its own rounds (bootstrap); of the build medians within a process, and
 what is left of it once that sampling is taken out (the builds' own effect); of the process
 means, and what is left once the builds' spread is taken out (the processes' own effect).
-Run with Debian's python3-torch.
+Runs with Debian's python3-torch (its #! line). --quick: 2 processes x 2 builds x 2 rounds,
+to check that it runs.
 """
 import argparse
 import json
@@ -109,6 +111,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--calls", type=int, default=2)
     parser.add_argument("--csv", default="")
+    parser.add_argument("--quick", action="store_true", help="2 processes x 2 builds x 2 rounds: a smoke run")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--first", help=argparse.SUPPRESS)
     parser.add_argument("--copy", help=argparse.SUPPRESS)
@@ -116,10 +119,12 @@ def main():
     if args.child:
         child(args)
         return 0
+    if args.quick:
+        args.processes, args.builds, args.rounds = 2, 2, 2
     if min(args.processes, args.builds) < 2 or args.rounds < 2 or args.calls < 1:
-        print("layout_variance: --processes and --builds must be >= 2, --rounds >= 2, --calls >= 1", file=sys.stderr)
+        print("layout_variance_benchmark: --processes and --builds must be >= 2, --rounds >= 2, --calls >= 1", file=sys.stderr)
         return 2
-    folder = tempfile.mkdtemp(prefix="layout_variance-")
+    folder = tempfile.mkdtemp(prefix="layout_variance_benchmark-")
     first, copy = make_files(folder)
     rows = []  # (process, case, build, log ratios)
     for process in range(args.processes):
@@ -134,7 +139,7 @@ def main():
             f.write("process,case,build,round_ratios...\n")
             for process, case, build, logs in rows:
                 f.write(f"{process},{case},{build}," + ",".join(f"{math.exp(v):.6f}" for v in logs) + "\n")
-    print(f"layout_variance: 50-layer tanh(Linear(256,256)) chain on 64x256, 1 thread; {args.processes} processes x "
+    print(f"layout_variance_benchmark: 50-layer tanh(Linear(256,256)) chain on 64x256, 1 thread; {args.processes} processes x "
           f"{args.builds} builds x {args.rounds} ABBA rounds of {args.calls} calls per run")
     for case in CASES:
         mine = [r for r in rows if r[1] == case]
