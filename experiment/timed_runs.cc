@@ -41,7 +41,8 @@ struct TimedRun {
     int index;
     std::string position;
     int64_t first_block, block_count;
-    int unit;  // build pair
+    int unit;         // build pair
+    double median_s;  // per-call median of its blocks (as TimingRound records it)
   };
   std::vector<Round> rounds;
   v1::TimingLoad load;  // interval_s 0 while nothing was sampled
@@ -99,7 +100,8 @@ absl::Status TimeRound(const RoundPlan& plan, const RoundStep& step, const Exper
                                                               : absl::StatusOr<v1::TimingLoad>(load_end.status());
     if (load.ok()) PoolTimingLoad(*load, &run.load);
   }
-  run.rounds.push_back({step.round, step.leads ? "first" : "second", blocks.first, blocks.second, unit});
+  run.rounds.push_back({step.round, step.leads ? "first" : "second", blocks.first, blocks.second, unit,
+                        RoundMedian(run.session->blocks(), blocks.first, blocks.second)});
   return absl::OkStatus();
 }
 
@@ -157,17 +159,15 @@ void RecordOrder(const RoundPlan& plan, const ExperimentOptions& o, v1::Benchmar
   }
 }
 
-// The build pairs' ratios so far: each round's candidate / baseline per-call median, then
-// each pair's median (core/sequential_decision.h UnitRatios).
+// The build pairs' ratios so far: each round's candidate / baseline per-call median (kept as
+// each round was timed, not computed again at every look), then each pair's median
+// (core/sequential_decision.h UnitRatios).
 std::vector<double> BuildPairRatios(const TimedRun& baseline, const TimedRun& candidate) {
   std::vector<int> units;
   std::vector<double> ratios;
   for (size_t i = 0; i < baseline.rounds.size() && i < candidate.rounds.size(); ++i) {
-    const TimedRun::Round& b = baseline.rounds[i];
-    const TimedRun::Round& c = candidate.rounds[i];
-    const double before = RoundMedian(baseline.session->blocks(), b.first_block, b.block_count);
-    const double after = RoundMedian(candidate.session->blocks(), c.first_block, c.block_count);
-    units.push_back(b.unit);
+    const double before = baseline.rounds[i].median_s, after = candidate.rounds[i].median_s;
+    units.push_back(baseline.rounds[i].unit);
     ratios.push_back(before > 0 ? after / before : std::nan(""));
   }
   return UnitRatios(units, ratios);
