@@ -5,6 +5,7 @@
 #include "core/number_format.h"
 #include "report/escaping.h"
 #include "report/evidence_view.h"
+#include "report/verdict_sentence.h"
 
 namespace torchscan::report {
 namespace {
@@ -35,7 +36,9 @@ std::string CsvExporter::Render(const Evidence& evidence) const {
   const std::vector<RunView> runs = Runs(evidence);
   const std::vector<std::string> names = ExportNames(evidence);
   const std::string verdict = VerdictColumns(evidence);
-  std::string out = "run,block,calls,duration_s,per_call_s,output_check,compatibility,mismatches,round\n";
+  const v1::Comparison* c = ComparisonOf(evidence);
+  const std::string summary = c == nullptr ? "n/a" : CsvField(VerdictSentence(*c));
+  std::string out = "run,block,calls,duration_s,per_call_s,output_check,compatibility,mismatches,round,summary\n";
   for (size_t r = 0; r < runs.size(); ++r) {
     const std::string name = CsvField(names[r]);
     const v1::Timing& t = runs[r].report->timing();
@@ -44,7 +47,7 @@ std::string CsvExporter::Render(const Evidence& evidence) const {
       const v1::TimingBlock& b = t.blocks(i);
       absl::StrAppend(&out, name, ",", i + 1, ",", b.calls(), ",", ShortestDouble(b.duration_s()), ",",
                       b.calls() > 0 ? ShortestDouble(PerCallSeconds(b)) : "", verdict, ",",
-                      rounds[i] > 0 ? absl::StrCat(rounds[i]) : "", "\n");
+                      rounds[i] > 0 ? absl::StrCat(rounds[i]) : "", ",", summary, "\n");
     }
   }
   return out;

@@ -155,14 +155,11 @@ const char* PairedClaimText(v1::PairedEvidence::Claim claim) {
   }
 }
 
-namespace {
-// FormatPercent without its sign: 0.9 -> "90.0%".
 std::string UnsignedPercent(double fraction) {
   std::string text = FormatPercent(std::fabs(fraction));
   if (!text.empty() && text[0] == '+') text.erase(0, 1);
   return text;
 }
-}  // namespace
 
 namespace {
 // False for evidence saved before paired rounds existed.

@@ -72,6 +72,9 @@ std::string MismatchesText(const v1::Compatibility& compatibility);
 // (environment.cpu_model (A vs B))". Empty when nothing is withheld.
 std::string WithheldDetail(const v1::Comparison& comparison);
 
+// FormatPercent of the magnitude, without a sign: 0.9 and -0.9 -> "90.0%".
+std::string UnsignedPercent(double fraction);
+
 const char* LatencyLabelName(v1::Comparison::LatencyChange change);  // "faster", ...
 const char* PairedClaimText(v1::PairedEvidence::Claim claim);        // "faster", "slower", "no_claim"
 

@@ -9,11 +9,13 @@
 #include "core/number_format.h"
 #include "report/escaping.h"
 #include "report/evidence_view.h"
+#include "report/verdict_sentence.h"
 
 namespace torchscan::report {
 namespace {
 
-std::string Context(const v1::BenchmarkReport& r, const std::string& created_at) {
+// `summary`: a comparison's verdict sentence, "" for a report.
+std::string Context(const v1::BenchmarkReport& r, const std::string& created_at, const std::string& summary) {
   const v1::Environment& e = r.environment();
   std::vector<std::string> loads;
   if (e.has_load_average_1m()) loads.push_back(ShortestDouble(e.load_average_1m()));
@@ -29,7 +31,8 @@ std::string Context(const v1::BenchmarkReport& r, const std::string& created_at)
       ",\n    \"torchscan_schema_version\": ", r.schema_version(),
       ",\n    \"torchscan_device\": ", JsonString(r.settings().device()),
       ",\n    \"torchscan_intra_op_threads\": ", r.settings().threads().intra_op(),
-      ",\n    \"torchscan_timing_rounds\": ", std::max(1, r.settings().timing().rounds()), "\n  },\n");
+      ",\n    \"torchscan_timing_rounds\": ", std::max(1, r.settings().timing().rounds()),
+      summary.empty() ? "" : ",\n    \"torchscan_summary\": " + JsonString(summary), "\n  },\n");
 }
 
 }  // namespace
@@ -48,7 +51,7 @@ std::string GbenchExporter::Render(const Evidence& evidence) const {
   const std::vector<std::string> names = ExportNames(evidence);
   const v1::Comparison* c = ComparisonOf(evidence);
   std::string out = "{\n";
-  out += Context(*runs[0].report, c ? c->created_at() : runs[0].report->created_at());
+  out += Context(*runs[0].report, c ? c->created_at() : runs[0].report->created_at(), c ? VerdictSentence(*c) : "");
   out += "  \"benchmarks\": [";
   bool first = true;
   const size_t exported = Accepts(evidence).ok() ? runs.size() : 0;  // nothing of a refused comparison

@@ -59,6 +59,15 @@ TEST(GbenchExporter, ParsesWithEveryFieldCompareDotPyReads) {
   }
 }
 
+TEST(GbenchExporter, AComparisonsContextCarriesItsVerdictSentence) {
+  const Struct compared = Parse(GbenchExporter().Render(fixtures::RoundsComparison()));
+  EXPECT_EQ(
+      Field(Field(compared, "context").struct_value(), "torchscan_summary").string_value().rfind("49.5% faster (", 0),
+      0u);
+  const Struct report = Parse(GbenchExporter().Render(fixtures::ReportAlone()));
+  EXPECT_EQ(Field(report, "context").struct_value().fields().count("torchscan_summary"), 0u);
+}
+
 TEST(GbenchExporter, LeavesOutBlocksJsonCannotHold) {
   v1::BenchmarkReport r = fixtures::Report("r", 3, 1e-3, 1e-4);
   r.mutable_timing()->mutable_blocks(1)->set_calls(0);

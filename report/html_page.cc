@@ -14,6 +14,7 @@ main{max-width:1180px;margin:0 auto;padding:24px 20px 40px}
 header h1{font-size:26px;line-height:1.25;margin:2px 0 4px;overflow-wrap:anywhere}
 .kicker{text-transform:uppercase;letter-spacing:.06em;font-size:12px;color:var(--muted);margin:0}
 .meta{color:var(--muted);margin:0 0 16px}
+.verdict-sentence{font-size:19px;font-weight:600;margin:0 0 16px;overflow-wrap:anywhere}
 .banner{border:2px solid;border-radius:8px;padding:14px 18px;margin:0 0 16px;font-size:15px;overflow-wrap:anywhere}
 .banner strong{display:block;font-size:21px;margin-bottom:4px}
 .banner.fail{background:#ffebe9;border-color:var(--no);color:#82071e}

@@ -11,6 +11,7 @@
 #include "report/paired_plot.h"
 #include "report/round_plan_text.h"
 #include "report/timeline_plot.h"
+#include "report/verdict_sentence.h"
 
 namespace torchscan::report {
 namespace {
@@ -234,9 +235,12 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
   AppendHtmlPageStart(absl::StrCat("TorchScan: ", EvidenceTitle(evidence)), "", &out);
   Header(evidence, runs, c, &out);
   if (c) {
+    // The one sentence that reconciles the paired claim and the guide's label, first.
+    absl::StrAppend(&out, "<p class=\"verdict-sentence\" id=\"verdict-sentence\">", HtmlEscape(VerdictSentence(*c)),
+                    "</p>");
     Banners(*c, &out);
     ComparisonCards(*c, &out);
-    if (const std::string plan = DescribeRoundPlan(c->round_plan()); !plan.empty())
+    if (const std::string plan = DescribeComparisonPlan(*c); !plan.empty())
       absl::StrAppend(&out, "<p class=\"muted\" id=\"round-plan\">Timing plan: ", HtmlEscape(plan), ".</p>");
   } else {
     ReportCards(*runs[0].report, &out);

@@ -169,6 +169,17 @@ TEST(HtmlRenderer, PairedRoundsShowTheClaimAndDrawEachRatio) {
   EXPECT_EQ(Count(withheld, "<svg"), 1u);
 }
 
+TEST(HtmlRenderer, TheVerdictSentenceComesFirst) {
+  const std::string page = Render(fixtures::RoundsComparison());
+  const size_t sentence = page.find(
+      "<p class=\"verdict-sentence\" id=\"verdict-sentence\">49.5% faster (90.0% "
+      "interval 48.0% to 50.5%); larger than the runs&#39; spread (");
+  ASSERT_NE(sentence, std::string::npos) << page.substr(0, 3000);
+  EXPECT_LT(sentence, page.find("<div class=\"cards\">"));
+  const std::string failed = Render(fixtures::FailedCheckComparison());
+  EXPECT_TRUE(Has(failed, ">No speed verdict: the output check failed (max abs diff 0.5")) << failed.substr(0, 3000);
+}
+
 TEST(HtmlRenderer, FailedCheckIsABannerAndShowsNoLabelOrDelta) {
   const std::string page = Render(fixtures::FailedCheckComparison());
   ExpectSelfContained(page);

@@ -12,6 +12,7 @@
 #include "report/load_text.h"
 #include "report/noise_floor_text.h"
 #include "report/round_plan_text.h"
+#include "report/verdict_sentence.h"
 
 namespace torchscan::report {
 namespace {
@@ -43,6 +44,7 @@ void RunsTable(const std::vector<RunView>& runs, std::string* out) {
 void Verdict(const v1::Comparison& c, std::string* out) {
   const v1::OutputCheck& check = c.output_check();
   const Withheld withheld = WithheldBecause(c);
+  absl::StrAppend(out, "**", MarkdownEscape(VerdictSentence(c)), "**\n\n");
   if (check.status() == v1::OutputCheck::failed)
     absl::StrAppend(out, "> **\u274c Output check failed:** ", MarkdownEscape(check.message()),
                     "\n> Both measurements are kept, but every delta and the speed label are withheld.\n\n");
@@ -68,7 +70,7 @@ void Verdict(const v1::Comparison& c, std::string* out) {
     absl::StrAppend(out, "- **Paired rounds (not used for the label):** ",
                     MarkdownEscape(PairedSummaryText(e.paired())), "\n");
   }
-  if (const std::string plan = DescribeRoundPlan(c.round_plan()); !plan.empty())
+  if (const std::string plan = DescribeComparisonPlan(c); !plan.empty())
     absl::StrAppend(out, "- **Timing plan:** ", MarkdownEscape(plan), "\n");
   out->append("\n");
 }

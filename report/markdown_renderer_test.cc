@@ -66,6 +66,15 @@ TEST(MarkdownRenderer, TheCommentIsShortPlainMarkdownAndDetailsOnlyAddToIt) {
   EXPECT_TRUE(Has(MarkdownRenderer().Render(with_floor), "- **Noise floor (not used for the label):** "));
 }
 
+TEST(MarkdownRenderer, TheVerdictSentenceLeadsInBold) {
+  const std::string out = MarkdownRenderer().Render(fixtures::RoundsComparison());
+  EXPECT_EQ(out.rfind("### TorchScan: baseline \u2192 candidate\n\n**49.5% faster (90.0% interval 48.0% to 50.5%); "
+                      "larger than the runs' spread (",
+                      0),
+            0u)
+      << out;
+}
+
 TEST(MarkdownRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
   const v1::Comparison c = fixtures::InterleavedComparison();
   EXPECT_NE(MarkdownRenderer().Render(c).find("- **Timing plan:** 10 alternating rounds"), std::string::npos);

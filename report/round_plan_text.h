@@ -15,4 +15,13 @@ namespace torchscan::report {
 // the plan was not recorded (rounds 0: compared from saved reports, or saved before plans existed).
 std::string DescribeRoundPlan(const v1::RoundPlan& plan);
 
+// A comparison's plan line: DescribeRoundPlan of its round_plan, then how the block sizing
+// met a round's share ("a block lasts about 1.2 ms, about 4 per round's share"; a block
+// longer than the share: "each round times one block of about 45 ms, longer than its share")
+// and, when the comparison timed build pairs after the planned rounds, how many and to what
+// end ("then 24 build pairs, both workloads built again, warmed up and timed for 4 rounds
+// each, until the paired evidence decided at ±1.0% or the time cap"). "" when no plan was
+// recorded.
+std::string DescribeComparisonPlan(const v1::Comparison& comparison);
+
 }  // namespace torchscan::report

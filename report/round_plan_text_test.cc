@@ -35,3 +35,44 @@ TEST(DescribeRoundPlan, NoPlanRecordedGivesNothing) { EXPECT_EQ(DescribeRoundPla
 
 }  // namespace
 }  // namespace torchscan::report
+
+namespace torchscan::report {
+namespace {
+
+// A comparison planned as `plan` whose runs' blocks take `per_call_s` x `calls`, with
+// `build_pairs` (the later ones of 4 rounds each) at ±1 %.
+v1::Comparison Compared(const v1::RoundPlan& plan, double per_call_s, int64_t calls, int build_pairs) {
+  v1::Comparison c;
+  *c.mutable_round_plan() = plan;
+  for (v1::BenchmarkReport* run : {c.mutable_before(), c.mutable_after()}) {
+    run->mutable_timing()->mutable_summary()->set_median_s(per_call_s);
+    run->mutable_timing()->set_calls_per_block(calls);
+    run->mutable_settings()->mutable_timing()->set_build_pairs(build_pairs);
+    run->mutable_settings()->mutable_timing()->set_smallest_change(0.01);
+    for (int i = 0; i < plan.rounds() + 4 * (build_pairs - 1); ++i)
+      run->mutable_timing()->add_rounds()->set_unit(i < plan.rounds() ? 1 : 2 + (i - plan.rounds()) / 4);
+  }
+  return c;
+}
+
+TEST(DescribeComparisonPlan, SaysHowBlocksMeetARoundsShareAndWhatBuildPairsFollowed) {
+  const v1::RoundPlan plan = Plan(40, "baseline, candidate, candidate, baseline", 100, 100);  // 5 ms a round
+  const std::string fast = DescribeComparisonPlan(Compared(plan, 12e-6, 100, 25));
+  EXPECT_NE(fast.find("; a block lasts about 1.200 ms, about 4 to a round's share; then 24 more build pairs (both "
+                      "workloads built again, warmed up and timed for 4 alternating rounds each) until the paired "
+                      "evidence decided at \u00b11.0% or the time cap was reached"),
+            std::string::npos)
+      << fast;
+  // A 45 ms model: one block of one call, longer than the share, in every round.
+  const std::string slow = DescribeComparisonPlan(Compared(Plan(10, "baseline, candidate", 1, 1), 45e-3, 1, 1));
+  EXPECT_NE(slow.find("; each round times one block of about 45.00 ms, longer than its share"), std::string::npos)
+      << slow;
+  EXPECT_EQ(slow.find("build pair"), std::string::npos) << slow;
+  // A single pass, and no plan: as DescribeRoundPlan.
+  EXPECT_EQ(DescribeComparisonPlan(Compared(Plan(1, "candidate, baseline", 1, 1), 1e-3, 1, 1)),
+            DescribeRoundPlan(Plan(1, "candidate, baseline", 1, 1)));
+  EXPECT_EQ(DescribeComparisonPlan(v1::Comparison()), "");
+}
+
+}  // namespace
+}  // namespace torchscan::report

@@ -10,6 +10,7 @@
 #include "report/load_text.h"
 #include "report/noise_floor_text.h"
 #include "report/round_plan_text.h"
+#include "report/verdict_sentence.h"
 
 namespace torchscan::report {
 namespace {
@@ -59,6 +60,7 @@ void RunLines(const std::vector<RunView>& runs, bool show_role, Lines* lines) {
 void ComparisonLines(const v1::Comparison& c, Lines* lines) {
   const v1::OutputCheck& check = c.output_check();
   const Withheld withheld = WithheldBecause(c);
+  lines->Field("verdict", TerminalSafe(VerdictSentence(c)), "");
   if (check.status() == v1::OutputCheck::failed) {
     lines->Field("check", lines->Paint("FAILED", kRed), check.message());
   } else if (check.status() == v1::OutputCheck::passed) {
@@ -80,8 +82,7 @@ void ComparisonLines(const v1::Comparison& c, Lines* lines) {
     // Beside the label, never choosing it: the claim of the paired rounds.
     lines->Field("paired", PairedClaimText(e.paired().claim()), PairedDetailText(e.paired()));
   }
-  if (const std::string plan = DescribeRoundPlan(c.round_plan()); !plan.empty())
-    lines->Field("plan", TerminalSafe(plan), "");
+  if (const std::string plan = DescribeComparisonPlan(c); !plan.empty()) lines->Field("plan", TerminalSafe(plan), "");
   if (c.compatibility().compatible()) {
     const int changes = c.changed_settings_size();
     lines->Field("compat", "compatible",

@@ -14,7 +14,9 @@ bool Has(const std::string& text, const std::string& part) { return text.find(pa
 
 TEST(TerminalRenderer, ComparisonIsCompactWithCheckLabelEvidenceAndRuns) {
   const std::string out = TerminalRenderer().Render(fixtures::PassedComparison());
-  EXPECT_EQ(out.rfind("TorchScan comparison: baseline \u2192 candidate\n", 0), 0u);
+  EXPECT_EQ(out.rfind("TorchScan comparison: baseline \u2192 candidate\n  verdict   Faster by the guide's rule (", 0),
+            0u)
+      << out;
   EXPECT_TRUE(Has(out, "\n  check     passed  assert_close(rtol=1e-4, atol=1e-5)\n"));
   EXPECT_TRUE(
       Has(out, "\n  latency   faster  median change -194.9 µs vs larger IQR 11.00 µs: larger than the spread\n"));
@@ -23,8 +25,8 @@ TEST(TerminalRenderer, ComparisonIsCompactWithCheckLabelEvidenceAndRuns) {
   EXPECT_TRUE(Has(out, "\n  before    baseline     211.0 µs ± 11.00 µs       151.7 k samples/s  12 blocks\n"));
   EXPECT_TRUE(Has(out, "\n  after     candidate    16.10 µs ± 1.100 µs       1.988 M samples/s  12 blocks\n"));
   EXPECT_TRUE(Has(out, "\n  paired    no_claim  no timing rounds to pair: the runs were timed in a single pass\n"));
-  EXPECT_LE(std::count(out.begin(), out.end(), '\n'), 9);  // one more for the paired rounds
-  EXPECT_FALSE(Has(out, "\x1b"));                          // no colour unless asked
+  EXPECT_LE(std::count(out.begin(), out.end(), '\n'), 10);  // one more for the paired rounds
+  EXPECT_FALSE(Has(out, "\x1b"));                           // no colour unless asked
 }
 
 TEST(TerminalRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
@@ -144,8 +146,8 @@ TEST(TerminalRenderer, HostileNamesCannotEmitEscapeSequences) {
   EXPECT_FALSE(Has(out, "\x07"));
   EXPECT_TRUE(Has(out, "?[2J"));
   EXPECT_TRUE(Has(out, "?]0;pwned? line?break"));
-  // A newline in a message stays on its line: 8 lines, and the timeline's line.
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 9);
+  // A newline in a message stays on its line: 9 lines, and the timeline's line.
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 10);
 }
 
 TEST(TerminalRenderer, LoadDuringTimingOnlyWhereSampled) {
