@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "core/spread_cause.h"
 #include "core/statistics.h"
 
 namespace torchscan {
@@ -11,7 +12,6 @@ namespace {
 
 constexpr double kMaxRelativeOverhead = 1e-4;  // torch.utils.benchmark's threshold
 constexpr int64_t kMaxCallsPerBlock = int64_t{1} << 40;
-constexpr double kHighIqrFraction = 0.10;
 
 absl::Status FieldError(const char* field, const std::string& fix) {
   return absl::InvalidArgumentError(absl::StrFormat("%s: %s", field, fix));
@@ -127,14 +127,7 @@ v1::Timing LatencyRunner::Finish(google::protobuf::RepeatedPtrField<v1::Warning>
   timing.set_throughput(median > 0 ? options_.work_units / median : std::numeric_limits<double>::infinity());
   timing.set_throughput_unit(options_.work_unit + "/s");
 
-  if (timing.summary().iqr_s() > kHighIqrFraction * median) {
-    v1::Warning* w = warnings->Add();
-    w->set_code("high_iqr");
-    w->set_message(
-        absl::StrFormat("IQR is %.1f%% of the median (above %.0f%%): the machine was noisy; close other work, pin "
-                        "threads or raise --min-run-time (min_run_time_s in a job file)",
-                        median > 0 ? 100 * timing.summary().iqr_s() / median : 0.0, 100 * kHighIqrFraction));
-  }
+  SetHighIqrWarning(timing, warnings);
   if (static_cast<int>(blocks_.size()) < options_.min_blocks) {
     v1::Warning* w = warnings->Add();
     w->set_code("few_blocks");

@@ -120,7 +120,9 @@ TEST(LatencyRunner, NoisyCallsWarnAboutHighIqr) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_FALSE(r->warnings().empty());
   EXPECT_EQ(r->warnings(0).code(), "high_iqr");
-  // The advice names the client's flag, and the job file's field beside it.
+  // The likely cause (core/spread_cause.h); the advice names the client's flag and the job
+  // file's field beside it.
+  EXPECT_NE(r->warnings(0).message().find("; likely cause: "), std::string::npos) << r->warnings(0).message();
   EXPECT_NE(r->warnings(0).message().find("raise --min-run-time (min_run_time_s"), std::string::npos)
       << r->warnings(0).message();
 }

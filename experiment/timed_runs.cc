@@ -15,6 +15,7 @@
 #include "core/proc_load.h"
 #include "core/round_plan.h"
 #include "core/sequential_decision.h"
+#include "core/spread_cause.h"
 #include "core/timing_rounds.h"
 #include "experiment/torch_measure.h"
 #include "proto/spec_limits.h"
@@ -112,6 +113,7 @@ v1::BenchmarkReport FinishRun(const RoundPlan& plan, const TimedRun& run) {
   if (plan.rounds > 1)
     for (const TimedRun::Round& r : run.rounds)
       AddTimingRound(r.index, r.position, r.first_block, r.block_count, r.unit, report.mutable_timing());
+  SetHighIqrWarning(report.timing(), report.mutable_warnings());  // its cause, now that load and rounds are known
   return report;
 }
 
@@ -191,7 +193,9 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
   const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
-  const Phase phase(o, timeline, "build pairs");
+  // A timing phase (its rebuilds and warm-ups are a small part): summaries that add up time by
+  // kind of phase count it as timing.
+  const Phase phase(o, timeline, "timing build pairs");
   std::unique_ptr<Workload> built[2];  // the pair being timed (the first pair is the caller's)
   double last_pair_s = 0;
   while (true) {

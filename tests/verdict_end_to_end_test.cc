@@ -71,10 +71,18 @@ TEST(VerdictEndToEnd, TwoFilesAreDecidedOverBuildPairs) {
     EXPECT_EQ(c->before().settings().timing().build_pairs(), p.unit_ratios_size());
     EXPECT_EQ(p.stop_reason().rfind("decided (", 0), 0u) << p.stop_reason();
     EXPECT_DOUBLE_EQ(p.min_claimed_change(), std::stod(smallest));
-    // One "build pairs" phase, after the planned rounds and before the diagnostic passes.
-    const std::vector<v1::PhaseSpan> pairs = Spans(c->timeline(), "build pairs");
+    // The summary leads with the one sentence that says the claim and the label's why.
+    const std::string lead =
+        claim == v1::PairedEvidence::slower ? "  verdict   " : "  verdict   No change larger than 50.0%";
+    EXPECT_NE(r.out.find(lead), std::string::npos) << r.out;
+    if (claim == v1::PairedEvidence::slower) {
+      EXPECT_NE(r.out.find("% slower (90.0% interval "), std::string::npos) << r.out;
+    }
+    // One "timing build pairs" phase, after the planned rounds and before the diagnostic passes.
+    const std::vector<v1::PhaseSpan> pairs = Spans(c->timeline(), "timing build pairs");
     ASSERT_EQ(pairs.size(), 1u);
-    EXPECT_GE(pairs[0].start_s(), LastEnd(Spans(c->timeline(), "timing")));
+    EXPECT_GE(pairs[0].start_s(), LastEnd(Spans(c->timeline(), "timing baseline")));
+    EXPECT_GE(pairs[0].start_s(), LastEnd(Spans(c->timeline(), "timing candidate")));
     EXPECT_LE(pairs[0].end_s(), Spans(c->timeline(), "check")[0].start_s());
     std::printf("two files, %s: %s over %d build pairs (%s)\n", method,
                 v1::PairedEvidence::Claim_Name(p.claim()).c_str(), p.unit_ratios_size(), p.stop_reason().c_str());
