@@ -179,7 +179,10 @@ NoiseFloorSettings SettingsOfReport(const v1::BenchmarkReport& report) {
 
 NoiseFloorSettings SettingsOfComparison(const v1::Comparison& comparison) {
   NoiseFloorSettings s = SettingsOfReport(comparison.before());
-  s.rounds = std::max(1, comparison.before().settings().timing().rounds());
+  // The rounds asked for: a slow model's plan may time fewer, by a count that moves with its
+  // measured block length, which must not make a calibrate of the same workload stale.
+  const int requested = comparison.round_plan().requested_rounds();
+  s.rounds = requested > 0 ? requested : std::max(1, comparison.before().settings().timing().rounds());
   return s;
 }
 

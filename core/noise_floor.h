@@ -60,8 +60,9 @@ struct NoiseFloorSettings {
   int inter_op_threads = 0;
 };
 
-// A report's settings (rounds absent); a comparison's from its baseline run, rounds as
-// recorded (0 read as 1: a single pass).
+// A report's settings (rounds absent); a comparison's from its baseline run, with the rounds
+// its job asked for (round_plan.requested_rounds; where that is not recorded, the rounds timed,
+// 0 read as 1: a single pass).
 NoiseFloorSettings SettingsOfReport(const v1::BenchmarkReport& report);
 NoiseFloorSettings SettingsOfComparison(const v1::Comparison& comparison);
 

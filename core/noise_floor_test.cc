@@ -171,6 +171,14 @@ TEST(AttachNoiseFloor, OtherSettingsAreNamed) {
             "(this run 4), intra_op_threads 1 (this run 2)");
 }
 
+TEST(SettingsOfComparison, RoundsAreTheRoundsAskedFor) {
+  v1::Comparison c = Pair(v1::Comparison::within_variability, v1::PairedEvidence::no_claim, 0.0, {1, 1, 1});
+  EXPECT_EQ(SettingsOfComparison(c).rounds, 3);  // recorded without a plan: the rounds timed
+  c.mutable_round_plan()->set_requested_rounds(40);
+  c.mutable_round_plan()->set_rounds(3);  // a slow model: fewer planned
+  EXPECT_EQ(SettingsOfComparison(c).rounds, 40);
+}
+
 TEST(AttachNoiseFloor, AMeasurementHasNoRoundsToDifferIn) {
   NoiseFloorSettings measurement = Same();
   measurement.rounds.reset();
