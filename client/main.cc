@@ -112,7 +112,7 @@ void AddJobCommands(CLI::App& app, CommandLine* cl) {
   cl->calibrate = app.add_subcommand(
       "calibrate", "measure this machine's noise floor: A/A pairs of a reference workload (or your own module)");
   AddCalibrateFlags(cl->calibrate, &cl->calibrate_flags);
-  add_output(cl->calibrate, "calibration.json");
+  add_output(cl->calibrate, "calibration.json and calibration.html");
 
   cl->example =
       app.add_subcommand("example", "the guide's benchmark_comparison: one sample at a time versus one batch");

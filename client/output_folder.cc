@@ -43,7 +43,7 @@ std::vector<std::string> EvidenceFiles(bool comparison) {
   return {stem + ".json", stem + ".html"};
 }
 
-std::vector<std::string> CalibrationFiles() { return {"calibration.json"}; }
+std::vector<std::string> CalibrationFiles() { return {"calibration.json", "calibration.html"}; }
 
 absl::Status CheckOutputFolder(const std::string& dir, const std::vector<std::string>& files, bool force,
                                bool per_machine) {

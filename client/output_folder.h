@@ -12,8 +12,7 @@ namespace torchscan {
 // The files a result writes into its folder: report.json + report.html, or comparison.json +
 // comparison.html.
 std::vector<std::string> EvidenceFiles(bool comparison);
-// The file a calibration writes: calibration.json (no page: the noise floor is one sentence,
-// and every later report or comparison the daemon makes shows it).
+// The files a calibration writes: calibration.json + calibration.html (report/calibration_html.h).
 std::vector<std::string> CalibrationFiles();
 
 // Whether `dir` (--output) can take `files`, before anything runs:

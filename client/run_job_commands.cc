@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "client/compare_forecast.h"
 #include "client/exit_codes.h"
 #include "client/flag_names.h"
 #include "client/interrupt.h"
@@ -17,6 +18,7 @@
 #include "client/progress.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
+#include "report/calibration_html.h"
 #include "report/html_renderer.h"
 #include "report/noise_floor_text.h"
 #include "report/report_json.h"
@@ -171,6 +173,12 @@ std::string CalibrationSummary(const v1::Calibration& calibration) {
       f.pairs(), "; relative median differences ", absl::StrFormat("%+.1f%%", f.ratio_min() * 100), " to ",
       absl::StrFormat("%+.1f%%", f.ratio_max() * 100), " (5th-95th percentile ",
       absl::StrFormat("%+.1f%%", f.ratio_p5() * 100), " to ", absl::StrFormat("%+.1f%%", f.ratio_p95() * 100), ")\n");
+  if (f.has_forecast())
+    absl::StrAppend(&out, "  fixed     a --fixed-length compare resolves ",
+                    f.has_resolvable_change() ? absl::StrFormat("about %.1f%%", f.resolvable_change() * 100)
+                                              : std::string("an unknown change"),
+                    "; a build pair here takes ", absl::StrFormat("%.2f", f.forecast().build_pair_s()),
+                    " s, the planned rounds ", absl::StrFormat("%.2f", f.forecast().planned_s()), " s\n");
   for (int i = 0; i < calibration.pairs_size(); ++i) {
     const v1::CalibrationPair& p = calibration.pairs(i);
     absl::StrAppend(&out, "  pair ", i + 1, "    ", p.latency_change(), ", paired ", p.claim(),
@@ -219,10 +227,13 @@ absl::Status WriteEvidence(const v1::JobResult& result, const std::string& dir, 
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InvalidArgumentError("--output: cannot create folder " + dir + ": " + ec.message());
   if (result.has_calibration()) {
-    const std::string path = dir + "/" + CalibrationFiles().front();
-    if (absl::Status s = WriteFileAtomic(path, ToJson(result.calibration())); !s.ok())
-      return absl::InvalidArgumentError("--output: " + std::string(s.message()));
-    *json_path = path;
+    const std::vector<std::string> files = CalibrationFiles();  // calibration.json, calibration.html
+    for (const auto& [path, text] :
+         {std::pair{dir + "/" + files[0], ToJson(result.calibration())},
+          std::pair{dir + "/" + files[1], report::RenderCalibrationHtml(result.calibration())}})
+      if (absl::Status s = WriteFileAtomic(path, text); !s.ok())
+        return absl::InvalidArgumentError("--output: " + std::string(s.message()));
+    *json_path = dir + "/" + files[0];
     return absl::OkStatus();
   }
   const std::string stem = dir + "/" + (result.has_comparison() ? "comparison" : "report");
@@ -257,8 +268,12 @@ absl::StatusOr<v1::JobResult> RunJobOn(DaemonClient& client, const v1::JobSpec& 
                                        const std::function<void(const v1::JobEvent&)>& on_event,
                                        v1::Job* finished_job) {
   // Refused here, naming the uploaded files, rather than by gRPC's size limit in words that name none.
-  if (absl::StatusOr<v1::DaemonInfo> info = client.Info(); info.ok())
+  if (absl::StatusOr<v1::DaemonInfo> info = client.Info(); info.ok()) {
     if (absl::Status s = spec::CheckUploadSize(spec, info->config().limits().max_upload_bytes()); !s.ok()) return s;
+    // Before a compare: what it is expected to resolve here, and how long that takes.
+    if (const std::string expected = CompareExpectation(spec, info->noise_floor()); !expected.empty())
+      std::fprintf(stderr, "torchscan-client: %s\n", expected.c_str());
+  }
   absl::StatusOr<v1::Job> job = client.Submit(spec);
   if (!job.ok()) return ExplainSubmitRefusal(client, spec, job.status());
   if (on_submitted) on_submitted(*job);

@@ -1,5 +1,5 @@
 // Commands that run a job on a daemon and collect its evidence: measure, compare, example,
-// calibrate (whose evidence is calibration.json alone).
+// calibrate (whose evidence is calibration.json and calibration.html).
 // Each checks where the evidence will go before submitting (output_folder.h), submits the
 // spec, shows live progress on stderr, waits, fetches the report or comparison, writes
 // <kind>.json and <kind>.html into --output (or ./torchscan-<job id>/, whose path is

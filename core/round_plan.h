@@ -47,6 +47,10 @@ struct RoundPlan {
 // min_blocks, which a single pass would time anyway, nor more than asked) and a note says why.
 RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, double longest_block_s = 0);
 
+// The alternating rounds each later build pair of a decision-driven comparison times
+// (experiment/timed_runs.h; core/decision_forecast.h forecasts them).
+inline constexpr int kRoundsPerBuildPair = 4;
+
 // Appends `rounds` more rounds to `plan`, numbered on from plan->rounds, each run leading in
 // turn as PlanRounds orders them (`reverse` as given there), with the plan's per-round share:
 // a comparison's extra build pairs (experiment/timed_runs.h). plan->rounds grows.

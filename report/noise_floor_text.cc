@@ -21,7 +21,17 @@ std::string Plural(int n, const char* one, const char* many) { return absl::StrC
 
 std::string DescribeNoiseFloor(const v1::NoiseFloor& floor) {
   std::string text = floor.stale() ? absl::StrCat("Stale noise floor (", floor.stale_reason(), "): ") : "";
-  if (floor.has_resolvable_change()) {
+  const v1::DecisionForecast& f = floor.forecast();
+  if (floor.has_forecast() && f.has_resolvable_change()) {
+    // A compare at its defaults decides over build pairs: its forecast is the one figure.
+    absl::StrAppend(&text, "A compare at its defaults resolves changes of about ",
+                    absl::StrFormat("%.1f%%", f.resolvable_change() * 100), " or more here (claimed in 90% of ",
+                    "simulated compares within ", absl::StrFormat("%g", f.max_time_s()),
+                    " s; with no change it decides equivalent at \u00b1",
+                    absl::StrFormat("%.1f%%", f.smallest_change() * 100), " in ",
+                    absl::StrFormat("%.0f%%", f.equivalent_share() * 100), " of them, after about ",
+                    absl::StrFormat("%.1f", f.median_stop_s()), " s of timing)");
+  } else if (floor.has_resolvable_change()) {
     absl::StrAppend(&text, "This machine resolves changes of about ",
                     absl::StrFormat("%.1f%%", floor.resolvable_change() * 100), " or more (paired claim, ",
                     absl::StrFormat("%.0f%%", floor.power() * 100), " power)");

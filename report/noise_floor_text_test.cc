@@ -14,6 +14,23 @@ TEST(DescribeNoiseFloor, OneSentenceOfWhatTheMachineResolves) {
             "rounds, 1 thread).");
 }
 
+TEST(DescribeNoiseFloor, AForecastOfACompareAtItsDefaultsIsTheOneFigure) {
+  v1::NoiseFloor f = fixtures::NoiseFloor();
+  v1::DecisionForecast* forecast = f.mutable_forecast();
+  forecast->set_smallest_change(0.01);
+  forecast->set_max_time_s(20);
+  forecast->set_equivalent_share(0.94);
+  forecast->set_median_stop_s(6.24);
+  forecast->set_resolvable_change(0.019);
+  EXPECT_EQ(DescribeNoiseFloor(f),
+            "A compare at its defaults resolves changes of about 1.9% or more here (claimed in 90% of simulated "
+            "compares within 20 s; with no change it decides equivalent at \u00b11.0% in 94% of them, after about 6.2 "
+            "s of timing); the guide's label called 2 of 20 A/A pairs faster or slower (noise floor of 2026-12-01 "
+            "10:00 UTC: 20 pairs, min_run_time 0.2 s, 10 rounds, 1 thread).");
+  forecast->clear_resolvable_change();  // nothing resolved within 50 %: the pairs' own figure
+  EXPECT_EQ(DescribeNoiseFloor(f).rfind("This machine resolves changes of about 3.1% or more", 0), 0u);
+}
+
 TEST(DescribeNoiseFloor, StaleIsSaidFirstWithWhy) {
   v1::NoiseFloor f = fixtures::NoiseFloor();
   f.set_stale(true);

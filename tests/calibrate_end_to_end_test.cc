@@ -39,10 +39,13 @@ v1::DaemonInfo Info(const TestDaemon& d) {
   return info;
 }
 
-absl::StatusOr<v1::Comparison> Compare(const TestDaemon& d, const std::string& out, const std::string& min_run_time) {
+// `err` (may be null) gets the client's stderr.
+absl::StatusOr<v1::Comparison> Compare(const TestDaemon& d, const std::string& out, const std::string& min_run_time,
+                                       std::string* err = nullptr) {
   const CommandResult r = d.Client(
       {"compare", "--model", "linear", "--no-check", "--rounds", "5", "--min-run-time", min_run_time, "--output", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (err != nullptr) *err = r.err;
   return report::LoadComparison(out + "/comparison.json");  // strict: validated
 }
 
@@ -77,6 +80,14 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
   EXPECT_TRUE(Has(floor.workload(), "linear")) << floor.workload();
   EXPECT_FALSE(floor.measured_at().empty());
   EXPECT_TRUE(Has(Slurp(d.state_dir() + "/noise_floor.json"), id));
+  // What a compare at its defaults is expected to do here, and the page beside the JSON.
+  ASSERT_TRUE(floor.has_forecast());
+  EXPECT_GT(floor.forecast().planned_s(), 0);
+  EXPECT_GT(floor.forecast().build_pair_s(), 0);
+  EXPECT_GT(floor.forecast().simulations(), 0);
+  const std::string cal_page = Slurp(cal_out + "/calibration.html");
+  EXPECT_TRUE(Has(cal_page, "<h2>A compare at its defaults, here</h2>")) << cal_page.substr(0, 2000);
+  EXPECT_TRUE(Has(cal_page, "<h2>A/A pairs</h2>"));
 
   // A restart (kill -9: no chance to save anything at exit) finds it in the state folder.
   d.Kill9();
@@ -92,8 +103,12 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
 
   // A comparison at the calibration's settings carries it, fresh, and its page says it.
   const std::string same = TempDir("same_settings");
-  absl::StatusOr<v1::Comparison> c = Compare(d, same, "0.01");
+  std::string said;
+  absl::StatusOr<v1::Comparison> c = Compare(d, same, "0.01", &said);
   ASSERT_TRUE(c.ok()) << c.status();
+  // Before it started, the client said what it expected from the stored forecast.
+  EXPECT_TRUE(Has(said, "torchscan-client: expected here: ")) << said;
+  EXPECT_TRUE(Has(said, "s of timing (20 s at most; ")) << said;
   ASSERT_TRUE(c->has_noise_floor());
   EXPECT_EQ(c->noise_floor().job_id(), id);
   EXPECT_EQ(c->noise_floor().measured_at(), floor.measured_at());
@@ -101,8 +116,9 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
   const std::string page = Slurp(same + "/comparison.html");
   EXPECT_TRUE(Has(page, "<p class=\"noise-floor\">")) << "no noise floor sentence";
   EXPECT_TRUE(Has(page, "of 3 A/A pairs faster or slower (noise floor of ")) << "no noise floor sentence";
-  EXPECT_TRUE(Has(
-      page, floor.has_resolvable_change() ? "This machine resolves changes of about" : "resolvable change is unknown"));
+  EXPECT_TRUE(Has(page, floor.forecast().has_resolvable_change() ? "A compare at its defaults resolves changes of about"
+                        : floor.has_resolvable_change()          ? "This machine resolves changes of about"
+                                                                 : "resolvable change is unknown"));
 
   // At another min_run_time it is stale, and says which setting differs.
   const std::string other = TempDir("other_settings");

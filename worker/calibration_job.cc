@@ -1,8 +1,10 @@
 #include "worker/calibration_job.h"
 
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/decision_forecast.h"
 #include "core/noise_floor.h"
 #include "core/timestamp.h"
 #include "proto/spec_limits.h"
@@ -71,6 +73,9 @@ absl::StatusOr<v1::Calibration> RunCalibration(const v1::JobSpec& spec, const Ca
     comparisons.push_back(*std::move(c));
   }
   *calibration.mutable_noise_floor() = ComputeNoiseFloor(comparisons);
+  // What a compare at its defaults is expected to do here, from the same pairs.
+  if (std::optional<v1::DecisionForecast> f = ForecastFromPairs(comparisons))
+    *calibration.mutable_noise_floor()->mutable_forecast() = *std::move(f);
   calibration.mutable_noise_floor()->set_measured_at(NowRfc3339());
   return calibration;
 }
