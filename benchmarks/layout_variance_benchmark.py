@@ -36,26 +36,14 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chain_module  # noqa: E402  (beside this file, in the source tree and in runfiles)
+
 CASES = ("copies", "same file")
 
 
 def make_files(folder):
-    import torch
-
-    class Chain(torch.nn.Module):
-        def __init__(self, layers):
-            super().__init__()
-            self.layers = torch.nn.ModuleList(torch.nn.Linear(256, 256) for _ in range(layers))
-
-        def forward(self, x):
-            for layer in self.layers:
-                x = torch.tanh(layer(x))
-            return x
-
-    torch.manual_seed(0)
-    scripted = torch.jit.script(Chain(50))
-    first = os.path.join(folder, "chain50.pt")
-    scripted.save(first)
+    first = chain_module.save_chain(folder, 50)
     copy = os.path.join(folder, "chain50_copy.pt")
     with open(first, "rb") as src, open(copy, "wb") as dst:
         dst.write(src.read())
