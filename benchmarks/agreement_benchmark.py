@@ -5,7 +5,7 @@ A measurement, not a test. Alternating pair by pair (who goes first alternates t
 a fresh process as a user would run them:
   - ours:   `torchscan-client measure --torchscript chain50.pt --input 64x256 --threads 1
             --min-run-time S --json` (a private daemon and a fresh worker each time);
-  - theirs: a fresh python3 that loads the same file with torch.jit.load, sets one thread and
+  - theirs: a fresh python3 (OPENBLAS_NUM_THREADS=1: see ONE_THREAD) that loads the same file with torch.jit.load, sets one thread and
             inference mode, calls it 3 times (TorchScript optimizes a method on its second call;
             ours warms up too) and takes Timer("m(x)").blocked_autorange(min_run_time=S).median.
 Workload: benchmarks/chain_module.py's 50-layer tanh(Linear(256,256)) chain, a 64x256 float
@@ -76,9 +76,16 @@ def ours(client, module, min_run_time):
     return median
 
 
+# torch.set_num_threads(1) (Timer's num_threads) leaves OpenBLAS's own pool at the CPU count:
+# measured here, the chain then ran 5.6-5.8 ms with 2 threads in the process against 6.8-7.2 ms
+# with OPENBLAS_NUM_THREADS=1 (1 thread), where ours, whose one thread is one, ran 6.7-8.4 ms.
+# One thread on both sides is the like-for-like comparison.
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
 def theirs(module, min_run_time):
     done = subprocess.run([sys.executable, "-c", THEIRS, module, str(min_run_time)], capture_output=True, text=True,
-                          timeout=300, check=True)
+                          timeout=300, check=True, env={**os.environ, **ONE_THREAD})
     return float(done.stdout.strip().splitlines()[-1])
 
 

@@ -160,12 +160,14 @@ std::optional<v1::DecisionForecast> ForecastFromPairs(const std::vector<v1::Comp
     for (const v1::PhaseSpan& span : c.timeline().spans()) {
       const double s = span.end_s() - span.start_s();
       if (span.phase().rfind("timing ", 0) == 0) timing += s;
-      if (span.phase().rfind("build ", 0) == 0 || span.phase().rfind("warm-up ", 0) == 0) builds += s;
+      if (span.phase().rfind("build ", 0) == 0) builds += s;
     }
     const int rounds = std::max(1, c.round_plan().rounds());
     if (timing <= 0) continue;
     planned.push_back(timing);
-    build_pair.push_back(builds + timing * std::min(1.0, static_cast<double>(kRoundsPerBuildPair) / rounds));
+    // A build pair's warm-up is one block per run (at least 3 calls), not the first warm-up's
+    // warmup_time_s and block sizing: at most a round's share each, one round more.
+    build_pair.push_back(builds + timing * std::min(1.0, static_cast<double>(kRoundsPerBuildPair + 1) / rounds));
   }
   if (planned.empty()) return std::nullopt;
   in.planned_s = *Quantile(planned, 0.5);

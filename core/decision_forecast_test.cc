@@ -98,8 +98,8 @@ TEST(ForecastFromPairs, ReadsTheTimesFromEachPairsTimeline) {
   for (const std::vector<double>& ratios : Pairs(10, 40, 0.005, 0.0)) pairs.push_back(CalibrationPair(ratios));
   const auto f = ForecastFromPairs(pairs);
   ASSERT_TRUE(f.has_value());
-  EXPECT_NEAR(f->planned_s(), 0.8, 1e-9);            // 40 rounds x 2 runs x 10 ms
-  EXPECT_NEAR(f->build_pair_s(), 0.4 + 0.08, 1e-9);  // builds and warm-ups, then 4 rounds of each
+  EXPECT_NEAR(f->planned_s(), 0.8, 1e-9);           // 40 rounds x 2 runs x 10 ms
+  EXPECT_NEAR(f->build_pair_s(), 0.2 + 0.1, 1e-9);  // builds, then 4 rounds and a warm-up of each
   EXPECT_DOUBLE_EQ(f->max_time_s(), 20);
   EXPECT_FALSE(ForecastFromPairs({v1::Comparison()}).has_value());  // no timeline: no times
 }
