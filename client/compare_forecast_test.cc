@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "spec/workload_key.h"
+
 namespace torchscan {
 namespace {
 
@@ -27,7 +29,7 @@ v1::JobSpec Compare() {
 TEST(CompareExpectation, ADefaultCompareGetsTheForecast) {
   EXPECT_EQ(CompareExpectation(Compare(), Floor()),
             "expected here: changes of about 1.9% or more are claimed, and with no change it decides equivalent at "
-            "\u00b11.0% after about 6.2 s of timing (20 s at most; 94% decide within it); from the noise floor of "
+            "\u00b11.0% after about 6.2 s (20 s at most; 94% decide within it); from the noise floor of "
             "2026-12-02T08:10:00Z, linear (execution_mode batch)");
 }
 
@@ -41,6 +43,20 @@ TEST(CompareExpectation, OtherSettingsAndStalenessAreSaid) {
   EXPECT_NE(line.find("; forecast at \u00b11.0% and 20 s, this compare asks \u00b12.0% and 20 s"), std::string::npos)
       << line;
   EXPECT_NE(line.find(", stale: older than 7 days (8 days)"), std::string::npos) << line;
+}
+
+TEST(CompareExpectation, AFloorOfAnotherWorkloadIsSaidToBeOfAnother) {
+  v1::JobSpec spec = Compare();
+  spec.mutable_compare()->mutable_baseline()->mutable_model()->mutable_torchscript()->set_module_bytes("cnn");
+  v1::NoiseFloor floor = Floor();
+  v1::WorkloadSpec linear;
+  linear.mutable_model()->set_builtin(v1::ModelSpec::linear);
+  floor.set_workload_key(spec::WorkloadKey(linear));
+  const std::string other = CompareExpectation(spec, floor);
+  EXPECT_NE(other.find(", not this compare's workload: "), std::string::npos) << other;
+  EXPECT_NE(other.find("`torchscan-client calibrate` with the baseline's model"), std::string::npos) << other;
+  *spec.mutable_compare()->mutable_baseline() = linear;
+  EXPECT_EQ(CompareExpectation(spec, floor).find("not this compare's"), std::string::npos) << "the same workload";
 }
 
 TEST(CompareExpectation, NothingWhereNoForecastApplies) {

@@ -312,7 +312,9 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
                   "more build pairs until its paired interval lies beyond it (faster/slower) or within it "
                   "(equivalent), or --max-time is up")
       ->capture_default_str();
-  app->add_option("--max-time", f->max_time, "seconds the timing may take, extra build pairs included")
+  app->add_option("--max-time", f->max_time,
+                  "seconds the comparison may take in its worker, builds and checks included: no build pair starts "
+                  "that would pass it")
       ->capture_default_str();
   app->add_flag("--fixed-length", f->fixed_length, "time the planned rounds only, no extra build pairs");
 }

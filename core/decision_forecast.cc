@@ -109,7 +109,7 @@ std::optional<v1::DecisionForecast> ForecastDecision(const ForecastInput& in) {
   if (pairs.empty() || !(in.planned_s > 0) || !(in.build_pair_s > 0) || in.simulations < 1) return std::nullopt;
   // Units the cap allows: the planned rounds, then each build pair that fits (as TimeBuildPairs
   // starts one only while it would end within max_time_s), at most kMaxBuildPairs in all.
-  const double extra = std::floor((in.max_time_s - in.planned_s) / in.build_pair_s);
+  const double extra = std::floor((in.max_time_s - in.outside_timing_s - in.planned_s) / in.build_pair_s);
   const int units = static_cast<int>(std::clamp(1 + extra, 1.0, static_cast<double>(kMaxBuildPairs)));
   std::vector<SequenceRanks> ranks(units + 1);
   for (int n = 1; n <= units; ++n) ranks[n] = SequenceRanksAt(n);
@@ -125,6 +125,7 @@ std::optional<v1::DecisionForecast> ForecastDecision(const ForecastInput& in) {
   f.set_max_time_s(in.max_time_s);
   f.set_planned_s(in.planned_s);
   f.set_build_pair_s(in.build_pair_s);
+  f.set_outside_timing_s(in.outside_timing_s);
   f.set_simulations(in.simulations);
   int equivalent = 0, claims = 0;
   std::vector<double> stop_s;
@@ -132,7 +133,7 @@ std::optional<v1::DecisionForecast> ForecastDecision(const ForecastInput& in) {
     const Stop stop = Decide(p, 0, margin);
     equivalent += stop.ending == Ending::kEquivalent;
     claims += stop.ending == Ending::kFaster || stop.ending == Ending::kSlower;
-    stop_s.push_back(in.planned_s + (stop.units - 1) * in.build_pair_s);
+    stop_s.push_back(in.outside_timing_s + in.planned_s + (stop.units - 1) * in.build_pair_s);
   }
   f.set_equivalent_share(static_cast<double>(equivalent) / in.simulations);
   f.set_false_claim_share(static_cast<double>(claims) / in.simulations);
@@ -152,7 +153,7 @@ std::optional<v1::DecisionForecast> ForecastFromPairs(const std::vector<v1::Comp
   in.smallest_change = kDefaultSmallestChange;
   in.max_time_s = kDefaultCompareMaxTimeS;
   in.rounds_per_pair = kRoundsPerBuildPair;
-  std::vector<double> planned, build_pair;
+  std::vector<double> planned, outside, build_pair;
   for (const v1::Comparison& c : pairs) {
     const auto& ratios = c.evidence().paired().round_ratios();
     in.pair_round_ratios.emplace_back(ratios.begin(), ratios.end());
@@ -165,13 +166,14 @@ std::optional<v1::DecisionForecast> ForecastFromPairs(const std::vector<v1::Comp
     const int rounds = std::max(1, c.round_plan().rounds());
     if (timing <= 0) continue;
     planned.push_back(timing);
-    // A build pair's warm-up is one block per run (at least 3 calls), not the first warm-up's
-    // warmup_time_s and block sizing: at most a round's share each, one round more.
-    build_pair.push_back(builds + timing * std::min(1.0, static_cast<double>(kRoundsPerBuildPair + 1) / rounds));
+    outside.push_back(builds + AfterTimingReserveS(c.before().timing().summary().median_s(),
+                                                   c.after().timing().summary().median_s(), kDefaultProfileCalls));
+    build_pair.push_back(BuildPairEstimateS(builds, timing, rounds));
   }
   if (planned.empty()) return std::nullopt;
   in.planned_s = *Quantile(planned, 0.5);
   in.build_pair_s = *Quantile(build_pair, 0.5);
+  in.outside_timing_s = *Quantile(outside, 0.5);
   return ForecastDecision(in);
 }
 

@@ -62,6 +62,16 @@ TEST(ForecastDecision, ATightCapStopsUndecidedAtTheCap) {
   EXPECT_TRUE(!f->has_resolvable_change() || f->resolvable_change() > 0.03);
 }
 
+TEST(ForecastDecision, TheJobsTimeOutsideTimingLeavesFewerBuildPairsUnderTheCap) {
+  // As above, with 3.2 s of builds and work after timing: two build pairs fewer fit.
+  ForecastInput in = Input(Pairs(20, 40, 0.05, 0.0), 0.4, 1.6);
+  in.outside_timing_s = 3.2;
+  const auto f = ForecastDecision(in);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_NEAR(f->median_stop_s(), 3.2 + 0.4 + 10 * 1.6, 1e-9);
+  EXPECT_DOUBLE_EQ(f->outside_timing_s(), 3.2);
+}
+
 TEST(ForecastDecision, NothingUsableIsNoForecast) {
   EXPECT_FALSE(ForecastDecision(Input({}, 0.4, 0.05)).has_value());
   EXPECT_FALSE(ForecastDecision(Input({{std::nan(""), -1.0}}, 0.4, 0.05)).has_value());
@@ -88,6 +98,8 @@ v1::Comparison CalibrationPair(const std::vector<double>& ratios) {
   };
   for (const char* run : {"baseline", "candidate"}) span(std::string("build ") + run, 0.1);
   for (const char* run : {"baseline", "candidate"}) span(std::string("warm-up ") + run, 0.1);
+  c.mutable_before()->mutable_timing()->mutable_summary()->set_median_s(0.001);
+  c.mutable_after()->mutable_timing()->mutable_summary()->set_median_s(0.001);
   for (size_t i = 0; i < ratios.size(); ++i)
     for (const char* run : {"baseline", "candidate"}) span(std::string("timing ") + run, 0.01);
   return c;
@@ -100,6 +112,9 @@ TEST(ForecastFromPairs, ReadsTheTimesFromEachPairsTimeline) {
   ASSERT_TRUE(f.has_value());
   EXPECT_NEAR(f->planned_s(), 0.8, 1e-9);           // 40 rounds x 2 runs x 10 ms
   EXPECT_NEAR(f->build_pair_s(), 0.2 + 0.1, 1e-9);  // builds, then 4 rounds and a warm-up of each
+  // The first builds, then 14.5 calls of each run after timing (1 ms each) and 0.5 s.
+  EXPECT_NEAR(f->outside_timing_s(), 0.2 + 14.5 * 0.002 + 0.5, 1e-9);
+  EXPECT_GT(f->median_stop_s(), f->outside_timing_s() + f->planned_s() - 1e-9) << "the job's seconds, not timing's";
   EXPECT_DOUBLE_EQ(f->max_time_s(), 20);
   EXPECT_FALSE(ForecastFromPairs({v1::Comparison()}).has_value());  // no timeline: no times
 }

@@ -46,9 +46,10 @@ class PhaseTimeline {
   // open here).
   v1::Timeline Snapshot() const;
 
- private:
+  // Seconds on the clock since time 0 (a job's time so far: the compare's time cap).
   double Now() const;
 
+ private:
   Clock* clock_;
   double origin_s_;
   mutable std::mutex mutex_;

@@ -46,6 +46,7 @@ TEST(PhaseTimeline, SpansAreSecondsSinceTheRecorderWasMade) {
   ASSERT_EQ(t.spans_size(), 2);
   ExpectSpan(t.spans(0), "build baseline", 0.25, 1.75);
   ExpectSpan(t.spans(1), "timing baseline", 1.875, 3.875);
+  EXPECT_DOUBLE_EQ(timeline.Now(), 3.875) << "the job's time so far, on the same clock";
 }
 
 TEST(PhaseTimeline, BeginEndsTheOpenSpanAtTheSameInstant) {

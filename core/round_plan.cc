@@ -32,6 +32,16 @@ RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, dou
   return plan;
 }
 
+double BuildPairEstimateS(double builds_s, double planned_timing_s, int planned_rounds) {
+  return builds_s +
+         planned_timing_s * std::min(1.0, static_cast<double>(kRoundsPerBuildPair + 1) / std::max(1, planned_rounds));
+}
+
+double AfterTimingReserveS(double baseline_call_s, double candidate_call_s, int profile_calls) {
+  const double calls = 1.25 * std::max(0, profile_calls) + 2;
+  return calls * (std::max(0.0, baseline_call_s) + std::max(0.0, candidate_call_s)) + 0.5;
+}
+
 void ExtendRounds(int rounds, bool reverse, RoundPlan* plan) {
   for (int i = 0; i < rounds; ++i) {
     const int round = ++plan->rounds;

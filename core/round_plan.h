@@ -51,6 +51,21 @@ RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, dou
 // (experiment/timed_runs.h; core/decision_forecast.h forecasts them).
 inline constexpr int kRoundsPerBuildPair = 4;
 
+// Seconds one more build pair is expected to take before any was timed: both workloads built
+// again (`builds_s`, what the first builds took), then a warm-up of one block per run and
+// kRoundsPerBuildPair rounds: kRoundsPerBuildPair + 1 of the `planned_rounds` rounds that
+// took `planned_timing_s` (at most all of it: the first warm-up sized blocks too). Used by
+// the time cap (experiment/timed_runs.h) and the forecast (core/decision_forecast.h).
+double BuildPairEstimateS(double builds_s, double planned_timing_s, int planned_rounds);
+
+// Seconds a comparison's work after its timing is expected to take, from each run's per-call
+// time: the operator profile over `profile_calls` calls (0: diagnostics off) at 1.25 x a call
+// (the profiler's instrumentation), the tensor-memory pass and the output check (a call each),
+// per run, plus 0.5 s for the worker's own start, report and exit. The time cap keeps this in
+// reserve when it decides whether one more build pair fits (experiment/timed_runs.h), so the
+// whole job, not its timing alone, stays within max_time_s.
+double AfterTimingReserveS(double baseline_call_s, double candidate_call_s, int profile_calls);
+
 // Appends `rounds` more rounds to `plan`, numbered on from plan->rounds, each run leading in
 // turn as PlanRounds orders them (`reverse` as given there), with the plan's per-round share:
 // a comparison's extra build pairs (experiment/timed_runs.h). plan->rounds grows.

@@ -44,6 +44,19 @@ TEST(ExtendRounds, GoesOnWithTheSameAlternationAndShare) {
   EXPECT_EQ(RoundOrder(reversed), RoundOrder(PlanRounds(4, true, timing)));
 }
 
+TEST(BuildPairEstimateS, IsTheBuildsThenFiveRoundsOfThePlannedTiming) {
+  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.2, 0.8, 40), 0.2 + 0.8 * 5 / 40);
+  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.2, 0.8, 4), 1.0) << "never more than the planned timing";
+}
+
+TEST(AfterTimingReserveS, CountsTheProfiledCallsMemoryAndCheckPerRunAndTheWorkersOwnTime) {
+  // 10 profiled calls at 1.25 x, memory and check: 14.5 calls of each run, then 0.5 s.
+  EXPECT_DOUBLE_EQ(AfterTimingReserveS(0.06, 0.04, 10), 14.5 * 0.1 + 0.5);
+  EXPECT_DOUBLE_EQ(AfterTimingReserveS(0.06, 0.04, 0), 2 * 0.1 + 0.5)
+      << "diagnostics off: the check and a call to spare";
+  EXPECT_DOUBLE_EQ(AfterTimingReserveS(-1, 0, -3), 0.5) << "no figure: the fixed part";
+}
+
 TEST(PlanRounds, EachRunLeadsInHalfTheRoundsOfAnEvenPlan) {
   const RoundPlan plan = PlanRounds(10, false, Timing(0.2, 10));
   int baseline_leads = 0;

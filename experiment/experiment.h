@@ -52,8 +52,9 @@ struct ExperimentOptions {
   int rounds = kDefaultRounds;
   // Comparisons with rounds > 1: after the planned rounds, more build pairs (both workloads
   // built again and warmed up, then kRoundsPerBuildPair rounds) until the paired evidence over
-  // build pairs decides (core/sequential_decision.h) at `smallest_change`, or the timing has
-  // taken max_time_s (experiment/timed_runs.h). Off: the planned rounds only (a calibration's
+  // build pairs decides (core/sequential_decision.h) at `smallest_change`, or one more would
+  // end the job (on `timeline`: from the job's start in the worker) past max_time_s
+  // (experiment/timed_runs.h). Off: the planned rounds only (a calibration's
   // pairs, and callers that want a fixed length).
   bool decide = false;
   double smallest_change = kDefaultSmallestChange;

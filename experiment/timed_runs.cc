@@ -184,11 +184,24 @@ absl::Status WarmUpBuild(const Workload& w, const TimedRun& run) {
   });
 }
 
+// A run's per-call time so far: the median of its rounds' medians (0 before any round).
+double PerCallS(const TimedRun& run) {
+  std::vector<double> medians;
+  for (const TimedRun::Round& r : run.rounds) medians.push_back(r.median_s);
+  if (medians.empty()) return 0;
+  std::nth_element(medians.begin(), medians.begin() + medians.size() / 2, medians.end());
+  return medians[medians.size() / 2];
+}
+
 // After the planned rounds (build pair 1): more build pairs, each both workloads built again,
 // warmed up and timed for kRoundsPerBuildPair rounds, until the evidence over build pairs
-// decides, the time is up or kMaxBuildPairs. Returns why it stopped.
+// decides, the next pair would end the job past o.max_time_s (the job's time so far on
+// `timeline`, plus the next pair at the last one's cost, plus the work after timing:
+// core/round_plan.h AfterTimingReserveS) or kMaxBuildPairs. The first extra pair is costed
+// by core/round_plan.h BuildPairEstimateS from the first builds (the timeline's "build"
+// phases) and the planned timing since `timing_began`. Returns why it stopped.
 absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const ExperimentOptions& o, PhaseTimeline& timeline,
-                                           std::chrono::steady_clock::time_point began, RoundPlan& plan,
+                                           std::chrono::steady_clock::time_point timing_began, RoundPlan& plan,
                                            TimedRun& baseline, TimedRun& candidate, int* build_pairs) {
   const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -197,15 +210,21 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
   // kind of phase count it as timing.
   const Phase phase(o, timeline, "timing build pairs");
   std::unique_ptr<Workload> built[2];  // the pair being timed (the first pair is the caller's)
-  double last_pair_s = 0;
+  double builds_s = 0;
+  const v1::Timeline so_far = timeline.Snapshot();
+  for (const v1::PhaseSpan& span : so_far.spans())
+    if (span.phase().rfind("build ", 0) == 0) builds_s += span.end_s() - span.start_s();
+  double next_pair_s = BuildPairEstimateS(builds_s, seconds_since(timing_began), plan.rounds);
   while (true) {
     const SequentialLook look = LookAt(BuildPairRatios(baseline, candidate), o.smallest_change);
     if (look.outcome != SequentialOutcome::kUndecided)
       return absl::StrCat("decided (", SequentialOutcomeName(look.outcome), ") after ", *build_pairs, " build pairs, ",
-                          absl::StrFormat("%.1f", seconds_since(began)), " s");
-    if (seconds_since(began) + last_pair_s > o.max_time_s)
-      return absl::StrCat("undecided at the time cap: ", *build_pairs, " build pairs in ",
-                          absl::StrFormat("%.1f", seconds_since(began)), " s (max_time_s ", o.max_time_s, ")");
+                          absl::StrFormat("%.1f", timeline.Now()), " s into the job");
+    const double reserve_s = AfterTimingReserveS(PerCallS(baseline), PerCallS(candidate), o.profile_calls);
+    if (timeline.Now() + next_pair_s + reserve_s > o.max_time_s)
+      return absl::StrCat("undecided at the time cap: ", *build_pairs, " build pairs, timing ended ",
+                          absl::StrFormat("%.1f", timeline.Now()), " s into the job (max_time_s ", o.max_time_s,
+                          ", kept ", absl::StrFormat("%.1f", reserve_s), " s for the work after timing)");
     if (*build_pairs >= kMaxBuildPairs)
       return absl::StrCat("undecided after ", kMaxBuildPairs, " build pairs, the most a comparison times");
     const auto pair_began = std::chrono::steady_clock::now();
@@ -230,7 +249,7 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
           !s.ok())
         return s;
     }
-    last_pair_s = seconds_since(pair_began);
+    next_pair_s = seconds_since(pair_began);
   }
 }
 

@@ -64,8 +64,9 @@ using Rebuild = std::function<absl::StatusOr<workloads::Workload>(bool candidate
 
 // The timing of both runs, in the planned order (core/round_plan.h): start both sessions, size
 // their blocks (rounds > 1), time every round of the plan; then, with o.decide, build pairs
-// (a phase "build pairs") until the evidence decides or o.max_time_s has passed since the
-// timing began, the next pair would pass it (at the last pair's cost), or kMaxBuildPairs;
+// (a phase "timing build pairs") until the evidence decides, the next pair would end the job
+// past o.max_time_s (the job's time on `timeline`, the next pair at the last pair's cost, and
+// the work after timing kept in reserve: core/round_plan.h AfterTimingReserveS), or kMaxBuildPairs;
 // then finish both reports. `baseline` and `candidate` are the first build pair; `rebuild`
 // makes each later one (only called with o.decide).
 absl::StatusOr<TimedPair> TimeBoth(const workloads::Workload& baseline, const workloads::Workload& candidate,

@@ -67,8 +67,10 @@ inline constexpr int kMaxRounds = 100;
 // (core/paired_ratio.h kPairedMinClaimedChange); values above are refused.
 inline constexpr double kDefaultSmallestChange = 0.01;
 inline constexpr double kMaxSmallestChange = 0.5;
-// CompareJob.max_time_s when 0 (and --max-time's default): seconds the timing of a
-// comparison may take, extra build pairs included; values above are refused.
+// CompareJob.max_time_s when 0 (and --max-time's default): seconds a comparison may take in its
+// worker, from the job's start there to its report: no build pair starts that would end past
+// it with the work after timing kept in reserve (core/round_plan.h AfterTimingReserveS). Only
+// the planned rounds and the passes every comparison runs can pass it. Values above are refused.
 inline constexpr double kDefaultCompareMaxTimeS = 20;
 inline constexpr double kMaxCompareMaxTimeS = 3600;
 // Build pairs of one comparison at most, whatever the time left (each records its rounds).

@@ -33,7 +33,8 @@ void ForecastSection(const v1::NoiseFloor& floor, std::string* out) {
       out);
   Row("with no change: decided equivalent", UnsignedPercent(f.equivalent_share()), out);
   Row("with no change: claimed faster or slower", UnsignedPercent(f.false_claim_share()), out);
-  Row("with no change: median timing until it stopped", FormatSeconds(f.median_stop_s()), out);
+  Row("with no change: median time until it stopped", FormatSeconds(f.median_stop_s()), out);
+  Row("builds and the work after timing", FormatSeconds(f.outside_timing_s()), out);
   Row("planned rounds, both runs", FormatSeconds(f.planned_s()), out);
   Row("one more build pair", FormatSeconds(f.build_pair_s()), out);
   Row("method", f.method(), out);

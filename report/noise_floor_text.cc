@@ -30,7 +30,7 @@ std::string DescribeNoiseFloor(const v1::NoiseFloor& floor) {
                     " s; with no change it decides equivalent at \u00b1",
                     absl::StrFormat("%.1f%%", f.smallest_change() * 100), " in ",
                     absl::StrFormat("%.0f%%", f.equivalent_share() * 100), " of them, after about ",
-                    absl::StrFormat("%.1f", f.median_stop_s()), " s of timing)");
+                    absl::StrFormat("%.1f", f.median_stop_s()), " s)");
   } else if (floor.has_resolvable_change()) {
     absl::StrAppend(&text, "This machine resolves changes of about ",
                     absl::StrFormat("%.1f%%", floor.resolvable_change() * 100), " or more (paired claim, ",

@@ -25,7 +25,7 @@ TEST(DescribeNoiseFloor, AForecastOfACompareAtItsDefaultsIsTheOneFigure) {
   EXPECT_EQ(DescribeNoiseFloor(f),
             "A compare at its defaults resolves changes of about 1.9% or more here (claimed in 90% of simulated "
             "compares within 20 s; with no change it decides equivalent at \u00b11.0% in 94% of them, after about 6.2 "
-            "s of timing); the guide's label called 2 of 20 A/A pairs faster or slower (noise floor of 2026-12-01 "
+            "s); the guide's label called 2 of 20 A/A pairs faster or slower (noise floor of 2026-12-01 "
             "10:00 UTC: 20 pairs, min_run_time 0.2 s, 10 rounds, 1 thread).");
   forecast->clear_resolvable_change();  // nothing resolved within 50 %: the pairs' own figure
   EXPECT_EQ(DescribeNoiseFloor(f).rfind("This machine resolves changes of about 3.1% or more", 0), 0u);

@@ -84,6 +84,8 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
   ASSERT_TRUE(floor.has_forecast());
   EXPECT_GT(floor.forecast().planned_s(), 0);
   EXPECT_GT(floor.forecast().build_pair_s(), 0);
+  EXPECT_GT(floor.forecast().outside_timing_s(), 0.5) << "builds and the work after timing: the cap counts them";
+  EXPECT_EQ(floor.workload_key().rfind("fnv1a64:", 0), 0u) << floor.workload_key();
   EXPECT_GT(floor.forecast().simulations(), 0);
   const std::string cal_page = Slurp(cal_out + "/calibration.html");
   EXPECT_TRUE(Has(cal_page, "<h2>A compare at its defaults, here</h2>")) << cal_page.substr(0, 2000);
@@ -108,7 +110,8 @@ TEST(CalibrateEndToEnd, TheNoiseFloorSurvivesARestartAndReachesLaterComparisons)
   ASSERT_TRUE(c.ok()) << c.status();
   // Before it started, the client said what it expected from the stored forecast.
   EXPECT_TRUE(Has(said, "torchscan-client: expected here: ")) << said;
-  EXPECT_TRUE(Has(said, "s of timing (20 s at most; ")) << said;
+  EXPECT_TRUE(Has(said, " s (20 s at most; ")) << said;
+  EXPECT_FALSE(Has(said, "not this compare's workload")) << "the calibrated workload, compared: " << said;
   ASSERT_TRUE(c->has_noise_floor());
   EXPECT_EQ(c->noise_floor().job_id(), id);
   EXPECT_EQ(c->noise_floor().measured_at(), floor.measured_at());

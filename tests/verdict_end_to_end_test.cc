@@ -89,5 +89,33 @@ TEST(VerdictEndToEnd, TwoFilesAreDecidedOverBuildPairs) {
   }
 }
 
+// The time cap is the whole comparison's: with --max-time 4 and planned rounds that time 1 s
+// of each run,
+// a few build pairs fit, fewer than the ten an interval needs, so it stops undecided at the
+// cap, and its report (builds, timing, profile, memory, check) ends within 4 s of the job's
+// start in the worker: the work after timing was kept in reserve.
+TEST(VerdictEndToEnd, TheTimeCapBoundsTheWholeComparison) {
+  const std::string dir = TempDir("cap");
+  ASSERT_EQ(e2e::Run(Runfile("tests/make_work_module"), {dir}).exit_code, 0);
+  std::filesystem::copy_file(dir + "/work.pt", dir + "/work_copy.pt");
+  TestDaemon d(TempDir("cap_daemon"));
+  const std::string out = TempDir("cap_out");
+  const CommandResult r =
+      d.Client({"compare", "--baseline", dir + "/work.pt", "--candidate", dir + "/work_copy.pt", "--input", "64x64",
+                "--rtol", "0", "--atol", "0", "--min-run-time", "1", "--max-time", "4", "--output", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const v1::PairedEvidence& p = c->evidence().paired();
+  EXPECT_EQ(p.stop_reason().rfind("undecided at the time cap: ", 0), 0u) << p.stop_reason();
+  EXPECT_NE(p.stop_reason().find("(max_time_s 4, kept "), std::string::npos) << p.stop_reason();
+  EXPECT_EQ(p.claim(), v1::PairedEvidence::no_claim) << p.stop_reason();
+  EXPECT_GE(c->before().settings().timing().build_pairs(), 2) << "room for some build pairs: " << p.stop_reason();
+  const double end_s = LastEnd({c->timeline().spans().begin(), c->timeline().spans().end()});
+  EXPECT_LE(end_s, 4.0) << p.stop_reason();
+  std::printf("cap 4 s: %d build pairs, comparison ended at %.2f s (%s)\n",
+              c->before().settings().timing().build_pairs(), end_s, p.stop_reason().c_str());
+}
+
 }  // namespace
 }  // namespace torchscan::e2e

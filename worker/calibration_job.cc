@@ -9,6 +9,7 @@
 #include "core/timestamp.h"
 #include "proto/spec_limits.h"
 #include "report/report_json.h"
+#include "spec/workload_key.h"
 #include "worker/fresh_comparison.h"
 #include "worker/result_labels.h"
 
@@ -76,6 +77,7 @@ absl::StatusOr<v1::Calibration> RunCalibration(const v1::JobSpec& spec, const Ca
   // What a compare at its defaults is expected to do here, from the same pairs.
   if (std::optional<v1::DecisionForecast> f = ForecastFromPairs(comparisons))
     *calibration.mutable_noise_floor()->mutable_forecast() = *std::move(f);
+  calibration.mutable_noise_floor()->set_workload_key(spec::WorkloadKey(workload));
   calibration.mutable_noise_floor()->set_measured_at(NowRfc3339());
   return calibration;
 }
