@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds TorchScan's four programs and installs them into PREFIX/bin (default /usr/local):
+# Builds TorchScan's four programs and installs them into PREFIX/bin (default /usr/local),
+# and the Python client package `torchscan` where Debian's python3 finds it
+# (PREFIX/lib/python3.X/dist-packages: on sys.path for /usr/local):
 #   scripts/install.sh [PREFIX]
 #
 #   torchscand           the daemon; runs the worker found beside itself (PREFIX/bin)
@@ -38,3 +40,19 @@ for target in "${targets[@]}"; do
   install -m 0755 "$file" "$prefix/bin/"
   echo "install: $prefix/bin/$(basename "$file")"
 done
+
+# The Python client: its sources, and the messages and stub generated from proto/ beside them
+# (python/generate_proto.sh), replacing an older install whole.
+python=/usr/bin/python3
+pydir=$("$python" -c 'import sys; print("%s/lib/python3.%d/dist-packages" % (sys.argv[1], sys.version_info.minor))' \
+          "$prefix")
+install -d -m 0755 "$pydir"
+rm -rf "$pydir/torchscan"
+cp -r python/torchscan "$pydir/torchscan"
+find "$pydir/torchscan" -name __pycache__ -prune -exec rm -rf {} +
+python/generate_proto.sh "$PWD" "$pydir"
+chmod -R a+rX "$pydir/torchscan"
+echo "install: $pydir/torchscan (the Python client)"
+if ! "$python" -c 'import sys; sys.exit(0 if sys.argv[1] in sys.path else 1)' "$pydir"; then
+  echo "install: $pydir is not on $python's path: PYTHONPATH=$pydir python3 -c 'import torchscan'"
+fi

@@ -21,6 +21,7 @@ packages=(
   util-linux                                # unshare: the browser test runs with no network
   python3-yaml                              # the deploy tests parse deploy/kubernetes/*.yaml
   python3-torch                             # tests/python: models and tensors saved the way a Python user saves them
+  python3-grpcio python3-protobuf           # the Python client package (python/torchscan)
   openssl                                   # the deploy tests make a throw-away TLS certificate
   systemd                                   # systemd-analyze verifies deploy/systemd/ (tests)
   shellcheck                                # lints deploy/ and scripts/ shell scripts (tests)

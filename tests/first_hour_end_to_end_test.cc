@@ -50,8 +50,8 @@ std::string Block(const std::string& text, size_t from, const std::string& langu
 
 ReadmeExample FromReadme() {
   const std::string readme = Slurp(Runfile("README.md"));
-  const size_t section = readme.find("\n## Your own model\n");
-  EXPECT_NE(section, std::string::npos) << "README.md has no \"## Your own model\" section";
+  const size_t section = readme.find("\n### From the shell\n", readme.find("\n## Your own model\n"));
+  EXPECT_NE(section, std::string::npos) << "README.md has no \"## Your own model\" / \"### From the shell\" section";
   ReadmeExample example;
   if (section == std::string::npos) return example;
   example.python = Block(readme, section, "python");

@@ -1,0 +1,219 @@
+"""torchscan.measure, torchscan.compare and torchscan.assert_not_slower: one job each, submitted
+to a daemon (_daemon.py), watched with progress until it finishes, its result fetched.
+
+Keywords and defaults are the CLI's flags (README "Commands"), in Python spelling: zero or
+None leaves the daemon's default. Ctrl-C cancels a private daemon's job, as the CLI does; a
+shared daemon's job keeps running (the message says how to fetch or cancel it) unless
+cancel_on_interrupt=True.
+"""
+
+import sys
+
+import grpc
+
+from torchscan import _workload
+from torchscan._daemon import Connection
+from torchscan._errors import (
+    EXIT_INTERRUPTED,
+    EXIT_JOB_FAILED,
+    TorchScanError,
+    from_rpc,
+)
+from torchscan._proto import service_pb2
+from torchscan._results import Comparison, Measurement
+
+_FINISHED = (service_pb2.Job.succeeded, service_pb2.Job.failed, service_pb2.Job.cancelled, service_pb2.Job.interrupted)
+_CONNECTION_KEYWORDS = ("daemon", "token", "token_file", "tls_ca", "tls_cert", "tls_key", "tls_server_name")
+
+
+class _Progress:
+    """One line per phase; on a terminal, one line rewritten in place."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.tty = enabled and sys.stderr.isatty()
+        self.last = None
+
+    def show(self, job):
+        if not self.enabled:
+            return
+        state = service_pb2.Job.State.Name(job.state)
+        text = f"[{job.id}] {state}" + (f": {job.phase}" if job.phase else "")
+        if self.tty:
+            blocks = job.blocks_done
+            text += f", {blocks} block{'s' if blocks != 1 else ''}" if blocks else ""
+            sys.stderr.write("\r\033[K" + text)
+            sys.stderr.flush()
+        elif text != self.last:
+            print(text, file=sys.stderr, flush=True)
+        self.last = text
+
+    def end(self):
+        if self.tty and self.last is not None:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics):
+    o = spec.options
+    o.min_run_time_s = float(min_run_time or 0)
+    o.min_blocks = int(min_blocks or 0)
+    o.intra_op_threads = int(threads or 0)
+    o.rss = bool(rss)
+    o.profile_calls = int(profile_calls or 0)
+    o.skip_diagnostics = bool(skip_diagnostics)
+
+
+def _run(spec, connection_keywords, progress=True, cancel_on_interrupt=False):
+    """Submits `spec`, watches it, returns (job, JobResult)."""
+    with Connection(**connection_keywords) as connection:
+        meta = connection.metadata
+        try:
+            job = connection.stub.Submit(service_pb2.SubmitRequest(spec=spec), metadata=meta)
+        except grpc.RpcError as e:
+            raise from_rpc(e, f"submit to {connection.address}") from None
+        shown = _Progress(progress)
+        try:
+            for event in connection.stub.Watch(service_pb2.JobRequest(id=job.id), metadata=meta):
+                job = event.job
+                shown.show(job)
+                if job.state in _FINISHED:
+                    break
+        except KeyboardInterrupt:
+            shown.end()
+            if connection.private or cancel_on_interrupt:
+                try:
+                    connection.stub.Cancel(service_pb2.JobRequest(id=job.id), metadata=meta, timeout=10)
+                except grpc.RpcError:
+                    pass
+                raise TorchScanError(f"{job.id}: interrupted; the job was cancelled", EXIT_INTERRUPTED) from None
+            raise TorchScanError(
+                f"{job.id}: interrupted; the job keeps running on {connection.address}: "
+                f"`torchscan-client --daemon {connection.address} jobs fetch {job.id} --output DIR` fetches it, "
+                f"`jobs cancel {job.id}` cancels it",
+                EXIT_INTERRUPTED,
+            ) from None
+        except grpc.RpcError as e:
+            raise from_rpc(e, f"watch {job.id}") from None
+        shown.end()
+        if job.state != service_pb2.Job.succeeded:
+            state = service_pb2.Job.State.Name(job.state)
+            raise TorchScanError(f"{job.id} {state}: {job.error}", EXIT_JOB_FAILED)
+        try:
+            result = connection.stub.FetchResult(service_pb2.JobRequest(id=job.id), metadata=meta)
+        except grpc.RpcError as e:
+            raise from_rpc(e, f"fetch {job.id}") from None
+        return job, result
+
+
+def _split(keywords):
+    connection = {k: keywords.pop(k) for k in _CONNECTION_KEYWORDS if k in keywords}
+    return connection
+
+
+def measure(model, inputs=None, *, min_run_time=None, min_blocks=None, threads=None, rss=False, profile_calls=None,
+            skip_diagnostics=False, label="", revision="", progress=True, cancel_on_interrupt=False, **connection):
+    """Measures one model on `inputs`: a Measurement (median_s, iqr_s, the report, save, render).
+
+    `model`: an nn.Module (scripted, or traced on the inputs), a ScriptModule or a file path.
+    `inputs`: a tensor, a shape, or a tuple of them. Connection keywords: daemon, token,
+    token_file, tls_ca, tls_cert, tls_key, tls_server_name (as the CLI's flags)."""
+    connection_keywords = _split(connection)
+    if connection:
+        raise TypeError(f"measure() got unexpected keyword arguments: {', '.join(sorted(connection))}")
+    spec = service_pb2.JobSpec(label=label, revision=revision)
+    workload, how = _workload.workload_spec(model, inputs, "model")
+    spec.measure.workload.CopyFrom(workload)
+    _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics)
+    job, result = _run(spec, connection_keywords, progress, cancel_on_interrupt)
+    return Measurement(result.report, job.id, {"model": how})
+
+
+def compare(baseline, candidate=None, inputs=None, *, rtol=None, atol=None, check_dtype=None, allow_non_finite=False,
+            check_module=None, no_check=False, candidate_transform=None, reverse=False, rounds=None,
+            smallest_change=None, max_time=None, fixed_length=False, min_run_time=None, min_blocks=None, threads=None,
+            rss=False, profile_calls=None, skip_diagnostics=False, label="", revision="", progress=True,
+            cancel_on_interrupt=False, **connection):
+    """Compares `baseline` with `candidate` (or with `baseline` changed by `candidate_transform`)
+    on the same `inputs`, with an output check: a Comparison (label, claim, check, save, ...).
+
+    The check is yours to choose, as in the CLI: rtol and atol (check_dtype casts both outputs,
+    e.g. "float32" for a precision change), a TorchScript check_module file, or no_check=True.
+    A failed check is not an exception: r.check is "failed" and the deltas are withheld.
+    candidate_transform: one or a list of optimize_for_inference, freeze, channels_last,
+    bfloat16, float16, per_sample (the CLI's --candidate-* variants)."""
+    connection_keywords = _split(connection)
+    if connection:
+        raise TypeError(f"compare() got unexpected keyword arguments: {', '.join(sorted(connection))}")
+    spec = service_pb2.JobSpec(label=label, revision=revision)
+    c = spec.compare
+    base, base_how = _workload.workload_spec(baseline, inputs, "baseline")
+    c.baseline.CopyFrom(base)
+    how = {"baseline": base_how}
+    if candidate is None:
+        if not candidate_transform:
+            raise TorchScanError(
+                "candidate: give a candidate model, or candidate_transform= to compare the baseline with a changed "
+                "copy of itself",
+                2,
+            )
+        c.candidate.CopyFrom(base)
+        how["candidate"] = base_how
+    else:
+        cand, how["candidate"] = _workload.workload_spec(candidate, inputs, "candidate")
+        c.candidate.CopyFrom(cand)
+    _workload.apply_transform(c.candidate, candidate_transform)
+    chosen = [name for name, given in (("rtol/atol", rtol is not None or atol is not None),
+                                       ("check_module", check_module is not None), ("no_check", no_check)) if given]
+    if len(chosen) != 1:
+        raise TorchScanError(
+            "check: choose one output check: rtol= and atol= (TorchScan chooses no tolerance), check_module=FILE, "
+            f"or no_check=True (got {', '.join(chosen) or 'none'})",
+            2,
+        )
+    if no_check:
+        c.check.skip = True
+    elif check_module is not None:
+        module, _ = _workload.module_spec(check_module, None, "check_module")
+        c.check.torchscript.CopyFrom(module)
+    else:
+        if rtol is None or atol is None:
+            raise TorchScanError("check: give both rtol= and atol= (TorchScan chooses no tolerance)", 2)
+        d = c.check.declarative
+        d.rtol, d.atol, d.allow_non_finite = float(rtol), float(atol), bool(allow_non_finite)
+        if check_dtype:
+            names = service_pb2.DeclarativeCheck.CompareDType.keys()
+            if check_dtype not in names:
+                raise TorchScanError(f"check_dtype: {check_dtype!r} is not one of {', '.join(names)}", 2)
+            d.compare_dtype = service_pb2.DeclarativeCheck.CompareDType.Value(check_dtype)
+    c.reverse = bool(reverse)
+    c.rounds = int(rounds or 0)
+    c.smallest_change = float(smallest_change or 0)
+    c.max_time_s = float(max_time or 0)
+    c.fixed_length = bool(fixed_length)
+    _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics)
+    job, result = _run(spec, connection_keywords, progress, cancel_on_interrupt)
+    return Comparison(result.comparison, job.id, how)
+
+
+def assert_not_slower(baseline, candidate=None, inputs=None, *, fail_on="slower", gate_on="label", **keywords):
+    """compare(), then an AssertionError when the output check failed or the verdict matches
+    `fail_on` (slower, not-faster, any-change; read from the guide's label, or the paired
+    claim with gate_on="claim"), as `torchscan-client compare --fail-on` does for CI. Returns
+    the Comparison."""
+    if fail_on not in ("slower", "not-faster", "any-change"):
+        raise TorchScanError(f"fail_on: {fail_on!r} is not one of slower, not-faster, any-change", 2)
+    if gate_on not in ("label", "claim"):
+        raise TorchScanError(f"gate_on: {gate_on!r} is not one of label, claim", 2)
+    r = compare(baseline, candidate, inputs, **keywords)
+    if r.check == "failed":
+        raise AssertionError(f"{r.job_id}: the output check failed: {r.message.output_check.message}")
+    verdict = r.label if gate_on == "label" else (r.claim if r.message.evidence.HasField("paired") else "unavailable")
+    matched = {
+        "slower": verdict == "slower",
+        "not-faster": verdict != "faster",
+        "any-change": verdict in ("faster", "slower"),
+    }[fail_on]
+    if matched:
+        raise AssertionError(f"{r.job_id}: fail_on {fail_on}: the {gate_on} says {verdict}: {r.verdict}")
+    return r

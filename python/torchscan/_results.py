@@ -1,0 +1,138 @@
+"""A job's result in Python: the daemon's Comparison or BenchmarkReport, with the figures a
+caller reads first, and the CLI's own renderings of it.
+
+save(dir) writes comparison.json (report.json) as the CLI does (io/proto_json.cc's options:
+field names as in proto/, every field printed) and the HTML page beside it; to_markdown() is
+the review comment and _repr_html_() the page inline in Jupyter. The renderings come from
+`torchscan-client render` (report/, the one renderer), so Python and the CLI never differ.
+"""
+
+import os
+import subprocess
+import tempfile
+
+from google.protobuf import json_format
+
+from torchscan._daemon import find_program
+from torchscan._errors import EXIT_BAD_INPUT, TorchScanError
+from torchscan._proto import report_pb2
+
+
+def to_json(message):
+    return json_format.MessageToJson(
+        message, including_default_value_fields=True, preserving_proto_field_name=True, indent=2
+    )
+
+
+def find_client():
+    """torchscan-client, the one renderer: $TORCHSCAN_CLIENT, $PATH, or beside torchscand."""
+    return find_program("torchscan-client", "TORCHSCAN_CLIENT", ("torchscand", "TORCHSCAND"), EXIT_BAD_INPUT)
+
+
+class _Result:
+    _json_name = ""
+
+    def __init__(self, message, job_id, how=None):
+        self.message = message  # the proto: v1.Comparison or v1.BenchmarkReport
+        self.job_id = job_id
+        self.how = how or {}  # per side: how a Python model became TorchScript
+
+    def to_json(self):
+        return to_json(self.message)
+
+    def render(self, fmt="html", details=False):
+        """The CLI's rendering: html, terminal, markdown, csv or gbench."""
+        with tempfile.TemporaryDirectory(prefix="torchscan-render-") as folder:
+            path = os.path.join(folder, self._json_name)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(self.to_json())
+            args = [find_client(), "render", path, "--format", fmt] + (["--details"] if details else [])
+            done = subprocess.run(args, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise TorchScanError(f"render --format {fmt}: {done.stderr.strip()}", done.returncode)
+            return done.stdout
+
+    def save(self, folder):
+        """Writes <json> and its .html into `folder` (made if missing); returns the JSON's path."""
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, self._json_name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_json())
+        html = os.path.splitext(path)[0] + ".html"
+        with open(html, "w", encoding="utf-8") as f:
+            f.write(self.render("html"))
+        return path
+
+    def to_markdown(self, details=False):
+        return self.render("markdown", details)
+
+    def _repr_html_(self):
+        return self.render("html")
+
+    def __str__(self):
+        return self.render("terminal")
+
+
+class Comparison(_Result):
+    """A compare job's result. `label` is the guide's (faster, slower, within_variability,
+    unavailable), `claim` the paired evidence's (faster, slower, equivalent, no_claim), `check`
+    the output check's status (passed, failed, not_provided)."""
+
+    _json_name = "comparison.json"
+
+    @property
+    def label(self):
+        return report_pb2.Comparison.LatencyChange.Name(self.message.latency_change)
+
+    @property
+    def claim(self):
+        return report_pb2.PairedEvidence.Claim.Name(self.message.evidence.paired.claim)
+
+    @property
+    def check(self):
+        return report_pb2.OutputCheck.Status.Name(self.message.output_check.status)
+
+    @property
+    def verdict(self):
+        """The summary's first sentence (report/verdict_sentence.h), as the terminal prints it."""
+        for line in self.render("terminal").splitlines():
+            if line.strip().startswith("verdict "):
+                return line.strip()[len("verdict"):].strip()
+        return ""
+
+    @property
+    def before(self):
+        return Measurement(self.message.before, self.job_id)
+
+    @property
+    def after(self):
+        return Measurement(self.message.after, self.job_id)
+
+    def __repr__(self):
+        return f"<torchscan.Comparison {self.job_id}: label {self.label}, claim {self.claim}, check {self.check}>"
+
+
+class Measurement(_Result):
+    """A measure job's report (or one run of a comparison): median and IQR per call, in seconds."""
+
+    _json_name = "report.json"
+
+    @property
+    def median_s(self):
+        return self.message.timing.summary.median_s
+
+    @property
+    def iqr_s(self):
+        return self.message.timing.summary.iqr_s
+
+    def __repr__(self):
+        return f"<torchscan.Measurement {self.job_id}: median {self.median_s * 1e3:.4g} ms, IQR {self.iqr_s * 1e3:.4g} ms>"
+
+
+def load(path):
+    """A saved comparison.json or report.json, as the CLI wrote it (or save() did)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if os.path.basename(path).startswith("comparison") or '"before"' in text[:4000]:
+        return Comparison(json_format.Parse(text, report_pb2.Comparison()), "")
+    return Measurement(json_format.Parse(text, report_pb2.BenchmarkReport()), "")

@@ -1,0 +1,154 @@
+"""What a Python caller gives, as the job's WorkloadSpec: a model and its inputs.
+
+A model is a file path (its bytes are sent, as the CLI uploads --torchscript FILE), a
+ScriptModule (saved with torch.jit.save, in memory), or an nn.Module: scripted with
+torch.jit.script, or, when that fails, traced with torch.jit.trace on the inputs in eval mode
+(the module's mode is restored afterwards). `how` says which was used. Inputs are tensors (sent
+as torch.save bytes, as --input-file sends a file) or shapes (a generated float32 normal(0, 1)
+tensor, as --input 8x3x64x64). torch is imported only here, and only when a call needs it.
+"""
+
+import io
+import os
+
+from torchscan._errors import EXIT_BAD_INPUT, TorchScanError
+from torchscan._proto import workload_pb2
+
+# candidate_transform names: the CLI's --candidate-* variants.
+TRANSFORMS = ("optimize_for_inference", "freeze", "channels_last", "bfloat16", "float16", "per_sample")
+
+
+def _is_shape(value):
+    return isinstance(value, (tuple, list)) and all(isinstance(d, int) and not isinstance(d, bool) for d in value)
+
+
+def _as_tuple(inputs):
+    if inputs is None:
+        return ()
+    if _is_shape(inputs) or not isinstance(inputs, (tuple, list)):
+        return (inputs,)  # one input: a tensor or one shape
+    return tuple(inputs)
+
+
+def input_specs(inputs):
+    """InputSpecs for `inputs` (a tensor, a shape, or a tuple of them)."""
+    specs = []
+    for i, value in enumerate(_as_tuple(inputs)):
+        spec = workload_pb2.InputSpec()
+        if _is_shape(value) or type(value).__name__ == "Size":
+            if any(d < 0 for d in value):
+                raise TorchScanError(f"inputs[{i}]: every dimension must be >= 0, got {tuple(value)}", EXIT_BAD_INPUT)
+            spec.generated.shape.extend(int(d) for d in value)
+        elif type(value).__module__.startswith("torch") and hasattr(value, "detach"):
+            import torch
+
+            buffer = io.BytesIO()
+            torch.save(value.detach().cpu().contiguous(), buffer)
+            spec.tensor_bytes = buffer.getvalue()
+            spec.source_name = f"python: inputs[{i}], {tuple(value.shape)} {str(value.dtype).replace('torch.', '')}"
+        else:
+            raise TorchScanError(
+                f"inputs[{i}]: a {type(value).__name__} is neither a tensor nor a shape; give torch tensors "
+                "(sent as torch.save bytes) or shapes such as (8, 3, 64, 64)",
+                EXIT_BAD_INPUT,
+            )
+        specs.append(spec)
+    return specs
+
+
+def _example_inputs(inputs):
+    import torch
+
+    return tuple(
+        torch.randn(*value) if _is_shape(value) or type(value).__name__ == "Size" else value
+        for value in _as_tuple(inputs)
+    )
+
+
+def module_spec(model, inputs, side):
+    """(TorchScriptSpec, how) for `model`; `side` ("baseline", "candidate", "model") names it in errors."""
+    spec = workload_pb2.TorchScriptSpec()
+    if isinstance(model, (str, os.PathLike)):
+        path = os.path.abspath(os.fspath(model))
+        try:
+            with open(path, "rb") as f:
+                spec.module_bytes = f.read()
+        except OSError as e:
+            raise TorchScanError(f"{side}: cannot read {path}: {e.strerror}", EXIT_BAD_INPUT) from None
+        if not spec.module_bytes.startswith(b"PK"):
+            raise TorchScanError(
+                f"{side}: {path} is not a TorchScript module (torch.jit.save writes a zip archive); save one with "
+                "torch.jit.save(torch.jit.script(model), PATH), or pass the nn.Module itself",
+                EXIT_BAD_INPUT,
+            )
+        spec.source_name = path
+        return spec, "file"
+    import torch
+
+    if isinstance(model, torch.jit.ScriptModule):
+        scripted, how = model, "ScriptModule as given"
+    elif isinstance(model, torch.nn.Module):
+        try:
+            scripted, how = torch.jit.script(model), "scripted (torch.jit.script)"
+        except Exception as script_error:  # TorchScript's frontend raises many kinds
+            example = _example_inputs(inputs)
+            if not example:
+                raise TorchScanError(
+                    f"{side}: torch.jit.script failed ({str(script_error).splitlines()[0]}) and there are no "
+                    "inputs to trace it with; give inputs=",
+                    EXIT_BAD_INPUT,
+                ) from None
+            was_training = model.training
+            model.eval()
+            try:
+                scripted = torch.jit.trace(model, example)
+            except Exception as trace_error:
+                raise TorchScanError(
+                    f"{side}: neither torch.jit.script ({str(script_error).splitlines()[0]}) nor torch.jit.trace "
+                    f"({str(trace_error).splitlines()[0]}) could make a TorchScript module of it",
+                    EXIT_BAD_INPUT,
+                ) from None
+            finally:
+                model.train(was_training)
+            how = "traced (torch.jit.trace on the inputs: torch.jit.script failed)"
+    else:
+        raise TorchScanError(
+            f"{side}: a {type(model).__name__} is not a model; give an nn.Module, a ScriptModule or a file path",
+            EXIT_BAD_INPUT,
+        )
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    spec.module_bytes = buffer.getvalue()
+    spec.source_name = f"python: {type(model).__name__}, {how}"
+    return spec, how
+
+
+def workload_spec(model, inputs, side):
+    """(WorkloadSpec, how) for `model` on `inputs`."""
+    workload = workload_pb2.WorkloadSpec()
+    module, how = module_spec(model, inputs, side)
+    workload.model.torchscript.CopyFrom(module)
+    workload.inputs.extend(input_specs(inputs))
+    return workload, how
+
+
+def apply_transform(workload, transform):
+    """The candidate variants of the CLI (--candidate-optimize-for-inference ...), by name."""
+    names = [transform] if isinstance(transform, str) else list(transform or ())
+    for name in names:
+        if name == "optimize_for_inference":
+            workload.optimize_for_inference = True
+        elif name == "freeze":
+            workload.freeze = True
+        elif name == "channels_last":
+            workload.channels_last = True
+        elif name == "bfloat16":
+            workload.dtype = workload_pb2.WorkloadSpec.bfloat16
+        elif name == "float16":
+            workload.dtype = workload_pb2.WorkloadSpec.float16
+        elif name == "per_sample":
+            workload.execution_mode = workload_pb2.WorkloadSpec.per_sample
+        else:
+            raise TorchScanError(
+                f"candidate_transform: {name!r} is not one of {', '.join(TRANSFORMS)}", EXIT_BAD_INPUT
+            )

@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""The Python client (python/torchscan) as a user calls it: nn.Modules made here with Debian's
+python3-torch, compared and measured by real daemons (a private one per call, as without
+daemon=, and a resident one named by daemon=), results saved, rendered and loaded back.
+
+No timing verdict is asserted (other tests run beside this one): only what is exact, the
+output check, the files, the errors and their exit codes. Run by bazel test from the
+runfiles root; each test case goes to $XML_OUTPUT_FILE.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import xml.sax.saxutils
+
+sys.path.insert(0, os.path.abspath("python"))
+os.environ["TORCHSCAND"] = os.path.abspath("daemon/torchscand")
+os.environ["TORCHSCAN_CLIENT"] = os.path.abspath("client/torchscan-client")
+os.environ.pop("TORCHSCAN_DAEMON", None)
+
+import torch  # noqa: E402
+
+import torchscan  # noqa: E402
+
+FAST_MEASURE = dict(min_run_time=0.01, min_blocks=3, progress=False)
+FAST = dict(FAST_MEASURE, rounds=1)
+
+
+class SmallNet(torch.nn.Module):
+    def __init__(self, seed=0):
+        super().__init__()
+        torch.manual_seed(seed)
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x)).mean(dim=(2, 3)))
+
+
+class VarArgs(torch.nn.Module):
+    """torch.jit.script cannot compile *args: the client traces it."""
+
+    def forward(self, x, *rest):
+        return torch.tanh(x) * 2
+
+
+class PythonClientTest(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.mkdtemp(prefix="python-client-")
+
+    def tearDown(self):
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def test_compare_two_modules_gives_a_checked_verdict_saved_as_the_cli_saves_it(self):
+        x = torch.randn(4, 3, 16, 16)
+        r = torchscan.compare(SmallNet(), SmallNet(), inputs=(x,), rtol=1e-5, atol=1e-6, **FAST)
+        self.assertEqual(r.check, "passed")
+        self.assertIn(r.label, ("faster", "slower", "within_variability", "unavailable"))
+        self.assertIn(r.claim, ("faster", "slower", "equivalent", "no_claim"))
+        self.assertTrue(r.job_id.startswith("job-"), r.job_id)
+        self.assertEqual(r.how, {"baseline": "scripted (torch.jit.script)", "candidate": "scripted (torch.jit.script)"})
+        self.assertGreater(r.before.median_s, 0)
+        self.assertTrue(r.verdict, "the summary's first sentence")
+        path = r.save(os.path.join(self.folder, "out"))
+        self.assertTrue(os.path.isfile(path))
+        page = open(os.path.join(self.folder, "out", "comparison.html"), encoding="utf-8").read()
+        self.assertIn('id="verdict-sentence"', page)
+        self.assertIn('id="verdict-sentence"', r._repr_html_())
+        self.assertIn("passed", r.to_markdown())
+        # The CLI reads what Python saved (strictly) and says the same.
+        cli = subprocess.run([os.environ["TORCHSCAN_CLIENT"], "render", path, "--format", "terminal"],
+                             capture_output=True, text=True)
+        self.assertEqual(cli.returncode, 0, cli.stderr)
+        self.assertIn(r.verdict, cli.stdout)
+        loaded = torchscan._results.load(path)
+        self.assertEqual((loaded.label, loaded.claim, loaded.check), (r.label, r.claim, r.check))
+        saved = json.load(open(path, encoding="utf-8"))
+        self.assertIn("python: SmallNet, scripted (torch.jit.script)", json.dumps(saved["before"]))
+
+    def test_a_failed_output_check_is_a_result_and_fails_assert_not_slower(self):
+        x = torch.randn(2, 3, 8, 8)
+        r = torchscan.compare(SmallNet(0), SmallNet(1), inputs=(x,), rtol=0, atol=0, **FAST)
+        self.assertEqual(r.check, "failed")
+        self.assertEqual(r.label, "unavailable", "deltas and label are withheld when the check fails")
+        with self.assertRaisesRegex(AssertionError, "the output check failed"):
+            torchscan.assert_not_slower(SmallNet(0), SmallNet(1), inputs=(x,), rtol=0, atol=0, **FAST)
+
+    def test_a_module_script_cannot_compile_is_traced_and_a_transform_makes_the_candidate(self):
+        r = torchscan.compare(VarArgs(), None, inputs=((8, 16),), candidate_transform="freeze", rtol=1e-6, atol=1e-6,
+                              **FAST)
+        self.assertEqual(r.check, "passed")
+        self.assertTrue(r.how["baseline"].startswith("traced"), r.how)
+        self.assertEqual(r.message.after.workload["freeze"], "true")
+
+    def test_measure_on_a_shape_and_a_resident_daemon_named_by_daemon(self):
+        socket_dir = tempfile.mkdtemp(prefix="pyd-", dir="/tmp")
+        address = "unix:" + os.path.join(socket_dir, "d.sock")
+        args = [os.environ["TORCHSCAND"], "--state-dir", os.path.join(self.folder, "state"), "--listen", address]
+        if os.geteuid() == 0:
+            args += ["--worker-user", "root"]
+        daemon = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(address[len("unix:"):]) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            m = torchscan.measure(SmallNet(), inputs=(4, 3, 16, 16), daemon=address, label="py", **FAST_MEASURE)
+            self.assertGreater(m.median_s, 0)
+            self.assertGreaterEqual(m.iqr_s, 0)
+            self.assertIn("report.json", m.save(os.path.join(self.folder, "m")))
+            listed = subprocess.run([os.environ["TORCHSCAN_CLIENT"], "--daemon", address, "jobs", "list"],
+                                    capture_output=True, text=True)
+            self.assertIn(m.job_id, listed.stdout, "the job ran on the daemon named")
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=30)
+            shutil.rmtree(socket_dir, ignore_errors=True)
+
+    def test_errors_name_the_keyword_and_carry_the_clis_exit_code(self):
+        x = torch.randn(2, 3, 8, 8)
+        cases = [
+            (lambda: torchscan.compare(SmallNet(), SmallNet(), inputs=(x,), **FAST), 2, "choose one output check"),
+            (lambda: torchscan.compare(SmallNet(), SmallNet(), inputs=(x,), rtol=1e-3, **FAST), 2, "give both rtol"),
+            (lambda: torchscan.compare("/etc/hostname", SmallNet(), inputs=(x,), no_check=True, **FAST), 2,
+             "baseline: /etc/hostname is not a TorchScript module"),
+            (lambda: torchscan.compare(SmallNet(), None, inputs=(x,), candidate_transform="fast", no_check=True,
+                                       **FAST), 2, "candidate_transform: 'fast' is not one of"),
+            (lambda: torchscan.measure(SmallNet(), inputs=("8x3",), **FAST_MEASURE), 2, "inputs[0]: a str is neither"),
+            (lambda: torchscan.measure(SmallNet(), inputs=(x,), daemon="unix:/nonexistent/d.sock", **FAST_MEASURE), 4,
+             "submit to unix:/nonexistent/d.sock"),
+            (lambda: torchscan.measure(SmallNet(), inputs=(x,), daemon="localhost:1", token="t", **FAST_MEASURE), 2,
+             "token: refusing to send a token to localhost:1 without TLS"),
+        ]
+        for call, code, words in cases:
+            with self.assertRaises(torchscan.TorchScanError) as caught:
+                call()
+            self.assertEqual(caught.exception.exit_code, code, str(caught.exception))
+            self.assertIn(words, str(caught.exception))
+        # A job that fails on the daemon: exit code 3, with the worker's message.
+        with self.assertRaises(torchscan.TorchScanError) as failed:
+            torchscan.measure(SmallNet(), inputs=((2, 5, 8, 8),), **FAST_MEASURE)
+        self.assertEqual(failed.exception.exit_code, 3, str(failed.exception))
+        self.assertIn("failed", str(failed.exception))
+
+
+    def test_the_readmes_python_block_runs_verbatim(self):
+        readme = open("README.md", encoding="utf-8").read()
+        section = readme.index("\n### From Python\n")
+        start = readme.index("```python\n", section) + len("```python\n")
+        block = readme[start:readme.index("```\n", start)]
+        script = os.path.join(self.folder, "readme.py")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write(block)
+        env = dict(os.environ, PYTHONPATH=os.path.abspath("python"))
+        done = subprocess.run(["/usr/bin/python3", script], cwd=self.folder, env=env, capture_output=True, text=True,
+                              timeout=600)
+        self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+        first = done.stdout.splitlines()[0].split()
+        self.assertEqual(first[2], "passed", done.stdout)
+        self.assertTrue(os.path.isfile(os.path.join(self.folder, "out", "comparison.html")))
+
+
+class _JUnit(unittest.TextTestResult):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.cases = []
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.cases.append((test.id(), ""))
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.cases.append((test.id(), self._exc_info_to_string(err, test)))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.cases.append((test.id(), self._exc_info_to_string(err, test)))
+
+
+def main():
+    runner = unittest.TextTestRunner(resultclass=_JUnit, verbosity=2)
+    result = runner.run(unittest.defaultTestLoader.loadTestsFromTestCase(PythonClientTest))
+    xml_path = os.environ.get("XML_OUTPUT_FILE")
+    if xml_path:
+        failed = sum(1 for _, f in result.cases if f)
+        cases = "\n".join(
+            f'<testcase name="{n.split(".")[-1]}" classname="PythonClientTest">'
+            + (f"<failure message={xml.sax.saxutils.quoteattr(f[-2000:])}/>" if f else "") + "</testcase>"
+            for n, f in result.cases)
+        with open(xml_path, "w", encoding="utf-8") as out:
+            out.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuites tests="{len(result.cases)}" '
+                      f'failures="{failed}"><testsuite name="PythonClientTest" tests="{len(result.cases)}" '
+                      f'failures="{failed}">\n{cases}\n</testsuite></testsuites>\n')
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
