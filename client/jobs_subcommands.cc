@@ -120,16 +120,15 @@ int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::
   return With(ConnectResident(ctx, "jobs fetch"), [&](DaemonClient& client) {
     absl::StatusOr<v1::JobResult> result = client.FetchResult(id);
     if (!result.ok()) return ReportError(result.status());
-    if (!output_dir.empty()) {
-      if (absl::Status s = CheckOutputFolder(
-              output_dir, result->has_calibration() ? CalibrationFiles() : EvidenceFiles(result->has_comparison()),
-              force);
-          !s.ok())
-        return ReportError(s);
-      std::string json_path;
-      if (absl::Status s = WriteEvidence(*result, output_dir, &json_path); !s.ok()) return ReportError(s);
-      std::fprintf(stderr, "wrote %s and its .html\n", json_path.c_str());
-    }
+    // Without --output, where the job commands write: ./torchscan-<job id>/.
+    const std::string dir = output_dir.empty() ? DefaultOutputFolder(id) : output_dir;
+    if (absl::Status s = CheckOutputFolder(
+            dir, result->has_calibration() ? CalibrationFiles() : EvidenceFiles(result->has_comparison()), force);
+        !s.ok())
+      return ReportError(s);
+    std::string json_path;
+    if (absl::Status s = WriteEvidence(*result, dir, &json_path); !s.ok()) return ReportError(s);
+    std::fprintf(stderr, "wrote %s and its .html\n", json_path.c_str());
     std::fputs(Summarize(ctx, *result).c_str(), stdout);
     return ResultExitCode(*result);
   });

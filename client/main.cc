@@ -133,7 +133,7 @@ void AddJobsCommands(CLI::App& app, CommandLine* cl) {
   cl->fetch = jobs->add_subcommand("fetch", "the report or comparison of a succeeded job");
   for (CLI::App* sub : {cl->show, cl->cancel, cl->watch, cl->fetch})
     sub->add_option("id", cl->id, "job id")->required();
-  cl->fetch->add_option("--output", cl->output, "folder for the JSON and HTML");
+  cl->fetch->add_option("--output", cl->output, "folder for the JSON and HTML (default ./torchscan-<job id>/)");
   cl->fetch->add_flag("--force", cl->force, "replace the evidence an earlier run left in --output");
 }
 

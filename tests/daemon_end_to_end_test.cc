@@ -347,6 +347,15 @@ TEST(DaemonEndToEnd, Kill9OfTheDaemonLosesNothing) {
   EXPECT_EQ(fetched.exit_code, 0) << fetched.err;
   absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
+  // Without --output it goes where the job commands write (./torchscan-<id>/, or -2 ... when
+  // that folder exists), and says so.
+  const CommandResult defaulted = d.Client({"jobs", "fetch", finished});
+  EXPECT_EQ(defaulted.exit_code, 0) << defaulted.err;
+  const std::string said = "wrote ./torchscan-" + finished;
+  const size_t at = defaulted.err.find(said);
+  ASSERT_NE(at, std::string::npos) << defaulted.err;
+  const std::string written = defaulted.err.substr(at + 6, defaulted.err.find(" and its .html", at) - at - 6);
+  EXPECT_TRUE(report::LoadReport(WorkingDir() + "/" + written).ok()) << written;
   // Its history point too: the index is rebuilt from the records, the summary is the record's.
   const v1::HistoryResponse history = History(d, "kill9 history");
   ASSERT_EQ(history.jobs_size(), 1);
