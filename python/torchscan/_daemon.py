@@ -138,7 +138,15 @@ class Connection:
         if not address:
             self.private = PrivateDaemon()
             address = self.private.address
-        self.address = address
+        try:
+            self._open(address, token, token_file, tls_ca, tls_cert, tls_key, tls_server_name)
+        except BaseException:
+            if self.private:  # refused settings or no answer: the daemon started for this call stops
+                self.private.stop()
+                self.private = None
+            raise
+
+    def _open(self, address, token, token_file, tls_ca, tls_cert, tls_key, tls_server_name):
         if address.startswith("/") or address.startswith("."):
             address = "unix:" + address  # as the CLI normalizes a socket path
         self.address = address
@@ -174,11 +182,7 @@ class Connection:
         self.metadata = [("authorization", "Bearer " + bearer)] if bearer else []
         self.stub = service_pb2_grpc.TorchScanStub(self.channel)
         if self.private:
-            try:
-                self.private.wait_ready(self.channel)
-            except TorchScanError:
-                self.close()
-                raise
+            self.private.wait_ready(self.channel)
 
     def close(self):
         self.channel.close()

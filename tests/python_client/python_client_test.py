@@ -134,6 +134,8 @@ class PythonClientTest(unittest.TestCase):
              "submit to unix:/nonexistent/d.sock"),
             (lambda: torchscan.measure(SmallNet(), inputs=(x,), daemon="localhost:1", token="t", **FAST_MEASURE), 2,
              "token: refusing to send a token to localhost:1 without TLS"),
+            (lambda: torchscan.measure(SmallNet(), inputs=(x,), tls_ca="/etc/hostname", **FAST_MEASURE), 2,
+             "tls_ca: unix sockets do not use TLS"),
         ]
         for call, code, words in cases:
             with self.assertRaises(torchscan.TorchScanError) as caught:
