@@ -16,6 +16,7 @@
 #include "core/round_plan.h"
 #include "core/sequential_decision.h"
 #include "core/spread_cause.h"
+#include "core/statistics.h"
 #include "core/timing_rounds.h"
 #include "experiment/torch_measure.h"
 #include "proto/spec_limits.h"
@@ -188,9 +189,7 @@ absl::Status WarmUpBuild(const Workload& w, const TimedRun& run) {
 double PerCallS(const TimedRun& run) {
   std::vector<double> medians;
   for (const TimedRun::Round& r : run.rounds) medians.push_back(r.median_s);
-  if (medians.empty()) return 0;
-  std::nth_element(medians.begin(), medians.begin() + medians.size() / 2, medians.end());
-  return medians[medians.size() / 2];
+  return Quantile(std::move(medians), 0.5).value_or(0);
 }
 
 // After the planned rounds (build pair 1): more build pairs, each both workloads built again,
@@ -220,7 +219,8 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
     if (look.outcome != SequentialOutcome::kUndecided)
       return absl::StrCat("decided (", SequentialOutcomeName(look.outcome), ") after ", *build_pairs, " build pairs, ",
                           absl::StrFormat("%.1f", timeline.Now()), " s into the job");
-    const double reserve_s = AfterTimingReserveS(PerCallS(baseline), PerCallS(candidate), o.profile_calls);
+    const double reserve_s =
+        AfterTimingReserveS(PerCallS(baseline), PerCallS(candidate), o.skip_diagnostics ? 0 : o.profile_calls);
     if (timeline.Now() + next_pair_s + reserve_s > o.max_time_s)
       return absl::StrCat("undecided at the time cap: ", *build_pairs, " build pairs, timing ended ",
                           absl::StrFormat("%.1f", timeline.Now()), " s into the job (max_time_s ", o.max_time_s,
