@@ -205,9 +205,14 @@ v1::JobRequest ById(const std::string& id) {
 }  // namespace
 
 absl::StatusOr<v1::Job> DaemonClient::Submit(const v1::JobSpec& spec) {
+  // The request borrows `spec` rather than copying its uploaded files (two 13 MB modules
+  // cost 0.17 s to copy on this VM's page faults): set without ownership, released before
+  // the request is destroyed. Nothing here changes the request.
   v1::SubmitRequest request;
-  *request.mutable_spec() = spec;
-  return Unary(*stub_, &v1::TorchScan::Stub::Submit, request, "submit", address_);
+  request.unsafe_arena_set_allocated_spec(const_cast<v1::JobSpec*>(&spec));
+  absl::StatusOr<v1::Job> job = Unary(*stub_, &v1::TorchScan::Stub::Submit, request, "submit", address_);
+  request.unsafe_arena_release_spec();
+  return job;
 }
 
 absl::StatusOr<v1::Job> DaemonClient::Watch(const std::string& id,

@@ -16,6 +16,7 @@
 
 #include "absl/strings/match.h"
 #include "io/proto_json.h"
+#include "worker/job_spec_file.h"
 
 namespace torchscan::daemon {
 namespace {
@@ -121,7 +122,8 @@ TEST(Daemon, UploadedFilesGoToTheWorkerOnceNotWithEveryListingOrEvent) {
   const std::string folder = config.state_dir() + "/jobs/" + id;
   EXPECT_LT(fs::file_size(folder + "/job.json"), 10000u);
   v1::JobSpec given;  // what the worker read
-  ASSERT_TRUE(LoadJsonStrict(folder + "/spec.json", &given).ok());
+  ASSERT_TRUE(worker::LoadJobSpec(folder, &given).ok());
+  EXPECT_TRUE(fs::exists(folder + "/spec.binpb"));  // binary: uploaded bytes are not base64 JSON
   EXPECT_EQ(given.measure().workload().model().torchscript().module_bytes(), std::string(200000, 'm'));
   EXPECT_EQ(given.measure().workload().inputs(0).tensor_bytes(), std::string(50000, 't'));
   EXPECT_EQ(given.options().intra_op_threads(), 1);  // with the daemon's defaults
@@ -275,14 +277,14 @@ TEST(Daemon, ASubmissionThatCannotBeStoredIsRefusedNamingStateDir) {
   auto daemon = Start(config);
   WaitFor(*daemon, Submit(*daemon, "ok"), v1::Job::succeeded);
   const std::string folder = config.state_dir() + "/jobs/job-000002";
-  ASSERT_TRUE(fs::create_directories(folder + "/spec.json.tmp." + std::to_string(::getpid())));
+  ASSERT_TRUE(fs::create_directories(folder + "/spec.binpb.tmp." + std::to_string(::getpid())));
   absl::Status s = daemon->Submit(Fake("ok"), "tester").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_TRUE(absl::StrContains(s.message(), "state_dir " + config.state_dir() + ": the job could not be stored")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "bytes free there")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "nothing was queued; free space in the daemon's state_dir")) << s;
   EXPECT_EQ(daemon->ListJobs(v1::ListJobsRequest())->jobs_size(), 1);
-  EXPECT_FALSE(fs::exists(folder + "/spec.json"));
+  EXPECT_FALSE(fs::exists(folder + "/spec.binpb"));
 }
 
 // The job record's timeline: from submission, the daemon's own phases, then the worker's.

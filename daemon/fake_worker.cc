@@ -34,6 +34,7 @@
 #include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
+#include "worker/job_spec_file.h"
 #include "worker/state_folder.h"
 #include "worker/worker_protocol.h"
 
@@ -177,7 +178,7 @@ int main(int argc, char** argv) {
   }
   if (!job_dir.empty()) {
     torchscan::v1::JobSpec spec;
-    if (!torchscan::LoadJsonStrict(job_dir + "/" + torchscan::worker::kJobSpecFile, &spec).ok()) {
+    if (!torchscan::worker::LoadJobSpec(job_dir, &spec).ok()) {
       std::cerr << "torchscan-worker: fake: cannot read " << torchscan::worker::kJobSpecFile << std::endl;
       return 2;
     }

@@ -10,7 +10,7 @@
 //   - A record that cannot be rewritten (Changed while state_dir is full) is kept in memory,
 //     served as it is, and stored with the next record written (or at Flush); the file keeps
 //     its previous whole version meanwhile.
-//   - A new job (StoreNew) is stored whole (spec.json and job.json) or not at all: on failure
+//   - A new job (StoreNew) is stored whole (spec.binpb and job.json) or not at all: on failure
 //     what was written is discarded and the job is not recorded (ResourceExhausted naming
 //     state_dir, its free bytes and the fix).
 //   - jobs.cache is rewritten at most every kRecordCacheInterval after a job finishes, and at
@@ -80,7 +80,7 @@ class JobRecords {
   // The id the next stored job gets.
   std::string NextId() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records `job` (id NextId(), queued; `spec` whole, job.spec without uploaded bytes): its id
-  // is used up, its "queue wait" phase begins at job.submitted_at, spec.json and job.json are
+  // is used up, its "queue wait" phase begins at job.submitted_at, spec.binpb and job.json are
   // written and it is added to the records and the history. On failure see the storage rules.
   absl::Status StoreNew(v1::Job& job, const v1::JobSpec& spec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Persists `job` (`persist`: state changes only) and wakes the waiters of WaitForChange. A

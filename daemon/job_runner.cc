@@ -57,8 +57,8 @@ struct Prepared {
 
 absl::StatusOr<Prepared> PrepareLaunch(JobStore& store, const std::string& id, const v1::JobSpec& spec,
                                        const JobRunOptions& options, const SpareWorker* spare) {
-  // The daemon writes spec.json, uploaded files included, at submission; a job queued by an
-  // older daemon has only its record, whose spec is then whole.
+  // The daemon writes the spec file, uploaded files included, at submission; a job queued by a
+  // much older daemon has only its record, whose spec is then whole.
   if (absl::Status s = store.HasSpec(id) ? absl::OkStatus() : store.WriteSpec(id, spec); !s.ok())
     return absl::InternalError(absl::StrCat("could not write the job's ", worker::kJobSpecFile, ": ", s.message()));
   const std::string own = spare != nullptr ? spare->launch().sandbox_folder : "";

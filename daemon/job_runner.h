@@ -1,5 +1,5 @@
 // Runs one job start to end, without gRPC and without the daemon's bookkeeping: writes its
-// spec.json, launches a fresh worker (worker_launcher.h) with the daemon's affinity and
+// spec file, launches a fresh worker (worker_launcher.h) with the daemon's affinity and
 // limits or hands the job to the warm spare launched the same way (spare_slot.h), turns the worker's progress lines
 // (worker_protocol.h) into callbacks and reads the result it wrote.
 #pragma once
@@ -60,7 +60,7 @@ struct JobRunOutcome {
   bool died_before_first_line = false;
 };
 
-// Runs job `id` in a worker on the job folder's spec.json, which the daemon wrote at
+// Runs job `id` in a worker on the job folder's spec file, which the daemon wrote at
 // submission (uploaded files included); when it is missing (a job queued by an older daemon)
 // `spec` is written there first. Never throws. Failures (spec not writable, worker failure
 // of any kind, exit 0 without a valid result.json) come back as state failed with the reason

@@ -23,6 +23,7 @@
 #include "io/proto_json.h"
 #include "report/report_json.h"
 #include "report/validate.h"
+#include "worker/job_spec_file.h"
 #include "worker/state_folder.h"
 
 namespace torchscan::daemon {
@@ -251,11 +252,11 @@ absl::StatusOr<v1::Job> JobStore::LoadJob(const std::string& id) const {
 
 absl::Status JobStore::WriteSpec(const std::string& id, const v1::JobSpec& spec) {
   if (absl::Status s = MakeDir(JobDir(id), kJobFolderMode); !s.ok()) return s;
-  return SaveJson(spec, JobDir(id) + "/" + worker::kJobSpecFile, kPrivateFileMode);
+  return worker::SaveJobSpec(spec, JobDir(id), kPrivateFileMode);
 }
 
 absl::Status JobStore::GiveToWorker(const std::string& id, int uid, int gid) {
-  for (const std::string& path : {JobDir(id), JobDir(id) + "/" + worker::kJobSpecFile})
+  for (const std::string& path : {JobDir(id), worker::JobSpecPath(JobDir(id))})
     if (::lchown(path.c_str(), static_cast<uid_t>(uid), static_cast<gid_t>(gid)) != 0 && errno != ENOENT)
       return absl::InternalError(absl::StrCat("cannot give ", path, " to the worker's user: ", std::strerror(errno)));
   return absl::OkStatus();
@@ -264,9 +265,10 @@ absl::Status JobStore::GiveToWorker(const std::string& id, int uid, int gid) {
 absl::Status JobStore::TakeBack(const std::string& id) { return TakeBackFolder(JobDir(id)); }
 
 absl::Status JobStore::CopySpecInto(const std::string& id, const std::string& folder, int uid, int gid) const {
-  absl::StatusOr<std::string> spec = ReadFile(JobDir(id) + "/" + worker::kJobSpecFile);
+  const std::string path = worker::JobSpecPath(JobDir(id));
+  absl::StatusOr<std::string> spec = ReadFile(path);
   if (!spec.ok()) return absl::InternalError(spec.status().message());
-  const std::string copy = folder + "/" + worker::kJobSpecFile;
+  const std::string copy = folder + "/" + fs::path(path).filename().string();
   if (absl::Status s = WriteFileAtomic(copy, *spec, kPrivateFileMode); !s.ok()) return s;
   if (uid >= 0 && ::lchown(copy.c_str(), static_cast<uid_t>(uid), static_cast<gid_t>(gid)) != 0)
     return absl::InternalError(absl::StrCat("cannot give ", copy, " to the worker's user: ", std::strerror(errno)));
@@ -303,7 +305,7 @@ int64_t JobStore::FreeBytes() const {
 
 bool JobStore::HasSpec(const std::string& id) const {
   std::error_code error;
-  return fs::exists(JobDir(id) + "/" + worker::kJobSpecFile, error);
+  return fs::exists(worker::JobSpecPath(JobDir(id)), error);
 }
 
 absl::StatusOr<v1::JobResult> JobStore::LoadResult(const std::string& id) const {

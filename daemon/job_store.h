@@ -1,8 +1,9 @@
 // The daemon's persistent state: one folder per job under <state_dir>/jobs/<id>/ holding
 //   job.json        the Job record (JSON mapping), rewritten at each state change; its spec
 //                   without the bytes of uploaded files
-//   spec.json       the JobSpec given to the worker, uploaded files included (written at
-//                   submission)
+//   spec.binpb      the JobSpec given to the worker, uploaded files included, in protobuf's
+//                   binary encoding (written at submission; worker/job_spec_file.h, which
+//                   also reads an older daemon's spec.json)
 //   result.json     the JobResult, written by the worker
 //   worker.stderr   what the worker wrote to stderr
 // and <state_dir>/noise_floor.json, the latest calibration's noise floor
@@ -11,7 +12,7 @@
 // job.json it was read from or written as (daemon/job_cache.h): a start takes a record from
 // it while its job.json is unchanged, instead of parsing the JSON. Only a speed-up: a
 // missing, stale, damaged or other-schema cache costs parsing time, never a record.
-// Every JSON file is written atomically (temporary file, fsync, rename), so a reader or a
+// Every file is written atomically (temporary file, fsync, rename), so a reader or a
 // restart after kill -9 sees the old or the new file, never a torn one; a write that fails
 // (a full disk) leaves the old file whole. The store deletes only what a refused submission
 // left behind (DiscardRefused). gRPC-free.
@@ -93,27 +94,27 @@ class JobStore {
   // (about 0.2 ms). DataLoss naming the file when it is missing, unreadable, damaged or
   // another job's.
   absl::StatusOr<v1::Job> LoadJob(const std::string& id) const;
-  // Writes jobs/<id>/spec.json atomically.
+  // Writes jobs/<id>/spec.binpb atomically.
   absl::Status WriteSpec(const std::string& id, const v1::JobSpec& spec);
-  // Removes what storing a refused submission left: jobs/<id>/spec.json and the folder, when
+  // Removes what storing a refused submission left: jobs/<id>/spec.binpb and the folder, when
   // the folder holds nothing else (no job.json: the job was never recorded). Internal naming
   // the path when something stays.
   absl::Status DiscardRefused(const std::string& id);
   // Bytes still free for writing in state_dir's filesystem (statvfs f_bavail x f_frsize);
   // -1 when statvfs fails.
   int64_t FreeBytes() const;
-  // Whether jobs/<id>/spec.json exists (written at submission; a job queued by an older
+  // Whether jobs/<id> holds a spec file (written at submission; a job queued by a much older
   // daemon has only its record, which then holds the whole spec).
   bool HasSpec(const std::string& id) const;
   // While a job's worker runs as another user (`uid`, `gid`), it owns the job's folder and
-  // spec.json: it reads the spec and writes its result there. Internal naming the path.
+  // spec file: it reads the spec and writes its result there. Internal naming the path.
   absl::Status GiveToWorker(const std::string& id, int uid, int gid);
   // After the worker ended (nothing of it runs any more): the folder is the daemon's again
   // (owner, mode 0700), before anything in it is read. A link (symbolic or hard), pipe or
   // device the worker left is removed, never followed; regular files become the daemon's, mode 0600; folders stay
   // (nothing reads into them, and the folder above is closed). Internal naming the path.
   absl::Status TakeBack(const std::string& id);
-  // A sandboxed spare's job: its spec.json copied into the spare's own `folder` (owned by
+  // A sandboxed spare's job: its spec file copied into the spare's own `folder` (owned by
   // `uid`/`gid` when >= 0) at the handoff; afterwards the folder taken back as above, its
   // result.json and worker.stderr moved into the job's folder, and the folder removed.
   // Internal naming the path.

@@ -69,7 +69,7 @@ TEST(JobStore, FilesHaveTheDocumentedNames) {
   ASSERT_TRUE(store.WriteSpec(id, MakeJob(7, v1::Job::queued).spec()).ok());
   std::set<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir + "/jobs/job-000007")) files.insert(entry.path().filename());
-  EXPECT_EQ(files, (std::set<std::string>{"job.json", "spec.json"}));
+  EXPECT_EQ(files, (std::set<std::string>{"job.json", "spec.binpb"}));
 }
 
 int Mode(const std::string& path) {
@@ -92,7 +92,7 @@ TEST(JobStore, JobFoldersAndFilesArePrivate) {
   ASSERT_TRUE(store.WriteSpec(id, MakeJob(7, v1::Job::queued).spec()).ok());
   EXPECT_EQ(Mode(store.JobDir(id)), 0700);
   EXPECT_EQ(Mode(store.JobDir(id) + "/job.json"), 0600);
-  EXPECT_EQ(Mode(store.JobDir(id) + "/spec.json"), 0600);
+  EXPECT_EQ(Mode(store.JobDir(id) + "/spec.binpb"), 0600);
 }
 
 // What a worker leaves in its folder is taken back before it is read: a link it planted is

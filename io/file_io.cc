@@ -58,7 +58,7 @@ absl::Status WriteFileAtomic(const std::string& path, const std::string& text, i
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("cannot open", path);
-  struct stat info;
+  struct stat info {};
   if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
     ::close(fd);
     return absl::InvalidArgumentError(path + " is a folder; give a file");
@@ -73,6 +73,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   }
   // Streams (pipes, devices such as /dev/zero) have no size: read up to the limit.
   std::string content;
+  // A regular file's size is known: one allocation, so a large module is not copied at
+  // each doubling (a 13 MB file took 0.15 s on this VM's page faults without it).
+  if (S_ISREG(info.st_mode) && info.st_size > 0) content.reserve(static_cast<size_t>(info.st_size));
   char buffer[1 << 16];
   while (true) {
     const ssize_t n = ::read(fd, buffer, sizeof(buffer));

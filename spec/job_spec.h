@@ -100,7 +100,7 @@ v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config)
 // `spec` with the bytes of uploaded files (every module_bytes and tensor_bytes) emptied; the
 // oneof stays set and source_name names each file. What a job's record holds and what
 // GetJob, ListJobs and Watch return: the uploaded files (up to max_upload_bytes) go to the
-// worker once, in the job folder's spec.json, rather than with every listing and event.
+// worker once, in the job folder's spec file, rather than with every listing and event.
 v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec);
 
 }  // namespace torchscan::spec

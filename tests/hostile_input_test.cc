@@ -936,7 +936,7 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
     EXPECT_TRUE(std::regex_match(job.path().filename().string(), std::regex(R"(job-\d{6})"))) << job.path();
     for (const auto& f : fs::directory_iterator(job.path())) {
       const std::string name = f.path().filename().string();
-      EXPECT_TRUE(name == "job.json" || name == "spec.json" || name == "result.json" || name == "worker.stderr")
+      EXPECT_TRUE(name == "job.json" || name == "spec.binpb" || name == "result.json" || name == "worker.stderr")
           << "stray file " << f.path();
     }
   }

@@ -79,11 +79,11 @@ TEST_F(SandboxTest, HostileModulesSeeAndChangeNothingOutsideTheirJob) {
                                       "--listen", "127.0.0.1:" + std::to_string(FreePort()), "--tls-cert",
                                       pki.server_cert, "--tls-key", pki.server_key}));
   const std::string victim = VictimJob(d, models_);
-  ASSERT_TRUE(fs::exists(victim + "/spec.json"));
+  ASSERT_TRUE(fs::exists(victim + "/spec.binpb"));
   const std::string home_secret = "/root/torchscan-sandbox-secret-" + std::to_string(::getpid());
   if (::geteuid() == 0) WriteFile(home_secret, "HOME SECRET\n", 0644);
 
-  std::vector<Target> targets = {{"spec", victim + "/spec.json"},
+  std::vector<Target> targets = {{"spec", victim + "/spec.binpb"},
                                  {"result", victim + "/result.json"},
                                  {"token", token_file},
                                  {"tls_key", pki.server_key},
@@ -167,7 +167,7 @@ TEST_F(SandboxTest, WithoutItAJobReadsWhatTheWorkersUserCan) {
   const std::string open_file = fs::path(placement.state_dir).parent_path().string() + "/notes.txt";
   WriteFile(open_file, "NOTES FOR ALL\n", 0644);
   const std::string hostile = TempDir("hostile_unsandboxed");
-  MakeHostileModules(hostile, {{"notes", open_file}, {"spec", victim + "/spec.json"}});
+  MakeHostileModules(hostile, {{"notes", open_file}, {"spec", victim + "/spec.binpb"}});
   const CommandResult notes = MeasureModule(d, hostile + "/read_notes.pt");
   EXPECT_NE(notes.exit_code, 0);
   EXPECT_TRUE(absl::StrContains(notes.err, "LEAKED 78 79 84 69 83")) << notes.err;  // "NOTES"

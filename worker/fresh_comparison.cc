@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "io/proto_json.h"
 #include "process/run.h"
+#include "worker/job_spec_file.h"
 #include "worker/state_folder.h"
 #include "worker/worker_outcome.h"
 #include "worker/worker_protocol.h"
@@ -34,7 +35,7 @@ absl::Status WriteChildJob(const v1::JobSpec& spec, const std::string& dir) {
   fs::remove_all(dir, error);
   if (!error) fs::create_directories(dir, error);
   if (error) return absl::InternalError(absl::StrCat("cannot create the folder ", dir, ": ", error.message()));
-  if (absl::Status s = SaveJson(spec, dir + "/" + kJobSpecFile); !s.ok())
+  if (absl::Status s = SaveJobSpec(spec, dir); !s.ok())
     return absl::InternalError(absl::StrCat("cannot write ", dir, "/", kJobSpecFile, ": ", s.message()));
   return absl::OkStatus();
 }

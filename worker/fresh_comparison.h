@@ -21,7 +21,7 @@ namespace torchscan::worker {
 
 struct FreshWorkerRun {
   std::string worker_path;  // the torchscan-worker to run (the worker passes /proc/self/exe); required
-  // A folder to create for the child's job: spec.json, result.json and the child's stderr.txt.
+  // A folder to create for the child's job: spec.binpb, result.json and the child's stderr.txt.
   // Whatever is there is removed first; the folder is removed again when the call returns.
   std::string dir;
   std::function<void(int pid)> on_start;                   // once the child runs; may be empty

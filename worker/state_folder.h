@@ -13,8 +13,10 @@
 //   jobs/                  one folder per job, named by its id: "job-" and at least six
 //     job-000001/          digits, zero-padded, so that names sort in submission order
 //       job.json           the Job record, rewritten by the daemon at each state change
-//       spec.json          the JobSpec, uploaded files included: written by the daemon at
-//                          submission, read by the worker (worker/worker_protocol.h)
+//       spec.binpb         the JobSpec in protobuf's binary encoding, uploaded files included:
+//                          written by the daemon at submission, read by the worker
+//                          (worker/job_spec_file.h; a folder may hold spec.json instead: a
+//                          job file by hand or from deploy/slurm, or an older daemon's job)
 //       result.json        the JobResult, written by the worker, read by the daemon
 //       worker.stderr      what the worker wrote to stderr (its last lines name a failure)
 //
@@ -37,7 +39,7 @@ inline constexpr char kStateJobsFolder[] = "jobs";
 inline constexpr char kNoiseFloorFile[] = "noise_floor.json";
 inline constexpr char kSpareWorkerStderrFile[] = "spare-worker.stderr";
 // A sandboxed spare's own job folder: the only writable folder it sees. The daemon copies its
-// job's spec.json in at the handoff and moves the result and stderr out afterwards.
+// job's spec file in at the handoff and moves the result and stderr out afterwards.
 inline constexpr char kSpareJobFolder[] = "spare-job";
 
 // ---------------------------------------------------------------- a job's folder
@@ -45,7 +47,8 @@ inline constexpr char kSpareJobFolder[] = "spare-job";
 inline constexpr char kJobIdPrefix[] = "job-";
 inline constexpr int kJobIdDigits = 6;
 inline constexpr char kJobRecordFile[] = "job.json";
-inline constexpr char kJobSpecFile[] = "spec.json";
+inline constexpr char kJobSpecFile[] = "spec.binpb";
+inline constexpr char kJobSpecJsonFile[] = "spec.json";
 inline constexpr char kJobResultFile[] = "result.json";
 inline constexpr char kWorkerStderrFile[] = "worker.stderr";
 

@@ -10,6 +10,7 @@
 #include "proto/service.pb.h"
 #include "worker/calibration_job.h"
 #include "worker/job_options.h"
+#include "worker/job_spec_file.h"
 #include "worker/result_labels.h"
 #include "worker/state_folder.h"
 #include "worker/worker_protocol.h"
@@ -53,7 +54,7 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
   PhaseTimeline timeline;  // time 0: the worker begins the job
   if (flags.job_dir.empty()) return Fail(errors, kWorkerBadSpec, absl::InvalidArgumentError("--job: required"));
   v1::JobSpec spec;
-  if (absl::Status s = LoadJsonStrict(flags.job_dir + "/" + kJobSpecFile, &spec); !s.ok())
+  if (absl::Status s = LoadJobSpec(flags.job_dir, &spec); !s.ok())
     return Fail(errors, kWorkerBadSpec, s);
   absl::StatusOr<experiment::ExperimentOptions> options = ExperimentOptionsFor(spec, flags.rss_child_path);
   if (!options.ok()) return Fail(errors, kWorkerBadSpec, options.status());

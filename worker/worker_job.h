@@ -1,9 +1,9 @@
-// torchscan-worker's whole job (worker_protocol.h): read JOB_DIR/spec.json, run the
+// torchscan-worker's whole job (worker_protocol.h): read JOB_DIR's spec (worker/job_spec_file.h), run the
 // measurement or comparison (experiment/experiment.h; threads are applied there before anything is
 // built) or the calibration (worker/calibration_job.h: each pair in a fresh worker of its
 // own, started from this one), write JOB_DIR/result.json atomically, report progress lines. The worker is fresh per
 // job: LibTorch's thread settings can be set once per process. The result's timeline (report.timeline or
-// comparison.timeline) counts from when the worker began the job, before it read spec.json.
+// comparison.timeline) counts from when the worker began the job, before it read its spec.
 #pragma once
 
 #include <ostream>

@@ -2,7 +2,7 @@
 // progress lines on stdout and its exit codes. Pure (no gRPC, no LibTorch, no I/O).
 //
 // Command line:  torchscan-worker --job JOB_DIR [--rss-child PATH]
-//   reads JOB_DIR/spec.json (a JobSpec, JSON mapping), writes JOB_DIR/result.json (a
+//   reads JOB_DIR/spec.binpb or spec.json (a JobSpec: worker/job_spec_file.h), writes JOB_DIR/result.json (a
 //   JobResult) atomically, and exits with one of the codes below; on failure the last line
 //   of stderr says why ("torchscan-worker: <message naming the field or step>").
 //
@@ -52,7 +52,7 @@ namespace torchscan::worker {
 enum WorkerExitCode : int {
   kWorkerOk = 0,
   kWorkerInternalError = 1,     // an unexpected exception: a bug
-  kWorkerBadSpec = 2,           // bad flags, spec.json unreadable / invalid / unsupported
+  kWorkerBadSpec = 2,           // bad flags, spec unreadable / invalid / unsupported
   kWorkerWorkloadError = 3,     // the workload could not be built, timed, profiled or checked
   kWorkerOutOfMemory = 4,       // LibTorch or the allocator ran out of memory (RESOURCE_EXHAUSTED)
   kWorkerResultNotWritten = 5,  // result.json could not be written

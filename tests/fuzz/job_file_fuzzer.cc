@@ -2,7 +2,8 @@
 // `torchscan-client measure --job FILE` job goes:
 //   client/job_flags.h LoadJobFile (strict JSON mapping of JobSpec)
 //   → spec/job_spec.h ValidateJobSpec (torchscand's Submit) → WithDaemonDefaults
-//   → saved as JSON (the job store's spec.json) → ParseJsonStrict (torchscan-worker).
+//   → saved in protobuf's binary encoding (the job store's spec.binpb, worker/job_spec_file.h)
+//   and as JSON (a job folder's spec.json by hand or from Slurm) → read back (torchscan-worker).
 //
 // Properties checked for every input (FuzzFail aborts when one breaks):
 //  - LoadJobFile returns; an error is InvalidArgument naming the file.
@@ -12,8 +13,8 @@
 //  - ValidateJobSpec returns OK or one of the codes its header lists, with a message that
 //    names the field ("spec..."); a daemon with more devices and an RSS child accepts
 //    everything a default daemon accepts.
-//  - The spec, and the spec with the daemon's defaults, saved as JSON load back strictly as
-//    the same message (what the worker reads is what was submitted).
+//  - The spec, and the spec with the daemon's defaults, saved as JSON and as binary load
+//    back (JSON strictly) as the same message (what the worker reads is what was submitted).
 // Verdict: kAccepted when a default daemon (cpu only, no RSS child) would queue the job.
 #include <string>
 #include <string_view>
@@ -34,6 +35,10 @@ void ExpectSavedSpecLoads(const v1::JobSpec& spec, const std::string& what) {
   if (absl::Status s = ParseJsonStrict(ToJson(spec), "spec.json", &reloaded); !s.ok())
     FuzzFail(absl::StrCat(what, ": the saved spec does not load"), s.ToString());
   ExpectSameMessage(spec, reloaded, what);
+  v1::JobSpec from_binary;
+  if (!from_binary.ParseFromString(spec.SerializeAsString()))
+    FuzzFail(absl::StrCat(what, ": the binary spec does not load"), "");
+  ExpectSameMessage(spec, from_binary, absl::StrCat(what, " (binary)"));
 }
 
 // `input` was refused by LoadJobFile: if it parses as a JobSpec all the same, ValidateJobSpec
@@ -73,7 +78,7 @@ Verdict FuzzOne(std::string_view input) {
   v1::DaemonConfig config;
   config.set_default_intra_op_threads(2);
   config.set_default_inter_op_threads(1);
-  ExpectSavedSpecLoads(spec::WithDaemonDefaults(*spec, config), "spec.json with the daemon's defaults");
+  ExpectSavedSpecLoads(spec::WithDaemonDefaults(*spec, config), "the spec with the daemon's defaults");
   return by_default.ok() ? Verdict::kAccepted : Verdict::kRejected;
 }
 
