@@ -55,6 +55,16 @@ const std::vector<std::pair<std::string, std::string>>& Table() {
 
 std::string WithFlagNames(const std::string& message) {
   std::string text = message;
+  // A compare's module that fails, named by its side ("candidate: model.torchscript..."), came
+  // from that side's flag: --baseline / --candidate (with --torchscript both sides share one
+  // file, and the baseline, built first, would fail first).
+  for (const char* side : {"baseline", "candidate"}) {
+    const std::string fragment = std::string(side) + ": model.torchscript";
+    const size_t at = text.find(fragment);
+    if (at == std::string::npos || !(at == 0 || (at >= 2 && text.compare(at - 2, 2, ": ") == 0))) continue;
+    const size_t end = FieldEnd(text, at + fragment.size() - std::string("model.torchscript").size());
+    if (text.compare(end, 4, " (--") != 0) text.insert(end, std::string(" (--") + side + ")");
+  }
   std::vector<size_t> annotated;  // ends of fields already given a flag
   for (const auto& [fragment, flag] : Table()) {
     for (size_t at = text.find(fragment); at != std::string::npos; at = text.find(fragment, at + 1)) {

@@ -18,6 +18,17 @@ TEST(WithFlagNames, AddsTheFlagBesideTheField) {
             "spec.measure.workload.inputs[0].generated.shape[1] (--input/--input-file): -128 is negative");
 }
 
+// A compare's module is named by the flag of its side, wherever the side stands first.
+TEST(WithFlagNames, ACompareSideNamesItsOwnFlag) {
+  EXPECT_EQ(WithFlagNames("candidate: model.torchscript.module_bytes (/home/ann/m.pt) are not a TorchScript module"),
+            "candidate: model.torchscript.module_bytes (--candidate) (/home/ann/m.pt) are not a TorchScript module");
+  EXPECT_EQ(WithFlagNames("job job-000002 failed: baseline: model.torchscript.path: 'x' is not"),
+            "job job-000002 failed: baseline: model.torchscript.path (--baseline): 'x' is not");
+  // "the candidate: model.torchscript" inside a sentence is not a side's prefix.
+  EXPECT_EQ(WithFlagNames("measurement: model.torchscript.module_bytes are not"),
+            "measurement: model.torchscript.module_bytes (--torchscript) are not");
+}
+
 TEST(WithFlagNames, LeavesOtherTextAlone) {
   EXPECT_EQ(WithFlagNames("spec: 9 bytes exceed this daemon's max_upload_bytes 8"),
             "spec: 9 bytes exceed this daemon's max_upload_bytes 8");

@@ -6,9 +6,12 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "io/file_io.h"
+#include "io/zip_names.h"
 
 namespace torchscan {
 namespace {
@@ -47,10 +50,46 @@ absl::StatusOr<std::string> ReadUpload(const std::string& given, const std::stri
   return bytes;
 }
 
+// What PyTorch wrote into `bytes`, from its zip entries: "module" (torch.jit.save: code/
+// entries), "data" (torch.save: a tensor, a state_dict, a pickled object), or "" (not a zip
+// archive: torch.save's legacy format, or not PyTorch's at all).
+std::string SavedKind(const std::string& bytes) {
+  absl::StatusOr<std::vector<std::string>> names = ZipEntryNames(bytes);
+  if (!names.ok()) return "";
+  for (const std::string& name : *names)
+    if (absl::StartsWith(name, "code/") || absl::StrContains(name, "/code/")) return "module";
+  return "data";
+}
+
+// A module file that is not one is refused here, before anything is sent.
+absl::Status CheckModuleBytes(const std::string& bytes, const std::string& where) {
+  const std::string kind = SavedKind(bytes);
+  if (kind == "module") return absl::OkStatus();
+  if (kind == "data")
+    return absl::InvalidArgumentError(absl::StrCat(
+        where,
+        " holds data saved with torch.save (a tensor, a state_dict or a pickled nn.Module), not a TorchScript "
+        "module: save the module with torch.jit.script(model).save(path) (or torch.jit.trace(model, inputs))"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(where,
+                   " is not a TorchScript module (not the zip archive torch.jit.save writes): save the module with "
+                   "torch.jit.script(model).save(path) (or torch.jit.trace(model, inputs))"));
+}
+
+// A tensor file that is a module is refused here; anything else is the worker's to read.
+absl::Status CheckTensorBytes(const std::string& bytes, const std::string& where) {
+  if (SavedKind(bytes) != "module") return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(where,
+                   " is a TorchScript module, not a tensor: an input file holds one tensor saved with "
+                   "torch.save(tensor, path); give the module with --torchscript, --baseline or --candidate"));
+}
+
 // Resolves or uploads one file into `set_path` / `set_bytes` (+ its source name).
 absl::Status SetFile(const std::string& path, FileTransport transport, const std::string& base_dir,
                      const std::function<void(const std::string&)>& set_path,
-                     const std::function<void(std::string, const std::string&)>& set_bytes) {
+                     const std::function<void(std::string, const std::string&)>& set_bytes,
+                     const std::function<absl::Status(const std::string&, const std::string&)>& check_bytes) {
   if (transport == FileTransport::kDaemonPath) {
     if (path.empty()) return absl::InvalidArgumentError("no path given; name a file on the daemon's machine");
     set_path(ResolveClientPath(path, base_dir));
@@ -58,6 +97,9 @@ absl::Status SetFile(const std::string& path, FileTransport transport, const std
   }
   absl::StatusOr<std::string> bytes = ReadUpload(path, base_dir);
   if (!bytes.ok()) return bytes.status();
+  if (check_bytes)
+    if (absl::Status s = check_bytes(*bytes, Where(path, ResolveClientPath(path, base_dir), base_dir)); !s.ok())
+      return s;
   set_bytes(*std::move(bytes), ResolveClientPath(path, base_dir));
   return absl::OkStatus();
 }
@@ -80,7 +122,8 @@ absl::Status SetModuleFile(const std::string& path, FileTransport transport, v1:
       [module](std::string bytes, const std::string& name) {
         module->set_module_bytes(std::move(bytes));
         module->set_source_name(name);
-      });
+      },
+      CheckModuleBytes);
 }
 
 absl::Status SetTensorFile(const std::string& path, FileTransport transport, v1::InputSpec* input,
@@ -90,7 +133,8 @@ absl::Status SetTensorFile(const std::string& path, FileTransport transport, v1:
       [input](std::string bytes, const std::string& name) {
         input->set_tensor_bytes(std::move(bytes));
         input->set_source_name(name);
-      });
+      },
+      CheckTensorBytes);
 }
 
 absl::Status ResolveJobFiles(const std::string& job_file, FileTransport transport, v1::JobSpec* spec) {

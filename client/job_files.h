@@ -32,11 +32,17 @@ std::string ResolveClientPath(const std::string& path, const std::string& base_d
 // `base_dir`. Uploads only: InvalidArgument "cannot read '<absolute>' (\"<given>\" relative to
 // <base>): <reason>; ..." when it is missing or unreadable, "... is not a regular file" for a
 // folder or device, "... is N bytes, more than the client uploads" past kMaxReadFileBytes
-// (io/file_io.h), each with the fix. The messages do not name a flag: callers prefix it.
+// (io/file_io.h), each with the fix; and, read here without LibTorch from its zip entries, a
+// file that is no TorchScript module ("... holds data saved with torch.save (a tensor, a
+// state_dict ...), not a TorchScript module: save the module with ...", or "... is not a
+// TorchScript module"), so that it is refused before anything is sent. The messages do not
+// name a flag: callers prefix it.
 absl::Status SetModuleFile(const std::string& path, FileTransport transport, v1::TorchScriptSpec* module,
                            const std::string& base_dir = "");
 
-// The same for a tensor file (--input-file): tensor_bytes + source_name, or tensor_file.
+// The same for a tensor file (--input-file): tensor_bytes + source_name, or tensor_file; a
+// TorchScript module given as one is refused here ("... is a TorchScript module, not a
+// tensor"); what else it holds, the worker reads and names.
 absl::Status SetTensorFile(const std::string& path, FileTransport transport, v1::InputSpec* input,
                            const std::string& base_dir = "");
 

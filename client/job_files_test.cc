@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
 #include "io/proto_json.h"
+#include "io/zip_fixture.h"
 #include "spec/job_spec.h"
 
 namespace torchscan {
@@ -52,20 +54,45 @@ TEST(ResolveClientPath, RelativePathsAreTakenFromTheWorkingDirectoryOrTheGivenFo
 
 TEST(SetModuleFile, UploadsARelativePathFromAnotherWorkingDirectory) {
   const std::string models = Dir("upload/models"), work = Dir("upload/work");
-  Write(models + "/mlp.pt", std::string("PK\x03\x04 module", 11));
+  Write(models + "/mlp.pt", TorchScriptZip());
+  Write(models + "/x.pt", TorchSaveZip());
   InDirectory here(work);
   v1::TorchScriptSpec module;
   ASSERT_TRUE(SetModuleFile("../models/mlp.pt", FileTransport::kUpload, &module).ok());
-  EXPECT_EQ(module.module_bytes(), std::string("PK\x03\x04 module", 11));
+  EXPECT_EQ(module.module_bytes(), TorchScriptZip());
   EXPECT_EQ(module.source_name(), models + "/mlp.pt");  // where it was, for the report
   EXPECT_FALSE(module.has_path());
 
   v1::InputSpec input;
   input.set_name("x");
-  ASSERT_TRUE(SetTensorFile("../models/mlp.pt", FileTransport::kUpload, &input).ok());
-  EXPECT_EQ(input.tensor_bytes(), module.module_bytes());
-  EXPECT_EQ(input.source_name(), models + "/mlp.pt");
+  ASSERT_TRUE(SetTensorFile("../models/x.pt", FileTransport::kUpload, &input).ok());
+  EXPECT_EQ(input.tensor_bytes(), TorchSaveZip());
+  EXPECT_EQ(input.source_name(), models + "/x.pt");
   EXPECT_EQ(input.name(), "x");
+}
+
+// What is no module is refused before anything is sent, naming the file and the fix; a
+// module given as an input file too.
+TEST(SetModuleFile, AFileThatIsNoModuleIsRefusedBeforeSending) {
+  const std::string dir = Dir("not_modules");
+  Write(dir + "/state_dict.pt", TorchSaveZip());
+  Write(dir + "/notes.txt", "not PyTorch's at all");
+  Write(dir + "/model.pt", TorchScriptZip());
+  v1::TorchScriptSpec module;
+  const absl::Status data = SetModuleFile(dir + "/state_dict.pt", FileTransport::kUpload, &module);
+  EXPECT_EQ(data.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(data.message(), "'" + dir +
+                                "/state_dict.pt' holds data saved with torch.save (a tensor, a state_dict or a "
+                                "pickled nn.Module), not a TorchScript module: save the module with "
+                                "torch.jit.script(model).save(path) (or torch.jit.trace(model, inputs))");
+  const absl::Status text = SetModuleFile(dir + "/notes.txt", FileTransport::kUpload, &module);
+  EXPECT_TRUE(absl::StrContains(text.message(), "notes.txt' is not a TorchScript module (not the zip archive")) << text;
+  EXPECT_FALSE(module.has_module_bytes());
+  v1::InputSpec input;
+  const absl::Status swapped = SetTensorFile(dir + "/model.pt", FileTransport::kUpload, &input);
+  EXPECT_TRUE(absl::StrContains(swapped.message(), "model.pt' is a TorchScript module, not a tensor")) << swapped;
+  // With --daemon-path the client does not read the file: the worker does.
+  EXPECT_TRUE(SetModuleFile(dir + "/notes.txt", FileTransport::kDaemonPath, &module).ok());
 }
 
 TEST(SetModuleFile, AMissingFileIsNamedWithWhereARelativePathWasLookedFor) {
@@ -102,9 +129,11 @@ TEST(SetModuleFile, DaemonPathSendsTheAbsolutePathUnread) {
 // A job file names its files relative to its own folder, wherever the client runs.
 TEST(ResolveJobFiles, UploadsEveryFileOfAJobFileRelativeToItsFolder) {
   const std::string jobs = Dir("job_files/jobs"), elsewhere = Dir("job_files/elsewhere");
-  Write(jobs + "/base.pt", "base module");
-  Write(jobs + "/cand.pt", "candidate module");
-  Write(jobs + "/check.pt", "check module");
+  const std::string base = ZipOf({"base/code/base.py"}), cand = ZipOf({"cand/code/cand.py"}),
+                    check = ZipOf({"check/code/check.py"});
+  Write(jobs + "/base.pt", base);
+  Write(jobs + "/cand.pt", cand);
+  Write(jobs + "/check.pt", check);
   Write(jobs + "/x.pt", "tensor");
   const std::string job = Write(jobs + "/job.json", R"({"compare": {
       "baseline": {"model": {"torchscript": {"path": "base.pt"}}, "inputs": [{"tensor_file": "x.pt"}]},
@@ -117,14 +146,14 @@ TEST(ResolveJobFiles, UploadsEveryFileOfAJobFileRelativeToItsFolder) {
   v1::JobSpec paths = spec;
   ASSERT_TRUE(ResolveJobFiles("../jobs/job.json", FileTransport::kUpload, &spec).ok());
   const v1::CompareJob& c = spec.compare();
-  EXPECT_EQ(c.baseline().model().torchscript().module_bytes(), "base module");
+  EXPECT_EQ(c.baseline().model().torchscript().module_bytes(), base);
   EXPECT_EQ(c.baseline().model().torchscript().source_name(), jobs + "/base.pt");
   EXPECT_EQ(c.baseline().inputs(0).tensor_bytes(), "tensor");
   EXPECT_EQ(c.baseline().inputs(0).source_name(), jobs + "/x.pt");
-  EXPECT_EQ(c.candidate().model().torchscript().module_bytes(), "candidate module");
+  EXPECT_EQ(c.candidate().model().torchscript().module_bytes(), cand);
   EXPECT_EQ(c.candidate().model().torchscript().method(), "fast");
   EXPECT_TRUE(c.candidate().inputs(0).has_generated());
-  EXPECT_EQ(c.check().torchscript().module_bytes(), "check module");
+  EXPECT_EQ(c.check().torchscript().module_bytes(), check);
 
   ASSERT_TRUE(ResolveJobFiles("../jobs/job.json", FileTransport::kDaemonPath, &paths).ok());
   EXPECT_EQ(paths.compare().baseline().model().torchscript().path(), jobs + "/base.pt");
@@ -151,7 +180,10 @@ TEST(ResolveJobFiles, AMissingFileNamesTheJobFileAndTheField) {
 // What the client checks against the daemon's max_upload_bytes before it submits.
 TEST(SetModuleFile, AnUploadOverTheDaemonsLimitNamesTheFileAndTheLimit) {
   const std::string dir = Dir("over_limit");
-  Write(dir + "/big.pt", std::string(300000, 'b'));
+  std::vector<std::string> names;  // 300 kB of entry names: a module the size of the test
+  for (int i = 0; i < 300; ++i) names.push_back("big/code/" + std::to_string(i) + std::string(1000, 'b'));
+  const std::string big = ZipOf(names);
+  Write(dir + "/big.pt", big);
   v1::JobSpec spec;
   v1::WorkloadSpec* w = spec.mutable_measure()->mutable_workload();
   ASSERT_TRUE(SetModuleFile(dir + "/big.pt", FileTransport::kUpload, w->mutable_model()->mutable_torchscript()).ok());
@@ -159,7 +191,8 @@ TEST(SetModuleFile, AnUploadOverTheDaemonsLimitNamesTheFileAndTheLimit) {
   const absl::Status s = spec::CheckUploadSize(spec, 100000);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   for (const std::string& part :
-       {std::string("max_upload_bytes 100000"), dir + "/big.pt 300000 bytes", std::string("--daemon-path")})
+       {std::string("max_upload_bytes 100000"), dir + "/big.pt " + std::to_string(big.size()) + " bytes",
+        std::string("--daemon-path")})
     EXPECT_TRUE(absl::StrContains(s.message(), part)) << part << " in " << s;
   v1::JobSpec by_path;
   ASSERT_TRUE(SetModuleFile(dir + "/big.pt", FileTransport::kDaemonPath,

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "io/zip_fixture.h"
+
 namespace torchscan {
 namespace {
 
@@ -20,7 +22,7 @@ CompareFlags WithTolerance(CompareFlags f = {}) {
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
-  std::ofstream(path) << text;
+  std::ofstream(path, std::ios::binary) << text;
   return path;
 }
 
@@ -70,7 +72,7 @@ TEST(JobFlags, CompareDefaultsToTheSameModeOnBothSides) {
 }
 
 TEST(JobFlags, TwoModuleFilesWithInputsMetadataAndCandidateChanges) {
-  const std::string a = WriteTemp("a.pt", "module a"), b = WriteTemp("b.pt", "module b");
+  const std::string a = WriteTemp("a.pt", ZipOf({"a/code/a.py"})), b = WriteTemp("b.pt", ZipOf({"b/code/b.py"}));
   CompareFlags f = WithTolerance();
   f.baseline_file = a;
   f.candidate_file = b;
@@ -85,9 +87,9 @@ TEST(JobFlags, TwoModuleFilesWithInputsMetadataAndCandidateChanges) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   const v1::WorkloadSpec& base = spec->compare().baseline();
   const v1::WorkloadSpec& cand = spec->compare().candidate();
-  EXPECT_EQ(base.model().torchscript().module_bytes(), "module a");
+  EXPECT_EQ(base.model().torchscript().module_bytes(), ZipOf({"a/code/a.py"}));
   EXPECT_EQ(base.model().torchscript().source_name(), a);
-  EXPECT_EQ(cand.model().torchscript().module_bytes(), "module b");
+  EXPECT_EQ(cand.model().torchscript().module_bytes(), ZipOf({"b/code/b.py"}));
   EXPECT_EQ(base.model().torchscript().method(), "");
   EXPECT_EQ(cand.model().torchscript().method(), "forward_fast");
   EXPECT_FALSE(base.optimize_for_inference());
@@ -105,14 +107,14 @@ TEST(JobFlags, TwoModuleFilesWithInputsMetadataAndCandidateChanges) {
 
 TEST(JobFlags, OneModuleFileServesBothSides) {
   CompareFlags f = WithTolerance();
-  f.model.torchscript = WriteTemp("m.pt", "module m");
+  f.model.torchscript = WriteTemp("m.pt", TorchScriptZip());
   f.model.inputs = {{"--input", "8x4"}};
   f.candidate.freeze = true;
   f.candidate.channels_last = true;
   absl::StatusOr<v1::JobSpec> spec = CompareSpecFromFlags(f);
   ASSERT_TRUE(spec.ok()) << spec.status();
-  EXPECT_EQ(spec->compare().baseline().model().torchscript().module_bytes(), "module m");
-  EXPECT_EQ(spec->compare().candidate().model().torchscript().module_bytes(), "module m");
+  EXPECT_EQ(spec->compare().baseline().model().torchscript().module_bytes(), TorchScriptZip());
+  EXPECT_EQ(spec->compare().candidate().model().torchscript().module_bytes(), TorchScriptZip());
   EXPECT_TRUE(spec->compare().candidate().freeze());
   EXPECT_TRUE(spec->compare().candidate().channels_last());
   EXPECT_FALSE(spec->compare().baseline().freeze());
@@ -137,12 +139,12 @@ TEST(JobFlags, DaemonPathSendsEveryFileAsAnAbsolutePathUnread) {
 }
 
 TEST(LoadJobFileWithFiles, UploadsTheFilesAJobFileNamesUnlessDaemonPath) {
-  const std::string module = WriteTemp("job_module.pt", "job module");
+  const std::string module = WriteTemp("job_module.pt", TorchScriptZip());
   const std::string job = WriteTemp("upload_job.json", R"({"measure": {"workload": {
       "model": {"torchscript": {"path": "job_module.pt"}}, "inputs": [{"generated": {"shape": [2]}}]}}})");
   absl::StatusOr<v1::JobSpec> spec = LoadJobFileWithFiles(job, FileTransport::kUpload);
   ASSERT_TRUE(spec.ok()) << spec.status();
-  EXPECT_EQ(spec->measure().workload().model().torchscript().module_bytes(), "job module");
+  EXPECT_EQ(spec->measure().workload().model().torchscript().module_bytes(), TorchScriptZip());
   EXPECT_EQ(spec->measure().workload().model().torchscript().source_name(), module);
   spec = LoadJobFileWithFiles(job, FileTransport::kDaemonPath);
   ASSERT_TRUE(spec.ok()) << spec.status();
@@ -171,7 +173,7 @@ TEST(JobFlags, CompareFlagsReachTheSpec) {
 }
 
 TEST(JobFlags, EachBadFlagIsNamed) {
-  const std::string module = WriteTemp("module.pt", "module");
+  const std::string module = WriteTemp("module.pt", TorchScriptZip());
   const std::vector<std::pair<std::function<void(CompareFlags&)>, std::string>> cases = {
       {[](CompareFlags& f) { f.model.model = "gpt2"; }, "--model"},
       {[](CompareFlags& f) { f.model.model = "builtin_unspecified"; }, "--model"},

@@ -1,6 +1,9 @@
 #include "client/jobs_subcommands.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "client/exit_codes.h"
@@ -9,6 +12,7 @@
 #include "client/run_job_commands.h"
 #include "io/proto_json.h"
 #include "proto/spec_limits.h"
+#include "report/escaping.h"
 #include "report/noise_floor_text.h"
 #include "report/timeline_text.h"
 
@@ -23,22 +27,51 @@ std::string FormatAge(double seconds) {
   return absl::StrFormat("%.1f days", seconds / 86400);
 }
 
-std::string JobLine(const v1::Job& j) {
+// A job's cells: id, state, kind, submitter, submitted, label, result (user text made
+// terminal-safe).
+constexpr int kJobColumns = 7;
+using JobCells = std::array<std::string, kJobColumns>;
+
+JobCells JobRow(const v1::Job& j) {
   std::string state = v1::Job::State_Name(j.state());
   if (j.state() == v1::Job::queued) state += absl::StrFormat(" #%d", j.queue_position());
   const char* kind = j.spec().has_compare() ? "compare" : j.spec().has_calibrate() ? "calibrate" : "measure";
   std::string result = j.latency_change().empty() ? "" : j.latency_change() + ", check " + j.output_check();
   if (!j.error().empty()) result = j.error();
-  return absl::StrFormat("%-14s %-12s %-8s %-10s %-20s %s  %s", j.id(), state, kind, j.submitter(), j.submitted_at(),
-                         j.spec().label(), result);
+  return {report::TerminalSafe(j.id()),
+          state,
+          kind,
+          report::TerminalSafe(j.submitter()),
+          report::TerminalSafe(j.submitted_at()),
+          report::TerminalSafe(j.spec().label()),
+          report::TerminalSafe(result)};
 }
+
+// The rows as a table whose columns are as wide as their widest cell (the last, the result,
+// is not padded); `header` first when given.
+std::string JobTable(const std::vector<JobCells>& rows) {
+  size_t width[kJobColumns] = {};
+  for (const JobCells& row : rows)
+    for (int k = 0; k < kJobColumns; ++k) width[k] = std::max(width[k], report::DisplayWidth(row[k]));
+  std::string out;
+  for (const JobCells& row : rows) {
+    std::string line;
+    for (int k = 0; k < kJobColumns; ++k)
+      absl::StrAppend(&line, k == 0 ? "" : "  ", k + 1 == kJobColumns ? row[k] : report::PadRight(row[k], width[k]));
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+std::string JobLine(const v1::Job& j) { return JobTable({JobRow(j)}); }
 
 void PrintJob(const ClientContext& ctx, const v1::Job& job) {
   if (ctx.json) {
     std::printf("%s\n", ToJson(job).c_str());
     return;
   }
-  std::printf("%s\n", JobLine(job).c_str());
+  std::fputs(JobLine(job).c_str(), stdout);
   if (!job.phase().empty() && job.state() == v1::Job::running) std::printf("  phase: %s\n", job.phase().c_str());
   if (!job.spec().revision().empty()) std::printf("  revision: %s\n", job.spec().revision().c_str());
   if (!job.started_at().empty()) std::printf("  started: %s\n", job.started_at().c_str());
@@ -81,8 +114,9 @@ int ListJobsCommand(const ClientContext& ctx, const std::string& state_filter, i
       std::printf("%s\n", ToJson(*jobs).c_str());
       return int{kExitOk};
     }
-    std::printf("%-14s %-12s %-8s %-10s %-20s %s\n", "ID", "STATE", "KIND", "SUBMITTER", "SUBMITTED", "LABEL  RESULT");
-    for (const v1::Job& j : jobs->jobs()) std::printf("%s\n", JobLine(j).c_str());
+    std::vector<JobCells> rows = {{"ID", "STATE", "KIND", "SUBMITTER", "SUBMITTED", "LABEL", "RESULT"}};
+    for (const v1::Job& j : jobs->jobs()) rows.push_back(JobRow(j));
+    std::fputs(JobTable(rows).c_str(), stdout);
     return int{kExitOk};
   });
 }
@@ -111,8 +145,17 @@ int WatchJobCommand(const ClientContext& ctx, const std::string& id) {
     absl::StatusOr<v1::Job> job = client.Watch(id, [&](const v1::JobEvent& e) { progress.OnEvent(e); });
     progress.Finish();
     if (!job.ok()) return ReportError(job.status());
-    PrintJob(ctx, *job);
-    return job->state() == v1::Job::succeeded ? int{kExitOk} : int{kExitJobFailed};
+    if (ctx.json || job->state() != v1::Job::succeeded) {
+      PrintJob(ctx, *job);
+      return job->state() == v1::Job::succeeded ? int{kExitOk} : int{kExitJobFailed};
+    }
+    // Done: the summary the job commands print (`jobs show` has the record and its timeline).
+    absl::StatusOr<v1::JobResult> result = client.FetchResult(id);
+    if (!result.ok()) return ReportError(result.status());
+    std::fputs(Summarize(ctx, *result).c_str(), stdout);
+    std::fprintf(stderr, "torchscan-client: `%s` writes its evidence (JSON and HTML)\n",
+                 JobsCommandLine(client.address(), "fetch " + id).c_str());
+    return ResultExitCode(*result);
   });
 }
 

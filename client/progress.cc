@@ -32,6 +32,12 @@ double TotalTimingSeconds(const v1::JobSpec& spec) {
   return min_run_time_s;
 }
 
+// ", 1 block", ", 42 blocks"; "" before the first.
+std::string BlocksDone(const v1::Job& job) {
+  if (job.blocks_done() <= 0) return "";
+  return absl::StrFormat(", %d block%s", job.blocks_done(), job.blocks_done() == 1 ? "" : "s");
+}
+
 }  // namespace
 
 double TimingProgress::Fraction() const {
@@ -74,10 +80,11 @@ ProgressPrinter::ProgressPrinter(std::FILE* out, bool terminal, Clock* clock)
 std::string ProgressPrinter::Describe(const v1::Job& job) {
   const std::string state = v1::Job::State_Name(job.state());
   if (job.state() == v1::Job::queued) return absl::StrFormat("queued #%d", job.queue_position());
-  if (job.state() != v1::Job::running) return job.error().empty() ? state : state + ": " + job.error();
+  // A job that ended: its state alone; the command that waited says why it failed, once.
+  if (job.state() != v1::Job::running) return state;
   std::string line = "running";
   if (!job.phase().empty()) line += ": " + job.phase();
-  if (job.blocks_done() > 0) line += absl::StrFormat(", %d blocks", job.blocks_done());
+  line += BlocksDone(job);
   return line;
 }
 
@@ -85,7 +92,7 @@ std::string ProgressPrinter::DescribeLive(const v1::Job& job) {
   const std::optional<TimingProgress> timing = TimingProgressOf(job);
   if (!timing) return Describe(job);
   std::string line = "running: " + job.phase() + " " + ProgressBar(timing->Fraction(), kBarCells);
-  if (job.blocks_done() > 0) line += absl::StrFormat(", %d blocks", job.blocks_done());
+  line += BlocksDone(job);
   if (const std::optional<double> left = TimingSecondsLeft(*timing))
     line += absl::StrFormat(", ~%.1f s of timing left", *left);
   return line;

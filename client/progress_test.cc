@@ -146,5 +146,21 @@ TEST(ProgressPrinter, PipesGetOnePlainLinePerPhaseWithoutTheBar) {
             "[job-7] running: timing candidate, 42 blocks\n[job-7] succeeded\n");
 }
 
+// A failed job's error is the command's to print (once), not the progress line's as well.
+TEST(ProgressPrinter, AnEndedJobShowsItsStateAlone) {
+  v1::Job failed;
+  failed.set_id("job-7");
+  failed.set_state(v1::Job::failed);
+  failed.set_error("the worker exited with code 3: candidate: index out of range in self");
+  EXPECT_EQ(ProgressPrinter::Describe(failed), "failed");
+}
+
+TEST(ProgressPrinter, OneBlockIsOneBlock) {
+  v1::Job one = HalfwayComparison();
+  one.set_blocks_done(1);
+  one.clear_spec();  // no timing plan: the plain line
+  EXPECT_EQ(ProgressPrinter::Describe(one), "running: timing candidate, 1 block");
+}
+
 }  // namespace
 }  // namespace torchscan

@@ -13,8 +13,9 @@
 // What a caller can make torchscand hold, then: at most GrpcMemoryQuota bytes of received
 // requests, over all its connections; plus, for each request being handled, what handling it
 // makes of it: the parsed copy and, for a Submit that is stored, the spec with the daemon's
-// defaults and its spec file (about four times, measured when that file was JSON; the request besides its received bytes). The
-// service keeps each request's received bytes until it answers (service.cc), so the requests
+// defaults and its spec file (about four times the request besides its received bytes,
+// measured when that file was JSON; the binary spec.binpb is smaller). The service keeps
+// each request's received bytes until it answers (service.cc), so the requests
 // in progress are themselves within the quota: about 5 x GrpcMemoryQuota at worst (2.5 GiB
 // with the default max_upload_bytes of 64 MiB). Measured with a 602 MiB quota and ten 100 MB
 // Submits at once: six were read, four reset; the daemon peaked at 1.7 GB when the six were

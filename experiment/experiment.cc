@@ -161,7 +161,10 @@ absl::StatusOr<v1::OutputCheck> CheckOutputs(const Workload& baseline, const Wor
     checked = workloads::RunTorch("output check", [&] {
       check = RunOutputCheck([&]() -> std::optional<bool> {
         if (script_check) return (*script_check)(baseline.call(), candidate.call());
-        AssertClose(baseline.call(), candidate.call(), o.check);
+        experiment::CloseOptions sides = o.check;
+        sides.actual_name = "baseline";
+        sides.expected_name = "candidate";
+        AssertClose(baseline.call(), candidate.call(), sides);
         return std::nullopt;
       });
     });

@@ -25,6 +25,11 @@ std::optional<at::ScalarType> CompareType(const std::string& name) {
   return std::nullopt;
 }
 
+// "X (actual) vs Y (expected)", with the sides' names.
+std::string Versus(const std::string& a, const std::string& b, const CloseOptions& o) {
+  return a + " (" + o.actual_name + ") vs " + b + " (" + o.expected_name + ")";
+}
+
 // Both sides cast to the compare dtype (floating-point tensors only), then checked in double.
 void CloseTensors(const at::Tensor& actual_in, const at::Tensor& expected_in, const CloseOptions& o,
                   const std::string& path) {
@@ -34,10 +39,10 @@ void CloseTensors(const at::Tensor& actual_in, const at::Tensor& expected_in, co
     if (expected.is_floating_point()) expected = expected.to(*type);
   }
   if (actual.sizes() != expected.sizes())
-    throw AssertionError(path + ": shapes differ: " + Shape(actual) + " vs " + Shape(expected));
+    throw AssertionError(path + ": shapes differ: " + Versus(Shape(actual), Shape(expected), o));
   if (actual.scalar_type() != expected.scalar_type())
-    throw AssertionError(path + ": dtypes differ: " + std::string(c10::toString(actual.scalar_type())) + " vs " +
-                         std::string(c10::toString(expected.scalar_type())) +
+    throw AssertionError(path + ": dtypes differ: " +
+                         Versus(c10::toString(actual.scalar_type()), c10::toString(expected.scalar_type()), o) +
                          (o.compare_dtype.empty() && actual.is_floating_point() && expected.is_floating_point()
                               ? "; to check a precision change, cast both to one dtype: check.declarative."
                                 "compare_dtype (torchscan-client --check-dtype float32)"
@@ -65,24 +70,27 @@ void Close(const c10::IValue& a, const c10::IValue& b, const CloseOptions& o, co
     const std::vector<c10::IValue> av = a.isTuple() ? a.toTupleRef().elements().vec() : a.toListRef().vec();
     const std::vector<c10::IValue> bv = b.isTuple() ? b.toTupleRef().elements().vec() : b.toListRef().vec();
     if (av.size() != bv.size())
-      throw AssertionError(path + ": lengths differ: " + std::to_string(av.size()) + " vs " +
-                           std::to_string(bv.size()));
+      throw AssertionError(path +
+                           ": lengths differ: " + Versus(std::to_string(av.size()), std::to_string(bv.size()), o));
     for (size_t i = 0; i < av.size(); ++i) Close(av[i], bv[i], o, path + "[" + std::to_string(i) + "]");
     return;
   }
   if (a.isGenericDict() && b.isGenericDict()) {
     const auto ad = a.toGenericDict(), bd = b.toGenericDict();
-    if (ad.size() != bd.size())
-      throw AssertionError(path + ": dict sizes differ: " + std::to_string(ad.size()) + " vs " +
-                           std::to_string(bd.size()));
-    for (const auto& entry : ad) {
-      const std::string key = entry.key().isString() ? entry.key().toStringRef() : "?";
-      if (!bd.contains(entry.key())) throw AssertionError(path + ": key \"" + key + "\" missing in expected");
-      Close(entry.value(), bd.at(entry.key()), o, path + "[\"" + key + "\"]");
-    }
+    const auto name = [](const c10::IValue& key) { return key.isString() ? key.toStringRef() : key.tagKind(); };
+    // A key on one side only is named with the side that has it, before any value is compared.
+    for (const auto& entry : ad)
+      if (!bd.contains(entry.key()))
+        throw AssertionError(path + ": key \"" + name(entry.key()) + "\" is in the " + o.actual_name +
+                             "'s output, not the " + o.expected_name + "'s");
+    for (const auto& entry : bd)
+      if (!ad.contains(entry.key()))
+        throw AssertionError(path + ": key \"" + name(entry.key()) + "\" is in the " + o.expected_name +
+                             "'s output, not the " + o.actual_name + "'s");
+    for (const auto& entry : ad) Close(entry.value(), bd.at(entry.key()), o, path + "[\"" + name(entry.key()) + "\"]");
     return;
   }
-  if (a.tagKind() != b.tagKind()) throw AssertionError(path + ": kinds differ: " + a.tagKind() + " vs " + b.tagKind());
+  if (a.tagKind() != b.tagKind()) throw AssertionError(path + ": kinds differ: " + Versus(a.tagKind(), b.tagKind(), o));
   if (!(a == b)) throw AssertionError(path + ": values differ");
 }
 

@@ -23,6 +23,10 @@ struct CloseOptions {
   // "bfloat16" or "float16": floating-point tensors of both sides are cast to it first, so
   // that a precision change (a bfloat16 candidate) can be checked against a float32 baseline.
   std::string compare_dtype{};
+  // What the two sides are called in a mismatch message ("shapes differ: [2] (baseline) vs
+  // [3] (candidate)", "key \"logits\" is in the baseline's output, not the candidate's").
+  std::string actual_name = "actual";
+  std::string expected_name = "expected";
 };
 
 // The names CloseOptions::compare_dtype accepts besides "": float32, float64, bfloat16, float16.

@@ -62,7 +62,31 @@ TEST(AssertClose, NestedTuplesAndDictsNameThePath) {
   db.insert("pooled", torch::ones({2}));
   EXPECT_NE(FailureOf(da, db).find("output[\"pooled\"]"), std::string::npos);
   const c10::IValue short_tuple = c10::ivalue::Tuple::create({torch::zeros({2})});
-  EXPECT_NE(FailureOf(a, short_tuple).find("lengths differ"), std::string::npos);
+  EXPECT_NE(FailureOf(a, short_tuple).find("lengths differ: 2 (actual) vs 1 (expected)"), std::string::npos)
+      << FailureOf(a, short_tuple);
+}
+
+// A key on one side only names the side that has it, whichever side that is.
+TEST(AssertClose, AKeyOnOneSideOnlyNamesTheSideThatHasIt) {
+  CloseOptions sides = Guide();
+  sides.actual_name = "baseline";
+  sides.expected_name = "candidate";
+  c10::Dict<std::string, torch::Tensor> both, baseline_only;
+  both.insert("logits", torch::zeros({2}));
+  both.insert("hidden", torch::zeros({2}));
+  baseline_only.insert("hidden", torch::zeros({2}));
+  EXPECT_EQ(FailureOf(both, baseline_only, sides),
+            "output: key \"logits\" is in the baseline's output, not the candidate's");
+  EXPECT_EQ(FailureOf(baseline_only, both, sides),
+            "output: key \"logits\" is in the candidate's output, not the baseline's");
+  // Same size, different keys: still named, not a value mismatch.
+  c10::Dict<std::string, torch::Tensor> other;
+  other.insert("logits", torch::zeros({2}));
+  EXPECT_EQ(FailureOf(other, baseline_only, sides),
+            "output: key \"logits\" is in the baseline's output, not the candidate's");
+  EXPECT_NE(FailureOf(torch::zeros({2}), torch::zeros({3}), sides).find("[2] (baseline) vs [3] (candidate)"),
+            std::string::npos)
+      << FailureOf(torch::zeros({2}), torch::zeros({3}), sides);
 }
 
 TEST(AssertClose, UsableAsAnOutputCheck) {
@@ -98,7 +122,7 @@ TEST(AssertClose, ComparesAPrecisionChangeInTheCompareDType) {
   loose.rtol = 1e-2;
   loose.atol = 1e-2;
   const std::string without = FailureOf(baseline, candidate, loose);
-  EXPECT_NE(without.find("dtypes differ: Float vs BFloat16"), std::string::npos) << without;
+  EXPECT_NE(without.find("dtypes differ: Float (actual) vs BFloat16 (expected)"), std::string::npos) << without;
   EXPECT_NE(without.find("compare_dtype (torchscan-client --check-dtype float32)"), std::string::npos) << without;
   loose.compare_dtype = "float32";
   EXPECT_EQ(FailureOf(baseline, candidate, loose), "");

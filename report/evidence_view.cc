@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "core/number_format.h"
 
 namespace torchscan::report {
@@ -69,11 +70,39 @@ std::vector<RunView> Runs(const Evidence& evidence) {
           MakeRun("after", comparison.after(), comparison.label())};
 }
 
+namespace {
+
+// What differs between the runs besides their files, which the run titles name: the changed
+// settings but the model's revision and source, "channels_last false \u2192 true", at most
+// kTitleChanges of them ("+N more" after); "" when nothing else changed.
+constexpr int kTitleChanges = 3;
+std::string TitleChanges(const v1::Comparison& c) {
+  std::vector<std::string> parts;
+  int more = 0;
+  for (const v1::SettingChange& s : c.changed_settings()) {
+    absl::string_view name = s.name();
+    if (name == "workload.model_revision" || name == "workload.model_source") continue;
+    absl::ConsumePrefix(&name, "workload.");
+    if (static_cast<int>(parts.size()) == kTitleChanges) {
+      ++more;
+      continue;
+    }
+    parts.push_back(absl::StrCat(name, " ", s.before().empty() ? "(none)" : s.before(), " \u2192 ",
+                                 s.after().empty() ? "(none)" : s.after()));
+  }
+  if (more > 0) parts.push_back(absl::StrCat("+", more, " more"));
+  return absl::StrJoin(parts, ", ");
+}
+
+}  // namespace
+
 std::string EvidenceTitle(const Evidence& evidence) {
   const std::vector<RunView> runs = Runs(evidence);
   const v1::Comparison* c = ComparisonOf(evidence);
   if (c == nullptr) return runs[0].title;
-  return absl::StrCat(c->label().empty() ? "" : c->label() + ": ", runs[0].title, " \u2192 ", runs[1].title);
+  const std::string changes = TitleChanges(*c);
+  return absl::StrCat(c->label().empty() ? "" : c->label() + ": ", runs[0].title, " \u2192 ", runs[1].title,
+                      changes.empty() ? "" : " (" + changes + ")");
 }
 
 const v1::Comparison* ComparisonOf(const Evidence& evidence) { return std::get_if<v1::Comparison>(&evidence); }

@@ -28,8 +28,11 @@ struct RunView {
 // One run for a report; before then after for a comparison.
 std::vector<RunView> Runs(const Evidence& evidence);
 
-// The heading of the evidence: the run's title for a report; "<before> → <after>" titles for
-// a comparison, led by "<label>: " when the comparison has a label.
+// The heading of the evidence, which every format shows: the run's title for a report;
+// "<before> → <after>" titles for a comparison, led by "<label>: " when the comparison has a
+// label, and followed by what else differs between the runs, from its changed settings
+// (" (channels_last false → true, dtype float32 → bfloat16)"; at most three, then "+N more";
+// the model's revision and source are left out: the run titles name the files).
 std::string EvidenceTitle(const Evidence& evidence);
 
 // The comparison, or nullptr for a report.

@@ -73,7 +73,9 @@ TEST(EvidenceTitle, LabelAndModelTellRunsApart) {
   c.mutable_before()->set_label("mlp v1");
   c.mutable_after()->set_label("mlp v2");
   c.mutable_after()->set_model("mlp_opt.pt");
-  EXPECT_EQ(EvidenceTitle(c), "mlp v1 \u2192 mlp v2 (mlp_opt.pt)");
+  // The fixture's change (the guide's example: per-sample forwards against one batch) is named.
+  const std::string change = " (execution_mode per-sample forwards + torch.stack \u2192 one batched forward)";
+  EXPECT_EQ(EvidenceTitle(c), "mlp v1 \u2192 mlp v2 (mlp_opt.pt)" + change);
 
   // One job's comparison: the label leads once, the runs keep their roles' names.
   c.set_label("freeze trial");
@@ -81,8 +83,35 @@ TEST(EvidenceTitle, LabelAndModelTellRunsApart) {
   c.mutable_after()->set_label("freeze trial");
   c.mutable_before()->set_name("baseline");
   c.mutable_after()->set_name("candidate");
-  EXPECT_EQ(EvidenceTitle(c), "freeze trial: baseline \u2192 candidate (mlp_opt.pt)");
+  EXPECT_EQ(EvidenceTitle(c), "freeze trial: baseline \u2192 candidate (mlp_opt.pt)" + change);
   EXPECT_EQ(Runs(c)[1].name, "candidate");  // names (for --run and exports) are unchanged
+}
+
+// The title names the change that was made, not only the files (one file made both runs here).
+TEST(EvidenceTitle, NamesWhatElseDiffersBetweenTheRuns) {
+  v1::Comparison c = fixtures::PassedComparison();
+  c.clear_changed_settings();
+  c.set_label("");
+  c.mutable_before()->set_label("");
+  c.mutable_after()->set_label("");
+  c.mutable_before()->set_model("cnn.pt");
+  c.mutable_after()->set_model("cnn.pt");
+  const auto change = [&c](const std::string& name, const std::string& before, const std::string& after) {
+    v1::SettingChange* s = c.add_changed_settings();
+    s->set_name(name);
+    s->set_before(before);
+    s->set_after(after);
+  };
+  change("workload.model_source", "/a/cnn.pt", "/a/cnn.pt (copy)");  // the titles name files already
+  EXPECT_EQ(EvidenceTitle(c), "baseline (cnn.pt) \u2192 candidate (cnn.pt)");
+  change("workload.channels_last", "false", "true");
+  EXPECT_EQ(EvidenceTitle(c), "baseline (cnn.pt) \u2192 candidate (cnn.pt) (channels_last false \u2192 true)");
+  change("workload.dtype", "float32", "bfloat16");
+  change("settings.threads.intra_op", "1", "2");
+  change("workload.freeze", "", "true");
+  EXPECT_EQ(EvidenceTitle(c),
+            "baseline (cnn.pt) \u2192 candidate (cnn.pt) (channels_last false \u2192 true, dtype float32 \u2192 "
+            "bfloat16, settings.threads.intra_op 1 \u2192 2, +1 more)");
 }
 
 TEST(WithheldBecause, AFailedCheckComesFirstThenIncompatibility) {

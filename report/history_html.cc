@@ -241,10 +241,12 @@ void ChartSection(const HistoryView& view, const HistoryRows& rows, std::string*
 }
 
 void TableSection(const HistoryView& view, const HistoryRows& rows, std::string* out) {
-  absl::StrAppend(out,
-                  "<section id=\"jobs\"><h2>Jobs, newest first</h2><table class=\"history\"><thead><tr><th>job</th>"
-                  "<th>finished</th><th>revision</th><th>model</th><th class=\"n\">median</th><th class=\"n\">IQR</th>"
-                  "<th class=\"n\">change</th><th>label</th><th>machine</th></tr></thead><tbody>");
+  absl::StrAppend(
+      out,
+      "<section id=\"jobs\"><h2>Jobs, newest first</h2><table class=\"history\"><thead><tr><th>job</th>"
+      "<th>finished</th><th>revision</th><th>model</th><th class=\"n\">baseline</th><th class=\"n\">median</th>"
+      "<th class=\"n\">IQR</th>"
+      "<th class=\"n\">change</th><th>label</th><th>machine</th></tr></thead><tbody>");
   for (const HistoryRow& row : rows.rows) {
     const v1::Job& job = *row.job;
     const std::string href = row.point ? Href(view, job) : "";
@@ -263,12 +265,13 @@ void TableSection(const HistoryView& view, const HistoryRows& rows, std::string*
     }
     out->append("</td>");
     if (!row.point) {
-      absl::StrAppend(out, "<td colspan=\"6\">", HtmlEscape(NotPointText(job)), "</td></tr>");
+      absl::StrAppend(out, "<td colspan=\"7\">", HtmlEscape(NotPointText(job)), "</td></tr>");
       continue;
     }
     const v1::ResultSummary& s = job.summary();
     absl::StrAppend(out, "<td>", HtmlEscape(s.model()), "</td><td class=\"n\">",
-                    HtmlEscape(FormatSeconds(s.latency().median_s())), "</td><td class=\"n\">",
+                    s.has_baseline_latency() ? HtmlEscape(FormatSeconds(s.baseline_latency().median_s())) : "",
+                    "</td><td class=\"n\">", HtmlEscape(FormatSeconds(s.latency().median_s())), "</td><td class=\"n\">",
                     HtmlEscape(FormatSeconds(s.latency().iqr_s())), "</td><td class=\"n\">",
                     row.change ? FormatPercent(*row.change) : "", "</td><td>",
                     job.spec().has_compare() ? HtmlEscape(job.latency_change()) : "", "</td><td>");

@@ -72,7 +72,7 @@ TEST(HistoryHtml, JobsThatAreNotPointsAreListedWithoutFigures) {
   const std::string page = RenderHistoryHtml(ThreePoints());
   EXPECT_TRUE(absl::StrContains(page,
                                 "<tr class=\"unknown\"><td><code>job-x</code></td><td>-</td><td><code "
-                                "title=\"xxxx\">xxxx</code></td><td colspan=\"6\">failed</td></tr>"))
+                                "title=\"xxxx\">xxxx</code></td><td colspan=\"7\">failed</td></tr>"))
       << page;
   // Newest first, the changes against the previous point.
   EXPECT_LT(page.find("<code>job-x"), page.find(">job-b</a>"));
@@ -117,7 +117,7 @@ TEST(HistoryHtml, OnlyJobsThatAreNotPointsDrawNoChart) {
   const std::string page = RenderHistoryHtml(view);
   EXPECT_FALSE(absl::StrContains(page, "<svg"));
   EXPECT_TRUE(absl::StrContains(page, "nothing to plot"));
-  EXPECT_TRUE(absl::StrContains(page, "<td colspan=\"6\">running</td>"));
+  EXPECT_TRUE(absl::StrContains(page, "<td colspan=\"7\">running</td>"));
 }
 
 TEST(HistoryHtml, OnePointWithoutLinks) {

@@ -24,9 +24,10 @@ constexpr const char* kUnicodeLevels[] = {"\u2581", "\u2582", "\u2583", "\u2584"
                                           "\u2585", "\u2586", "\u2587", "\u2588"};
 constexpr const char* kAsciiLevels[] = {"_", ".", "-", "=", "#"};
 
-// One table row's cells: job, finished, revision, model, median, IQR, change, label, machine.
-constexpr int kColumns = 9;
-constexpr bool kRightAligned[kColumns] = {false, false, false, false, true, true, true, false, false};
+// One table row's cells: job, finished, revision, model, baseline (a compare job's baseline
+// median), median, IQR, change, label, machine.
+constexpr int kColumns = 10;
+constexpr bool kRightAligned[kColumns] = {false, false, false, false, true, true, true, true, false, false};
 using Cells = std::array<std::string, kColumns>;
 
 Cells RowCells(const HistoryRow& row, bool unicode) {
@@ -41,11 +42,12 @@ Cells RowCells(const HistoryRow& row, bool unicode) {
   }
   const v1::ResultSummary& s = job.summary();
   c[3] = TerminalSafe(s.model());
-  c[4] = Seconds(s.latency().median_s(), unicode);
-  c[5] = Seconds(s.latency().iqr_s(), unicode);
-  c[6] = row.change ? FormatPercent(*row.change) : "";
-  c[7] = job.spec().has_compare() ? TerminalSafe(job.latency_change()) : "";
-  c[8] = row.machine_change > 0 ? absl::StrCat("changed #", row.machine_change) : "";
+  c[4] = s.has_baseline_latency() ? Seconds(s.baseline_latency().median_s(), unicode) : "";
+  c[5] = Seconds(s.latency().median_s(), unicode);
+  c[6] = Seconds(s.latency().iqr_s(), unicode);
+  c[7] = row.change ? FormatPercent(*row.change) : "";
+  c[8] = job.spec().has_compare() ? TerminalSafe(job.latency_change()) : "";
+  c[9] = row.machine_change > 0 ? absl::StrCat("changed #", row.machine_change) : "";
   return c;
 }
 
@@ -53,7 +55,7 @@ void Table(const HistoryRows& rows, int max_rows, bool unicode, std::string* out
   const size_t listed = max_rows > 0 ? std::min(rows.rows.size(), static_cast<size_t>(max_rows)) : rows.rows.size();
   std::vector<Cells> table;
   table.reserve(listed + 1);
-  table.push_back({"job", "finished", "revision", "model", "median", "IQR", "change", "label", "machine"});
+  table.push_back({"job", "finished", "revision", "model", "baseline", "median", "IQR", "change", "label", "machine"});
   for (size_t i = 0; i < listed; ++i) table.push_back(RowCells(rows.rows[i], unicode));
   size_t width[kColumns] = {};
   for (const Cells& c : table)

@@ -75,10 +75,13 @@ TEST(HtmlRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
 
 TEST(HtmlRenderer, TitleAndHeadingCarryTheLabelAndModels) {
   const std::string page = Render(Labelled());
-  EXPECT_TRUE(
-      Has(page, "<title>TorchScan: freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)</title>"))
+  EXPECT_TRUE(Has(page,
+                  "<title>TorchScan: freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt) "
+                  "(execution_mode per-sample forwards + torch.stack \u2192 one batched forward)</title>"))
       << page.substr(0, 600);
-  EXPECT_TRUE(Has(page, "<h1>freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)</h1>"));
+  EXPECT_TRUE(Has(page,
+                  "<h1>freeze &lt;trial&gt;: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt) (execution_mode "
+                  "per-sample forwards + torch.stack \u2192 one batched forward)</h1>"));
 }
 
 TEST(HtmlRenderer, ReportAloneShowsEveryPart) {
@@ -132,7 +135,9 @@ TEST(HtmlRenderer, ManyOperatorsFoldBeyondTheTopFifteen) {
 TEST(HtmlRenderer, PassedComparisonShowsLabelEvidenceAndDeltas) {
   const std::string page = Render(fixtures::PassedComparison());
   ExpectSelfContained(page);
-  EXPECT_TRUE(Has(page, "<h1>baseline \u2192 candidate</h1>"));
+  EXPECT_TRUE(Has(page,
+                  "<h1>baseline \u2192 candidate (execution_mode per-sample forwards + torch.stack \u2192 one batched "
+                  "forward)</h1>"));
   EXPECT_TRUE(Has(page, "<div class=\"k\">Output check</div><div class=\"v\">passed</div>"));
   EXPECT_TRUE(Has(page, "<div class=\"k\">Latency change</div><div class=\"v\">faster</div>"));
   EXPECT_TRUE(  // the label's reason, in human units

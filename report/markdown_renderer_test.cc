@@ -24,7 +24,10 @@ int Cells(const std::string& row) {
 
 TEST(MarkdownRenderer, ComparisonForAPullRequest) {
   const std::string md = MarkdownRenderer(/*details=*/true).Render(fixtures::PassedComparison());
-  EXPECT_EQ(md.rfind("### TorchScan: baseline \u2192 candidate\n", 0), 0u);
+  EXPECT_EQ(md.rfind("### TorchScan: baseline \u2192 candidate (execution\\_mode per-sample forwards + torch.stack "
+                     "\u2192 one batched forward)\n",
+                     0),
+            0u);
   EXPECT_TRUE(Has(md, "- **Output check:** passed \u2014 assert\\_close(rtol=1e-4, atol=1e-5)\n"));
   EXPECT_TRUE(Has(md,
                   "- **Latency change:** **faster** \u2014 median change -194.9 µs vs larger IQR 11.00 µs: larger "
@@ -68,7 +71,8 @@ TEST(MarkdownRenderer, TheCommentIsShortPlainMarkdownAndDetailsOnlyAddToIt) {
 
 TEST(MarkdownRenderer, TheVerdictSentenceLeadsInBold) {
   const std::string out = MarkdownRenderer().Render(fixtures::RoundsComparison());
-  EXPECT_EQ(out.rfind("### TorchScan: baseline \u2192 candidate\n\n**49.5% faster (90.0% interval 48.0% to 50.5%); "
+  EXPECT_EQ(out.rfind("### TorchScan: baseline \u2192 candidate (execution\\_mode per-sample forwards + torch.stack "
+                      "\u2192 one batched forward)\n\n**49.5% faster (90.0% interval 48.0% to 50.5%); "
                       "larger than the runs' spread (",
                       0),
             0u)
@@ -87,7 +91,11 @@ TEST(MarkdownRenderer, HeadingCarriesTheLabelAndModels) {
   c.mutable_after()->set_label("mlp v2");
   c.mutable_after()->set_model("mlp_opt.pt");
   const std::string md = MarkdownRenderer().Render(c);
-  EXPECT_EQ(md.rfind("### TorchScan: mlp v1 \u2192 mlp v2 (mlp\\_opt.pt)\n", 0), 0u) << md;
+  EXPECT_EQ(md.rfind("### TorchScan: mlp v1 \u2192 mlp v2 (mlp\\_opt.pt) (execution\\_mode per-sample forwards + "
+                     "torch.stack \u2192 one batched forward)\n",
+                     0),
+            0u)
+      << md;
 }
 
 TEST(MarkdownRenderer, FailedCheckOpensWithAWarningAndShowsNoLabelOrDelta) {

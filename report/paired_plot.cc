@@ -14,7 +14,9 @@
 namespace torchscan::report {
 namespace {
 
-constexpr double kWidth = 480, kHeight = 64, kLeft = 16, kRight = 16, kMid = 26;
+// The dots and the interval around kMid; "1 (no change)" on a row of its own below them, the
+// axis's ends on the bottom row, so that the labels never overlap wherever 1 falls.
+constexpr double kWidth = 480, kHeight = 80, kLeft = 16, kRight = 16, kMid = 26, kOneRow = 58;
 
 bool Drawable(double r) { return std::isfinite(r) && r > 0; }
 
@@ -57,11 +59,14 @@ std::string PairedRatioSvg(const v1::PairedEvidence& p) {
                     HtmlEscape(absl::StrCat("interval ", FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()))),
                     "</title></rect>");
   }
-  const std::string one = SvgNumber(a.X(1));
+  const double x_one = a.X(1);
+  const std::string one = SvgNumber(x_one);
+  // Near an edge the label grows inwards, so that it stays inside the picture.
+  const char* anchor = x_one < kLeft + 40 ? "start" : x_one > kWidth - kRight - 40 ? "end" : "middle";
   absl::StrAppend(&out, "<line x1=\"", one, "\" x2=\"", one, "\" y1=\"", SvgNumber(kMid - 18), "\" y2=\"",
-                  SvgNumber(kMid + 18), "\" stroke=\"#57606a\" stroke-dasharray=\"3 3\"/><text x=\"", one, "\" y=\"",
-                  SvgNumber(kHeight - 6),
-                  "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#57606a\">1 (no change)</text>");
+                  SvgNumber(kOneRow - 11), "\" stroke=\"#57606a\" stroke-dasharray=\"3 3\"/><text x=\"", one, "\" y=\"",
+                  SvgNumber(kOneRow), "\" font-size=\"11\" text-anchor=\"", anchor,
+                  "\" fill=\"#57606a\">1 (no change)</text>");
   if (p.has_median_ratio() && Drawable(p.median_ratio())) {
     const std::string m = SvgNumber(a.X(p.median_ratio()));
     absl::StrAppend(&out, "<line x1=\"", m, "\" x2=\"", m, "\" y1=\"", SvgNumber(kMid - 14), "\" y2=\"",

@@ -64,5 +64,19 @@ TEST(PairedRatioSvg, ManyRoundsAreBoundedAndCounted) {
   EXPECT_EQ(Count(svg, "<path"), 1);
 }
 
+// "1 (no change)" has a row of its own: it cannot overlap the axis's end labels, even when 1
+// lies at an end of the axis (all rounds slower), and it stays inside the picture there.
+TEST(PairedRatioSvg, TheNoChangeLabelNeverSharesARowWithTheAxisEnds) {
+  v1::PairedEvidence p;
+  for (double r : {1.3, 1.4, 1.5, 1.6}) p.add_round_ratios(r);
+  const std::string svg = PairedRatioSvg(p);
+  const size_t one = svg.find(">1 (no change)</text>");
+  ASSERT_NE(one, std::string::npos) << svg;
+  const std::string label = svg.substr(svg.rfind("<text", one), one - svg.rfind("<text", one));
+  EXPECT_TRUE(Has(label, "y=\"58.0\"")) << label;
+  EXPECT_TRUE(Has(label, "text-anchor=\"start\"")) << label;                      // 1 is the axis's left end here
+  EXPECT_TRUE(Has(svg, "y=\"74.0\" font-size=\"11\" fill=\"#57606a\">")) << svg;  // the ends' row
+}
+
 }  // namespace
 }  // namespace torchscan::report

@@ -14,7 +14,9 @@ bool Has(const std::string& text, const std::string& part) { return text.find(pa
 
 TEST(TerminalRenderer, ComparisonIsCompactWithCheckLabelEvidenceAndRuns) {
   const std::string out = TerminalRenderer().Render(fixtures::PassedComparison());
-  EXPECT_EQ(out.rfind("TorchScan comparison: baseline \u2192 candidate\n  verdict   Faster by the guide's rule (", 0),
+  EXPECT_EQ(out.rfind("TorchScan comparison: baseline \u2192 candidate (execution_mode per-sample forwards + "
+                      "torch.stack \u2192 one batched forward)\n  verdict   Faster by the guide's rule (",
+                      0),
             0u)
       << out;
   EXPECT_TRUE(Has(out, "\n  check     passed  assert_close(rtol=1e-4, atol=1e-5)\n"));
@@ -44,7 +46,10 @@ TEST(TerminalRenderer, TitleCarriesTheLabelAndModels) {
   c.mutable_before()->set_model("mlp.pt");
   c.mutable_after()->set_model("mlp_opt.pt");
   const std::string out = TerminalRenderer().Render(c);
-  EXPECT_EQ(out.rfind("TorchScan comparison: freeze trial: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt)\n", 0), 0u)
+  EXPECT_EQ(out.rfind("TorchScan comparison: freeze trial: baseline (mlp.pt) \u2192 candidate (mlp_opt.pt) "
+                      "(execution_mode per-sample forwards + torch.stack \u2192 one batched forward)\n",
+                      0),
+            0u)
       << out;
 }
 

@@ -15,7 +15,9 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "proto/service.grpc.pb.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
@@ -368,6 +370,24 @@ TEST(DaemonEndToEnd, Kill9OfTheDaemonLosesNothing) {
   const CommandResult watched = d.Client({"jobs", "watch", queued[0].id()});
   EXPECT_EQ(watched.exit_code, 0) << watched.err;
   EXPECT_EQ(ShowJob(d, queued[0].id()).state(), v1::Job::succeeded);
+  // It ends with the summary a job command prints, not the record's timeline.
+  EXPECT_TRUE(absl::StartsWith(watched.out, "TorchScan")) << watched.out;
+  EXPECT_NE(watched.out.find(" blocks"), std::string::npos) << watched.out;  // the run's line: median ± IQR
+  EXPECT_EQ(watched.out.find("timeline (seconds since"), std::string::npos) << watched.out;
+  EXPECT_NE(watched.err.find("jobs fetch " + queued[0].id()), std::string::npos) << watched.err;
+  // The listing's columns line up: every row's STATE starts where the header's does.
+  const CommandResult listed = d.Client({"jobs", "list"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const std::vector<std::string> lines = absl::StrSplit(listed.out, '\n', absl::SkipEmpty());
+  ASSERT_GE(lines.size(), 3u) << listed.out;
+  const size_t state_column = lines[0].find("STATE"), label_column = lines[0].find("LABEL");
+  for (const std::string& line : lines) {
+    EXPECT_NE(line.substr(state_column, 1), " ") << listed.out;
+    EXPECT_EQ(line.substr(state_column - 2, 2), "  ") << listed.out;
+    if (line.size() > label_column) {
+      EXPECT_EQ(line.substr(label_column - 2, 2), "  ") << listed.out;
+    }
+  }
 }
 
 TEST(DaemonEndToEnd, BadRequestsNameTheProblem) {

@@ -29,6 +29,7 @@
 #include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/message_differencer.h>
 
+#include "io/zip_fixture.h"
 #include "libtorch_build_info.h"
 #include "proto/service.grpc.pb.h"
 #include "tests/e2e_support.h"
@@ -435,10 +436,12 @@ void AddWorkerCases(Table& t, const std::string& dir, const std::string& truncat
     t.JobFile(std::string("module_bytes ") + what, file(std::string("ts_") + what, MeasureJob(model + inputs)),
               kJobFailed, "model.torchscript.module_bytes");
   }
+  // The client refuses what is no zip archive of a module before sending it; the worker's own
+  // refusal of such bytes is the job file cases' (module_bytes above).
   t.Client("--check-module truncated module", {"compare", "--check-module", truncated, "--min-run-time", "0.02"},
-           kJobFailed, "check.torchscript");
-  t.Client("--check-module random bytes", {"compare", "--check-module", random, "--min-run-time", "0.02"}, kJobFailed,
-           "check.torchscript");
+           kBadInput, "truncated.pt' is not a TorchScript module");
+  t.Client("--check-module random bytes", {"compare", "--check-module", random, "--min-run-time", "0.02"}, kBadInput,
+           "random.pt' is not a TorchScript module");
   t.JobFile("module path /dev/zero",
             file("ts_dev_zero", MeasureJob(R"("model": {"torchscript": {"path": "/dev/zero"}})" + inputs)), kJobFailed,
             "model.torchscript.path", true);
@@ -471,7 +474,7 @@ void AddWorkerCases(Table& t, const std::string& dir, const std::string& truncat
 }
 
 // Flags the client checks itself.
-void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
+void AddFlagCases(Table& t, const std::string& dir, const std::string& empty, const std::string& module) {
   t.Client("--threads -1", {"measure", "--threads", "-1"}, kBadInput, "--threads");
   t.Client("--threads 99999", {"measure", "--threads", "99999"}, kBadInput, "--threads");
   t.Client("--min-run-time nan", {"measure", "--min-run-time", "nan"}, kBadInput, "--min-run-time");
@@ -489,7 +492,7 @@ void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
   t.Client("--baseline without --candidate", {"compare", "--baseline", empty, "--no-check"}, kBadInput, "--candidate");
   t.Client("--candidate-freeze on a built-in", {"compare", "--candidate-freeze", "--no-check"}, kBadInput,
            "--candidate-freeze");
-  t.Client("--torchscript without --input", {"measure", "--torchscript", empty}, kBadInput, "--input");
+  t.Client("--torchscript without --input", {"measure", "--torchscript", module}, kBadInput, "--input");
   t.Client("--rounds 0", {"compare", "--rounds", "0"}, kBadInput, "--rounds");
   t.Client("calibrate --pairs 0", {"calibrate", "--pairs", "0"}, kBadInput, "--pairs");
   t.Client("calibrate --rounds 101", {"calibrate", "--rounds", "101"}, kBadInput, "--rounds");
@@ -498,8 +501,9 @@ void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
   t.Client("--device tpu", {"measure", "--device", "tpu"}, kBadInput, "spec.measure.workload.device");
   t.Client("--device cuda:99", {"compare", "--device", "cuda:99", "--no-check"}, kBadInput,
            "spec.compare.baseline.device");
+  // What is no module (an empty file here) is refused by the client, before anything is sent.
   t.Client("--torchscript empty file", {"measure", "--torchscript", empty, "--input", "2x128"}, kBadInput,
-           "module_bytes");
+           "empty.pt' is not a TorchScript module");
   t.Client("--torchscript missing file", {"measure", "--torchscript", empty + ".missing"}, kBadInput, "--torchscript");
   t.Client("--torchscript a folder", {"measure", "--torchscript", dir}, kBadInput, "--torchscript");
   t.Client("--torchscript /dev/zero", {"measure", "--torchscript", "/dev/zero"}, kBadInput, "--torchscript");
@@ -515,7 +519,10 @@ void AddFlagCases(Table& t, const std::string& dir, const std::string& empty) {
            "--label: is 5000 bytes, more than the 4096");
   t.Client("--input-file relative and missing", {"measure", "--input-file", "x=nowhere.pt"}, kBadInput, "--input-file");
   t.AlsoNaming({"relative to the working directory", "--daemon-path"});
-  const std::string big = Write(dir + "/big_module.pt", std::string(kOverUpload, 'm'));
+  // A zip archive shaped as a module (its entries under code/), 8.5 MiB of entry names.
+  std::vector<std::string> names;
+  for (int i = 0; i < 136; ++i) names.push_back("big/code/" + std::to_string(i) + std::string(32755, 'm'));
+  const std::string big = Write(dir + "/big_module.pt", ZipOf(names));
   t.Client("--torchscript over max_upload_bytes", {"measure", "--torchscript", big, "--input", "2x128"}, kRefused,
            "max_upload_bytes");
   t.AlsoNaming({big + " 8.5 MiB", "--daemon-path", "torchscand --max-upload"});
@@ -878,7 +885,7 @@ TEST(HostileInput, EveryCaseIsRefusedNamingTheFieldAndTheDaemonKeepsServing) {
 
   Table table(daemon, raw);
   AddJobFileCases(table, dir, module);
-  AddFlagCases(table, dir, empty);
+  AddFlagCases(table, dir, empty, module);
   AddReportCases(table, dir, good_out + "/report.json");
   AddGrpcCases(table, good_id);
   const std::string never_written = TempDir("hostile_never_written");

@@ -157,7 +157,8 @@ TEST_F(PythonModels, ABfloat16CandidatePassesInTheCheckDTypeTheUserChose) {
   EXPECT_EQ(failed.exit_code, 1) << failed.err;  // a failed check
   absl::StatusOr<v1::Comparison> f = report::LoadComparison(strict + "/comparison.json");
   ASSERT_TRUE(f.ok()) << f.status();
-  EXPECT_NE(f->output_check().message().find("dtypes differ: Float vs BFloat16"), std::string::npos)
+  EXPECT_NE(f->output_check().message().find("dtypes differ: Float (baseline) vs BFloat16 (candidate)"),
+            std::string::npos)
       << f->output_check().message();
   EXPECT_NE(f->output_check().message().find("--check-dtype float32"), std::string::npos)
       << f->output_check().message();
@@ -180,6 +181,36 @@ TEST_F(PythonModels, AnOptimizedCnnCountsTheFlopsOfThePlainOne) {
     EXPECT_DOUBLE_EQ(flops.value(), 4 * per_image) << run->name();
   }
   ASSERT_NE(Changed(*c, "workload.optimize_for_inference"), nullptr);
+}
+
+// What a user saves by mistake is refused with the file, the flag and the fix: a state_dict as
+// a module, before anything is sent (exit 2); a state_dict as an input file, without a
+// PyTorch internal assert (exit 3); an optimize_for_inference CNN that PyTorch cannot load
+// back, pointing to --candidate-optimize-for-inference.
+TEST_F(PythonModels, FilesThatAreNotWhatTheFlagWantsAreNamedWithTheFix) {
+  TestDaemon d(TempDir("mistakes"));
+  const CommandResult state_dict =
+      d.Client({"compare", "--baseline", File("mlp.pt"), "--candidate", File("mlp_state_dict.pt"), "--input", "64x256",
+                "--no-check", "--min-run-time", "0.02"});
+  EXPECT_EQ(state_dict.exit_code, 2) << state_dict.err;
+  EXPECT_NE(state_dict.err.find("mlp_state_dict.pt' holds data saved with torch.save"), std::string::npos)
+      << state_dict.err;
+  EXPECT_EQ(state_dict.err.find("job-"), std::string::npos) << "refused before submitting: " << state_dict.err;
+
+  const CommandResult as_input = d.Client({"measure", "--torchscript", File("mlp.pt"), "--input-file",
+                                           File("mlp_state_dict.pt"), "--min-run-time", "0.02"});
+  EXPECT_EQ(as_input.exit_code, 3) << as_input.err;
+  EXPECT_NE(as_input.err.find("save one tensor per file"), std::string::npos) << as_input.err;
+  EXPECT_EQ(as_input.err.find("report a bug to PyTorch"), std::string::npos) << as_input.err;
+
+  const CommandResult optimized =
+      d.Client({"compare", "--baseline", File("cnn.pt"), "--candidate", File("cnn_optimized.pt"), "--input",
+                "4x3x16x16", "--no-check", "--min-run-time", "0.02"});
+  EXPECT_EQ(optimized.exit_code, 3) << optimized.err;
+  for (const std::string& words :
+       {std::string("(--candidate)"), File("cnn_optimized.pt"), std::string("--candidate-optimize-for-inference")})
+    EXPECT_NE(optimized.err.find(words), std::string::npos) << words << " in " << optimized.err;
+  EXPECT_EQ(optimized.err.find("(--torchscript)"), std::string::npos) << optimized.err;
 }
 
 }  // namespace

@@ -54,8 +54,7 @@ int Run(const WorkerFlags& flags, std::ostream& progress_out, std::ostream& erro
   PhaseTimeline timeline;  // time 0: the worker begins the job
   if (flags.job_dir.empty()) return Fail(errors, kWorkerBadSpec, absl::InvalidArgumentError("--job: required"));
   v1::JobSpec spec;
-  if (absl::Status s = LoadJobSpec(flags.job_dir, &spec); !s.ok())
-    return Fail(errors, kWorkerBadSpec, s);
+  if (absl::Status s = LoadJobSpec(flags.job_dir, &spec); !s.ok()) return Fail(errors, kWorkerBadSpec, s);
   absl::StatusOr<experiment::ExperimentOptions> options = ExperimentOptionsFor(spec, flags.rss_child_path);
   if (!options.ok()) return Fail(errors, kWorkerBadSpec, options.status());
   Progress progress(progress_out);

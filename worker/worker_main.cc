@@ -78,9 +78,9 @@ int main(int argc, char** argv) {
   w::WorkerFlags flags;
   bool spare = false;
   CLI::App app{"torchscan-worker: runs one TorchScan job (started by torchscand)"};
-  CLI::Option* job = app.add_option(
-      "--job", flags.job_dir,
-      std::string("job folder holding ") + w::kJobSpecFile + " (or " + w::kJobSpecJsonFile + "); " + w::kJobResultFile + " is written there");
+  CLI::Option* job = app.add_option("--job", flags.job_dir,
+                                    std::string("job folder holding ") + w::kJobSpecFile + " (or " +
+                                        w::kJobSpecJsonFile + "); " + w::kJobResultFile + " is written there");
   CLI::Option* spare_flag = app.add_flag(
       "--spare", spare, "wait, loaded, for the job folder torchscand hands over on stdin (instead of --job)");
   job->excludes(spare_flag);

@@ -175,7 +175,10 @@ absl::StatusOr<at::Tensor> ReadTensorFile(absl::string_view file, const std::str
     });
     if (!loaded.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, " holds no tensor LibTorch can read (", pickled.message(), "); ", kTensorFileFormats));
+          absl::StrCat(where, " holds no tensor LibTorch can read (", pickled.message(),
+                       "); a dict (a state_dict), a module or another object is not an input: save one tensor per "
+                       "file with torch.save(tensor, path); ",
+                       kTensorFileFormats));
     }
     return tensor;
   }

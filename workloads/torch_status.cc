@@ -55,6 +55,27 @@ std::string ExplainNewerPyTorch(const std::string& text) {
   return text;
 }
 
+// A LibTorch internal assert ("isGenericDict() INTERNAL ASSERT FAILED at \"...ivalue_inl.h\":1931,
+// please report a bug to PyTorch. Expected GenericDict but got Object") says to report a
+// PyTorch bug; here it means an input LibTorch did not expect (a state_dict where one tensor
+// was expected), so it is told as that: "LibTorch could not use it (its check isGenericDict()
+// failed: Expected GenericDict but got Object)". `text` unchanged when it is none.
+std::string ExplainInternalAssert(const std::string& text) {
+  const size_t at = text.find(" INTERNAL ASSERT FAILED");
+  if (at == std::string::npos) return text;
+  const size_t start = text.rfind(": ", at);
+  const std::string condition(absl::StripAsciiWhitespace(absl::string_view(text).substr(
+      start == std::string::npos ? 0 : start + 2, at - (start == std::string::npos ? 0 : start + 2))));
+  const std::string report_bug = "please report a bug to PyTorch.";
+  const size_t report = text.find(report_bug, at);
+  const std::string detail(report == std::string::npos ? ""
+                                                       : absl::StripAsciiWhitespace(absl::string_view(text).substr(
+                                                             report + report_bug.size())));
+  return absl::StrCat(start == std::string::npos ? "" : text.substr(0, start + 2),
+                      "LibTorch could not use it (its check ", condition, " failed",
+                      detail.empty() ? "" : ": " + detail, ")");
+}
+
 // Whether `line` opens a Python-style error: "RuntimeError: ...", "AssertionError: ...",
 // "torch.jit.Error: ..." (a name ending in Error or Exception, then a colon).
 bool OpensAnError(absl::string_view line) {
@@ -94,7 +115,7 @@ std::string OneLine(absl::string_view message) {
 
 absl::Status Mapped(absl::string_view what, absl::string_view message, bool out_of_memory,
                     absl::StatusCode error_code) {
-  const std::string text = ExplainNewerPyTorch(OneLine(message));
+  const std::string text = ExplainInternalAssert(ExplainNewerPyTorch(OneLine(message)));
   if (out_of_memory || LooksLikeOutOfMemory(text)) {
     return absl::ResourceExhaustedError(absl::StrCat(what, ": out of memory: ", text));
   }

@@ -90,6 +90,21 @@ TEST(RunTorch, AModuleFromANewerPyTorchNamesThisLibTorchAndTheFix) {
   EXPECT_TRUE(Contains(op, std::string("this daemon's LibTorch is ") + TORCHSCAN_LIBTORCH_VERSION)) << op;
 }
 
+// No "please report a bug to PyTorch" reaches a user: an internal assert is told as LibTorch
+// not being able to use the input, with its check and detail.
+TEST(RunTorch, AnInternalAssertIsToldAsAnInputLibTorchCannotUse) {
+  const absl::Status s = RunTorch("inputs[0].tensor_bytes", [] {
+    throw c10::Error(
+        "isGenericDict() INTERNAL ASSERT FAILED at \"../aten/src/ATen/core/ivalue_inl.h\":1931, please report a "
+        "bug to PyTorch. Expected GenericDict but got Object",
+        "");
+  });
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "inputs[0].tensor_bytes: LibTorch could not use it (its check isGenericDict() failed: Expected "
+            "GenericDict but got Object)");
+}
+
 TEST(RunTorch, OtherExceptions) {
   const absl::Status s = RunTorch("script", [] { throw std::runtime_error("AssertionError: wrong shape"); });
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);

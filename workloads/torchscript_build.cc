@@ -10,8 +10,10 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/script.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "libtorch_build_info.h"
 #include "workloads/graph_scan.h"
 #include "workloads/tensor_conversion.h"
 #include "workloads/torch_status.h"
@@ -42,6 +44,21 @@ std::vector<at::Tensor> ScriptTensors(const torch::jit::Module& module) {
   return tensors;
 }
 
+// PyTorch 1.13 saves a module after torch.jit.optimize_for_inference (any convolution folded
+// into MKLDNN constants) that neither it nor LibTorch can load back: torch.jit.load fails with
+// "required keyword attribute 'value' is undefined". Said so, with the variant that works.
+absl::Status ExplainOptimizedForInference(const absl::Status& loaded) {
+  if (!absl::StrContains(loaded.message(), "required keyword attribute 'value' is undefined")) return loaded;
+  return absl::Status(
+      loaded.code(),
+      absl::StrCat(loaded.message(),
+                   "; this is how PyTorch " TORCHSCAN_LIBTORCH_VERSION
+                   " fails on a module saved after torch.jit.optimize_for_inference (its folded constants do not "
+                   "load back, in Python either): save the module before optimize_for_inference and let TorchScan "
+                   "apply it (torchscan-client --candidate-optimize-for-inference; Python: "
+                   "candidate_transform=\"optimize_for_inference\")"));
+}
+
 // The module's bytes: sent with the job, or read here from a path on this machine; loaded,
 // and the record of the file it came from.
 absl::StatusOr<std::pair<torch::jit::Module, FileRecord>> LoadModule(const TorchScriptSpec& ts) {
@@ -58,17 +75,19 @@ absl::StatusOr<std::pair<torch::jit::Module, FileRecord>> LoadModule(const Torch
   }
   const std::string& bytes = uploaded ? ts.module_bytes() : read;
   torch::jit::Module module;
-  absl::Status loaded =
-      RunTorch(uploaded ? "model.torchscript.module_bytes are not a TorchScript module (send the bytes written by "
-                          "torch.jit.save or torch::jit::Module::save)"
-                        : absl::StrCat("model.torchscript.path: '", ts.path(),
-                                       "' is not a TorchScript module (save one with "
-                                       "torch.jit.save or torch::jit::Module::save)"),
-               [&] {
-                 std::istringstream in(bytes);
-                 module = torch::jit::load(in);
-               });
-  if (!loaded.ok()) return loaded;
+  absl::Status loaded = RunTorch(
+      uploaded ? absl::StrCat("model.torchscript.module_bytes",
+                              ts.source_name().empty() ? "" : absl::StrCat(" (", ts.source_name(), ")"),
+                              " are not a TorchScript module LibTorch " TORCHSCAN_LIBTORCH_VERSION
+                              " can load (send the bytes written by torch.jit.save or torch::jit::Module::save)")
+               : absl::StrCat("model.torchscript.path: '", ts.path(),
+                              "' is not a TorchScript module LibTorch " TORCHSCAN_LIBTORCH_VERSION
+                              " can load (save one with torch.jit.save or torch::jit::Module::save)"),
+      [&] {
+        std::istringstream in(bytes);
+        module = torch::jit::load(in);
+      });
+  if (!loaded.ok()) return ExplainOptimizedForInference(loaded);
   return std::make_pair(std::move(module), RecordFile(bytes, uploaded ? ts.source_name() : ts.path(), uploaded));
 }
 

@@ -6,7 +6,9 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "libtorch_build_info.h"
 #include "spec/builtin_models.h"
 #include "workloads/builtin_build.h"
@@ -145,9 +147,30 @@ class WorkloadBuilder {
     absl::Status fits = RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"),
                                  [&] { output_ = workload_.call(); });
     if (fits.ok()) return fits;
+    if (const std::string ranges = GeneratedIntegerRanges();
+        !ranges.empty() && absl::StrContains(fits.message(), "index out of range"))
+      return absl::Status(fits.code(),
+                          absl::StrCat(fits.message(), "; ", ranges,
+                                       ": an embedding needs ids below its vocabulary size, so give the range the "
+                                       "model takes, e.g. --input NAME=SHAPE:int64:0..VOCAB (high is exclusive)"));
     return absl::Status(fits.code(), absl::StrCat(fits.message(),
                                                   "; give one input per argument of the method, "
                                                   "shaped and typed as it expects (--input / --input-file)"));
+  }
+
+  // "input ids is generated in 0..30522 (inputs[0].generated.integers)" for each generated
+  // integer input, joined; "" when there is none.
+  std::string GeneratedIntegerRanges() const {
+    std::vector<std::string> ranges;
+    for (int i = 0; i < spec_.inputs_size(); ++i) {
+      const InputSpec& input = spec_.inputs(i);
+      if (!input.has_generated() || !input.generated().has_integers()) continue;
+      const torchscan::v1::IntegerRange& r = input.generated().integers();
+      ranges.push_back(absl::StrCat("input ", input.name().empty() ? absl::StrCat("input", i) : input.name(),
+                                    " is generated in ", r.low(), "..", r.high(), " (inputs[", i,
+                                    "].generated.integers)"));
+    }
+    return absl::StrJoin(ranges, "; ");
   }
 
   // A built-in's work units come from its table entry; TorchScript's from the spec, else dim 0.

@@ -563,5 +563,28 @@ TEST(BuildWorkloadErrors, InvalidSpecsNameTheField) {
   EXPECT_TRUE(Contains(BuildWorkload(scalar).status(), "per_sample"));
 }
 
+// Token ids past an embedding's table: the error points at the generated range and the fix.
+TEST(BuildWorkload, IdsPastAnEmbeddingNameTheirGeneratedRange) {
+  WorkloadSpec spec = Script(ScriptBytes(R"(
+def forward(self, ids):
+    return torch.embedding(self.weight, ids)
+)"),
+                             {});
+  spec.mutable_inputs(0)->set_name("ids");
+  GeneratedTensor* ids = spec.mutable_inputs(0)->mutable_generated();
+  ids->add_shape(4);
+  ids->set_dtype(GeneratedTensor::int64);
+  ids->mutable_integers()->set_high(30522);  // the table has 16 rows
+  const auto past = BuildWorkload(spec);
+  ASSERT_FALSE(past.ok());
+  EXPECT_TRUE(Contains(past.status(), "index out of range")) << past.status();
+  EXPECT_TRUE(Contains(past.status(), "input ids is generated in 0..30522 (inputs[0].generated.integers)"))
+      << past.status();
+  EXPECT_TRUE(Contains(past.status(), "--input NAME=SHAPE:int64:0..VOCAB")) << past.status();
+  ids->mutable_integers()->set_high(16);
+  const auto within = BuildWorkload(spec);
+  EXPECT_TRUE(within.ok()) << within.status();
+}
+
 }  // namespace
 }  // namespace torchscan::workloads

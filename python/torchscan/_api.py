@@ -26,30 +26,44 @@ _FINISHED = (service_pb2.Job.succeeded, service_pb2.Job.failed, service_pb2.Job.
 _CONNECTION_KEYWORDS = ("daemon", "token", "token_file", "tls_ca", "tls_cert", "tls_key", "tls_server_name")
 
 
+def _in_notebook():
+    """Whether this runs in a Jupyter kernel (its stderr is no terminal, yet shows "\\r" as one line)."""
+    return "ipykernel" in sys.modules
+
+
 class _Progress:
-    """One line per phase; on a terminal, one line rewritten in place."""
+    """On a terminal, one line rewritten in place (with the blocks timed); in a notebook, one
+    line rewritten with "\\r"; elsewhere (logs, CI), one line per phase, each phase once, so that
+    alternating timing rounds do not fill the log."""
 
     def __init__(self, enabled):
         self.enabled = enabled
-        self.tty = enabled and sys.stderr.isatty()
+        self.mode = "off" if not enabled else "tty" if sys.stderr.isatty() else "notebook" if _in_notebook() else "lines"
         self.last = None
+        self.seen = set()
+        self.width = 0
 
     def show(self, job):
-        if not self.enabled:
+        if self.mode == "off":
             return
         state = service_pb2.Job.State.Name(job.state)
         text = f"[{job.id}] {state}" + (f": {job.phase}" if job.phase else "")
-        if self.tty:
+        if self.mode in ("tty", "notebook"):
             blocks = job.blocks_done
             text += f", {blocks} block{'s' if blocks != 1 else ''}" if blocks else ""
-            sys.stderr.write("\r\033[K" + text)
+            if self.mode == "tty":
+                sys.stderr.write("\r\033[K" + text)
+            else:  # no terminal codes: pad over the longer line before
+                self.width = max(self.width, len(text))
+                sys.stderr.write("\r" + text.ljust(self.width))
             sys.stderr.flush()
-        elif text != self.last:
+        elif text not in self.seen:
             print(text, file=sys.stderr, flush=True)
+            self.seen.add(text)
         self.last = text
 
     def end(self):
-        if self.tty and self.last is not None:
+        if self.mode in ("tty", "notebook") and self.last is not None:
             sys.stderr.write("\n")
             sys.stderr.flush()
 

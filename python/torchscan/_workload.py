@@ -10,6 +10,7 @@ tensor, as --input 8x3x64x64). torch is imported only here, and only when a call
 
 import io
 import os
+import zipfile
 
 from torchscan._errors import EXIT_BAD_INPUT, TorchScanError
 from torchscan._proto import workload_pb2
@@ -65,6 +66,33 @@ def _example_inputs(inputs):
     )
 
 
+def _saved_kind(data):
+    """What PyTorch wrote: "module" (torch.jit.save: code/ entries), "data" (torch.save), or ""
+    (not a zip archive)."""
+    try:
+        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except (zipfile.BadZipFile, ValueError):
+        return ""
+    return "module" if any(n.startswith("code/") or "/code/" in n for n in names) else "data"
+
+
+def _check_loads_back(data, side):
+    """A ScriptModule given as is must load back as the daemon will load it: PyTorch 1.13 saves a
+    module after torch.jit.optimize_for_inference (a convolution folded into MKLDNN constants)
+    that it cannot load ("required keyword attribute 'value' is undefined")."""
+    import torch
+
+    try:
+        torch.jit.load(io.BytesIO(data))
+    except Exception as e:  # TorchScript's loader raises many kinds
+        message = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        hint = ("; a module saved after torch.jit.optimize_for_inference cannot be loaded back by this PyTorch: "
+                "pass the module before it with candidate_transform=\"optimize_for_inference\""
+                if "required keyword attribute 'value' is undefined" in str(e) else "")
+        raise TorchScanError(f"{side}: the ScriptModule does not load back after torch.jit.save ({message}){hint}",
+                             EXIT_BAD_INPUT) from None
+
+
 def module_spec(model, inputs, side):
     """(TorchScriptSpec, how) for `model`; `side` ("baseline", "candidate", "model") names it in errors."""
     spec = workload_pb2.TorchScriptSpec()
@@ -75,10 +103,14 @@ def module_spec(model, inputs, side):
                 spec.module_bytes = f.read()
         except OSError as e:
             raise TorchScanError(f"{side}: cannot read {path}: {e.strerror}", EXIT_BAD_INPUT) from None
-        if not spec.module_bytes.startswith(b"PK"):
+        kind = _saved_kind(spec.module_bytes)
+        if kind != "module":
+            what = ("holds data saved with torch.save (a tensor, a state_dict or a pickled nn.Module), not a "
+                    "TorchScript module" if kind == "data" else
+                    "is not a TorchScript module (torch.jit.save writes a zip archive)")
             raise TorchScanError(
-                f"{side}: {path} is not a TorchScript module (torch.jit.save writes a zip archive); save one with "
-                "torch.jit.save(torch.jit.script(model), PATH), or pass the nn.Module itself",
+                f"{side}: {path} {what}; save one with torch.jit.save(torch.jit.script(model), PATH), or pass the "
+                "nn.Module itself",
                 EXIT_BAD_INPUT,
             )
         spec.source_name = path
@@ -119,6 +151,8 @@ def module_spec(model, inputs, side):
     buffer = io.BytesIO()
     torch.jit.save(scripted, buffer)
     spec.module_bytes = buffer.getvalue()
+    if how == "ScriptModule as given":
+        _check_loads_back(spec.module_bytes, side)
     spec.source_name = f"python: {type(model).__name__}, {how}"
     return spec, how
 

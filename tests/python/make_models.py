@@ -8,6 +8,9 @@ Writes into OUT_DIR:
   mlp_optimized.pt  the same weights, torch.jit.freeze + torch.jit.optimize_for_inference
   cnn.pt            torch.jit.script(CNN).save: Conv2d(3,16,3,p1), ReLU, Conv2d(16,32,3,p1), ReLU,
                     flatten, Linear(32*16*16, 10); input 4x3x16x16
+  cnn_optimized.pt  the CNN after torch.jit.freeze + optimize_for_inference: PyTorch 1.13 saves
+                    it but cannot load it back ("required keyword attribute 'value' is undefined")
+  mlp_state_dict.pt torch.save(MLP().state_dict()): a dict of tensors, neither module nor input
   x.pt              torch.save(torch.randn(64, 256)) (zip format, the default)
   x_legacy.pt       the same tensor, torch.save(..., _use_new_zipfile_serialization=False)
 """
@@ -49,6 +52,9 @@ def main(out):
     optimized = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.script(mlp).eval()))
     optimized.save(os.path.join(out, "mlp_optimized.pt"))
     torch.jit.script(CNN().eval()).save(os.path.join(out, "cnn.pt"))
+    cnn_optimized = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.script(CNN().eval())))
+    cnn_optimized.save(os.path.join(out, "cnn_optimized.pt"))
+    torch.save(mlp.state_dict(), os.path.join(out, "mlp_state_dict.pt"))
     x = torch.randn(64, 256)
     torch.save(x, os.path.join(out, "x.pt"))
     torch.save(x, os.path.join(out, "x_legacy.pt"), _use_new_zipfile_serialization=False)

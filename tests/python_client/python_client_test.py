@@ -149,6 +149,44 @@ class PythonClientTest(unittest.TestCase):
         self.assertIn("failed", str(failed.exception))
 
 
+    def test_files_and_modules_that_cannot_load_are_refused_before_submitting(self):
+        x = torch.randn(2, 3, 8, 8)
+        state_dict = os.path.join(self.folder, "state_dict.pt")
+        torch.save(SmallNet().state_dict(), state_dict)
+        with self.assertRaises(torchscan.TorchScanError) as data:
+            torchscan.compare(state_dict, SmallNet(), inputs=(x,), no_check=True, **FAST)
+        self.assertEqual(data.exception.exit_code, 2, str(data.exception))
+        self.assertIn(f"baseline: {state_dict} holds data saved with torch.save", str(data.exception))
+        # PyTorch 1.13 cannot load back what optimize_for_inference makes of a convolution.
+        optimized = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.script(SmallNet().eval())))
+        with self.assertRaises(torchscan.TorchScanError) as unloadable:
+            torchscan.compare(SmallNet(), optimized, inputs=(x,), no_check=True, **FAST)
+        self.assertEqual(unloadable.exception.exit_code, 2, str(unloadable.exception))
+        self.assertIn("candidate: the ScriptModule does not load back", str(unloadable.exception))
+        self.assertIn('candidate_transform="optimize_for_inference"', str(unloadable.exception))
+
+    def test_progress_is_one_line_in_a_notebook_and_each_phase_once_in_a_log(self):
+        program = (
+            "import sys, types, torch\n"
+            "if sys.argv[1] == 'notebook': sys.modules['ipykernel'] = types.ModuleType('ipykernel')\n"
+            "import torchscan\n"
+            "torchscan.compare(torch.nn.Linear(8, 8), torch.nn.Linear(8, 8), inputs=(torch.randn(4, 8),), "
+            "no_check=True, min_run_time=0.05, min_blocks=3, rounds=10, fixed_length=True)\n")
+        env = dict(os.environ, PYTHONPATH=os.path.abspath("python"))
+        for where in ("notebook", "log"):
+            done = subprocess.run(["/usr/bin/python3", "-c", program, where], env=env, capture_output=True,
+                                  timeout=300)  # bytes: text mode would turn each \r into a newline
+            stderr = done.stderr.decode("utf-8", "replace")
+            self.assertEqual(done.returncode, 0, stderr[-2000:])
+            lines = [l for l in stderr.split("\n") if l.strip()]
+            if where == "notebook":
+                self.assertEqual(len(lines), 1, stderr)  # rewritten in place with \r
+                self.assertIn("\r", lines[0])
+                self.assertNotIn("\033[", stderr)       # no terminal codes a notebook would show
+            else:
+                self.assertEqual(len(lines), len(set(lines)), stderr)  # each phase once
+                self.assertIn("timing baseline", stderr)
+
     def test_the_readmes_python_block_runs_verbatim(self):
         readme = open("README.md", encoding="utf-8").read()
         section = readme.index("\n### From Python\n")
