@@ -33,7 +33,7 @@ from checklib import (PROGRAMS, Checks, exec_argv, program, read_containerfile, 
 UNIT = "deploy/systemd/torchscand.service"
 DROPIN = "deploy/systemd/tcp-tls.conf"
 SCRIPTS = ["deploy/slurm/torchscan-job.sbatch", "deploy/ci/torchscan-ci.sh", "scripts/install.sh",
-           "deploy/container/runtime-packages.sh", "scripts/setup.sh"]
+           "deploy/container/runtime-packages.sh", "scripts/setup.sh", "deploy/manual/torchscand-start.sh"]
 CONTAINERFILE = "deploy/container/Containerfile"
 
 

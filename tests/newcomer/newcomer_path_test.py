@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""README.md's newcomer path, verbatim, as a new user meets it after the README's first command:
+a fresh login shell (env -i bash --login: the system's default PATH, nothing of this test's
+environment) on a machine where the first command has installed the programs into
+/usr/local/bin and the Python package where /usr/bin/python3 finds it. Then, unchanged:
+  - "### From Python": its python block, run by /usr/bin/python3;
+  - "### From the shell": its python block saved as save.py and run by `python3 save.py`, then
+    its sh block, each command as written (the README's own /tmp/ts-* output folders).
+No PATH, PYTHONPATH or program path is given to them: a command the README does not show, or a
+program the first command does not install, fails the test.
+
+The machine is not changed: as root the test runs in a private mount namespace (unshare) with
+an empty tmpfs over /usr/local, holding only what scripts/install.sh installs (the programs and
+the package, from this build), and over /tmp. Without root there is no such namespace, and the
+test says it skipped (tag may_skip). No timing verdict is asserted: exit codes, the output check
+and the files. Each case goes to $XML_OUTPUT_FILE.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.sax.saxutils
+
+PROGRAMS = ["client/torchscan-client", "daemon/torchscand", "worker/torchscan-worker", "passes/torchscan_rss_child"]
+
+
+def block(readme, heading, language, nth=0):
+    """The nth fenced block of `language` after `heading` (and before the next heading of its level)."""
+    start = readme.index("\n" + heading + "\n")
+    end = readme.find("\n" + heading.split(" ")[0] + " ", start + 1)
+    section = readme[start:end if end >= 0 else len(readme)]
+    fence = "```" + language + "\n"
+    at = -1
+    for _ in range(nth + 1):
+        at = section.index(fence, at + 1)
+    return section[at + len(fence):section.index("```\n", at + len(fence))]
+
+
+def stage(root):
+    """What the README's first command installs (scripts/install.sh /usr/local), from this build,
+    laid out as /usr/local: bin/ and lib/python3.X/dist-packages/torchscan."""
+    local = os.path.join(root, "usr-local")
+    os.makedirs(os.path.join(local, "bin"))
+    for program in PROGRAMS:
+        shutil.copy2(program, os.path.join(local, "bin"))
+    pydir = os.path.join(local, "lib", "python3.%d" % sys.version_info.minor, "dist-packages")
+    shutil.copytree("python/torchscan", os.path.join(pydir, "torchscan"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return local
+
+
+NEWCOMER = r"""
+set -e
+cd "$HOME"
+echo "PATH=$PATH"
+/usr/bin/python3 readme_python.py > python.out
+python3 save.py
+bash -e shell.sh > shell.out
+cp -r /tmp/ts-measure /tmp/ts-compare "$HOME/"
+"""
+
+INSIDE = r"""
+set -e
+mount -t tmpfs tmpfs /usr/local
+cp -a "$STAGE/." /usr/local/
+mount -t tmpfs tmpfs /tmp
+exec env -i HOME="$NEWHOME" TERM=dumb LANG=C.UTF-8 bash --login -c "$NEWCOMER"
+"""
+
+
+def run_newcomer(root):
+    readme = open("README.md", encoding="utf-8").read()
+    home = os.path.join(root, "home")
+    os.makedirs(home)
+    with open(os.path.join(home, "readme_python.py"), "w") as f:
+        f.write(block(readme, "### From Python", "python"))
+    with open(os.path.join(home, "save.py"), "w") as f:
+        f.write(block(readme, "### From the shell", "python"))
+    with open(os.path.join(home, "shell.sh"), "w") as f:
+        f.write(block(readme, "### From the shell", "sh"))
+    env = {"STAGE": stage(root), "NEWHOME": home, "NEWCOMER": NEWCOMER, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", INSIDE], env=env,
+                          capture_output=True, text=True, timeout=1500)
+    return done, home
+
+
+def cases(done, home):
+    """(name, failure or "") for each thing the newcomer must see."""
+    out = []
+    said = f"exit {done.returncode}\nstdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
+    out.append(("the README's blocks run in a fresh login shell with the default PATH",
+                "" if done.returncode == 0 else said))
+    path = next((l[5:] for l in done.stdout.splitlines() if l.startswith("PATH=")), "")
+    out.append(("the shell's PATH is the system's default, holding /usr/local/bin",
+                "" if "/usr/local/bin" in path.split(":") and "bazel" not in path else f"PATH was {path!r}"))
+    python_out = os.path.join(home, "python.out")
+    first = open(python_out).read().split("\n")[0].split() if os.path.exists(python_out) else []
+    out.append(("From Python: a verdict with the output check passed, and out/comparison.html",
+                "" if len(first) >= 3 and first[2] == "passed" and os.path.isfile(os.path.join(home, "out",
+                                                                                            "comparison.html"))
+                else f"python.out starts {first}; {said}"))
+    compared = os.path.join(home, "ts-compare", "comparison.json")
+    check = json.load(open(compared))["output_check"]["status"] if os.path.exists(compared) else "missing"
+    out.append(("From the shell: compare wrote comparison.json with the check passed",
+                "" if check == "passed" else f"comparison.json: check {check}; {said}"))
+    measured = os.path.join(home, "ts-measure", "report.json")
+    out.append(("From the shell: measure wrote report.json",
+                "" if os.path.exists(measured) else f"no {measured}; {said}"))
+    return out
+
+
+def write_junit(results, skipped_reason=None):
+    path = os.environ.get("XML_OUTPUT_FILE")
+    if not path:
+        return
+    rows = []
+    for name, failure in results:
+        body = (f"<skipped message={xml.sax.saxutils.quoteattr(skipped_reason)}/>" if skipped_reason else
+                f"<failure message={xml.sax.saxutils.quoteattr(failure[:4000])}/>" if failure else "")
+        rows.append(f'<testcase classname="newcomer_path_test" name={xml.sax.saxutils.quoteattr(name)}>{body}'
+                    "</testcase>")
+    failed = sum(1 for _, f in results if f and not skipped_reason)
+    with open(path, "w") as f:
+        f.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuites><testsuite name="newcomer_path_test" '
+                f'tests="{len(results)}" failures="{failed}">{"".join(rows)}</testsuite></testsuites>\n')
+
+
+def main():
+    if os.geteuid() != 0:
+        reason = "needs root for a private mount namespace over /usr/local and /tmp (CI runs as root)"
+        print("SKIPPED:", reason)
+        write_junit([("the README's newcomer path", "")], skipped_reason=reason)
+        return 0
+    root = os.path.join(os.environ.get("TEST_TMPDIR", "/var/tmp"), "newcomer")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    os.chmod(root, 0o755)
+    done, home = run_newcomer(root)
+    results = cases(done, home)
+    for name, failure in results:
+        print(("FAIL " if failure else "PASS ") + name + (": " + failure if failure else ""))
+    write_junit(results)
+    return 1 if any(f for _, f in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
