@@ -53,12 +53,14 @@ constexpr int kFileLayers = 50;  // +1 layer in another file = +2 % work
 
 struct Flags {
   std::string daemon_path = "bazel-bin/daemon/torchscand";
-  int pairs = 40;             // A/A jobs, and as many +5 % jobs
-  int sequential_pairs = 10;  // rounds-1 A/A jobs
-  int file_pairs = 40;        // A/A copies jobs, and as many +2 % files jobs
-  double min_run_time_s = 0;  // 0: the daemon's default
-  int rounds = 0;             // 0: the daemon's default
-  int threads = 0;            // intra-op threads; 0: the daemon's default
+  int pairs = 40;              // A/A jobs, and as many +5 % jobs
+  int sequential_pairs = 10;   // rounds-1 A/A jobs
+  int file_pairs = 40;         // A/A copies jobs, and as many +2 % files jobs
+  double min_run_time_s = 0;   // 0: the daemon's default
+  int rounds = 0;              // 0: the daemon's default
+  int threads = 0;             // intra-op threads; 0: the daemon's default
+  double max_time_s = 0;       // compare time cap; 0: the daemon's default (20 s)
+  double smallest_change = 0;  // compare decision margin; 0: the daemon's default (0.01)
   bool quick = false;
   std::string ratios_csv;  // "": none; else one line per job: kind, label, claim, per-round ratios
 };
@@ -79,6 +81,9 @@ Flags ParseFlags(int argc, char** argv) {
       app.add_option("--min-run-time", f.min_run_time_s, "min_run_time_s of every job (default 0: the daemon's)");
   app.add_option("--rounds", f.rounds, "rounds of the A/A and +5 % jobs (default 0: the daemon's default)");
   app.add_option("--threads", f.threads, "intra-op threads of every job (default 0: the daemon's default)");
+  app.add_option("--max-time", f.max_time_s, "max_time_s of every compare (default 0: the daemon's, 20 s)");
+  app.add_option("--smallest-change", f.smallest_change,
+                 "smallest_change of every compare (default 0: the daemon's, 0.01)");
   app.add_option("--ratios-csv", f.ratios_csv,
                  "write each job's kind, label, claim and per-round ratios to this CSV file (for offline analysis)");
   app.add_flag("--quick", f.quick, "1 pair, 1 sequential pair, min_run_time 0.01 s unless given: a smoke run");
@@ -104,6 +109,9 @@ Flags ParseFlags(int argc, char** argv) {
   if (f.rounds < 0 || f.rounds > torchscan::kMaxRounds)
     refuse("--rounds must be 0 (the daemon's default) to " + std::to_string(torchscan::kMaxRounds));
   if (f.threads < 0) refuse("--threads must be 0 (the daemon's default) or more");
+  if (!(f.max_time_s >= 0) || f.max_time_s > 3600) refuse("--max-time must be 0 (the daemon's default) to 3600 s");
+  if (!(f.smallest_change >= 0) || f.smallest_change > 0.5)
+    refuse("--smallest-change must be 0 (the daemon's default) to 0.5");
   return f;
 }
 
@@ -143,6 +151,8 @@ v1::JobSpec CompareSpec(PairKind kind, const Modules& m, const Flags& f) {
   }
   compare->mutable_check()->set_skip(true);
   compare->set_rounds(kind == PairKind::kSequentialAa ? 1 : f.rounds);
+  compare->set_max_time_s(f.max_time_s);
+  compare->set_smallest_change(f.smallest_change);
   spec.mutable_options()->set_min_run_time_s(f.min_run_time_s);
   spec.mutable_options()->set_intra_op_threads(f.threads);
   spec.mutable_options()->set_skip_diagnostics(true);
@@ -265,12 +275,14 @@ int main(int argc, char** argv) {
   const std::vector<PairKind> order = InterleavedSchedule(flags.pairs, flags.sequential_pairs, flags.file_pairs);
   std::printf(
       "validity_benchmark: %d A/A + %d +5 %% compares at rounds %d (0: the daemon's default %d), %d sequential "
-      "A/A compares at rounds 1; min_run_time_s %g (0: the daemon's default %g), threads %d (0: default); "
+      "A/A compares at rounds 1; min_run_time_s %g (0: the daemon's default %g), threads %d (0: default), "
+      "max_time_s %g and smallest_change %g (0: the daemon's defaults); "
       "%d tanh(Linear(256,256)) layers on %dx256, +1 layer for +5 %%; %d A/A copies + %d +2 %% files compares "
       "(%d layers against a copy, or against %d layers in another file); check skipped, no diagnostics%s\n",
       flags.pairs, flags.pairs, flags.rounds, torchscan::kDefaultRounds, flags.sequential_pairs, flags.min_run_time_s,
-      torchscan::kDefaultMinRunTimeS, flags.threads, kLayers, kBatch, flags.file_pairs, flags.file_pairs, kFileLayers,
-      kFileLayers + 1, flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
+      torchscan::kDefaultMinRunTimeS, flags.threads, flags.max_time_s, flags.smallest_change, kLayers, kBatch,
+      flags.file_pairs, flags.file_pairs, kFileLayers, kFileLayers + 1,
+      flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
   std::fflush(stdout);  // before the progress lines on stderr
   std::vector<CompareOutcome> outcomes;
   for (size_t i = 0; i < order.size(); ++i) {
