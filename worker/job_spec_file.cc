@@ -29,18 +29,16 @@ std::string JobSpecPath(const std::string& job_dir) {
 }
 
 absl::Status LoadJobSpec(const std::string& job_dir, v1::JobSpec* spec) {
-  const std::string binary = job_dir + "/" + kJobSpecFile;
-  if (!Exists(binary)) {
-    const std::string json = job_dir + "/" + kJobSpecJsonFile;
-    if (Exists(json)) return LoadJsonStrict(json, spec);
+  const std::string path = JobSpecPath(job_dir);
+  if (path == job_dir + "/" + kJobSpecJsonFile) return LoadJsonStrict(path, spec);
+  if (!Exists(path))
     return absl::NotFoundError(
         absl::StrCat(job_dir, " holds no job spec: neither ", kJobSpecFile, " nor ", kJobSpecJsonFile));
-  }
-  absl::StatusOr<std::string> bytes = ReadFile(binary);
+  absl::StatusOr<std::string> bytes = ReadFile(path);
   if (!bytes.ok()) return bytes.status();
   v1::JobSpec parsed;
   if (!parsed.ParseFromString(*bytes))
-    return absl::InvalidArgumentError(absl::StrCat(binary, ": not a JobSpec in protobuf's binary encoding"));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a JobSpec in protobuf's binary encoding"));
   *spec = std::move(parsed);
   return absl::OkStatus();
 }
