@@ -50,22 +50,26 @@ absl::StatusOr<std::string> ReadUpload(const std::string& given, const std::stri
   return bytes;
 }
 
-// What PyTorch wrote into `bytes`, from its zip entries: "module" (torch.jit.save: code/
-// entries), "data" (torch.save: a tensor, a state_dict, a pickled object), or "" (not a zip
-// archive: torch.save's legacy format, or not PyTorch's at all).
-std::string SavedKind(const std::string& bytes) {
+// What PyTorch wrote into a file, from its zip entries.
+enum class Saved {
+  kModule,  // torch.jit.save: code/ entries
+  kData,    // torch.save: a tensor, a state_dict, a pickled object
+  kNotZip,  // torch.save's legacy format, or not PyTorch's at all
+};
+
+Saved SavedKind(const std::string& bytes) {
   absl::StatusOr<std::vector<std::string>> names = ZipEntryNames(bytes);
-  if (!names.ok()) return "";
+  if (!names.ok()) return Saved::kNotZip;
   for (const std::string& name : *names)
-    if (absl::StartsWith(name, "code/") || absl::StrContains(name, "/code/")) return "module";
-  return "data";
+    if (absl::StartsWith(name, "code/") || absl::StrContains(name, "/code/")) return Saved::kModule;
+  return Saved::kData;
 }
 
 // A module file that is not one is refused here, before anything is sent.
 absl::Status CheckModuleBytes(const std::string& bytes, const std::string& where) {
-  const std::string kind = SavedKind(bytes);
-  if (kind == "module") return absl::OkStatus();
-  if (kind == "data")
+  const Saved kind = SavedKind(bytes);
+  if (kind == Saved::kModule) return absl::OkStatus();
+  if (kind == Saved::kData)
     return absl::InvalidArgumentError(absl::StrCat(
         where,
         " holds data saved with torch.save (a tensor, a state_dict or a pickled nn.Module), not a TorchScript "
@@ -78,7 +82,7 @@ absl::Status CheckModuleBytes(const std::string& bytes, const std::string& where
 
 // A tensor file that is a module is refused here; anything else is the worker's to read.
 absl::Status CheckTensorBytes(const std::string& bytes, const std::string& where) {
-  if (SavedKind(bytes) != "module") return absl::OkStatus();
+  if (SavedKind(bytes) != Saved::kModule) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat(where,
                    " is a TorchScript module, not a tensor: an input file holds one tensor saved with "
@@ -97,10 +101,10 @@ absl::Status SetFile(const std::string& path, FileTransport transport, const std
   }
   absl::StatusOr<std::string> bytes = ReadUpload(path, base_dir);
   if (!bytes.ok()) return bytes.status();
+  const std::string absolute = ResolveClientPath(path, base_dir);
   if (check_bytes)
-    if (absl::Status s = check_bytes(*bytes, Where(path, ResolveClientPath(path, base_dir), base_dir)); !s.ok())
-      return s;
-  set_bytes(*std::move(bytes), ResolveClientPath(path, base_dir));
+    if (absl::Status s = check_bytes(*bytes, Where(path, absolute, base_dir)); !s.ok()) return s;
+  set_bytes(*std::move(bytes), absolute);
   return absl::OkStatus();
 }
 

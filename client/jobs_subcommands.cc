@@ -1,7 +1,5 @@
 #include "client/jobs_subcommands.h"
 
-#include <algorithm>
-#include <array>
 #include <cstdio>
 #include <vector>
 
@@ -14,6 +12,7 @@
 #include "proto/spec_limits.h"
 #include "report/escaping.h"
 #include "report/noise_floor_text.h"
+#include "report/text_table.h"
 #include "report/timeline_text.h"
 
 namespace torchscan {
@@ -28,11 +27,8 @@ std::string FormatAge(double seconds) {
 }
 
 // A job's cells: id, state, kind, submitter, submitted, label, result (user text made
-// terminal-safe).
-constexpr int kJobColumns = 7;
-using JobCells = std::array<std::string, kJobColumns>;
-
-JobCells JobRow(const v1::Job& j) {
+// terminal-safe), for report::TextTable.
+std::vector<std::string> JobRow(const v1::Job& j) {
   std::string state = v1::Job::State_Name(j.state());
   if (j.state() == v1::Job::queued) state += absl::StrFormat(" #%d", j.queue_position());
   const char* kind = j.spec().has_compare() ? "compare" : j.spec().has_calibrate() ? "calibrate" : "measure";
@@ -47,24 +43,7 @@ JobCells JobRow(const v1::Job& j) {
           report::TerminalSafe(result)};
 }
 
-// The rows as a table whose columns are as wide as their widest cell (the last, the result,
-// is not padded); `header` first when given.
-std::string JobTable(const std::vector<JobCells>& rows) {
-  size_t width[kJobColumns] = {};
-  for (const JobCells& row : rows)
-    for (int k = 0; k < kJobColumns; ++k) width[k] = std::max(width[k], report::DisplayWidth(row[k]));
-  std::string out;
-  for (const JobCells& row : rows) {
-    std::string line;
-    for (int k = 0; k < kJobColumns; ++k)
-      absl::StrAppend(&line, k == 0 ? "" : "  ", k + 1 == kJobColumns ? row[k] : report::PadRight(row[k], width[k]));
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    absl::StrAppend(&out, line, "\n");
-  }
-  return out;
-}
-
-std::string JobLine(const v1::Job& j) { return JobTable({JobRow(j)}); }
+std::string JobLine(const v1::Job& j) { return report::TextTable({JobRow(j)}); }
 
 void PrintJob(const ClientContext& ctx, const v1::Job& job) {
   if (ctx.json) {
@@ -114,9 +93,9 @@ int ListJobsCommand(const ClientContext& ctx, const std::string& state_filter, i
       std::printf("%s\n", ToJson(*jobs).c_str());
       return int{kExitOk};
     }
-    std::vector<JobCells> rows = {{"ID", "STATE", "KIND", "SUBMITTER", "SUBMITTED", "LABEL", "RESULT"}};
+    std::vector<std::vector<std::string>> rows = {{"ID", "STATE", "KIND", "SUBMITTER", "SUBMITTED", "LABEL", "RESULT"}};
     for (const v1::Job& j : jobs->jobs()) rows.push_back(JobRow(j));
-    std::fputs(JobTable(rows).c_str(), stdout);
+    std::fputs(report::TextTable(rows).c_str(), stdout);
     return int{kExitOk};
   });
 }

@@ -1,7 +1,6 @@
 #include "report/history_text.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +8,7 @@
 #include "core/number_format.h"
 #include "report/escaping.h"
 #include "report/history_points.h"
+#include "report/text_table.h"
 
 namespace torchscan::report {
 namespace {
@@ -26,13 +26,12 @@ constexpr const char* kAsciiLevels[] = {"_", ".", "-", "=", "#"};
 
 // One table row's cells: job, finished, revision, model, baseline (a compare job's baseline
 // median), median, IQR, change, label, machine.
-constexpr int kColumns = 10;
-constexpr bool kRightAligned[kColumns] = {false, false, false, false, true, true, true, true, false, false};
-using Cells = std::array<std::string, kColumns>;
+using Cells = std::vector<std::string>;
+const std::vector<bool> kRightAligned = {false, false, false, false, true, true, true, true, false, false};
 
 Cells RowCells(const HistoryRow& row, bool unicode) {
   const v1::Job& job = *row.job;
-  Cells c;
+  Cells c(kRightAligned.size());
   c[0] = TerminalSafe(job.id());
   c[1] = job.finished_at().empty() ? "-" : TerminalSafe(ShortTime(job.finished_at()));
   c[2] = job.spec().revision().empty() ? "-" : TerminalSafe(ShortRevision(job.spec().revision()));
@@ -57,16 +56,7 @@ void Table(const HistoryRows& rows, int max_rows, bool unicode, std::string* out
   table.reserve(listed + 1);
   table.push_back({"job", "finished", "revision", "model", "baseline", "median", "IQR", "change", "label", "machine"});
   for (size_t i = 0; i < listed; ++i) table.push_back(RowCells(rows.rows[i], unicode));
-  size_t width[kColumns] = {};
-  for (const Cells& c : table)
-    for (int k = 0; k < kColumns; ++k) width[k] = std::max(width[k], DisplayWidth(c[k]));
-  for (const Cells& c : table) {
-    std::string line;
-    for (int k = 0; k < kColumns; ++k)
-      absl::StrAppend(&line, "  ", kRightAligned[k] ? PadLeft(c[k], width[k]) : PadRight(c[k], width[k]));
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    absl::StrAppend(out, line, "\n");
-  }
+  absl::StrAppend(out, TextTable(table, kRightAligned, "  "));
   if (listed < rows.rows.size())
     absl::StrAppend(out, "  (the newest ", FormatCount(static_cast<int64_t>(listed)), " of ",
                     FormatCount(static_cast<int64_t>(rows.rows.size())), " jobs listed)\n");
