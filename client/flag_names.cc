@@ -25,6 +25,7 @@ const std::vector<std::pair<std::string, std::string>>& Table() {
       {"options.min_run_time_s", "--min-run-time"},
       {"options.intra_op_threads", "--threads"},
       {"options.rss", "--rss"},
+      {"options.instructions", "--instructions"},
       {"spec.label", "--label"},
       {"spec.revision", "--revision"},
       {"compare.baseline.execution_mode", "--baseline-mode"},

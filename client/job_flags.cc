@@ -130,6 +130,7 @@ absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
   o->set_intra_op_threads(f.threads);
   o->set_min_run_time_s(f.min_run_time);
   o->set_rss(f.rss);
+  o->set_instructions(f.instructions);
   return absl::OkStatus();
 }
 
@@ -207,6 +208,9 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
   app->add_option("--threads", f->threads, "intra-op threads, set before the model is built")->capture_default_str();
   app->add_option("--min-run-time", f->min_run_time, "seconds of timed work per run")->capture_default_str();
   app->add_flag("--rss", f->rss, "measure peak RSS in a fresh child process per run");
+  app->add_flag("--instructions", f->instructions,
+                "count instructions per call under valgrind's callgrind, after timing (deterministic evidence for "
+                "noisy machines; a compare diffs them function by function)");
   app->add_option("--label", f->label,
                   "free text shown in job listings; also the benchmark's name that `history NAME` follows");
   app->add_option("--revision", f->revision,

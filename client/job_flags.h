@@ -24,6 +24,7 @@ struct RunFlags {
   int threads = kDefaultIntraOpThreads;       // --threads: intra-op threads, set before construction
   double min_run_time = kDefaultMinRunTimeS;  // --min-run-time: seconds of timed work per run
   bool rss = false;                           // --rss: fresh-child peak RSS per run
+  bool instructions = false;                  // --instructions: callgrind instruction counts per run
   std::string label;                          // --label: free text shown in listings
   std::string revision;                       // --revision: the source revision measured ("" when not given)
 };

@@ -16,7 +16,7 @@ bool NotAJobFlag(const std::string& flag) {
 }
 
 std::vector<std::string> OverridableFlags(bool is_compare) {
-  std::vector<std::string> flags = {"--threads", "--min-run-time", "--rss", "--label", "--revision"};
+  std::vector<std::string> flags = {"--threads", "--min-run-time", "--rss", "--instructions", "--label", "--revision"};
   if (is_compare) flags.insert(flags.end(), {"--reverse", "--rounds"});
   return flags;
 }
@@ -74,6 +74,11 @@ absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const Ru
   if (has("--rss")) {
     listed.push_back(absl::StrCat("rss ", Text(o->rss()), " -> ", Text(run.rss), " (--rss)"));
     o->set_rss(run.rss);
+  }
+  if (has("--instructions")) {
+    listed.push_back(
+        absl::StrCat("instructions ", Text(o->instructions()), " -> ", Text(run.instructions), " (--instructions)"));
+    o->set_instructions(run.instructions);
   }
   if (has("--label")) {
     listed.push_back(absl::StrCat("label ", Quoted(updated.label()), " -> ", Quoted(run.label), " (--label)"));

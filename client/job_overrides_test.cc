@@ -58,7 +58,7 @@ TEST(ApplyFlagsToJobFile, FlagsForWhatTheFileDefinesAreRefusedNamingTheFlag) {
   EXPECT_EQ(std::string(s.message()).rfind("--model: cannot be combined with --job mlp_job.json", 0), 0u) << s;
   // It lists the flags that may go with --job, as --help does (JobFileOverrideFlags).
   EXPECT_NE(std::string(s.message())
-                .find("(flags that may go with --job: --threads, --min-run-time, --rss, --label and "
+                .find("(flags that may go with --job: --threads, --min-run-time, --rss, --instructions, --label and "
                       "--revision)"),
             std::string::npos)
       << s;
@@ -71,9 +71,9 @@ TEST(ApplyFlagsToJobFile, FlagsForWhatTheFileDefinesAreRefusedNamingTheFlag) {
 }
 
 TEST(JobFileOverrideFlags, ListsTheRunSettingsAndForACompareReverseAndRounds) {
-  EXPECT_EQ(JobFileOverrideFlags(false), "--threads, --min-run-time, --rss, --label and --revision");
+  EXPECT_EQ(JobFileOverrideFlags(false), "--threads, --min-run-time, --rss, --instructions, --label and --revision");
   EXPECT_EQ(JobFileOverrideFlags(true),
-            "--threads, --min-run-time, --rss, --label, --revision, --reverse and --rounds");
+            "--threads, --min-run-time, --rss, --instructions, --label, --revision, --reverse and --rounds");
 }
 
 TEST(ApplyFlagsToJobFile, TheFlagsOwnChecksApply) {

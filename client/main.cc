@@ -50,8 +50,9 @@ struct CommandLine {
   CLI::App *list = nullptr, *show = nullptr, *cancel = nullptr, *watch = nullptr, *fetch = nullptr;
   CLI::App *render = nullptr, *compare_reports = nullptr, *history = nullptr;
   HistoryOptions history_options;
-  std::string fail_on, gate_on = "label";  // --fail-on, --gate-on (compare, compare-reports)
-  bool details = false;                    // render --details
+  std::string fail_on, gate_on = "label";    // --fail-on, --gate-on (compare, compare-reports)
+  std::string instruction_threshold = "1%";  // --instruction-threshold (with --gate-on instructions)
+  bool details = false;                      // render --details
 };
 
 // --fail-on and --gate-on: a CI gate on the comparison's verdict (client/verdict_gate.h).
@@ -61,7 +62,11 @@ void AddGateOptions(CLI::App* sub, CommandLine* cl) {
                   "any-change (faster or slower); default: no gating (a failed output check is always exit 1)");
   sub->add_option("--gate-on", cl->gate_on,
                   "the verdict --fail-on reads: label (the guide's latency_change, default) | claim (the paired "
-                  "claim; unavailable without paired rounds)");
+                  "claim; unavailable without paired rounds) | instructions (the callgrind count's change; turns on "
+                  "--instructions for compare)");
+  sub->add_option("--instruction-threshold", cl->instruction_threshold,
+                  "with --gate-on instructions: the change in instructions per call that counts as slower or faster, "
+                  "e.g. 1% (default) or 0.5%");
 }
 
 void AddDaemonOptions(CLI::App& app, ClientContext* ctx) {
@@ -225,7 +230,11 @@ int RunCommand(ClientContext& ctx, CommandLine& cl) {
     if (!fail_on.ok()) return ReportError(fail_on.status());
     absl::StatusOr<GateOn> gate_on = ParseGateOn(cl.gate_on);
     if (!gate_on.ok()) return ReportError(gate_on.status());
-    ctx.gate = {*fail_on, *gate_on};
+    absl::StatusOr<double> threshold = ParseInstructionThreshold(cl.instruction_threshold);
+    if (!threshold.ok()) return ReportError(threshold.status());
+    ctx.gate = {*fail_on, *gate_on, *threshold};
+    // A gate on instruction counts needs them: a compare counts without being told twice.
+    if (*gate_on == GateOn::kInstructions && *cl.compare) cl.compare_flags.run.instructions = true;
   }
   if (*cl.info) return InfoCommand(ctx);
   if (*cl.measure || *cl.compare || *cl.example || *cl.calibrate) return RunJobFromCommandLine(ctx, cl);

@@ -1,6 +1,11 @@
 #include "client/verdict_gate.h"
 
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 
 namespace torchscan {
 
@@ -16,12 +21,37 @@ absl::StatusOr<FailOn> ParseFailOn(const std::string& text) {
 absl::StatusOr<GateOn> ParseGateOn(const std::string& text) {
   if (text == "label") return GateOn::kLabel;
   if (text == "claim") return GateOn::kClaim;
+  if (text == "instructions") return GateOn::kInstructions;
   return absl::InvalidArgumentError(
-      absl::StrCat("--gate-on: \"", text, "\" is not a verdict; use label (the guide's) or claim (the paired one)"));
+      absl::StrCat("--gate-on: \"", text,
+                   "\" is not a verdict; use label (the guide's), claim (the paired one) or instructions (the "
+                   "callgrind count's change, with --instructions)"));
 }
 
-std::string GateVerdict(const v1::Comparison& comparison, GateOn gate_on) {
-  if (gate_on == GateOn::kLabel) return v1::Comparison::LatencyChange_Name(comparison.latency_change());
+absl::StatusOr<double> ParseInstructionThreshold(const std::string& text) {
+  absl::string_view number = absl::StripAsciiWhitespace(text);
+  const bool percent = absl::ConsumeSuffix(&number, "%");
+  double value = 0;
+  if (!absl::SimpleAtod(absl::StripAsciiWhitespace(number), &value) || !(value > 0))
+    return absl::InvalidArgumentError(
+        absl::StrCat("--instruction-threshold: \"", text, "\" is not a positive share; write 1% or 0.01"));
+  const double fraction = percent ? value / 100 : value;
+  if (fraction > 1)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--instruction-threshold: \"", text, "\" is above 100 %; write 1% or 0.01 for one per cent"));
+  return fraction;
+}
+
+std::string GateVerdict(const v1::Comparison& comparison, const GateOptions& gate) {
+  if (gate.gate_on == GateOn::kLabel) return v1::Comparison::LatencyChange_Name(comparison.latency_change());
+  if (gate.gate_on == GateOn::kInstructions) {
+    const v1::InstructionDiff& d = comparison.instructions();
+    if (!d.known() || !d.has_relative_change()) return "unavailable";
+    const double beyond = std::max(gate.instruction_threshold, d.spread());
+    if (d.relative_change() > beyond) return "slower";
+    if (d.relative_change() < -beyond) return "faster";
+    return "within_threshold";
+  }
   const v1::PairedEvidence& paired = comparison.evidence().paired();
   // A claim exists only where an interval was made; otherwise there is nothing to gate on.
   if (!paired.has_ci_low()) return "unavailable";
@@ -29,7 +59,7 @@ std::string GateVerdict(const v1::Comparison& comparison, GateOn gate_on) {
 }
 
 std::optional<std::string> GateFailure(const v1::Comparison& comparison, const GateOptions& gate) {
-  const std::string verdict = GateVerdict(comparison, gate.gate_on);
+  const std::string verdict = GateVerdict(comparison, gate);
   const char* flag = nullptr;
   bool fails = false;
   switch (gate.fail_on) {
@@ -48,8 +78,17 @@ std::optional<std::string> GateFailure(const v1::Comparison& comparison, const G
       break;
   }
   if (!fails) return std::nullopt;
-  return absl::StrCat("--fail-on ", flag, ": the ", gate.gate_on == GateOn::kLabel ? "label" : "paired claim", " says ",
-                      verdict);
+  const char* what = gate.gate_on == GateOn::kLabel   ? "label"
+                     : gate.gate_on == GateOn::kClaim ? "paired claim"
+                                                      : nullptr;
+  if (what == nullptr)
+    return absl::StrCat(
+        "--fail-on ", flag, ": the instruction count says ", verdict,
+        comparison.instructions().has_relative_change()
+            ? absl::StrFormat(" (%+.2f %% per call; threshold %.2f %%)",
+                              100 * comparison.instructions().relative_change(), 100 * gate.instruction_threshold)
+            : "");
+  return absl::StrCat("--fail-on ", flag, ": the ", what, " says ", verdict);
 }
 
 }  // namespace torchscan

@@ -54,7 +54,7 @@ TEST(VerdictGate, TheClaimGateReadsThePairedClaimNotTheLabel) {
   EXPECT_FALSE(Fails(WithClaim(v1::PairedEvidence::faster), FailOn::kNotFaster, GateOn::kClaim));
   // No interval (saved reports, one pass, withheld): nothing to claim, so "unavailable".
   const v1::Comparison none = WithLabel(v1::Comparison::slower);
-  EXPECT_EQ(GateVerdict(none, GateOn::kClaim), "unavailable");
+  EXPECT_EQ(GateVerdict(none, {FailOn::kNever, GateOn::kClaim}), "unavailable");
   EXPECT_FALSE(Fails(none, FailOn::kSlower, GateOn::kClaim));
   EXPECT_TRUE(Fails(none, FailOn::kNotFaster, GateOn::kClaim));
 }
@@ -77,6 +77,40 @@ TEST(VerdictGate, BadWordsNameTheFlagAndTheChoices) {
   EXPECT_EQ(*ParseGateOn("claim"), GateOn::kClaim);
   EXPECT_EQ(*ParseGateOn("label"), GateOn::kLabel);
   EXPECT_NE(ParseGateOn("paired").status().message().find("--gate-on: \"paired\""), std::string::npos);
+  EXPECT_EQ(*ParseGateOn("instructions"), GateOn::kInstructions);
+}
+
+v1::Comparison WithInstructionChange(double relative, double spread = 0) {
+  v1::Comparison c;
+  v1::InstructionDiff* d = c.mutable_instructions();
+  d->set_known(true);
+  d->set_relative_change(relative);
+  d->set_spread(spread);
+  return c;
+}
+
+TEST(VerdictGate, InstructionsGateOnTheCountsChangeBeyondTheThreshold) {
+  const GateOptions gate{FailOn::kSlower, GateOn::kInstructions, 0.01};
+  EXPECT_EQ(GateVerdict(WithInstructionChange(0.02), gate), "slower");
+  EXPECT_EQ(GateVerdict(WithInstructionChange(-0.02), gate), "faster");
+  EXPECT_EQ(GateVerdict(WithInstructionChange(0.005), gate), "within_threshold");
+  // A count that does not repeat within 3 % cannot show a 2 % change.
+  EXPECT_EQ(GateVerdict(WithInstructionChange(0.02, 0.03), gate), "within_threshold");
+  EXPECT_EQ(GateVerdict(v1::Comparison(), gate), "unavailable");
+  EXPECT_EQ(*GateFailure(WithInstructionChange(0.02), gate),
+            "--fail-on slower: the instruction count says slower (+2.00 % per call; threshold 1.00 %)");
+  EXPECT_FALSE(GateFailure(WithInstructionChange(0.005), gate).has_value());
+  EXPECT_TRUE(GateFailure(v1::Comparison(), {FailOn::kNotFaster, GateOn::kInstructions, 0.01}).has_value());
+}
+
+TEST(VerdictGate, InstructionThresholdIsAShare) {
+  EXPECT_DOUBLE_EQ(*ParseInstructionThreshold("1%"), 0.01);
+  EXPECT_DOUBLE_EQ(*ParseInstructionThreshold(" 0.5 % "), 0.005);
+  EXPECT_DOUBLE_EQ(*ParseInstructionThreshold("0.02"), 0.02);
+  EXPECT_EQ(ParseInstructionThreshold("-1%").status().message(),
+            "--instruction-threshold: \"-1%\" is not a positive share; write 1% or 0.01");
+  EXPECT_EQ(ParseInstructionThreshold("150%").status().message(),
+            "--instruction-threshold: \"150%\" is above 100 %; write 1% or 0.01 for one per cent");
 }
 
 }  // namespace

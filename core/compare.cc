@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/compatibility.h"
 #include "core/deltas.h"
+#include "core/instruction_diff.h"
 #include "core/latency_runner.h"
 #include "core/number_format.h"
 #include "core/paired_ratio.h"
@@ -183,6 +184,7 @@ v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::Bench
   *c.mutable_changed_settings() = ChangedSettings(before, after);
   const std::string withheld = WithheldReason(check, c.compatibility());
   *c.mutable_deltas() = ComputeDeltas(before, after, withheld);
+  *c.mutable_instructions() = DiffInstructions(before, after, withheld);
   if (withheld.empty()) {
     Label(before, after, &c);
   } else {

@@ -14,6 +14,7 @@
 #include "core/output_check.h"
 #include "core/proc_load.h"
 #include "experiment/concurrent_rss.h"
+#include "experiment/instruction_pass.h"
 #include "experiment/script_check.h"
 #include "experiment/timed_runs.h"
 #include "experiment/torch_measure.h"
@@ -39,8 +40,11 @@ absl::Status ValidateOptions(const ExperimentOptions& o) {
   if (o.profile_calls < 1) return absl::InvalidArgumentError("profile_calls: must be at least 1");
   if (o.rounds < 1 || o.rounds > kMaxRounds)
     return absl::InvalidArgumentError(absl::StrCat("rounds: must be 1..", kMaxRounds, " timing rounds"));
-  if (o.rss && o.rss_child_path.empty())
-    return absl::InvalidArgumentError("rss_child_path: required with rss (the torchscan_rss_child binary)");
+  if ((o.rss || o.instructions) && o.rss_child_path.empty())
+    return absl::InvalidArgumentError(
+        "rss_child_path: required with rss or instructions (the torchscan_rss_child binary)");
+  if (o.instructions && (o.instruction_calls < 1 || o.instruction_calls > kMaxInstructionCalls))
+    return absl::InvalidArgumentError(absl::StrCat("instruction_calls: must be 1..", kMaxInstructionCalls));
   if (o.rss && o.rss_calls < 1) return absl::InvalidArgumentError("rss_calls: must be at least 1");
   return absl::OkStatus();
 }
@@ -137,6 +141,16 @@ std::vector<v1::MetricResult> JoinRss(ConcurrentRss* rss, const ExperimentOption
   return rss->Join();
 }
 
+// With instructions, every run's instruction counts (experiment/instruction_pass.h).
+void CountInstructions(const std::vector<InstructionRun>& runs, const ExperimentOptions& o, PhaseTimeline& timeline) {
+  if (!o.instructions) return;
+  passes::InstructionOptions count;
+  count.calls = o.instruction_calls;
+  count.intra_op_threads = o.intra_op_threads;
+  count.inter_op_threads = o.inter_op_threads;
+  AddInstructionCounts(runs, o.rss_child_path, count, timeline, o.on_phase);
+}
+
 // The comparison's TorchScript check module, loaded before the builds; nullptr when the
 // check is skipped or declarative.
 absl::StatusOr<std::unique_ptr<ScriptCheck>> LoadScriptCheck(const ExperimentOptions& o) {
@@ -196,6 +210,7 @@ absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec,
   WarnIfBusy("this job's", &*report);
   if (absl::Status s = AddDiagnostics(*w, o, timeline, &*report); !s.ok()) return s;
   for (const v1::MetricResult& m : rss_metrics) *report->add_totals() = m;
+  CountInstructions({{&spec, &*report}}, o, timeline);
   *report->mutable_timeline() = timeline.Snapshot();
   return report;
 }
@@ -234,6 +249,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
     *before.add_totals() = rss_metrics[0];
     *after.add_totals() = rss_metrics[1];
   }
+  CountInstructions({{&baseline_spec, &before}, {&candidate_spec, &after}}, o, timeline);
 
   absl::StatusOr<v1::OutputCheck> check = CheckOutputs(*baseline, *candidate, script_check->get(), o, timeline);
   if (!check.ok()) return check.status();

@@ -7,7 +7,8 @@
 //   2. timing of both: in alternating rounds (default), or one pass each (rounds 1: baseline
 //      first, or candidate first with `reverse`); nothing else runs beside it
 //   3. diagnostic passes per run: operator profile + FLOPs, tensor memory; the RSS figures
-//      of step 0 join the run's totals after them
+//      of step 0 join the run's totals after them; with instructions, the instruction
+//      counts of every run at once (experiment/instruction_pass.h), last
 //   4. the output check, outside timing: AssertClose(baseline(), candidate()), or the
 //      TorchScript check module called with (baseline(), candidate()); with
 //      skip_check none (not_provided)
@@ -67,6 +68,11 @@ struct ExperimentOptions {
   // RssTrial::LaunchWaiting): with rss they take the job's trials first (moved out of the
   // vector; any left over are killed); nullptr: none. Must outlive the run.
   std::vector<passes::RssTrial>* waiting_rss = nullptr;
+  // Count instructions per call under valgrind's callgrind (experiment/instruction_pass.h),
+  // in the same child binary as RSS (rss_child_path, required), with instruction_calls calls
+  // per counted loop and the run's thread counts.
+  bool instructions = false;
+  int instruction_calls = kDefaultInstructionCalls;
   int rss_calls = kRssChildCalls;            // completed calls inside the RSS child
   double rss_timeout_s = kRssChildTimeoutS;  // the child is killed past this
   // The declarative check: rtol and atol are required unless skip_check or check_module

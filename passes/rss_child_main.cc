@@ -1,5 +1,7 @@
 // torchscan_rss_child SPEC_FILE CALLS INTRA_OP_THREADS INTER_OP_THREADS
 // torchscan_rss_child --wait   (the same four words then come as one line on stdin)
+// torchscan_rss_child --instructions SPEC_FILE CALLS INTRA INTER WARMUP REPEATS
+//   (the instruction-count pass's child, under callgrind: passes/instruction_child.h)
 //
 // --wait: a child started before its trial is known (a warm spare worker's, passes/peak_rss.h
 // RssTrial::LaunchWaiting): it loads, then blocks on stdin for its line, and runs the trial
@@ -25,6 +27,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "passes/instruction_child.h"
+#include "passes/instruction_protocol.h"
 #include "passes/rss_protocol.h"
 #include "proto/workload.pb.h"
 #include "workloads/thread_settings.h"
@@ -42,6 +46,8 @@ int Fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> words(argv + 1, argv + argc);
+  if (!words.empty() && words[0] == torchscan::passes::kInstructionChildFlag)
+    return torchscan::passes::RunInstructionChild({words.begin() + 1, words.end()});
   if (words.size() == 1 && words[0] == torchscan::passes::kRssChildWaitFlag) {
     std::string line;
     if (!std::getline(std::cin, line)) return 0;  // no trial came

@@ -122,6 +122,21 @@ inline constexpr int kRssChildCalls = 100;
 // The RSS child is killed (SIGKILL) past this many seconds.
 inline constexpr double kRssChildTimeoutS = 300;
 
+// ---------------------------------------------------------------- instruction counts
+
+// Calls counted in each repeat of the instruction-count pass (passes/instruction_count.h),
+// when a job leaves instruction_calls 0; and the most it may ask for.
+inline constexpr int kDefaultInstructionCalls = 10;
+inline constexpr int kMaxInstructionCalls = 10000;
+// Uncounted calls before the first counted loop (lazy binding, first-call caches, JIT
+// profiling runs), and counted loops per child (their spread shows a count that does not repeat).
+inline constexpr int kInstructionWarmupCalls = 3;
+inline constexpr int kInstructionRepeats = 2;
+// The child under valgrind is killed (SIGKILL) past this many seconds.
+inline constexpr double kInstructionTimeoutS = 900;
+// A spread between repeats above this share (0.1 %) adds a "counts_not_repeatable" warning.
+inline constexpr double kInstructionSpreadLimit = 0.001;
+
 // ---------------------------------------------------------------- DaemonConfig
 
 // What a zero (or empty) field of torchscand's configuration stands for (daemon/config.h

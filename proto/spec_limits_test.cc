@@ -35,6 +35,8 @@ std::vector<Claim> Claims() {
       {"service.proto", "double min_run_time_s = 1;", Default(kDefaultMinRunTimeS)},
       {"service.proto", "double min_run_time_s = 1;", AtMost(kMaxRunTimeS)},
       {"service.proto", "int32 min_blocks = 2;", Default(kDefaultMinBlocks)},
+      {"service.proto", "int32 instruction_calls = 10;", Default(kDefaultInstructionCalls)},
+      {"service.proto", "int32 instruction_calls = 10;", AtMost(kMaxInstructionCalls)},
       {"service.proto", "double max_run_time_s = 3;", AtMost(kMaxRunTimeS)},
       {"service.proto", "int32 intra_op_threads = 4;", AtMost(kMaxThreads)},
       {"service.proto", "int32 inter_op_threads = 5;", AtMost(kMaxThreads)},

@@ -5,6 +5,7 @@
 #include "core/number_format.h"
 #include "report/escaping.h"
 #include "report/evidence_view.h"
+#include "report/html_instructions.h"
 #include "report/html_page.h"
 #include "report/html_run_sections.h"
 #include "report/noise_floor_text.h"
@@ -256,6 +257,7 @@ std::string HtmlRenderer::Render(const Evidence& evidence) const {
   }
   MetricsSection(runs, &out);
   ProfileSection(runs, &out);
+  InstructionsSection(runs, c, &out);
   MetadataSection(runs, &out);
   RawBlocksSection(runs, &out);
   TimelineSection(evidence, &out);

@@ -1,14 +1,17 @@
 #include "report/markdown_renderer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/instruction_diff.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
 #include "report/evidence_view.h"
+#include "report/instruction_text.h"
 #include "report/load_text.h"
 #include "report/noise_floor_text.h"
 #include "report/round_plan_text.h"
@@ -87,6 +90,26 @@ void Deltas(const v1::Comparison& c, std::string* out) {
                     known && d.has_ratio() ? FormatRatio(d.ratio()) : "", " | ",
                     known ? "" : MarkdownEscape(d.unknown_reason()), " |\n");
   }
+}
+
+// Instructions counted under callgrind: the diff's headline and its top function rows for a
+// comparison, each run's count otherwise; beside the label, never deciding it.
+void Instructions(const std::vector<RunView>& runs, const v1::Comparison* c, std::string* out) {
+  if (c != nullptr && HasInstructionDiff(*c)) {
+    absl::StrAppend(out, "\n**Instructions per call** (callgrind; not used for the label): ",
+                    MarkdownEscape(DescribeInstructionDiff(c->instructions())), "\n");
+    const std::vector<const v1::FunctionDelta*> rows = DiffRows(c->instructions(), 5);
+    if (!rows.empty()) out->append("\n| function (self, per call) | before | after | change |\n|---|--:|--:|--:|\n");
+    for (const v1::FunctionDelta* row : rows)
+      absl::StrAppend(out, "| ", MarkdownEscape(row->name()), " | ", FormatSi(row->before(), ""), " | ",
+                      FormatSi(row->after(), ""), " | ", row->delta() >= 0 ? "+" : "-",
+                      FormatSi(std::abs(row->delta()), ""), " |\n");
+    return;
+  }
+  for (const RunView& run : runs)
+    if (run.report->has_instructions())
+      absl::StrAppend(out, "\n- **Instructions (", RunLabel(run), "):** ",
+                      MarkdownEscape(DescribeInstructionCounts(run.report->instructions())), "\n");
 }
 
 void Changes(const v1::Comparison& c, std::string* out) {
@@ -192,10 +215,9 @@ std::string MarkdownRenderer::Render(const Evidence& evidence) const {
                     "\n\n");
   Machine(runs, &out);
   RunsTable(runs, &out);
-  if (c) {
-    Deltas(*c, &out);
-    Changes(*c, &out);
-  }
+  if (c) Deltas(*c, &out);
+  Instructions(runs, c, &out);
+  if (c) Changes(*c, &out);
   Warnings(runs, details_, &out);
   if (!details_) return out;
   if (c) Notes(*c, &out);

@@ -4,9 +4,11 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "core/instruction_diff.h"
 #include "core/number_format.h"
 #include "report/escaping.h"
 #include "report/evidence_view.h"
+#include "report/instruction_text.h"
 #include "report/load_text.h"
 #include "report/noise_floor_text.h"
 #include "report/round_plan_text.h"
@@ -52,6 +54,10 @@ void RunLines(const std::vector<RunView>& runs, bool show_role, Lines* lines) {
     if (const std::string load = DescribeTimingLoad(run.report->timing()); !load.empty())
       absl::StrAppend(&lines->out, "  load      ", TerminalSafe(run.name), ": ", TerminalSafe(load), "\n");
   for (const RunView& run : runs)
+    if (run.report->has_instructions())
+      absl::StrAppend(&lines->out, "  instrs    ", TerminalSafe(run.name), ": ",
+                      TerminalSafe(DescribeInstructionCounts(run.report->instructions())), "\n");
+  for (const RunView& run : runs)
     for (const v1::Warning& w : run.report->warnings())
       absl::StrAppend(&lines->out, "  ", lines->Paint("warning", kYellow), "   ", TerminalSafe(run.name), ": ",
                       TerminalSafe(w.code()), ": ", TerminalSafe(w.message()), "\n");
@@ -81,6 +87,12 @@ void ComparisonLines(const v1::Comparison& c, Lines* lines) {
         e.has_mann_whitney_p() ? "Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()) : e.mann_whitney_note());
     // Beside the label, never choosing it: the claim of the paired rounds.
     lines->Field("paired", PairedClaimText(e.paired().claim()), PairedDetailText(e.paired()));
+  }
+  // Beside the label too: instructions counted under callgrind, and the functions that moved most.
+  if (HasInstructionDiff(c)) {
+    lines->Field("instrs", TerminalSafe(DescribeInstructionDiff(c.instructions())), "");
+    for (const v1::FunctionDelta* row : DiffRows(c.instructions(), 3))
+      absl::StrAppend(&lines->out, "            ", TerminalSafe(FunctionDeltaText(*row)), "\n");
   }
   if (const std::string plan = DescribeComparisonPlan(c); !plan.empty()) lines->Field("plan", TerminalSafe(plan), "");
   if (c.compatibility().compatible()) {

@@ -26,6 +26,7 @@ packages=(
   systemd                                   # systemd-analyze verifies deploy/systemd/ (tests)
   shellcheck                                # lints deploy/ and scripts/ shell scripts (tests)
   clang-format                              # the C++ style check (//tests/house:format_test)
+  valgrind                                  # --instructions: callgrind counts (and valgrind/callgrind.h to build)
 )
 
 missing=()

@@ -138,6 +138,14 @@ absl::Status ValidateOptions(const v1::MeasurementOptions& o, const JobSpecLimit
     if (seconds > limits.max_run_time_s)
       return Invalid(field, absl::StrCat(seconds, " s is above the limit of ", limits.max_run_time_s,
                                          " s; jobs past the daemon's job_wall_time_s are killed anyway"));
+  if (o.instruction_calls() < 0 || o.instruction_calls() > kMaxInstructionCalls)
+    return Invalid("spec.options.instruction_calls",
+                   absl::StrCat(o.instruction_calls(), " is outside 0..", kMaxInstructionCalls, " (0: the default, ",
+                                kDefaultInstructionCalls, " calls per counted loop)"));
+  if (o.instructions() && !limits.rss_available)
+    return absl::FailedPreconditionError(
+        "spec.options.instructions: this daemon has no child configured to count in (rss_child_path); submit "
+        "without instructions or start torchscand with --rss-child");
   if (o.rss() && !limits.rss_available) {
     return absl::FailedPreconditionError(
         "spec.options.rss: this daemon has no RSS child configured (rss_child_path); submit without rss or "

@@ -35,7 +35,12 @@ absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::Job
     return o;
   }
   o.rss = m.rss();
+  o.instructions = m.instructions();
+  o.instruction_calls = OrDefault(m.instruction_calls(), kDefaultInstructionCalls);
   o.rss_child_path = rss_child_path;
+  if (o.instructions && rss_child_path.empty())
+    return absl::InvalidArgumentError(
+        "spec.options.instructions: needs the child to count in; run the worker with --rss-child PATH");
   if (o.rss && rss_child_path.empty())
     return absl::InvalidArgumentError("spec.options.rss: needs the RSS child; run the worker with --rss-child PATH");
   if (!spec.has_compare()) return o;

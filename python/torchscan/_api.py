@@ -68,8 +68,9 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics):
+def _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics, instructions=False):
     o = spec.options
+    o.instructions = bool(instructions)
     o.min_run_time_s = float(min_run_time or 0)
     o.min_blocks = int(min_blocks or 0)
     o.intra_op_threads = int(threads or 0)
@@ -126,19 +127,22 @@ def _split(keywords):
 
 
 def measure(model, inputs=None, *, min_run_time=None, min_blocks=None, threads=None, rss=False, profile_calls=None,
-            skip_diagnostics=False, label="", revision="", progress=True, cancel_on_interrupt=False, **connection):
+            skip_diagnostics=False, instructions=False, label="", revision="", progress=True, cancel_on_interrupt=False,
+            **connection):
     """Measures one model on `inputs`: a Measurement (median_s, iqr_s, the report, save, render).
 
     `model`: an nn.Module (scripted, or traced on the inputs), a ScriptModule or a file path.
     `inputs`: a tensor, a shape, or a tuple of them. Connection keywords: daemon, token,
-    token_file, tls_ca, tls_cert, tls_key, tls_server_name (as the CLI's flags)."""
+    token_file, tls_ca, tls_cert, tls_key, tls_server_name (as the CLI's flags).
+    instructions=True also counts instructions per call under valgrind's callgrind
+    (`m.instructions`), as the CLI's --instructions."""
     connection_keywords = _split(connection)
     if connection:
         raise TypeError(f"measure() got unexpected keyword arguments: {', '.join(sorted(connection))}")
     spec = service_pb2.JobSpec(label=label, revision=revision)
     workload, how = _workload.workload_spec(model, inputs, "model")
     spec.measure.workload.CopyFrom(workload)
-    _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics)
+    _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics, instructions)
     job, result = _run(spec, connection_keywords, progress, cancel_on_interrupt)
     return Measurement(result.report, job.id, {"model": how})
 
@@ -146,8 +150,8 @@ def measure(model, inputs=None, *, min_run_time=None, min_blocks=None, threads=N
 def compare(baseline, candidate=None, inputs=None, *, rtol=None, atol=None, check_dtype=None, allow_non_finite=False,
             check_module=None, no_check=False, candidate_transform=None, reverse=False, rounds=None,
             smallest_change=None, max_time=None, fixed_length=False, min_run_time=None, min_blocks=None, threads=None,
-            rss=False, profile_calls=None, skip_diagnostics=False, label="", revision="", progress=True,
-            cancel_on_interrupt=False, **connection):
+            rss=False, profile_calls=None, skip_diagnostics=False, instructions=False, label="", revision="",
+            progress=True, cancel_on_interrupt=False, **connection):
     """Compares `baseline` with `candidate` (or with `baseline` changed by `candidate_transform`)
     on the same `inputs`, with an output check: a Comparison (label, claim, check, save, ...).
 
@@ -155,7 +159,9 @@ def compare(baseline, candidate=None, inputs=None, *, rtol=None, atol=None, chec
     e.g. "float32" for a precision change), a TorchScript check_module file, or no_check=True.
     A failed check is not an exception: r.check is "failed" and the deltas are withheld.
     candidate_transform: one or a list of optimize_for_inference, freeze, channels_last,
-    bfloat16, float16, per_sample (the CLI's --candidate-* variants)."""
+    bfloat16, float16, per_sample (the CLI's --candidate-* variants).
+    instructions=True adds callgrind instruction counts and their function-level diff
+    (`r.instructions`), beside the label, as the CLI's --instructions."""
     connection_keywords = _split(connection)
     if connection:
         raise TypeError(f"compare() got unexpected keyword arguments: {', '.join(sorted(connection))}")
@@ -205,29 +211,49 @@ def compare(baseline, candidate=None, inputs=None, *, rtol=None, atol=None, chec
     c.smallest_change = float(smallest_change or 0)
     c.max_time_s = float(max_time or 0)
     c.fixed_length = bool(fixed_length)
-    _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics)
+    _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics, instructions)
     job, result = _run(spec, connection_keywords, progress, cancel_on_interrupt)
     return Comparison(result.comparison, job.id, how)
 
 
-def assert_not_slower(baseline, candidate=None, inputs=None, *, fail_on="slower", gate_on="label", **keywords):
+def _instruction_verdict(r, threshold):
+    d = r.message.instructions
+    if not d.known or not d.HasField("relative_change"):
+        return "unavailable"
+    beyond = max(threshold, d.spread)
+    if d.relative_change > beyond:
+        return "slower"
+    return "faster" if d.relative_change < -beyond else "within_threshold"
+
+
+def assert_not_slower(baseline, candidate=None, inputs=None, *, fail_on="slower", gate_on="label",
+                      instruction_threshold=0.01, **keywords):
     """compare(), then an AssertionError when the output check failed or the verdict matches
-    `fail_on` (slower, not-faster, any-change; read from the guide's label, or the paired
-    claim with gate_on="claim"), as `torchscan-client compare --fail-on` does for CI. Returns
-    the Comparison."""
+    `fail_on` (slower, not-faster, any-change; read from the guide's label, the paired claim
+    with gate_on="claim", or the callgrind instruction count with gate_on="instructions": a
+    change beyond `instruction_threshold`, 0.01 = 1 %, counts), as `torchscan-client compare
+    --fail-on` does for CI. Returns the Comparison."""
     if fail_on not in ("slower", "not-faster", "any-change"):
         raise TorchScanError(f"fail_on: {fail_on!r} is not one of slower, not-faster, any-change", 2)
-    if gate_on not in ("label", "claim"):
-        raise TorchScanError(f"gate_on: {gate_on!r} is not one of label, claim", 2)
+    if gate_on not in ("label", "claim", "instructions"):
+        raise TorchScanError(f"gate_on: {gate_on!r} is not one of label, claim, instructions", 2)
+    if gate_on == "instructions":
+        keywords["instructions"] = True
     r = compare(baseline, candidate, inputs, **keywords)
     if r.check == "failed":
         raise AssertionError(f"{r.job_id}: the output check failed: {r.message.output_check.message}")
-    verdict = r.label if gate_on == "label" else (r.claim if r.message.evidence.HasField("paired") else "unavailable")
+    if gate_on == "instructions":
+        verdict = _instruction_verdict(r, float(instruction_threshold))
+    elif gate_on == "label":
+        verdict = r.label
+    else:
+        verdict = r.claim if r.message.evidence.HasField("paired") else "unavailable"
     matched = {
         "slower": verdict == "slower",
         "not-faster": verdict != "faster",
         "any-change": verdict in ("faster", "slower"),
     }[fail_on]
     if matched:
-        raise AssertionError(f"{r.job_id}: fail_on {fail_on}: the {gate_on} says {verdict}: {r.verdict}")
+        what = {"label": "label", "claim": "paired claim", "instructions": "instruction count"}[gate_on]
+        raise AssertionError(f"{r.job_id}: fail_on {fail_on}: the {what} says {verdict}: {r.verdict}")
     return r

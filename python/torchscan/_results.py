@@ -101,6 +101,14 @@ class Comparison(_Result):
         return ""
 
     @property
+    def instructions(self):
+        """With instructions=True: the relative change of instructions per call (0.02 = +2 %),
+        or None when not counted or withheld (r.message.instructions says why, and holds the
+        function-level diff)."""
+        d = self.message.instructions
+        return d.relative_change if d.known and d.HasField("relative_change") else None
+
+    @property
     def before(self):
         return Measurement(self.message.before, self.job_id)
 
@@ -124,6 +132,13 @@ class Measurement(_Result):
     @property
     def iqr_s(self):
         return self.message.timing.summary.iqr_s
+
+    @property
+    def instructions(self):
+        """With instructions=True: instructions per call counted under callgrind, or None
+        (r.message.instructions.diagnostics says why)."""
+        c = self.message.instructions
+        return c.instructions if c.complete and c.HasField("instructions") else None
 
     def __repr__(self):
         return f"<torchscan.Measurement {self.job_id}: median {self.median_s * 1e3:.4g} ms, IQR {self.iqr_s * 1e3:.4g} ms>"

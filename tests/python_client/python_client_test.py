@@ -97,6 +97,27 @@ class PythonClientTest(unittest.TestCase):
         self.assertTrue(r.how["baseline"].startswith("traced"), r.how)
         self.assertEqual(r.message.after.workload["freeze"], "true")
 
+    def test_instruction_counts_gate_a_change_that_does_more_work(self):
+        class Tanh(torch.nn.Module):
+            def __init__(self, times):
+                super().__init__()
+                self.times = times
+
+            def forward(self, x):
+                for _ in range(self.times):
+                    x = torch.tanh(x)
+                return x
+
+        with self.assertRaisesRegex(AssertionError, "fail_on slower: the instruction count says slower"):
+            torchscan.assert_not_slower(Tanh(1), Tanh(3), inputs=((64, 256),), no_check=True, threads=1,
+                                        gate_on="instructions", **FAST)
+        r = torchscan.compare(Tanh(1), Tanh(1), inputs=((64, 256),), no_check=True, threads=1, instructions=True,
+                              **FAST)
+        self.assertIsNotNone(r.instructions, r.message.instructions.unknown_reason)
+        self.assertLess(abs(r.instructions), 0.001, "the same module counts the same")
+        self.assertGreater(r.before.instructions, 0)
+        self.assertIn("Instructions per call", r.to_markdown())
+
     def test_measure_on_a_shape_and_a_resident_daemon_named_by_daemon(self):
         socket_dir = tempfile.mkdtemp(prefix="pyd-", dir="/tmp")
         address = "unix:" + os.path.join(socket_dir, "d.sock")
