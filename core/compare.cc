@@ -184,7 +184,8 @@ v1::Comparison CompareReports(const v1::BenchmarkReport& before, const v1::Bench
   *c.mutable_changed_settings() = ChangedSettings(before, after);
   const std::string withheld = WithheldReason(check, c.compatibility());
   *c.mutable_deltas() = ComputeDeltas(before, after, withheld);
-  *c.mutable_instructions() = DiffInstructions(before, after, withheld);
+  if (before.has_instructions() || after.has_instructions())
+    *c.mutable_instructions() = DiffInstructions(before, after, withheld);
   if (withheld.empty()) {
     Label(before, after, &c);
   } else {

@@ -13,7 +13,7 @@ namespace torchscan {
 // Rows of each list in InstructionDiff.increases / decreases.
 inline constexpr int kInstructionDiffRows = 10;
 
-// Absent (an empty diff) when neither side counted. Known only when both sides have complete
+// An empty diff when neither side counted (CompareReports then leaves the field unset). Known only when both sides have complete
 // counts and `withheld_reason` is empty (the comparison's: a failed check or incompatible
 // runs); otherwise unknown_reason says why and no number is kept. A function kept by one side
 // only counts as below the other side's threshold: its delta is taken against that threshold's
