@@ -19,6 +19,7 @@
 #include "passes/callgrind_profile.h"
 #include "passes/instruction_protocol.h"
 #include "passes/instruction_summary.h"
+#include "passes/text_tail.h"
 #include "process/exit_status.h"
 #include "process/run.h"
 
@@ -48,11 +49,6 @@ class TempDir {
  private:
   std::string path_;
 };
-
-std::string Tail(const std::string& text, size_t max_chars = 1500) {
-  std::string tail = text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
-  return std::string(absl::StripAsciiWhitespace(tail));
-}
 
 // valgrind's path: `name` itself when it holds a slash, else the first executable on PATH.
 std::string FindProgram(const std::string& name) {
@@ -103,8 +99,9 @@ std::string RunFailure(const process::RunResult& run, const TempDir& dir, const 
                               : absl::StrCat("exited with status ", status.code);
   const absl::StatusOr<std::string> err = ReadFile(dir / "stderr");
   const absl::StatusOr<std::string> log = ReadFile(dir / "valgrind.log");
-  return absl::StrCat("the child under valgrind ", how, err.ok() && !err->empty() ? "; its stderr: " + Tail(*err) : "",
-                      log.ok() && !log->empty() ? "; valgrind's log: " + Tail(*log) : "");
+  return absl::StrCat("the child under valgrind ", how,
+                      err.ok() && !err->empty() ? "; its stderr: " + TextTail(*err, 1500) : "",
+                      log.ok() && !log->empty() ? "; valgrind's log: " + TextTail(*log, 1500) : "");
 }
 
 // The dumps, numbered in the order they were made: empty 1, calls 1, empty 2, calls 2 ...;
@@ -140,9 +137,6 @@ v1::InstructionCounts CountInstructions(const v1::WorkloadSpec& spec, const std:
   const auto start = std::chrono::steady_clock::now();
   v1::InstructionCounts counts;
   counts.set_limits(kInstructionLimits);
-  counts.set_scope(absl::StrCat("one call on resident inputs, ", o.calls, " calls per repeat after ", o.warmup_calls,
-                                " warm-up calls, with ", o.intra_op_threads, " intra-op and ", o.inter_op_threads,
-                                " inter-op threads (0: LibTorch's default)"));
   counts.set_method(
       "valgrind --tool=callgrind in a fresh child: collection on only around the counted calls; the same loop "
       "around an empty call counted and subtracted; the median over the repeats");
@@ -190,7 +184,7 @@ v1::InstructionCounts CountInstructions(const v1::WorkloadSpec& spec, const std:
   const std::optional<InstructionChildResult> line = ParseInstructionChildOutput(out);
   if (!line || line->calls != o.calls || line->repeats != o.repeats) {
     Failed(&counts,
-           "the child printed no valid result line; its stdout: " + (out.empty() ? "(empty)" : Tail(out, 300)));
+           "the child printed no valid result line; its stdout: " + (out.empty() ? "(empty)" : TextTail(out, 300)));
     return finish();
   }
   std::string creator;

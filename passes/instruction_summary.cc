@@ -28,11 +28,12 @@ int64_t SumOf(const CallgrindProfile& p, std::initializer_list<const char*> even
 }
 
 void AddCacheFigures(const CountedRepeat& first, int64_t calls, v1::InstructionCounts* counts) {
-  const int64_t l1 =
-      SumOf(first.calls, {"I1mr", "D1mr", "D1mw"}) - std::max<int64_t>(0, SumOf(first.empty, {"I1mr", "D1mr", "D1mw"}));
-  const int64_t ll =
-      SumOf(first.calls, {"ILmr", "DLmr", "DLmw"}) - std::max<int64_t>(0, SumOf(first.empty, {"ILmr", "DLmr", "DLmw"}));
-  if (SumOf(first.calls, {"I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"}) < 0) return;
+  if (SumOf(first.calls, {"I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"}) < 0) return;  // no cache simulation
+  const auto misses = [&](std::initializer_list<const char*> events) {
+    return SumOf(first.calls, events) - std::max<int64_t>(0, SumOf(first.empty, events));
+  };
+  const int64_t l1 = misses({"I1mr", "D1mr", "D1mw"});
+  const int64_t ll = misses({"ILmr", "DLmr", "DLmw"});
   counts->set_l1_misses(std::max(0.0, PerCall(l1, calls)));
   counts->set_ll_misses(std::max(0.0, PerCall(ll, calls)));
   counts->set_estimated_cycles(counts->instructions() + 10 * counts->l1_misses() + 100 * counts->ll_misses());

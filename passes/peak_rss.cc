@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "passes/rss_protocol.h"
+#include "passes/text_tail.h"
 #include "process/channel.h"
 #include "process/exit_status.h"
 #include "process/fd.h"
@@ -66,11 +67,6 @@ class TempFile {
  private:
   std::string path_;
 };
-
-std::string Tail(const std::string& text, size_t max_chars = 2000) {
-  std::string tail = text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
-  return std::string(absl::StripAsciiWhitespace(tail));
-}
 
 std::string Scope(int64_t calls, int64_t intra_op_threads, int64_t inter_op_threads) {
   return absl::StrCat("process start-up + model/input construction + ", calls, " completed calls with ",
@@ -159,7 +155,7 @@ std::string DescribeEnd(const std::optional<int>& status, double timeout_s, RssT
 std::string NoResultLine(const std::string& out) {
   return absl::StrCat("RSS child printed no valid '", FormatRssChildLine({0, 0}).substr(0, 20),
                       "vm_hwm_bytes=N calls=N intra_op_threads=N inter_op_threads=N' line; its stdout: ",
-                      out.empty() ? "(empty)" : Tail(out, 500));
+                      out.empty() ? "(empty)" : TextTail(out, 500));
 }
 
 // Why the child did not run what `options` asked (other calls, other thread counts when not 0); "" when it did.
@@ -289,7 +285,7 @@ RssTrial RssTrial::AdoptWaiting(int socket_fd, int stderr_fd) {
   s.pid = process::ReadPidLine(socket_fd, kPidLineTimeoutMs);
   if (s.pid <= 0)
     s.early_error = absl::StrCat("the RSS child started with this worker could not be forked; its stderr: ",
-                                 Tail(ReadWhole(stderr_fd)));
+                                 TextTail(ReadWhole(stderr_fd)));
   return trial;
 }
 
@@ -357,7 +353,7 @@ torchscan::v1::MetricResult RssTrial::Await(RssTrialInfo* info) {
   trial.wall_s = process::SecondsSince(s.start);
   trial.timed_out = end == process::End::kTimedOut;
   trial.cancelled = end == process::End::kKilled;
-  trial.stderr_tail = Tail(ReadWhole(s.err.get()));
+  trial.stderr_tail = TextTail(ReadWhole(s.err.get()));
   const std::string why = DescribeEnd(status, options.timeout_s, trial);
   if (!s.not_given.empty()) return unknown(absl::StrCat(s.not_given, why.empty() ? "it exited with status 0" : why));
   if (!why.empty()) return unknown(why);
