@@ -28,6 +28,7 @@ const std::vector<std::pair<std::string, std::string>>& Table() {
       {"options.instructions", "--instructions"},
       {"spec.label", "--label"},
       {"spec.revision", "--revision"},
+      {"spec.node", "--node"},
       {"compare.baseline.execution_mode", "--baseline-mode"},
       {"compare.candidate.execution_mode", "--candidate-mode"},
       {"workload.execution_mode", "--execution-mode"},

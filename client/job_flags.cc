@@ -124,8 +124,12 @@ absl::Status FillRun(const RunFlags& f, v1::JobSpec* spec) {
                      absl::StrFormat("must be seconds in (0, %g], got %g", kMaxMinRunTimeFlagS, f.min_run_time));
   if (absl::Status s = CheckJobText("--label", f.label); !s.ok()) return s;
   if (absl::Status s = CheckJobText("--revision", f.revision); !s.ok()) return s;
+  if (f.node == kAllNodes)
+    return FlagError("--node", "\"all\" is for calibrate (one calibration per node); name one node here");
+  if (absl::Status s = CheckJobText("--node", f.node); !s.ok()) return s;
   spec->set_label(f.label);
   spec->set_revision(f.revision);
+  spec->set_node(f.node);
   v1::MeasurementOptions* o = spec->mutable_options();
   o->set_intra_op_threads(f.threads);
   o->set_min_run_time_s(f.min_run_time);
@@ -215,6 +219,8 @@ void AddRunFlags(CLI::App* app, RunFlags* f) {
                   "free text shown in job listings; also the benchmark's name that `history NAME` follows");
   app->add_option("--revision", f->revision,
                   "the source revision measured, e.g. a git commit; names the point in `history`");
+  app->add_option("--node", f->node,
+                  "on a Slurm front daemon: run on this node of its partition (default: the node Slurm chooses)");
 }
 
 }  // namespace
@@ -268,6 +274,9 @@ void AddCalibrateFlags(CLI::App* app, CalibrateFlags* f) {
   app->add_option("--min-run-time", f->measure.run.min_run_time, "seconds of timed work per run")
       ->capture_default_str();
   app->add_option("--label", f->measure.run.label, "free text shown in listings");
+  app->add_option("--node", f->measure.run.node,
+                  "on a Slurm front daemon: calibrate this node, or \"all\": each node of the partition, one job each "
+                  "(default: the node Slurm chooses)");
   app->add_option("--execution-mode", f->measure.variant.mode, "batch | per_sample")->capture_default_str();
   app->add_option("--dtype", f->measure.variant.dtype, "float32 | bfloat16 | float16")->capture_default_str();
   app->add_option("--pairs", f->pairs, absl::StrFormat("A/A comparisons, 1..%d", kMaxCalibrationPairs))
@@ -338,7 +347,9 @@ absl::StatusOr<v1::JobSpec> CalibrateSpecFromFlags(const CalibrateFlags& f) {
     return FlagError("--pairs", absl::StrFormat("must be 1..%d, got %d", kMaxCalibrationPairs, f.pairs));
   if (f.rounds != 0)
     if (absl::Status s = ValidateRoundsFlag(f.rounds); !s.ok()) return s;
-  absl::StatusOr<v1::JobSpec> measure = MeasureSpecFromFlags(f.measure);
+  MeasureFlags one = f.measure;
+  if (one.run.node == kAllNodes) one.run.node.clear();  // the caller runs one job per node
+  absl::StatusOr<v1::JobSpec> measure = MeasureSpecFromFlags(one);
   if (!measure.ok()) return measure.status();
   v1::JobSpec spec = *std::move(measure);
   v1::WorkloadSpec workload = spec.measure().workload();

@@ -20,6 +20,9 @@ class App;
 namespace torchscan {
 
 // What each run measures and how (MeasurementOptions).
+// `calibrate --node all`: one calibrate job per node of a Slurm front's partition.
+inline constexpr char kAllNodes[] = "all";
+
 struct RunFlags {
   int threads = kDefaultIntraOpThreads;       // --threads: intra-op threads, set before construction
   double min_run_time = kDefaultMinRunTimeS;  // --min-run-time: seconds of timed work per run
@@ -27,6 +30,7 @@ struct RunFlags {
   bool instructions = false;                  // --instructions: callgrind instruction counts per run
   std::string label;                          // --label: free text shown in listings
   std::string revision;                       // --revision: the source revision measured ("" when not given)
+  std::string node;                           // --node: a Slurm front's node to run on ("" = Slurm's choice)
 };
 
 // The model and what it is fed: shared by both sides of a comparison.

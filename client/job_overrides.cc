@@ -16,7 +16,8 @@ bool NotAJobFlag(const std::string& flag) {
 }
 
 std::vector<std::string> OverridableFlags(bool is_compare) {
-  std::vector<std::string> flags = {"--threads", "--min-run-time", "--rss", "--instructions", "--label", "--revision"};
+  std::vector<std::string> flags = {"--threads", "--min-run-time", "--rss", "--instructions",
+                                    "--label",   "--revision",     "--node"};
   if (is_compare) flags.insert(flags.end(), {"--reverse", "--rounds"});
   return flags;
 }
@@ -88,6 +89,10 @@ absl::Status ApplyFlagsToJobFile(const std::vector<std::string>& given, const Ru
     listed.push_back(
         absl::StrCat("revision ", Quoted(updated.revision()), " -> ", Quoted(run.revision), " (--revision)"));
     updated.set_revision(run.revision);
+  }
+  if (has("--node")) {
+    listed.push_back(absl::StrCat("node ", Quoted(updated.node()), " -> ", Quoted(run.node), " (--node)"));
+    updated.set_node(run.node);
   }
   if (is_compare && has("--reverse")) {
     listed.push_back(

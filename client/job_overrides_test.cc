@@ -58,8 +58,8 @@ TEST(ApplyFlagsToJobFile, FlagsForWhatTheFileDefinesAreRefusedNamingTheFlag) {
   EXPECT_EQ(std::string(s.message()).rfind("--model: cannot be combined with --job mlp_job.json", 0), 0u) << s;
   // It lists the flags that may go with --job, as --help does (JobFileOverrideFlags).
   EXPECT_NE(std::string(s.message())
-                .find("(flags that may go with --job: --threads, --min-run-time, --rss, --instructions, --label and "
-                      "--revision)"),
+                .find("(flags that may go with --job: --threads, --min-run-time, --rss, --instructions, --label, "
+                      "--revision and --node)"),
             std::string::npos)
       << s;
   EXPECT_EQ(spec.options().min_run_time_s(), 0.2);  // unchanged on error
@@ -71,9 +71,26 @@ TEST(ApplyFlagsToJobFile, FlagsForWhatTheFileDefinesAreRefusedNamingTheFlag) {
 }
 
 TEST(JobFileOverrideFlags, ListsTheRunSettingsAndForACompareReverseAndRounds) {
-  EXPECT_EQ(JobFileOverrideFlags(false), "--threads, --min-run-time, --rss, --instructions, --label and --revision");
+  EXPECT_EQ(JobFileOverrideFlags(false),
+            "--threads, --min-run-time, --rss, --instructions, --label, --revision and --node");
   EXPECT_EQ(JobFileOverrideFlags(true),
-            "--threads, --min-run-time, --rss, --instructions, --label, --revision, --reverse and --rounds");
+            "--threads, --min-run-time, --rss, --instructions, --label, --revision, --node, --reverse and --rounds");
+}
+
+TEST(ApplyFlagsToJobFile, NodePlacesTheJobAndAllIsOnlyForCalibrate) {
+  v1::JobSpec spec = MeasureJob();
+  RunFlags run;
+  run.node = "gpu7";
+  std::vector<std::string> overrides;
+  ASSERT_TRUE(ApplyFlagsToJobFile({"--node"}, run, nullptr, "j.json", &spec, &overrides).ok());
+  EXPECT_EQ(spec.node(), "gpu7");
+  ASSERT_EQ(overrides.size(), 1u);
+  EXPECT_EQ(overrides[0], "node \"\" -> \"gpu7\" (--node)");
+  run.node = kAllNodes;
+  const absl::Status all = ApplyFlagsToJobFile({"--node"}, run, nullptr, "j.json", &spec, &overrides);
+  EXPECT_EQ(all.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(all.message()).find("is for calibrate"), std::string::npos) << all;
+  EXPECT_EQ(spec.node(), "gpu7");  // unchanged on error
 }
 
 TEST(ApplyFlagsToJobFile, TheFlagsOwnChecksApply) {

@@ -156,6 +156,27 @@ int FetchJobCommand(const ClientContext& ctx, const std::string& id, const std::
   });
 }
 
+namespace {
+
+// A Slurm front's partition and its nodes, each with its noise floor.
+void PrintSlurmNodes(const v1::DaemonInfo& info) {
+  const v1::SlurmConfig& s = info.config().slurm();
+  std::printf("  slurm     partition %s: each job is one exclusive Slurm job on one node (time limit %s%s%s)\n",
+              s.partition().c_str(), s.time_limit().c_str(), s.gres().empty() ? "" : ", gres ", s.gres().c_str());
+  if (info.nodes().empty())
+    std::printf("  nodes     none listed: sinfo failed (is slurmctld running? `scontrol ping`)\n");
+  for (const v1::SlurmNode& n : info.nodes()) {
+    const std::string floor =
+        n.has_noise_floor()
+            ? FormatAge(n.noise_floor().age_s()) + " old: " + report::DescribeNoiseFloor(n.noise_floor())
+            : "no noise floor yet: run `torchscan-client calibrate --node " + n.name() + "`";
+    std::printf("  node      %s, %s, %d CPUs%s%s; noise %s\n", n.name().c_str(), n.state().c_str(), n.cpus(),
+                n.features().empty() ? "" : ", features ", n.features().c_str(), floor.c_str());
+  }
+}
+
+}  // namespace
+
 int InfoCommand(const ClientContext& ctx) {
   // With no daemon given: a private one, which describes this machine.
   return With(Connect(ctx), [&](DaemonClient& client) {
@@ -177,8 +198,10 @@ int InfoCommand(const ClientContext& ctx) {
     std::printf("  threads   intra-op %d, inter-op %d; cpu set %s\n", info->config().default_intra_op_threads(),
                 info->config().default_inter_op_threads(),
                 info->config().cpu_set().empty() ? "all" : info->config().cpu_set().c_str());
-    std::printf("  queue     %d queued%s\n", info->queued(),
+    const bool slurm = !info->config().slurm().partition().empty();
+    std::printf("  queue     %d queued%s%s\n", info->queued(), slurm ? " in Slurm" : "",
                 info->running_job().empty() ? "" : (", running " + info->running_job()).c_str());
+    if (slurm) PrintSlurmNodes(*info);
     if (info->spare_worker_pid() != 0)
       std::printf("  spare     worker pid %d %s, %.1f MiB resident\n", info->spare_worker_pid(),
                   info->spare_worker_ready() ? "loaded, waiting for the next job" : "loading",

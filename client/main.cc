@@ -198,6 +198,7 @@ int RunJobFromCommandLine(const ClientContext& ctx, CommandLine& cl) {
   if (*cl.calibrate) {
     absl::StatusOr<v1::JobSpec> spec = CalibrateSpecFromFlags(cl.calibrate_flags);
     if (!spec.ok()) return ReportError(spec.status());
+    if (cl.calibrate_flags.measure.run.node == kAllNodes) return CalibrateEachNode(ctx, *spec, cl.job_options);
     if (ctx.daemons.size() > 1) return RunJobOnDaemons(ctx, *spec, cl.job_options);
     return RunJobCommand(ctx, *spec, cl.job_options);
   }

@@ -79,7 +79,11 @@ ProgressPrinter::ProgressPrinter(std::FILE* out, bool terminal, Clock* clock)
 
 std::string ProgressPrinter::Describe(const v1::Job& job) {
   const std::string state = v1::Job::State_Name(job.state());
-  if (job.state() == v1::Job::queued) return absl::StrFormat("queued #%d", job.queue_position());
+  if (job.state() == v1::Job::queued) {
+    // A Slurm front's job waits in Slurm's queue, which orders it: its phase says why it waits.
+    if (job.queue_position() == 0) return job.phase().empty() ? "queued" : "queued: " + job.phase();
+    return absl::StrFormat("queued #%d", job.queue_position());
+  }
   // A job that ended: its state alone; the command that waited says why it failed, once.
   if (job.state() != v1::Job::running) return state;
   std::string line = "running";

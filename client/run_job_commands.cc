@@ -319,6 +319,33 @@ int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const JobRu
   return exit_code;
 }
 
+int CalibrateEachNode(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options) {
+  std::vector<std::string> nodes;
+  {
+    absl::StatusOr<Connection> connection = Connect(ctx);
+    if (!connection.ok()) return ReportError(connection.status());
+    absl::StatusOr<v1::DaemonInfo> info = connection->client->Info();
+    if (!info.ok()) return ReportError(info.status());
+    for (const v1::SlurmNode& node : info->nodes()) nodes.push_back(node.name());
+    if (nodes.empty())
+      return ReportError(absl::FailedPreconditionError(
+          absl::StrCat("--node all: ", connection->client->address(),
+                       info->config().slurm().partition().empty()
+                           ? " runs jobs on its own machine, not on Slurm nodes; leave --node out"
+                           : " lists no node of its Slurm partition (sinfo failed; check `scontrol ping`)")));
+  }
+  int worst = kExitOk;
+  for (const std::string& node : nodes) {
+    v1::JobSpec one = spec;
+    one.set_node(node);
+    JobRunOptions each = options;
+    if (!options.output_dir.empty()) each.output_dir = options.output_dir + "/" + node;
+    std::fprintf(stderr, "torchscan-client: calibrating node %s\n", node.c_str());
+    worst = std::max(worst, RunJobCommand(ctx, one, each));
+  }
+  return worst;
+}
+
 void SetEvidencePaths(const std::string& json_path, v1::DaemonJobOutput* out) {
   out->set_json_path(json_path);
   if (out->result().has_calibration()) return;  // no page

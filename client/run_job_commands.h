@@ -36,6 +36,10 @@ struct JobRunOptions {
 };
 
 int RunJobCommand(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options);
+// `calibrate --node all`: the calibrate job `spec` once per node of the Slurm front's partition
+// (DaemonInfo.nodes), one after another, each node's evidence in <output>/<node>/; the worst
+// exit code. A daemon without nodes: an error naming --node all.
+int CalibrateEachNode(const ClientContext& ctx, const v1::JobSpec& spec, const JobRunOptions& options);
 
 // Submits `spec` to `client`, calls `on_submitted` with the queued job, forwards watch events
 // and returns the fetched result of the succeeded job; `finished_job` (may be null) gets the

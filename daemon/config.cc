@@ -271,6 +271,7 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config) {
   if (flags.sandbox) config->set_sandbox(*flags.sandbox);
   if (!flags.shared_paths.empty())
     *config->mutable_shared_paths() = {flags.shared_paths.begin(), flags.shared_paths.end()};
+  ApplySlurmFlags(flags.slurm, config);
 }
 
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
@@ -307,6 +308,7 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
   }
   if (config->rss_child_path().empty() && !config->worker_path().empty())
     config->set_rss_child_path(DefaultRssChild(config->worker_path()));
+  ApplySlurmDefaults(config);
 }
 
 absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& machine) {
@@ -351,6 +353,7 @@ absl::Status ValidateConfig(const v1::DaemonConfig& config, const MachineFacts& 
     return Invalid("rss_child_path",
                    "\"" + config.rss_child_path() + "\" is not an executable file; build //passes:torchscan_rss_child");
   if (absl::Status s = ValidateAccounts(config, machine); !s.ok()) return s;
+  if (absl::Status s = ValidateSlurmConfig(config, machine.executable_dir + "/" + kNodeJobFileName); !s.ok()) return s;
   return ValidateSandbox(config);
 }
 

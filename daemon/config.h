@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "daemon/slurm_config.h"
 #include "proto/service.pb.h"
 #include "proto/spec_limits.h"
 
@@ -51,6 +52,7 @@ struct ConfigFlags {
   bool no_spare_worker = false;                   // --no-spare-worker (true sets it; false leaves the file's)
   std::optional<std::string> sandbox;             // --sandbox namespaces|off
   std::vector<std::string> shared_paths;          // --share (repeatable)
+  SlurmFlags slurm;                               // --slurm-* (slurm_config.h)
 };
 
 // What validation and defaults need to know about the machine; tests pass their own.

@@ -55,6 +55,16 @@ void AddConfigFlags(CLI::App* app, ConfigFlags* flags) {
                   "network; off: jobs see what --worker-user can reach (a private, single-user daemon)");
   app->add_option("--share", flags->shared_paths,
                   "a path sandboxed jobs may read (datasets, models by path); repeatable");
+  app->add_option("--slurm-partition", flags->slurm.partition,
+                  "be a front for this Slurm partition: each job runs as one exclusive Slurm job on one node");
+  app->add_option("--slurm-account", flags->slurm.account, "sbatch --account of the jobs (default none)");
+  app->add_option("--slurm-time", flags->slurm.time_limit,
+                  "sbatch --time of the jobs, e.g. 01:00:00 (default: --job-wall-time plus 5 minutes)");
+  app->add_option("--slurm-constraint", flags->slurm.constraint, "sbatch --constraint: node features (default none)");
+  app->add_option("--slurm-gres", flags->slurm.gres, "sbatch --gres, e.g. gpu:1 (default none)");
+  app->add_option("--slurm-bin", flags->slurm.node_bin_dir,
+                  "folder on the nodes with torchscan-node-job, torchscan-worker, torchscan_rss_child (default: "
+                  "the paths this daemon uses)");
 }
 
 }  // namespace torchscan::daemon

@@ -39,7 +39,8 @@ std::string StateName(v1::Job::State state) { return v1::Job::State_Name(state);
 
 bool SameProgress(const v1::Job& a, const v1::Job& b) {
   return a.state() == b.state() && a.phase() == b.phase() && a.blocks_done() == b.blocks_done() &&
-         a.queue_position() == b.queue_position() && a.worker_pid() == b.worker_pid() && a.error() == b.error();
+         a.queue_position() == b.queue_position() && a.worker_pid() == b.worker_pid() && a.error() == b.error() &&
+         a.node() == b.node();
 }
 
 // What changed, e.g. "state running; phase build baseline".
@@ -53,6 +54,7 @@ std::string DescribeChange(const v1::Job& before, const v1::Job& after) {
     parts.push_back(absl::StrCat("queue position ", after.queue_position()));
   if (before.blocks_done() != after.blocks_done() && after.blocks_done() > 0)
     parts.push_back(absl::StrCat("blocks ", after.blocks_done()));
+  if (before.node() != after.node() && !after.node().empty()) parts.push_back("node " + after.node());
   if (before.worker_pid() != after.worker_pid() && after.worker_pid() > 0)
     parts.push_back(absl::StrCat("worker pid ", after.worker_pid()));
   return parts.empty() ? "updated" : absl::StrJoin(parts, "; ");
@@ -63,45 +65,43 @@ bool InStates(const google::protobuf::RepeatedField<int>& states, v1::Job::State
   return states.empty() || std::find(states.begin(), states.end(), state) != states.end();
 }
 
-// The jobs' sandbox of a "namespaces" configuration, tried once now: a kernel that refuses it
-// stops the start rather than every job. nullptr for "off".
-absl::StatusOr<std::shared_ptr<const JobSandbox>> OpenSandbox(const v1::DaemonConfig& config) {
-  if (config.sandbox() != kSandboxNamespaces) return nullptr;
-  absl::StatusOr<JobSandbox> sandbox = JobSandbox::Create(config);
-  if (!sandbox.ok()) return sandbox.status();
-  const JobRunOptions run = RunOptionsOf(config);
-  if (absl::Status s = sandbox->Probe(run.worker.uid, run.worker.gid); !s.ok())
-    return absl::FailedPreconditionError(absl::StrCat(
-        "sandbox: the kernel refused the jobs' sandbox (", s.message(),
-        "); run torchscand as root or allow unprivileged user namespaces, or set sandbox to off (--sandbox off) "
-        "to accept that every job can read what worker_user can, other jobs' uploads included"));
-  spdlog::info("jobs run sandboxed (namespaces): {} paths visible read-only, {} hidden",
-               sandbox->base().read_only.size(), sandbox->base().hidden.size());
-  return std::make_shared<const JobSandbox>(*std::move(sandbox));
-}
-
 }  // namespace
 
 Daemon::Daemon(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox)
-    : config_(config), started_at_(NowRfc3339()), records_(config), executor_(config, &records_, std::move(sandbox)) {}
+    : config_(config), started_at_(NowRfc3339()), records_(config), executor_(config, &records_, std::move(sandbox)) {
+  if (IsSlurmFront(config))
+    slurm_ = std::make_unique<SlurmFront>(config, &records_, CurrentMachine().executable_dir + "/" + kNodeJobFileName);
+}
 
 Daemon::~Daemon() { Shutdown("the daemon was stopped"); }
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& config) {
-  absl::StatusOr<std::shared_ptr<const JobSandbox>> sandbox = OpenSandbox(config);
+  // A Slurm front's jobs run sandboxed on their nodes (torchscan-node-job), not here.
+  absl::StatusOr<std::shared_ptr<const JobSandbox>> sandbox =
+      IsSlurmFront(config) ? std::shared_ptr<const JobSandbox>() : OpenJobSandbox(config);
   if (!sandbox.ok()) return sandbox.status();
   std::unique_ptr<Daemon> daemon(new Daemon(config, *std::move(sandbox)));
   Executor& executor = daemon->executor_;
-  absl::Status loaded = daemon->records_.Load([&executor](const std::string& id) {
+  SlurmFront* slurm = daemon->slurm_.get();
+  absl::Status loaded = daemon->records_.Load([&executor, slurm](const std::string& id) {
     executor.AssertHeld();  // Load calls this under the records' mutex
+    if (slurm != nullptr) {
+      slurm->Adopt(id);
+      return;
+    }
     executor.Restore(id);
     spdlog::info("job {} queued again after a restart", id);
   });
   if (!loaded.ok()) return loaded;
+  if (slurm != nullptr)
+    if (absl::Status s = slurm->Prepare(); !s.ok()) return s;
   return daemon;
 }
 
-void Daemon::Start() { executor_.Start(); }
+void Daemon::Start() {
+  if (slurm_) slurm_->Start();
+  else executor_.Start();
+}
 
 v1::Job Daemon::Snapshot(const v1::Job& job) const {
   records_.mu().AssertHeld();
@@ -119,17 +119,22 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   }
   // The whole spec goes to the job folder for the worker; the record keeps it without the
   // uploaded files' bytes, so listings, events and job.json stay small.
+  if (!request.spec().node().empty() && !slurm_)
+    return absl::InvalidArgumentError(
+        "spec.node: this daemon runs jobs on its own machine; only a Slurm front daemon places them on nodes "
+        "(leave --node out)");
   const v1::JobSpec spec = spec::WithDaemonDefaults(request.spec(), config_);
   v1::Job job;
   *job.mutable_spec() = spec::WithoutUploadedBytes(spec);
   job.set_state(v1::Job::queued);
   job.set_submitter(submitter);
-  absl::MutexLock lock(&records_.mu());
+  absl::ReleasableMutexLock lock(&records_.mu());
   executor_.AssertHeld();
   if (executor_.stopping())
     return absl::UnavailableError("torchscand is shutting down; submit again once it has restarted");
   job.set_id(records_.NextId());
   job.set_submitted_at(NowRfc3339());
+  if (slurm_) return SubmitToSlurm(job, spec, submitter, lock);
   if (absl::Status s = executor_.Enqueue(job.id()); !s.ok()) {
     spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
     return s;
@@ -145,6 +150,19 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
                                             : "measure",
                job.spec().label().empty() ? "" : ", label \"" + job.spec().label() + "\"");
   records_.NotifyChanged();
+  return Snapshot(*records_.Find(id));
+}
+
+absl::StatusOr<v1::Job> Daemon::SubmitToSlurm(v1::Job& job, const v1::JobSpec& spec, const std::string& submitter,
+                                              absl::ReleasableMutexLock& lock) {
+  records_.mu().AssertHeld();
+  if (absl::Status s = records_.StoreNew(job, spec); !s.ok()) return s;
+  const std::string id = job.id();
+  spdlog::info("job {} stored for Slurm, submitted by {}", id, submitter);
+  records_.NotifyChanged();
+  lock.Release();  // sbatch may take seconds: nothing waits for it
+  if (absl::Status s = slurm_->Submit(id); !s.ok()) return s;
+  absl::MutexLock again(&records_.mu());
   return Snapshot(*records_.Find(id));
 }
 
@@ -195,7 +213,7 @@ absl::StatusOr<v1::HistoryResponse> Daemon::History(const v1::HistoryRequest& re
 constexpr absl::Duration kCancelWait = absl::Seconds(10);
 
 absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const Caller& caller) {
-  absl::MutexLock lock(&records_.mu());
+  absl::ReleasableMutexLock lock(&records_.mu());
   v1::Job* found = records_.Find(request.id());
   if (found == nullptr) return UnknownJob(request.id());
   executor_.AssertHeld();
@@ -205,6 +223,13 @@ absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const Call
     return allowed;
   }
   const std::string& by = caller.user;
+  if (slurm_ && !IsFinished(job.state())) {
+    const std::string id = job.id();
+    lock.Release();  // scancel may take seconds
+    if (absl::Status s = slurm_->Cancel(id, by); !s.ok()) return s;
+    absl::MutexLock again(&records_.mu());
+    return Snapshot(*records_.Find(id));
+  }
   if (job.state() == v1::Job::queued) {
     executor_.Dequeue(job.id());
     job.set_state(v1::Job::cancelled);
@@ -261,10 +286,12 @@ absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&) const {
   *info.mutable_environment() = CaptureEnvironment();
   *info.mutable_config() = config_;
   info.set_started_at(started_at_);
+  if (slurm_)
+    for (v1::SlurmNode& node : slurm_->Nodes(config_.noise_floor_max_age_s())) *info.add_nodes() = std::move(node);
   absl::MutexLock lock(&records_.mu());
   executor_.AssertHeld();
-  info.set_queued(static_cast<int32_t>(executor_.queued()));
-  info.set_running_job(executor_.running_id());
+  info.set_queued(static_cast<int32_t>(slurm_ ? slurm_->queued() : executor_.queued()));
+  info.set_running_job(slurm_ ? absl::StrJoin(slurm_->running(), ",") : executor_.running_id());
   info.set_spare_worker_pid(executor_.spare().pid());
   info.set_spare_worker_rss_bytes(executor_.spare().rss_bytes());
   info.set_spare_worker_ready(executor_.spare().ready());
@@ -315,6 +342,7 @@ void Daemon::Shutdown(const std::string& reason) {
     if (stopped_) return;
   }
   executor_.Stop(reason);
+  if (slurm_) slurm_->Stop();  // its jobs run on in Slurm; the next start follows them again
   absl::MutexLock lock(&records_.mu());
   executor_.AssertHeld();
   records_.Flush();

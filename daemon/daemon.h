@@ -23,8 +23,10 @@
 // while it runs) fails the job, naming spec.compare.check.torchscript when it cannot load.
 // Built from two parts with contracts of their own: JobRecords (job_records.h: the records,
 // their storage and the noise floor) and the Executor (executor.h: the queue and the thread
-// that runs its jobs). Thread-safe: every method may be called from any thread; the shared
-// state is guarded by JobRecords::mu(). Logs one spdlog line per job event, with the job id.
+// that runs its jobs), or, on a Slurm front (DaemonConfig.slurm), the SlurmFront
+// (slurm_front.h: each job handed to Slurm, followed and recorded; Slurm is the queue). Thread-safe: every method may
+// be called from any thread; the shared state is guarded by JobRecords::mu(). Logs one spdlog line per job event, with
+// the job id.
 #pragma once
 
 #include <functional>
@@ -38,6 +40,7 @@
 #include "daemon/caller.h"
 #include "daemon/executor.h"
 #include "daemon/job_records.h"
+#include "daemon/slurm_front.h"
 #include "proto/service.pb.h"
 
 namespace torchscan::daemon {
@@ -96,6 +99,10 @@ class Daemon {
 
  private:
   Daemon(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox);
+  // Submit's end on a Slurm front: stores the job (queued), releases `lock` and hands it to
+  // Slurm (SlurmFront::Submit's errors).
+  absl::StatusOr<v1::Job> SubmitToSlurm(v1::Job& job, const v1::JobSpec& spec, const std::string& submitter,
+                                        absl::ReleasableMutexLock& lock) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_.mu());
   // The job with its live queue position.
   v1::Job Snapshot(const v1::Job& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_.mu());
 
@@ -103,6 +110,7 @@ class Daemon {
   const std::string started_at_;
   JobRecords records_;
   Executor executor_;                                    // after records_: stopped before they go
+  std::unique_ptr<SlurmFront> slurm_;                    // a Slurm front's (then executor_ never starts)
   bool stopped_ ABSL_GUARDED_BY(records_.mu()) = false;  // Shutdown finished: the executor has ended
 };
 

@@ -2,14 +2,13 @@
 
 #include <malloc.h>
 
-#include <optional>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
 #include "absl/strings/str_cat.h"
 #include "core/timestamp.h"
-#include "daemon/result_summary.h"
+#include "daemon/job_progress.h"
 #include "worker/state_folder.h"
 #include "worker/worker_protocol.h"
 
@@ -206,52 +205,21 @@ JobRunCallbacks Executor::ProgressOf(const std::string& id, const std::unique_pt
     records_->EarlyChildrenStarted(id, count);
   };
   callbacks.on_phase = [this, id](const std::string& phase) {
-    spdlog::info("job {} phase {}", id, phase);
     absl::MutexLock lock(&records_->mu());
-    v1::Job& job = *records_->Find(id);
-    job.set_phase(phase);
-    job.set_blocks_done(0);
-    records_->BeginPhase(job, phase);
-    records_->NotifyChanged();
+    RecordPhase(*records_, id, phase);
   };
   callbacks.on_blocks = [this, id](int64_t blocks) {
     absl::MutexLock lock(&records_->mu());
-    v1::Job& job = *records_->Find(id);
-    job.set_blocks_done(blocks);
-    records_->RefreshTimeline(job);
-    records_->NotifyChanged();
+    RecordBlocks(*records_, id, blocks);
   };
   return callbacks;
 }
 
 void Executor::Finish(const std::string& id, JobRunOutcome& outcome) {
   records_->mu().AssertHeld();
-  v1::Job& job = *records_->Find(id);
-  job.set_worker_pid(0);
-  job.set_finished_at(NowRfc3339());
-  records_->EndPhases(job);
-  if (outcome.state == v1::Job::succeeded) {
-    job.set_state(v1::Job::succeeded);
-    job.set_phase("done");
-    records_->CompleteResult(id, job.timeline(), &outcome.result);
-    if (std::optional<v1::ResultSummary> summary = SummaryOfResult(outcome.result)) *job.mutable_summary() = *summary;
-    if (outcome.result.has_comparison()) {
-      const v1::Comparison& c = outcome.result.comparison();
-      job.set_latency_change(v1::Comparison::LatencyChange_Name(c.latency_change()));
-      job.set_output_check(v1::OutputCheck::Status_Name(c.output_check().status()));
-    }
-    spdlog::info(
-        "job {} succeeded{}", id,
-        job.latency_change().empty() ? "" : absl::StrCat(": ", job.latency_change(), ", check ", job.output_check()));
-  } else {
-    job.set_state(!outcome.killed ? v1::Job::failed : running_cancelled_ ? v1::Job::cancelled : v1::Job::interrupted);
-    job.set_error(outcome.error);
-    spdlog::info("job {} {}: {}", id, v1::Job::State_Name(job.state()), outcome.error);
-  }
+  RecordEnd(*records_, id, outcome, running_cancelled_ ? v1::Job::cancelled : v1::Job::interrupted);
   running_id_.clear();
   running_control_.reset();
-  records_->Changed(job, true);
-  records_->RefreshRecordCache(false);
 }
 
 void Executor::FallBackToColdWorker(const std::string& id, const std::string& why) {

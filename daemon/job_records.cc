@@ -8,17 +8,19 @@
 #include "core/noise_floor.h"
 #include "core/timestamp.h"
 #include "daemon/restart_rules.h"
+#include "daemon/slurm_config.h"
 
 namespace torchscan::daemon {
 
 JobRecords::JobRecords(const v1::DaemonConfig& config)
     : state_dir_(config.state_dir()),
       noise_floor_max_age_s_(config.noise_floor_max_age_s()),
+      slurm_front_(IsSlurmFront(config)),
       store_(config.state_dir()) {}
 
 absl::Status JobRecords::Load(const std::function<void(const std::string& id)>& requeue) {
   if (absl::Status s = store_.Open(); !s.ok()) return s;
-  JobStore::Loaded loaded = store_.LoadAll(NowRfc3339());
+  JobStore::Loaded loaded = store_.LoadAll(NowRfc3339(), slurm_front_);
   for (const std::string& problem : loaded.problems) spdlog::warn("start-up: {}", problem);
   for (const std::string& id : loaded.interrupted)
     spdlog::warn("job {} interrupted: it was running when the daemon stopped", id);
@@ -26,34 +28,40 @@ absl::Status JobRecords::Load(const std::function<void(const std::string& id)>& 
     spdlog::info("{} finished job(s) got their history summary from their results ({} to {})", loaded.summarized.size(),
                  loaded.summarized.front(), loaded.summarized.back());
   absl::MutexLock lock(&mu_);
-  if (absl::StatusOr<v1::NoiseFloor> floor = store_.LoadNoiseFloor(); floor.ok()) {
-    noise_floor_ = *std::move(floor);
-    spdlog::info("noise floor of {} (job {}) loaded", noise_floor_->measured_at(), noise_floor_->job_id());
-  } else if (floor.status().code() != absl::StatusCode::kNotFound) {
-    // Damaged: reported and left alone (the next calibration replaces it); never fatal.
-    spdlog::warn("start-up: no noise floor: {}", std::string(floor.status().message()));
-    loaded.problems.push_back(std::string(floor.status().message()));
+  std::vector<std::string> nodes = store_.NoiseFloorNodes();
+  nodes.insert(nodes.begin(), "");
+  for (const std::string& node : nodes) {
+    const std::string where = node.empty() ? "" : " of node " + node;
+    if (absl::StatusOr<v1::NoiseFloor> floor = store_.LoadNoiseFloor(node); floor.ok()) {
+      spdlog::info("noise floor{} of {} (job {}) loaded", where, floor->measured_at(), floor->job_id());
+      noise_floors_[node] = *std::move(floor);
+    } else if (floor.status().code() != absl::StatusCode::kNotFound) {
+      // Damaged: reported and left alone (the next calibration replaces it); never fatal.
+      spdlog::warn("start-up: no noise floor{}: {}", where, std::string(floor.status().message()));
+      loaded.problems.push_back(std::string(floor.status().message()));
+    }
   }
   load_problems_ = std::move(loaded.problems);
   last_number_ = loaded.last_number;
   int queued = 0;
   for (v1::Job& job : loaded.jobs) {
-    if (job.state() == v1::Job::queued) {
+    const bool unfinished = !IsFinished(job.state());
+    if (unfinished) {
       requeue(job.id());
       ++queued;
     }
     const std::string id = job.id();
     history_.Add(job.spec().label(), id);
     states_[id] = job.state();
-    if (job.state() == v1::Job::queued) {
+    if (unfinished) {
       // The previous daemon's clock readings are gone: a restored job's timeline starts now.
-      BeginPhase(job, "queue wait", NowRfc3339());
+      BeginPhase(job, job.state() == v1::Job::queued ? "queue wait" : job.phase(), NowRfc3339());
       live_.emplace(id, std::move(job));
     } else {
-      finished_.Keep(std::move(job));  // the newest stay kept (LoadAll gives no running job)
+      finished_.Keep(std::move(job));  // the newest stay kept
     }
   }
-  spdlog::info("state_dir {}: {} jobs loaded ({} from the record cache, {} parsed), {} queued, {} kept in memory",
+  spdlog::info("state_dir {}: {} jobs loaded ({} from the record cache, {} parsed), {} unfinished, {} kept in memory",
                state_dir_, states_.size(), loaded.from_cache, loaded.from_json, queued,
                live_.size() + finished_.size());
   return absl::OkStatus();
@@ -91,9 +99,11 @@ const HistoryIndex& JobRecords::history() const {
   return history_;
 }
 
-const std::optional<v1::NoiseFloor>& JobRecords::noise_floor() const {
+std::optional<v1::NoiseFloor> JobRecords::noise_floor(const std::string& node) const {
   mu_.AssertHeld();
-  return noise_floor_;
+  auto it = noise_floors_.find(node);
+  if (it == noise_floors_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::string JobRecords::NextId() const {
@@ -214,30 +224,32 @@ void JobRecords::EndPhases(v1::Job& job) {
 
 void JobRecords::CompleteResult(const std::string& id, const v1::Timeline& job_timeline, v1::JobResult* result) {
   mu_.AssertHeld();
+  const v1::Job* job = Find(id);
+  const std::string node = job != nullptr ? job->node() : "";
   if (result->has_calibration()) {
     result->mutable_calibration()->mutable_noise_floor()->set_job_id(id);
     v1::NoiseFloor floor = result->calibration().noise_floor();
     if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
       spdlog::warn("job {}: its result keeps no job_id: {}", id, std::string(s.message()));
-    if (absl::Status s = store_.SaveNoiseFloor(floor); !s.ok())
+    if (absl::Status s = store_.SaveNoiseFloor(floor, node); !s.ok())
       spdlog::error(
           "job {}: its noise floor could not be stored (kept until the daemon stops; the state folder keeps "
           "the previous one): {}",
           id, std::string(s.message()));
-    noise_floor_ = std::move(floor);
+    noise_floors_[node] = std::move(floor);
     return;
   }
   const std::string now = NowRfc3339();
+  const std::optional<v1::NoiseFloor> noise_floor = this->noise_floor(node);
   if (result->has_comparison()) {
     v1::Comparison* c = result->mutable_comparison();
-    if (noise_floor_)
-      *c->mutable_noise_floor() =
-          AttachNoiseFloor(*noise_floor_, SettingsOfComparison(*c), now, noise_floor_max_age_s_);
+    if (noise_floor)
+      *c->mutable_noise_floor() = AttachNoiseFloor(*noise_floor, SettingsOfComparison(*c), now, noise_floor_max_age_s_);
     *c->mutable_job_timeline() = job_timeline;
   } else if (result->has_report()) {
     v1::BenchmarkReport* r = result->mutable_report();
-    if (noise_floor_)
-      *r->mutable_noise_floor() = AttachNoiseFloor(*noise_floor_, SettingsOfReport(*r), now, noise_floor_max_age_s_);
+    if (noise_floor)
+      *r->mutable_noise_floor() = AttachNoiseFloor(*noise_floor, SettingsOfReport(*r), now, noise_floor_max_age_s_);
     *r->mutable_job_timeline() = job_timeline;
   } else {
     return;

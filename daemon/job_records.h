@@ -55,8 +55,9 @@ class JobRecords {
   // Opens the store (created when missing; locked against a second daemon) and loads every
   // record and the noise floor (JobStore::LoadAll's restart rules apply); unreadable records
   // and a damaged noise floor are logged, skipped and kept in load_problems(). `requeue` is
-  // called with each queued job's id, in submission order, with mu() held, before that job's
-  // record is added; a queued job's timeline starts again now. Errors: the store's (JobStore::Open).
+  // called with each unfinished job's id (queued, or on a Slurm front still running in
+  // Slurm), in submission order, with mu() held, before that job's record is added; its
+  // timeline starts again now ("queue wait", or its phase). Errors: the store's (JobStore::Open).
   absl::Status Load(const std::function<void(const std::string& id)>& requeue) ABSL_LOCKS_EXCLUDED(mu_);
   const std::vector<std::string>& load_problems() const { return load_problems_; }
 
@@ -74,8 +75,9 @@ class JobRecords {
   // How many finished records are kept parsed in memory now (for tests).
   size_t kept_finished() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const HistoryIndex& history() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The latest calibration's noise floor, if any.
-  const std::optional<v1::NoiseFloor>& noise_floor() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The latest calibration's noise floor on this machine (node ""), or on Slurm node `node`,
+  // if any.
+  std::optional<v1::NoiseFloor> noise_floor(const std::string& node = "") const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // The id the next stored job gets.
   std::string NextId() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -106,10 +108,11 @@ class JobRecords {
   // Ends the job's open phase, copies the timeline into `job` and forgets it.
   void EndPhases(v1::Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // After job `id` succeeded: a calibration's noise floor becomes the daemon's (stored in the
-  // state folder first; kept in memory only if that fails); a report or comparison gets the
-  // current noise floor, judged for its settings (core/noise_floor.h), and the job record's
-  // timeline as its job_timeline, in its result.json.
+  // After job `id` succeeded: a calibration's noise floor becomes the daemon's, or its node's
+  // when the job ran on a Slurm node (Job.node) (stored in the state folder first; kept in
+  // memory only if that fails); a report or comparison gets the current noise floor of where
+  // it ran, judged for its settings (core/noise_floor.h), and the job record's timeline as
+  // its job_timeline, in its result.json.
   void CompleteResult(const std::string& id, const v1::Timeline& job_timeline, v1::JobResult* result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -128,6 +131,7 @@ class JobRecords {
 
   const std::string state_dir_;
   const double noise_floor_max_age_s_;
+  const bool slurm_front_;  // running jobs in Slurm survive a restart
   JobStore store_;
   std::vector<std::string> load_problems_;  // written by Load only, before any other thread
 
@@ -135,12 +139,12 @@ class JobRecords {
   mutable absl::CondVar changed_;  // any job changed, or shutting down
   // By id: queued and running jobs, and finished ones not stored yet (unsaved_).
   std::map<std::string, v1::Job> live_ ABSL_GUARDED_BY(mu_);
-  mutable FinishedRecords finished_ ABSL_GUARDED_BY(mu_);              // the most recently used
-  std::map<std::string, v1::Job::State> states_ ABSL_GUARDED_BY(mu_);  // every job's
-  HistoryIndex history_ ABSL_GUARDED_BY(mu_);                          // the ids of each label's jobs
-  std::map<std::string, JobPhases> phases_ ABSL_GUARDED_BY(mu_);       // timelines of unfinished jobs
-  std::set<std::string> unsaved_ ABSL_GUARDED_BY(mu_);                 // latest record not on disk
-  std::optional<v1::NoiseFloor> noise_floor_ ABSL_GUARDED_BY(mu_);     // the latest calibration's
+  mutable FinishedRecords finished_ ABSL_GUARDED_BY(mu_);                    // the most recently used
+  std::map<std::string, v1::Job::State> states_ ABSL_GUARDED_BY(mu_);        // every job's
+  HistoryIndex history_ ABSL_GUARDED_BY(mu_);                                // the ids of each label's jobs
+  std::map<std::string, JobPhases> phases_ ABSL_GUARDED_BY(mu_);             // timelines of unfinished jobs
+  std::set<std::string> unsaved_ ABSL_GUARDED_BY(mu_);                       // latest record not on disk
+  std::map<std::string, v1::NoiseFloor> noise_floors_ ABSL_GUARDED_BY(mu_);  // by node ("": this machine)
   int64_t last_number_ ABSL_GUARDED_BY(mu_) = 0;
   std::chrono::steady_clock::time_point cache_saved_at_ ABSL_GUARDED_BY(mu_) = std::chrono::steady_clock::now();
 };

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "absl/strings/str_cat.h"
 #include "daemon/config.h"
 #include "worker/state_folder.h"
@@ -34,6 +36,21 @@ JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, std::shared_ptr<const
     }
   }
   return options;
+}
+
+absl::StatusOr<std::shared_ptr<const JobSandbox>> OpenJobSandbox(const v1::DaemonConfig& config) {
+  if (config.sandbox() != kSandboxNamespaces) return nullptr;
+  absl::StatusOr<JobSandbox> sandbox = JobSandbox::Create(config);
+  if (!sandbox.ok()) return sandbox.status();
+  const JobRunOptions run = RunOptionsOf(config);
+  if (absl::Status s = sandbox->Probe(run.worker.uid, run.worker.gid); !s.ok())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "sandbox: the kernel refused the jobs' sandbox (", s.message(),
+        "); run torchscand as root or allow unprivileged user namespaces, or set sandbox to off (--sandbox off) "
+        "to accept that every job can read what worker_user can, other jobs' uploads included"));
+  spdlog::info("jobs run sandboxed (namespaces): {} paths visible read-only, {} hidden",
+               sandbox->base().read_only.size(), sandbox->base().hidden.size());
+  return std::make_shared<const JobSandbox>(*std::move(sandbox));
 }
 
 WorkerLaunch WorkerLaunchOf(const JobRunOptions& options, std::vector<std::string> args, std::string stderr_path) {

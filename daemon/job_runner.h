@@ -32,6 +32,11 @@ struct JobRunOptions {
 // Config must be valid; worker_user (set only when torchscand is root) becomes uid/gid.
 JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox = nullptr);
 
+// The jobs' sandbox of a configuration whose sandbox is "namespaces", tried once now (a
+// kernel that refuses it stops the start rather than every job; FailedPrecondition naming
+// sandbox and the fixes); nullptr for "off". JobSandbox::Create's errors.
+absl::StatusOr<std::shared_ptr<const JobSandbox>> OpenJobSandbox(const v1::DaemonConfig& config);
+
 // How a worker is launched with `options`: `args` (then HelperProgramArgs), its stderr to
 // `stderr_path`, the affinity, limits and user of `options`. A job's worker and the warm spare
 // (args {"--spare"}) differ only in these two.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -191,7 +192,7 @@ bool JobStore::ReadRecord(const std::string& id, const std::map<std::string, Cac
   return true;
 }
 
-JobStore::Loaded JobStore::LoadAll(const std::string& now) {
+JobStore::Loaded JobStore::LoadAll(const std::string& now, bool slurm_front) {
   Loaded loaded;
   const std::vector<std::string> ids = ListJobFolders(loaded);
   bool cache_stale = false;  // rewrite it after the load
@@ -201,8 +202,8 @@ JobStore::Loaded JobStore::LoadAll(const std::string& now) {
     std::optional<RecordIdentity> identity;
     bool from_cache = false;
     if (!ReadRecord(id, cache, loaded, &job, &identity, &from_cache)) continue;
-    bool rewritten = false;              // interrupted or summarized: SaveJob remembered it
-    if (InterruptIfRunning(job, now)) {  // the start-up rules: restart_rules.h
+    bool rewritten = false;                           // interrupted or summarized: SaveJob remembered it
+    if (InterruptIfRunning(job, now, slurm_front)) {  // the start-up rules: restart_rules.h
       rewritten = true;
       if (absl::Status s = SaveJob(job); !s.ok())
         loaded.problems.push_back(absl::StrCat(id, ": could not record the interruption: ", s.message()));
@@ -337,8 +338,38 @@ absl::Status JobStore::SaveResult(const std::string& id, const v1::JobResult& re
   return SaveJson(result, ResultPath(id), kPrivateFileMode);
 }
 
-absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor() const {
-  const std::string path = (fs::path(state_dir_) / worker::kNoiseFloorFile).string();
+namespace {
+
+// Slurm node names are host names: letters, digits, '-', '_' and '.' (not leading).
+bool PlainNodeName(const std::string& node) {
+  if (node.empty() || node[0] == '.') return false;
+  return std::all_of(node.begin(), node.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+}  // namespace
+
+std::string JobStore::NoiseFloorPath(const std::string& node) const {
+  if (node.empty()) return (fs::path(state_dir_) / worker::kNoiseFloorFile).string();
+  return (fs::path(state_dir_) / worker::kNodeNoiseFloorFolder / (node + ".json")).string();
+}
+
+std::vector<std::string> JobStore::NoiseFloorNodes() const {
+  std::vector<std::string> nodes;
+  std::error_code error;
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(fs::path(state_dir_) / worker::kNodeNoiseFloorFolder, error)) {
+    const fs::path name = entry.path().filename();
+    if (name.extension() == ".json" && PlainNodeName(name.stem().string())) nodes.push_back(name.stem().string());
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor(const std::string& node) const {
+  if (!node.empty() && !PlainNodeName(node)) return absl::NotFoundError("no noise floor for node " + node);
+  const std::string path = NoiseFloorPath(node);
   std::error_code error;
   if (!fs::exists(path, error)) return absl::NotFoundError(absl::StrCat(path, " does not exist"));
   v1::NoiseFloor floor;
@@ -349,8 +380,15 @@ absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor() const {
   return floor;
 }
 
-absl::Status JobStore::SaveNoiseFloor(const v1::NoiseFloor& floor) {
-  return SaveJson(floor, (fs::path(state_dir_) / worker::kNoiseFloorFile).string(), kPrivateFileMode);
+absl::Status JobStore::SaveNoiseFloor(const v1::NoiseFloor& floor, const std::string& node) {
+  if (!node.empty()) {
+    if (!PlainNodeName(node))
+      return absl::InvalidArgumentError("node \"" + node +
+                                        "\" is not a plain host name; its noise floor is not stored");
+    std::error_code error;
+    fs::create_directories(fs::path(state_dir_) / worker::kNodeNoiseFloorFolder, error);
+  }
+  return SaveJson(floor, NoiseFloorPath(node), kPrivateFileMode);
 }
 
 }  // namespace torchscan::daemon

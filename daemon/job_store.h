@@ -68,7 +68,8 @@ class JobStore {
   // or damaged cache is reported in `problems` (one line) and ignored; one of another schema
   // is ignored silently. When any finished record was parsed, or the cache held others, the
   // cache is rewritten (SaveCache) from the finished jobs loaded; its failure is a problem.
-  Loaded LoadAll(const std::string& now);
+  // `slurm_front`: the daemon is a Slurm front (its jobs in Slurm stay running).
+  Loaded LoadAll(const std::string& now, bool slurm_front = false);
 
   // Rewrites jobs.cache atomically: the finished records stored (SaveJob) since it was last
   // written, and the old cache's entries whose job.json is unchanged since. Does nothing when
@@ -128,11 +129,15 @@ class JobStore {
   // on failure the worker's file stays whole.
   absl::Status SaveResult(const std::string& id, const v1::JobResult& result);
 
-  // <state_dir>/noise_floor.json: the latest calibration's noise floor. Load: NotFound when
+  // <state_dir>/noise_floor.json: the latest calibration's noise floor; for a Slurm node
+  // `node` (a Slurm front's), <state_dir>/noise_floors/<node>.json. Load: NotFound when
   // there is none; DataLoss naming the file when it is unreadable or damaged (the daemon
-  // logs it and goes on without one). Save: atomic; on failure the old file stays whole.
-  absl::StatusOr<v1::NoiseFloor> LoadNoiseFloor() const;
-  absl::Status SaveNoiseFloor(const v1::NoiseFloor& floor);
+  // logs it and goes on without one). Save: atomic; on failure the old file stays whole;
+  // InvalidArgument for a node name that is not a plain file name.
+  absl::StatusOr<v1::NoiseFloor> LoadNoiseFloor(const std::string& node = "") const;
+  absl::Status SaveNoiseFloor(const v1::NoiseFloor& floor, const std::string& node = "");
+  // The nodes that have a noise floor file, sorted.
+  std::vector<std::string> NoiseFloorNodes() const;
 
   std::string JobDir(const std::string& id) const;
   std::string ResultPath(const std::string& id) const;
@@ -162,6 +167,7 @@ class JobStore {
   // LoadAll's cache: every finished one of `jobs` that is remembered.
   absl::Status SaveCacheOf(const std::vector<v1::Job>& jobs);
   std::string CachePath() const;
+  std::string NoiseFloorPath(const std::string& node) const;
 
   std::string state_dir_;
   int lock_fd_ = -1;

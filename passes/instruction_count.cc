@@ -21,6 +21,7 @@
 #include "passes/instruction_summary.h"
 #include "passes/text_tail.h"
 #include "process/exit_status.h"
+#include "process/find_program.h"
 #include "process/run.h"
 
 namespace torchscan::passes {
@@ -49,17 +50,6 @@ class TempDir {
  private:
   std::string path_;
 };
-
-// valgrind's path: `name` itself when it holds a slash, else the first executable on PATH.
-std::string FindProgram(const std::string& name) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
-  const char* path = ::getenv("PATH");
-  for (absl::string_view dir : absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':', absl::SkipEmpty())) {
-    const std::string candidate = absl::StrCat(dir, "/", name);
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 std::string Failed(v1::InstructionCounts* counts, const std::string& why) {
   counts->set_complete(false);
@@ -148,7 +138,7 @@ v1::InstructionCounts CountInstructions(const v1::WorkloadSpec& spec, const std:
     Failed(&counts, "calls and repeats must be at least 1, warm-up calls at least 0, the timeout positive");
     return finish();
   }
-  const std::string valgrind = FindProgram(o.valgrind);
+  const std::string valgrind = process::FindProgram(o.valgrind);
   if (valgrind.empty()) {
     Failed(&counts, "valgrind is not installed on the machine that ran the job (\"" + o.valgrind +
                         "\" not found): install Debian's valgrind (apt-get install valgrind, as scripts/setup.sh "

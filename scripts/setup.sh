@@ -27,6 +27,7 @@ packages=(
   shellcheck                                # lints deploy/ and scripts/ shell scripts (tests)
   clang-format                              # the C++ style check (//tests/house:format_test)
   valgrind                                  # --instructions: callgrind counts (and valgrind/callgrind.h to build)
+  slurm-wlm munge                           # the Slurm front's tests run a real one-node cluster (tests/deploy)
 )
 
 missing=()

@@ -8,6 +8,10 @@
 //                          (daemon/config.h), when the configuration names none
 //   noise_floor.json       the latest calibrate job's NoiseFloor (proto/report.proto),
 //                          written atomically by the daemon, read at its start
+//   noise_floors/<node>.json  a Slurm front's: the latest calibrate job's on each node
+//   slurm/                 a Slurm front's: node-config.json (what the nodes run with) and
+//     job-000001/          per job node.log (the node-side program's output) and
+//                          node-outcome.txt (how the job ended there), out of the worker's reach
 //   spare-worker.stderr    the warm spare worker's stderr until it has a job (then its
 //                          job's worker.stderr): why a spare failed to start or load
 //   jobs/                  one folder per job, named by its id: "job-" and at least six
@@ -37,6 +41,16 @@ inline constexpr char kStateLockFile[] = "torchscand.lock";
 inline constexpr char kStateSocketFile[] = "torchscand.sock";
 inline constexpr char kStateJobsFolder[] = "jobs";
 inline constexpr char kNoiseFloorFile[] = "noise_floor.json";
+// A Slurm front's per-node noise floors: <state_dir>/noise_floors/<node>.json.
+inline constexpr char kNodeNoiseFloorFolder[] = "noise_floors";
+// A Slurm front's per-job files, out of the worker's reach: <state_dir>/slurm/<job id>/
+// holding node.log (the node-side program's output: the worker's progress lines, and
+// Slurm's messages) and node-outcome.txt (how the job ended on the node; its last write).
+// <state_dir>/slurm/node-config.json: the configuration the node-side program runs with.
+inline constexpr char kSlurmFolder[] = "slurm";
+inline constexpr char kNodeLogFile[] = "node.log";
+inline constexpr char kNodeOutcomeFile[] = "node-outcome.txt";
+inline constexpr char kNodeConfigFile[] = "node-config.json";
 inline constexpr char kSpareWorkerStderrFile[] = "spare-worker.stderr";
 // A sandboxed spare's own job folder: the only writable folder it sees. The daemon copies its
 // job's spec file in at the handoff and moves the result and stderr out afterwards.

@@ -172,6 +172,7 @@ def daemonset_config(ds, configmaps):
 # The programs the tests run, by their path in the runfiles (tests/deploy:programs).
 PROGRAMS = {
     "torchscand": "daemon/torchscand",
+    "torchscan-node-job": "daemon/torchscan-node-job",
     "torchscan-worker": "worker/torchscan-worker",
     "torchscan_rss_child": "passes/torchscan_rss_child",
     "torchscan-client": "client/torchscan-client",

@@ -1,0 +1,170 @@
+"""A real Slurm cluster of one node on this machine, for tests and benchmarks.
+
+    with LocalSlurm(folder) as slurm:      # munged (shared), slurmctld and slurmd (own)
+        env = slurm.env                     # SLURM_CONF for sbatch, squeue, torchscand...
+        slurm.set_node_state("down", "test")
+
+Each cluster has its own slurm.conf, ports, state and spool folders under `folder`, so that
+tests run side by side; munged is the machine's (started as user munge when not running).
+Needs root (slurmd) and Debian's slurm-wlm and munge (scripts/setup.sh installs them).
+Design notes: ProctrackType=proctrack/linuxproc and TaskPlugin=task/none need no systemd or
+cgroups; the partition gives each job a whole node (OverSubscribe=EXCLUSIVE).
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+MUNGE_SOCKET = "/run/munge/munge.socket.2"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ensure_munged():
+    """Starts the machine's munged unless a credential round-trips already."""
+    if _munge_works():
+        return
+    os.makedirs("/run/munge", exist_ok=True)
+    shutil.chown("/run/munge", "munge", "munge")
+    os.chmod("/run/munge", 0o755)
+    if not os.path.exists("/etc/munge/munge.key"):
+        subprocess.run(["runuser", "-u", "munge", "--", "mungekey", "-c"], check=True)
+    subprocess.run(["runuser", "-u", "munge", "--", "munged"], capture_output=True)  # a racing start fails: fine
+    for _ in range(100):
+        if _munge_works():
+            return
+        time.sleep(0.1)
+    raise RuntimeError("munged did not start (runuser -u munge -- munged -F to see why)")
+
+
+def _munge_works():
+    if not shutil.which("munge"):
+        raise RuntimeError("munge is not installed: apt-get install munge slurm-wlm (scripts/setup.sh)")
+    cred = subprocess.run(["munge", "-n"], capture_output=True)
+    return cred.returncode == 0 and subprocess.run(["unmunge"], input=cred.stdout, capture_output=True).returncode == 0
+
+
+class LocalSlurm:
+    def __init__(self, folder, partition="bench", cpus=None):
+        self.folder = os.path.abspath(folder)
+        self.partition = partition
+        self.node = socket.gethostname().split(".")[0]
+        self.cpus = cpus or os.cpu_count()
+        self.conf = os.path.join(self.folder, "slurm.conf")
+        self.env = dict(os.environ, SLURM_CONF=self.conf)
+        self.ctld = None
+        self.slurmd = None
+
+    def write_conf(self):
+        os.makedirs(self.folder, exist_ok=True)
+        for sub in ("state", "spool", "log"):
+            os.makedirs(os.path.join(self.folder, sub), exist_ok=True)
+        memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20) // 2
+        f = self.folder
+        text = f"""ClusterName=ts{os.getpid()}
+SlurmctldHost={self.node}(127.0.0.1)
+SlurmctldPort={free_port()}
+SlurmdPort={free_port()}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+StateSaveLocation={f}/state
+SlurmdSpoolDir={f}/spool
+SlurmctldPidFile={f}/slurmctld.pid
+SlurmdPidFile={f}/slurmd.pid
+SlurmctldLogFile={f}/log/slurmctld.log
+SlurmdLogFile={f}/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=1
+MpiDefault=none
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=1
+MinJobAge=600
+SlurmctldTimeout=10
+SlurmdTimeout=10
+MessageTimeout=5
+NodeName={self.node} NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory={memory_mb} State=UNKNOWN
+PartitionName={self.partition} Nodes={self.node} Default=YES MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE
+"""
+        with open(self.conf, "w") as out:
+            out.write(text)
+
+    def start(self):
+        ensure_munged()
+        self.write_conf()
+        self.start_controller()
+        log = open(os.path.join(self.folder, "log", "slurmd.out"), "ab")
+        self.slurmd = subprocess.Popen(["slurmd", "-D", "-f", self.conf], env=self.env, stdout=log, stderr=log)
+        self.wait_for(lambda: self.node_state() in ("idle", "mixed", "allocated"), 60, "the node to be idle")
+        return self
+
+    def start_controller(self):
+        log = open(os.path.join(self.folder, "log", "slurmctld.out"), "ab")
+        self.ctld = subprocess.Popen(["slurmctld", "-D", "-i", "-f", self.conf], env=self.env, stdout=log, stderr=log)
+        self.wait_for(lambda: self.run("scontrol", "ping").returncode == 0 and "UP" in self.run("scontrol", "ping").stdout,
+                      30, "slurmctld to answer")
+
+    def stop_controller(self):
+        _stop(self.ctld)
+        self.ctld = None
+
+    def stop(self):
+        _stop(self.slurmd)
+        self.stop_controller()
+        self.slurmd = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def run(self, *args, timeout=30):
+        return subprocess.run(list(args), capture_output=True, text=True, env=self.env, timeout=timeout)
+
+    def node_state(self):
+        r = self.run("sinfo", "-h", "-n", self.node, "-o", "%T")
+        return r.stdout.strip().rstrip("*~#!%$@^-") if r.returncode == 0 else ""
+
+    def set_node_state(self, state, reason=None):
+        args = ["scontrol", "update", f"nodename={self.node}", f"state={state}"]
+        if reason:
+            args.append(f"reason={reason}")
+        r = self.run(*args)
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(args)}: {r.stderr.strip()}")
+
+    def wait_for(self, ready, timeout_s, what):
+        deadline = time.time() + timeout_s
+        while time.time() < deadline:
+            if ready():
+                return
+            time.sleep(0.2)
+        logs = ""
+        for name in ("slurmctld.log", "slurmd.log"):
+            path = os.path.join(self.folder, "log", name)
+            if os.path.exists(path):
+                logs += f"\n--- {name} ---\n" + "".join(open(path).readlines()[-15:])
+        raise RuntimeError(f"timed out after {timeout_s} s waiting for {what}{logs}")
+
+
+def _stop(proc):
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
