@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds TorchScan's four programs and installs them into PREFIX/bin (default /usr/local),
+# Builds TorchScan's five programs and installs them into PREFIX/bin (default /usr/local),
 # and the Python client package `torchscan` where Debian's python3 finds it
 # (PREFIX/lib/python3.X/dist-packages: on sys.path for /usr/local):
 #   scripts/install.sh [PREFIX]
@@ -8,6 +8,7 @@
 #   torchscan-worker     one job in a fresh process; runs the RSS child found beside itself
 #   torchscan_rss_child  one peak-RSS trial in a fresh process
 #   torchscan-client     the command-line client
+#   torchscan-node-job   one job of a Slurm front daemon, on the node Slurm gave it
 #
 # Keeping the three daemon-side programs in one folder is what lets torchscand find them
 # without worker_path / rss_child_path in its configuration. Run scripts/setup.sh first (as
@@ -24,7 +25,7 @@ fi
 read -r -a bazel <<<"${BAZEL:-bazel}"
 
 targets=(//daemon:torchscand //worker:torchscan-worker //passes:torchscan_rss_child
-         //client:torchscan-client)
+         //client:torchscan-client //daemon:torchscan-node-job)
 "${bazel[@]}" build --experimental_convenience_symlinks=ignore "${targets[@]}"
 
 install -d -m 0755 "$prefix/bin"
