@@ -128,6 +128,52 @@ TEST(Config, EachBadFieldIsNamed) {
   ExpectFieldError("shared_paths[0]", [](ConfigFlags& f) { f.shared_paths = {"/nonexistent/datasets"}; });
 }
 
+TEST(Config, SlurmKeysAreCheckedAndDefaulted) {
+  // A front needs the node-side program here (beside torchscand) unless node_bin_dir names the nodes' folder.
+  ExpectFieldError("slurm.partition", [](ConfigFlags& f) { f.slurm.gres = "gpu:1"; });
+  ExpectFieldError("slurm.partition", [](ConfigFlags& f) { f.slurm.partition = "a b"; });
+  ExpectFieldError("slurm.account", [](ConfigFlags& f) {
+    f.slurm.partition = "bench";
+    f.slurm.account = "x,y";
+  });
+  ExpectFieldError("slurm.time_limit", [](ConfigFlags& f) {
+    f.slurm.partition = "bench";
+    f.slurm.time_limit = "an hour";
+  });
+  ExpectFieldError("slurm.node_bin_dir", [](ConfigFlags& f) { f.slurm.partition = "bench"; });  // no node job here
+  ExpectFieldError("slurm.node_bin_dir", [](ConfigFlags& f) {
+    f.slurm.partition = "bench";
+    f.slurm.node_bin_dir = "relative/bin";
+  });
+  ConfigFlags flags = Minimal();
+  flags.slurm.partition = "bench";
+  flags.slurm.node_bin_dir = "/opt/torchscan/bin";
+  flags.job_wall_time_s = 600;
+  const std::string path = getenv("PATH") ? getenv("PATH") : "";
+  // sbatch and the other client commands are found on PATH: a folder of stand-ins.
+  const std::string bin = TempDir() + "/slurm-bin";
+  ::mkdir(bin.c_str(), 0755);
+  for (const char* tool : {"sbatch", "squeue", "scancel", "sinfo"}) {
+    std::ofstream(bin + "/" + tool) << "#!/bin/sh\n";
+    ::chmod((bin + "/" + tool).c_str(), 0755);
+  }
+  ::setenv("PATH", bin.c_str(), 1);
+  absl::StatusOr<v1::DaemonConfig> config = EffectiveConfig(flags, Machine());
+  ::unlink((bin + "/scancel").c_str());
+  absl::StatusOr<v1::DaemonConfig> no_scancel = EffectiveConfig(flags, Machine());
+  ::setenv("PATH", path.c_str(), 1);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->slurm().time_limit(), "15");  // 600 s + 5 minutes
+  EXPECT_TRUE(IsSlurmFront(*config));
+  ASSERT_FALSE(no_scancel.ok());
+  EXPECT_NE(no_scancel.status().message().find("scancel on PATH"), std::string::npos) << no_scancel.status();
+  EXPECT_NE(no_scancel.status().message().find("apt-get install slurm-client"), std::string::npos);
+  const NodePrograms programs = NodeProgramsOf(*config, "/front/torchscan-node-job");
+  EXPECT_EQ(programs.node_job, "/opt/torchscan/bin/torchscan-node-job");
+  EXPECT_EQ(programs.worker, "/opt/torchscan/bin/torchscan-worker");
+  EXPECT_FALSE(IsSlurmFront(*EffectiveConfig(Minimal(), Machine())));
+}
+
 // A file with `text` and permissions `mode` in the test's folder.
 std::string WriteFile(const std::string& name, const std::string& text, mode_t mode = 0600) {
   const std::string path = TempDir() + "/" + name;

@@ -354,6 +354,48 @@ TEST(JobStore, TheNoiseFloorRoundTripsAndADamagedOneIsNamed) {
   }
 }
 
+TEST(JobStore, EachSlurmNodeHasItsOwnNoiseFloor) {
+  const std::string dir = FreshDir("node_noise_floors");
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  v1::NoiseFloor a, b;
+  a.set_measured_at("2026-12-01T10:00:00.000Z");
+  a.set_job_id("job-000001");
+  b.set_measured_at("2026-12-01T11:00:00.000Z");
+  b.set_job_id("job-000002");
+  ASSERT_TRUE(store.SaveNoiseFloor(a, "node-a").ok());
+  ASSERT_TRUE(store.SaveNoiseFloor(b, "gpu.b_2").ok());
+  EXPECT_TRUE(fs::exists(dir + "/noise_floors/node-a.json"));
+  EXPECT_FALSE(fs::exists(dir + "/noise_floor.json"));  // this machine's stays apart
+  EXPECT_EQ(store.NoiseFloorNodes(), (std::vector<std::string>{"gpu.b_2", "node-a"}));
+  EXPECT_EQ(store.LoadNoiseFloor("node-a")->job_id(), "job-000001");
+  EXPECT_EQ(store.LoadNoiseFloor("gpu.b_2")->job_id(), "job-000002");
+  EXPECT_EQ(store.LoadNoiseFloor().status().code(), absl::StatusCode::kNotFound);
+  // A name that is not a plain host name never becomes a path.
+  EXPECT_EQ(store.SaveNoiseFloor(a, "../escape").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store.LoadNoiseFloor("../noise_floor").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(fs::exists(dir + "/escape.json"));
+}
+
+TEST(JobStore, ASlurmFrontKeepsItsJobsInSlurmRunningAcrossARestart) {
+  const std::string dir = FreshDir("slurm_restart");
+  {
+    JobStore store(dir);
+    ASSERT_TRUE(store.Open().ok());
+    v1::Job in_slurm = MakeJob(1, v1::Job::running);
+    in_slurm.set_slurm_job_id("77");
+    ASSERT_TRUE(store.SaveJob(in_slurm).ok());
+    ASSERT_TRUE(store.SaveJob(MakeJob(2, v1::Job::running)).ok());  // never taken by Slurm
+  }
+  JobStore front(dir);
+  ASSERT_TRUE(front.Open().ok());
+  JobStore::Loaded loaded = front.LoadAll("now", /*slurm_front=*/true);
+  ASSERT_EQ(loaded.jobs.size(), 2u);
+  EXPECT_EQ(loaded.jobs[0].state(), v1::Job::running);
+  EXPECT_EQ(loaded.jobs[1].state(), v1::Job::interrupted);
+  EXPECT_EQ(loaded.interrupted, std::vector<std::string>{"job-000002"});
+}
+
 TEST(JobStore, ACalibrationResultLoadsAndSaveResultRewritesIt) {
   JobStore store(FreshDir("calibration_result"));
   ASSERT_TRUE(store.Open().ok());

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <regex>
 #include <vector>
 
@@ -15,8 +14,6 @@
 
 namespace torchscan::daemon {
 namespace {
-
-namespace fs = std::filesystem;
 
 absl::Status Invalid(const std::string& field, const std::string& what) {
   return spec::FieldError("slurm." + field, what);
@@ -56,11 +53,6 @@ void ApplySlurmDefaults(v1::DaemonConfig* config) {
   if (slurm->time_limit().empty() && IsSlurmFront(*config)) {
     const double minutes = std::ceil(config->limits().job_wall_time_s() / 60.0) + 5;
     slurm->set_time_limit(absl::StrCat(static_cast<long long>(minutes)));
-  }
-  if (!slurm->node_bin_dir().empty()) {
-    std::error_code error;
-    const fs::path absolute = fs::absolute(slurm->node_bin_dir(), error);
-    if (!error) slurm->set_node_bin_dir(absolute.lexically_normal().string());
   }
 }
 

@@ -30,7 +30,7 @@ void ApplySlurmFlags(const SlurmFlags& flags, v1::DaemonConfig* config);
 bool IsSlurmFront(const v1::DaemonConfig& config);
 
 // slurm.time_limit: when empty, limits.job_wall_time_s plus 5 minutes in whole minutes.
-// node_bin_dir made absolute.
+// (node_bin_dir is a path on the nodes: left as it is; validation wants it absolute.)
 void ApplySlurmDefaults(v1::DaemonConfig* config);
 
 // Checks slurm.* after the defaults: any key set needs partition; partition, account,

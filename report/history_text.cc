@@ -46,7 +46,9 @@ Cells RowCells(const HistoryRow& row, bool unicode) {
   c[6] = Seconds(s.latency().iqr_s(), unicode);
   c[7] = row.change ? FormatPercent(*row.change) : "";
   c[8] = job.spec().has_compare() ? TerminalSafe(job.latency_change()) : "";
-  c[9] = row.machine_change > 0 ? absl::StrCat("changed #", row.machine_change) : "";
+  // A Slurm front's point names its node: one history, many nodes.
+  const std::string change = row.machine_change > 0 ? absl::StrCat("changed #", row.machine_change) : "";
+  c[9] = s.node().empty() ? change : absl::StrCat(TerminalSafe(s.node()), change.empty() ? "" : ", ", change);
   return c;
 }
 

@@ -12,8 +12,10 @@
 //  - Table, newest first: job id, finished (date and time, UTC), revision (the first 12
 //    characters when longer, like a short git hash), model, median, IQR, the median's change
 //    against the previous (older) point in %, the comparison's label for compare jobs
-//    (Job.latency_change), and "changed #k" in the machine column where the point's machine
-//    differs from the previous point's (k numbers the changes, oldest first). Jobs that are
+//    (Job.latency_change), and in the machine column the Slurm node that ran the point (a
+//    front's job: ResultSummary.node) and "changed #k" where the point's machine differs from
+//    the previous point's (k numbers the changes, oldest first; nodes of one kind are one
+//    machine to the history, nodes of another kind a change). Jobs that are
 //    not points (history_view.h) show their state instead of figures. `max_rows` > 0 lists
 //    only the newest max_rows jobs and says how many were left out; the sparkline and the
 //    machine changes still cover every point.

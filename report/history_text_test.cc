@@ -52,6 +52,17 @@ TEST(HistoryText, HeaderSparklineAndTableNewestFirst) {
   EXPECT_EQ(LineWith(text, "#1 "), "  #1 job-b -> job-c: BLAS: reference -> openblas");
 }
 
+TEST(HistoryText, ASlurmFrontsPointsNameTheirNodes) {
+  HistoryView view = ThreePoints();
+  for (v1::Job& job : view.jobs)
+    if (job.id() == "job-c") job.mutable_summary()->set_node("gpu\x1b[2Jnode7");  // made terminal-safe
+  const std::string text = RenderHistoryText(view, true);
+  const std::string c = LineWith(text, "job-c");
+  EXPECT_TRUE(absl::StrContains(c, "node7, changed #1")) << c;
+  EXPECT_FALSE(absl::StrContains(c, "\x1b")) << c;
+  EXPECT_FALSE(absl::StrContains(LineWith(text, "job-b"), "node")) << text;  // a job of this machine: no node
+}
+
 TEST(HistoryText, JobsThatAreNotPointsShowTheirStateAndNoFigures) {
   const std::string x = LineWith(RenderHistoryText(ThreePoints(), true), "job-x");
   EXPECT_TRUE(absl::StrContains(x, "failed")) << x;

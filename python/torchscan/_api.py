@@ -127,19 +127,20 @@ def _split(keywords):
 
 
 def measure(model, inputs=None, *, min_run_time=None, min_blocks=None, threads=None, rss=False, profile_calls=None,
-            skip_diagnostics=False, instructions=False, label="", revision="", progress=True, cancel_on_interrupt=False,
-            **connection):
+            skip_diagnostics=False, instructions=False, label="", revision="", node="", progress=True,
+            cancel_on_interrupt=False, **connection):
     """Measures one model on `inputs`: a Measurement (median_s, iqr_s, the report, save, render).
 
     `model`: an nn.Module (scripted, or traced on the inputs), a ScriptModule or a file path.
     `inputs`: a tensor, a shape, or a tuple of them. Connection keywords: daemon, token,
     token_file, tls_ca, tls_cert, tls_key, tls_server_name (as the CLI's flags).
     instructions=True also counts instructions per call under valgrind's callgrind
-    (`m.instructions`), as the CLI's --instructions."""
+    (`m.instructions`), as the CLI's --instructions. node="NAME": on a Slurm front daemon,
+    the node of its partition to run on (the CLI's --node)."""
     connection_keywords = _split(connection)
     if connection:
         raise TypeError(f"measure() got unexpected keyword arguments: {', '.join(sorted(connection))}")
-    spec = service_pb2.JobSpec(label=label, revision=revision)
+    spec = service_pb2.JobSpec(label=label, revision=revision, node=node)
     workload, how = _workload.workload_spec(model, inputs, "model")
     spec.measure.workload.CopyFrom(workload)
     _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics, instructions)
@@ -150,7 +151,7 @@ def measure(model, inputs=None, *, min_run_time=None, min_blocks=None, threads=N
 def compare(baseline, candidate=None, inputs=None, *, rtol=None, atol=None, check_dtype=None, allow_non_finite=False,
             check_module=None, no_check=False, candidate_transform=None, reverse=False, rounds=None,
             smallest_change=None, max_time=None, fixed_length=False, min_run_time=None, min_blocks=None, threads=None,
-            rss=False, profile_calls=None, skip_diagnostics=False, instructions=False, label="", revision="",
+            rss=False, profile_calls=None, skip_diagnostics=False, instructions=False, label="", revision="", node="",
             progress=True, cancel_on_interrupt=False, **connection):
     """Compares `baseline` with `candidate` (or with `baseline` changed by `candidate_transform`)
     on the same `inputs`, with an output check: a Comparison (label, claim, check, save, ...).
@@ -161,11 +162,12 @@ def compare(baseline, candidate=None, inputs=None, *, rtol=None, atol=None, chec
     candidate_transform: one or a list of optimize_for_inference, freeze, channels_last,
     bfloat16, float16, per_sample (the CLI's --candidate-* variants).
     instructions=True adds callgrind instruction counts and their function-level diff
-    (`r.instructions`), beside the label, as the CLI's --instructions."""
+    (`r.instructions`), beside the label, as the CLI's --instructions. node="NAME": on a
+    Slurm front daemon, the node that runs both sides (the CLI's --node)."""
     connection_keywords = _split(connection)
     if connection:
         raise TypeError(f"compare() got unexpected keyword arguments: {', '.join(sorted(connection))}")
-    spec = service_pb2.JobSpec(label=label, revision=revision)
+    spec = service_pb2.JobSpec(label=label, revision=revision, node=node)
     c = spec.compare
     base, base_how = _workload.workload_spec(baseline, inputs, "baseline")
     c.baseline.CopyFrom(base)

@@ -5,7 +5,7 @@ Usage: check_slurm_front.py [--xml FILE]   (run by bazel test, from the runfiles
 
   - measure and compare through the front: each job one Slurm job on the node, the report
     names the node, `jobs show` names the Slurm job and node
-  - calibrate --node NODE: `info` shows that node's noise floor; the next report carries it;
+  - calibrate --node all (one job per node, each targeting its node): `info` shows that node's noise floor; the next report carries it;
     `history LABEL` lists the node's jobs
   - jobs watch follows a running job's phases; jobs cancel is scancel (Slurm says CANCELLED)
   - kill -9 of the front while Slurm runs a job: the restarted front records its result, and
@@ -117,10 +117,15 @@ def check_compare(front, out):
 
 def check_calibrate(front, out):
     node = front.slurm.node
-    run = front.client("calibrate", "--node", node, "--pairs", "2", "--rounds", "2", "--min-run-time", "0.05",
+    run = front.client("calibrate", "--node", "all", "--pairs", "2", "--rounds", "2", "--min-run-time", "0.05",
                        "--output", out)
     if run.returncode != 0:
         return f"calibrate exit {run.returncode}: {run.stderr[-800:]}"
+    if not os.path.exists(os.path.join(out, node, "calibration.json")):
+        return f"calibrate --node all wrote no {node}/calibration.json: {os.listdir(out)}"
+    job = front.job(front.newest_id())
+    if job["spec"].get("node") != node or job.get("node") != node:
+        return f"the calibration did not target node {node}: spec.node {job['spec'].get('node')}, ran on {job.get('node')}"
     info = json.loads(front.client("--json", "info").stdout)
     nodes = {n["name"]: n for n in info.get("nodes", [])}
     if "noise_floor" not in nodes.get(node, {}):
@@ -249,7 +254,7 @@ def main(argv):
         for name, fn in [
             ("measure through Slurm names its node", check_measure),
             ("compare runs both sides in one Slurm job on one node", check_compare),
-            ("calibrate --node gives the node its noise floor (info, reports, history)", check_calibrate),
+            ("calibrate --node all gives each node its noise floor (info, reports, history)", check_calibrate),
             ("jobs watch follows a running job; jobs cancel is scancel", check_watch_and_cancel),
             ("kill -9 of the front mid-job loses nothing and runs nothing twice", check_kill_front),
             ("a node set down mid-job fails the job naming the node", check_node_down),
