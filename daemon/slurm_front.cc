@@ -214,19 +214,22 @@ void SlurmFront::Poll() {
       if (f.slurm_id.empty()) continue;  // sbatch has not answered
       Seen seen;
       seen.id = id;
-      seen.slurm.name = f.slurm_id;  // carried to the lookup below
+      seen.slurm_id = f.slurm_id;
       seen.log_offset = f.log_offset;
       jobs.push_back(std::move(seen));
     }
   }
   if (jobs.empty()) return;
   absl::StatusOr<std::string> listed = RunSlurm("squeue", SqueueArgs(config_.slurm().partition()), 30);
-  if (!listed.ok()) spdlog::warn("cannot follow Slurm's jobs: {}", std::string(listed.status().message()));
+  // Logged when it starts failing or fails differently, not every half second.
+  const std::string error = listed.ok() ? "" : std::string(listed.status().message());
+  if (!error.empty() && error != last_poll_error_) spdlog::warn("cannot follow Slurm's jobs: {}", error);
+  if (error.empty() && !last_poll_error_.empty()) spdlog::info("following Slurm's jobs again");
+  last_poll_error_ = error;
   const std::map<std::string, SlurmJobState> states = listed.ok() ? ParseSqueue(*listed) : decltype(states){};
   bool need_reasons = false;
   for (Seen& seen : jobs) {
-    const std::string slurm_id = seen.slurm.name;
-    if (auto it = states.find(slurm_id); it != states.end()) {
+    if (auto it = states.find(seen.slurm_id); it != states.end()) {
       seen.known = true;
       seen.slurm = it->second;
       need_reasons = need_reasons || seen.slurm.state == "NODE_FAIL";

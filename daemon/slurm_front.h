@@ -92,6 +92,7 @@ class SlurmFront {
   // What one poll saw of a job, outside the lock.
   struct Seen {
     std::string id;
+    std::string slurm_id;
     bool known = false;  // squeue answered and listed it
     SlurmJobState slurm;
     std::vector<std::string> lines;  // new whole lines of node.log
@@ -119,6 +120,7 @@ class SlurmFront {
   bool stopping_ ABSL_GUARDED_BY(records_->mu()) = false;
   absl::CondVar wake_;  // stopping
   std::thread thread_;
+  std::string last_poll_error_;  // the follower thread's own: squeue's last failure, "" when it answered
 };
 
 }  // namespace torchscan::daemon
