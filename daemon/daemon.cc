@@ -117,12 +117,12 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
     spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
     return s;
   }
-  // The whole spec goes to the job folder for the worker; the record keeps it without the
-  // uploaded files' bytes, so listings, events and job.json stay small.
   if (!request.spec().node().empty() && !slurm_)
     return absl::InvalidArgumentError(
         "spec.node: this daemon runs jobs on its own machine; only a Slurm front daemon places them on nodes "
         "(leave --node out)");
+  // The whole spec goes to the job folder for the worker; the record keeps it without the
+  // uploaded files' bytes, so listings, events and job.json stay small.
   const v1::JobSpec spec = spec::WithDaemonDefaults(request.spec(), config_);
   v1::Job job;
   *job.mutable_spec() = spec::WithoutUploadedBytes(spec);

@@ -113,7 +113,8 @@ std::map<std::string, SlurmJobState> ParseSqueue(std::string_view out) {
   for (absl::string_view line : absl::StrSplit(absl::string_view(out.data(), out.size()), '\n')) {
     std::vector<std::string> fields = absl::StrSplit(absl::StripAsciiWhitespace(line), absl::MaxSplits('|', 5));
     if (fields.size() != 6 || fields[0].empty()) continue;
-    jobs[fields[0]] = SlurmJobState{fields[1], fields[2], fields[3], fields[4], fields[5]};
+    // squeue prints "(null)" for a job without a node yet: none, said once here.
+    jobs[fields[0]] = SlurmJobState{fields[1], fields[2] == "(null)" ? "" : fields[2], fields[3], fields[4], fields[5]};
   }
   return jobs;
 }

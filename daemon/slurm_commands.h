@@ -42,7 +42,7 @@ absl::StatusOr<std::string> ParseSbatchId(std::string_view out);
 // Where a Slurm job is, as squeue says.
 struct SlurmJobState {
   std::string state;   // PENDING, RUNNING, COMPLETING, COMPLETED, FAILED, CANCELLED, NODE_FAIL, ...
-  std::string node;    // its node once it has one
+  std::string node;    // its node once it has one ("" before)
   std::string reason;  // why it waits or ended ("Resources", "NodeDown", "None")
   std::string name;    // its job name ("torchscan-<id>")
   std::string folder;  // its working folder (<state_dir>/slurm/<id>: whose job it is)

@@ -38,13 +38,14 @@ TEST(SlurmCommandsTest, ParsesSbatchIds) {
 TEST(SlurmCommandsTest, ParsesSqueueLinesAndSkipsOthers) {
   const auto jobs = ParseSqueue(
       "12|RUNNING|vm|None|torchscan-job-000001|/s/slurm/job-000001\n"
-      "13|PENDING||Resources|torchscan-job-000002|/s/slurm/job-000002\n"
+      "13|PENDING|(null)|Resources|torchscan-job-000002|/s/slurm/job-000002\n"
       "garbage\n"
       "14|NODE_FAIL|vm|NodeDown|other|/home/x\n");
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs.at("12").state, "RUNNING");
   EXPECT_EQ(jobs.at("12").node, "vm");
   EXPECT_EQ(jobs.at("13").reason, "Resources");
+  EXPECT_EQ(jobs.at("13").node, "");  // squeue's "(null)": no node yet
   EXPECT_EQ(jobs.at("13").folder, "/s/slurm/job-000002");
   EXPECT_EQ(jobs.at("14").name, "other");
 }

@@ -254,8 +254,7 @@ void SlurmFront::Apply(const Seen& seen, bool squeue_ok, const std::map<std::str
   Followed& f = it->second;
   f.log_offset = seen.log_offset;
   v1::Job& job = *records_->Find(seen.id);
-  const std::string node =
-      seen.known && !seen.slurm.node.empty() && seen.slurm.node != "(null)" ? seen.slurm.node : job.node();
+  const std::string node = seen.known && !seen.slurm.node.empty() ? seen.slurm.node : job.node();
   const bool runs = seen.known && seen.slurm.state != "PENDING";
   if (job.state() == v1::Job::queued && (runs || !seen.lines.empty())) {
     job.set_state(v1::Job::running);
@@ -317,7 +316,7 @@ std::string SlurmFront::EndedBySlurm(const std::string& id, const Followed& f, c
                                      const std::map<std::string, std::string>& node_reasons) const {
   if (!f.cancel_by.empty())
     return absl::StrCat("cancelled by ", f.cancel_by, " (scancel of Slurm job ", f.slurm_id, ")");
-  const std::string node = seen.slurm.node.empty() || seen.slurm.node == "(null)" ? "" : seen.slurm.node;
+  const std::string& node = seen.slurm.node;
   const std::string on = node.empty() ? "" : " on node " + node;
   if (!seen.known)
     return absl::StrCat("Slurm job ", f.slurm_id, " ended", on, " without a result, and Slurm no longer knows how; ",
