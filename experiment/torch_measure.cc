@@ -8,10 +8,6 @@
 #include "experiment/torch_environment.h"
 #include "libtorch_build_info.h"
 
-#if TORCHSCAN_LIBTORCH_CUDA
-#include <c10/cuda/CUDAFunctions.h>
-#endif
-
 namespace torchscan::experiment {
 namespace {
 
@@ -59,11 +55,9 @@ absl::StatusOr<std::unique_ptr<TorchTimingSession>> TorchTimingSession::Start(co
   if (device->is_cuda()) {
 #if TORCHSCAN_LIBTORCH_CUDA
     const int index = device->has_index() ? device->index() : 0;
-    hooks.synchronize = [index] {
-      c10::cuda::device_synchronize();
-      (void)index;
-    };
-    timing.synchronization = "cuda device synchronize at block ends";
+    // The job's device, not the current one: on cuda:1 a block must wait for cuda:1's kernels.
+    hooks.synchronize = [index] { torch::cuda::synchronize(index); };
+    timing.synchronization = "cuda device synchronize (cuda:N) at block ends";
 #endif
   } else {
     timing.synchronization = "none";

@@ -85,7 +85,7 @@ int RunInstructionChild(const std::vector<std::string>& words) {
   });
   if (!ran.ok()) return Fail(ran.ToString());
   std::cout << FormatInstructionChildLine(
-                   {calls, repeats, warmup, at::get_num_threads(), at::get_num_interop_threads()})
+                   {calls, repeats, warmup, at::get_num_threads(), static_cast<int64_t>(at::get_num_interop_threads())})
             << std::endl;
   return 0;
 }

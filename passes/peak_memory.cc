@@ -15,7 +15,7 @@
 
 #if TORCHSCAN_LIBTORCH_CUDA
 #include <ATen/ATen.h>
-#include <c10/cuda/CUDACachingAllocator.h>
+#include <ATen/DeviceAccelerator.h>
 #include <torch/cuda.h>
 #endif
 
@@ -135,16 +135,16 @@ std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call,
 #if TORCHSCAN_LIBTORCH_CUDA
   int64_t allocated = 0, reserved = 0;
   absl::Status ran = workloads::RunTorch("measure_peak_memory call", [&] {
-    namespace alloc = c10::cuda::CUDACachingAllocator;
+    namespace alloc = at::accelerator;  // the device-generic allocator statistics (no CUDA headers)
     // The allocator's statistics exist once CUDA is initialised on the device (LibTorch 2.x
     // throws "Invalid device argument" before): one tiny allocation initialises it.
     at::empty({1}, at::TensorOptions().device(
                        c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(device.index))));
     torch::cuda::synchronize(device.index);
-    alloc::resetPeakStats(device.index);
+    alloc::resetPeakStats(static_cast<c10::DeviceIndex>(device.index));
     c10::IValue output = call();
     torch::cuda::synchronize(device.index);
-    const auto stats = alloc::getDeviceStats(device.index);
+    const auto stats = alloc::getDeviceStats(static_cast<c10::DeviceIndex>(device.index));
     constexpr size_t kAggregate = 0;  // StatType::AGGREGATE (its namespace differs across versions)
     allocated = stats.allocated_bytes[kAggregate].peak;
     reserved = stats.reserved_bytes[kAggregate].peak;

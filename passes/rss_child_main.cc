@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   const std::optional<int64_t> vm_hwm = torchscan::passes::ParseVmHwmBytes(status.str());
   if (!vm_hwm) return Fail("no VmHWM line in /proc/self/status (peak RSS needs Linux)");
   std::cout << torchscan::passes::FormatRssChildLine(
-                   {*vm_hwm, calls, at::get_num_threads(), at::get_num_interop_threads()})
+                   {*vm_hwm, calls, at::get_num_threads(), static_cast<int64_t>(at::get_num_interop_threads())})
             << std::endl;
   // Ends here, without LibTorch's teardown (static destructors, thread pools, freed
   // allocations): its figure is printed and flushed, and the job waits for this process to

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds TorchScan's five programs and installs them into PREFIX/bin (default /usr/local),
-# and the Python client package `torchscan` where Debian's python3 finds it
-# (PREFIX/lib/python3.X/dist-packages: on sys.path for /usr/local):
+# and the Python client package `torchscan` into the project environment
+# ($TORCHSCAN_VENV, default /opt/torchscan/venv, which has the pinned torch):
 #   scripts/install.sh [PREFIX]
 #
 #   torchscand           the daemon; runs the worker found beside itself (PREFIX/bin)
@@ -42,18 +42,16 @@ for target in "${targets[@]}"; do
   echo "install: $prefix/bin/$(basename "$file")"
 done
 
-# The Python client: its sources, and the messages and stub generated from proto/ beside them
-# (python/generate_proto.sh), replacing an older install whole.
-python=/usr/bin/python3
-pydir=$("$python" -c 'import sys; print("%s/lib/python3.%d/dist-packages" % (sys.argv[1], sys.version_info.minor))' \
-          "$prefix")
-install -d -m 0755 "$pydir"
-rm -rf "$pydir/torchscan"
-cp -r python/torchscan "$pydir/torchscan"
-find "$pydir/torchscan" -name __pycache__ -prune -exec rm -rf {} +
-python/generate_proto.sh "$PWD" "$pydir"
-chmod -R a+rX "$pydir/torchscan"
-echo "install: $pydir/torchscan (the Python client)"
-if ! "$python" -c 'import sys; sys.exit(0 if sys.argv[1] in sys.path else 1)' "$pydir"; then
-  echo "install: $pydir is not on $python's path: PYTHONPATH=$pydir python3 -c 'import torchscan'"
+# The Python client, into the project environment (scripts/setup.sh made it): pip builds it
+# from python/ (its messages generated from proto/ on the way) and replaces an older install.
+venv=${TORCHSCAN_VENV:-/opt/torchscan/venv}
+if [[ ! -x "$venv/bin/pip" ]]; then
+  echo "install: no project environment at $venv: run scripts/setup.sh, then this again" >&2
+  exit 1
 fi
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+# A copy, so the build's folders (build/, *.egg-info) stay out of the checkout.
+cp -r python proto "$build/"
+"$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation "$build/python"
+echo "install: torchscan (the Python client) into $venv: $venv/bin/python -c 'import torchscan'"

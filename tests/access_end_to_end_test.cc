@@ -402,8 +402,9 @@ TEST_F(AccessTest, FilesInAFolderTheWorkersCannotReadAreUploadedWithTheJob) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root (workers as nobody)";
   const std::string closed = TempDir("closed_models");
   ASSERT_EQ(::chmod(closed.c_str(), 0700), 0);
-  const CommandResult made = e2e::Run("/usr/bin/python3", {Runfile("tests/python/make_models.py"), closed}, 120);
-  ASSERT_EQ(made.exit_code, 0) << "tests/python/make_models.py needs Debian's python3-torch: " << made.err;
+  const CommandResult made = e2e::Run(e2e::ProjectPython(), {Runfile("tests/python/make_models.py"), closed}, 120);
+  ASSERT_EQ(made.exit_code, 0)
+      << "tests/python/make_models.py needs the project environment's torch (scripts/setup.sh): " << made.err;
   ASSERT_EQ(e2e::Run(Runfile("tests/make_check_modules"), {closed}).exit_code, 0);
   Placement placement = OpenPlacement("files");
   // A module nobody can read beside the state folder, for the last case.

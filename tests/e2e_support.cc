@@ -80,6 +80,11 @@ std::string TempDir(const std::string& name) {
 
 std::string WorkingDir() { return TempDir("cwd"); }
 
+std::string ProjectPython() {
+  const char* venv = std::getenv("TORCHSCAN_VENV");
+  return std::string(venv != nullptr && *venv != '\0' ? venv : "/opt/torchscan/venv") + "/bin/python";
+}
+
 struct Background::Process {
   bp::child child;
 };

@@ -28,6 +28,11 @@ struct CommandResult {
 // the test's own folder.
 CommandResult Run(const std::string& program, const std::vector<std::string>& args, double timeout_s = 300);
 
+// The project environment's Python (scripts/setup.sh): $TORCHSCAN_VENV/bin/python, by default
+// /opt/torchscan/venv/bin/python. It has the pinned torch: tests save their models with it, the
+// way a user of this LibTorch saves them.
+std::string ProjectPython();
+
 // The working folder of every command Run starts: $TEST_TMPDIR/cwd.
 std::string WorkingDir();
 

@@ -32,7 +32,7 @@
 namespace torchscan::e2e {
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";  // Debian's, with python3-torch
+const std::string kPython = e2e::ProjectPython();  // the project environment's, with torch
 
 struct ReadmeExample {
   std::string python;                              // the section's ```python block
@@ -113,7 +113,8 @@ TEST(FirstHour, TheReadmesOwnModelStepsWorkPrivatelyOnTheSocketAndOverTls) {
   const std::string mine = TempDir("first_hour_mine");
   std::ofstream(mine + "/save.py") << example.python;
   CommandResult saved = e2e::Run("/usr/bin/env", {"-C", mine, kPython, "save.py"}, 120);
-  ASSERT_EQ(saved.exit_code, 0) << "the README's Python block failed (python3-torch installed?): " << saved.err;
+  ASSERT_EQ(saved.exit_code, 0)
+      << "the README's Python block failed (the project environment's torch, scripts/setup.sh): " << saved.err;
   for (const std::vector<std::string>& args : Commands(example, {}, mine)) {
     std::vector<std::string> in_folder = {"-C", mine, client};
     in_folder.insert(in_folder.end(), args.begin(), args.end());

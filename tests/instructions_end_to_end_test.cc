@@ -18,7 +18,7 @@
 namespace torchscan::e2e {
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";  // Debian's, with python3-torch
+const std::string kPython = e2e::ProjectPython();  // the project environment's, with torch
 constexpr int kGateFailed = 6;
 
 std::string Read(const std::string& path) {
@@ -29,7 +29,7 @@ std::string Read(const std::string& path) {
 TEST(InstructionsEndToEnd, MoreWorkCountsMoreAndTheDiffNamesTheOperatorInEveryFormat) {
   const std::string models = TempDir("tanh_models");
   const CommandResult made = e2e::Run(kPython, {Runfile("tests/python/make_tanh_models.py"), models}, 120);
-  ASSERT_EQ(made.exit_code, 0) << "needs Debian's python3-torch (scripts/setup.sh): " << made.err;
+  ASSERT_EQ(made.exit_code, 0) << "needs the project environment's torch (scripts/setup.sh): " << made.err;
   TestDaemon d(TempDir("instructions_daemon"));
   const std::string out = TempDir("instructions_out");
   const CommandResult r = d.Client({"compare", "--baseline", models + "/tanh1.pt", "--candidate", models + "/tanh4.pt",

@@ -1,6 +1,6 @@
 // A Python user's own models, end to end: modules saved with torch.jit.script(...).save and a
 // torch.jit.freeze + optimize_for_inference copy, inputs saved with torch.save (both made by
-// tests/python/make_models.py with Debian's python3-torch), measured and compared by the real
+// tests/python/make_models.py with the project environment's torch), measured and compared by the real
 // torchscan-client against a real torchscand. What load cannot change is asserted: which
 // runs are comparable and why, the check and its message, known deltas, the changed settings,
 // FLOPs, exit codes. The label is asserted only to follow the guide's rule (label_rule.h).
@@ -20,16 +20,16 @@
 namespace torchscan::e2e {
 namespace {
 
-// Debian's interpreter, where python3-torch lives (a python3 earlier on PATH may lack torch).
-constexpr const char* kPython = "/usr/bin/python3";
+const std::string kPython = e2e::ProjectPython();  // the project environment's, with torch
 
 class PythonModels : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(TempDir("python_models"));
     const CommandResult made = e2e::Run(kPython, {Runfile("tests/python/make_models.py"), *dir_}, 120);
-    ASSERT_EQ(made.exit_code, 0) << "tests/python/make_models.py needs Debian's python3-torch "
-                                 << "(scripts/setup.sh installs it): " << made.err;
+    ASSERT_EQ(made.exit_code, 0)
+        << "tests/python/make_models.py needs the project environment's torch (scripts/setup.sh) "
+        << "(scripts/setup.sh installs it): " << made.err;
   }
   static void TearDownTestSuite() { delete dir_; }
 

@@ -35,8 +35,9 @@ struct Target {
 void MakeHostileModules(const std::string& dir, const std::vector<Target>& targets) {
   std::vector<std::string> args = {Runfile("tests/python/make_hostile_models.py"), dir};
   for (const Target& t : targets) args.push_back(t.name + "=" + t.path);
-  const CommandResult made = Run("/usr/bin/python3", args, 180);
-  ASSERT_EQ(made.exit_code, 0) << "tests/python/make_hostile_models.py needs Debian's python3-torch: " << made.err;
+  const CommandResult made = Run(e2e::ProjectPython(), args, 180);
+  ASSERT_EQ(made.exit_code, 0)
+      << "tests/python/make_hostile_models.py needs the project environment's torch (scripts/setup.sh): " << made.err;
 }
 
 // Submits `module` (uploaded) as a measurement; returns the client's result.
@@ -56,7 +57,7 @@ class SandboxTest : public ::testing::Test {
  protected:
   void SetUp() override {
     models_ = TempDir("sandbox_models");
-    const CommandResult made = e2e::Run("/usr/bin/python3", {Runfile("tests/python/make_models.py"), models_}, 180);
+    const CommandResult made = e2e::Run(e2e::ProjectPython(), {Runfile("tests/python/make_models.py"), models_}, 180);
     ASSERT_EQ(made.exit_code, 0) << made.err;
   }
   std::string models_;

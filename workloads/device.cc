@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "libtorch_build_info.h"
+#include "workloads/cuda_support.h"
 
 #if TORCHSCAN_LIBTORCH_CUDA
 #include <torch/cuda.h>
@@ -37,6 +38,7 @@ absl::StatusOr<ResolvedDevice> ResolveDevice(const std::string& requested) {
       }
     }
 #if TORCHSCAN_LIBTORCH_CUDA
+    if (absl::Status loaded = LoadCudaSupport(); !loaded.ok()) return Unsupported(requested, loaded.message());
     if (!torch::cuda::is_available()) {
       return Unsupported(requested,
                          "this LibTorch has CUDA but no CUDA device is visible (driver, "

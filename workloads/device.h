@@ -17,7 +17,8 @@ struct ResolvedDevice {
 // built against a CUDA LibTorch (TORCHSCAN_LIBTORCH_CUDA) and CUDA device N is visible now.
 // Everything else is kInvalidArgument naming the device and why: "mps" (no MPS backend in
 // LibTorch on this platform), "cuda:N" on a CPU-only build or without such a GPU, malformed
-// indices, unknown device types. Never throws.
+// indices, unknown device types. For "cuda" devices it first loads LibTorch's CUDA half
+// (workloads/cuda_support.h): CPU jobs never load it. Never throws.
 absl::StatusOr<ResolvedDevice> ResolveDevice(const std::string& requested);
 
 }  // namespace torchscan::workloads

@@ -5,6 +5,7 @@
 #include <torch/cuda.h>
 
 #include "libtorch_build_info.h"
+#include "workloads/cuda_support.h"
 
 namespace torchscan::workloads {
 namespace {
@@ -32,7 +33,8 @@ TEST(ResolveDevice, MpsIsRefusedNamingTheDevice) {
 
 // Whether this process can drive CUDA device 0: a CUDA LibTorch and a visible GPU, asked of
 // LibTorch itself (torch::cuda::is_available() is false on a CPU-only LibTorch).
-bool GpuVisible() { return TORCHSCAN_LIBTORCH_CUDA && torch::cuda::is_available(); }
+// CUDA support is loaded first: LibTorch keeps the answer of its first CUDA query.
+bool GpuVisible() { return TORCHSCAN_LIBTORCH_CUDA && LoadCudaSupport().ok() && torch::cuda::is_available(); }
 
 // Each outcome of "cuda:0" is asserted where it applies; the one that cannot apply on this
 // machine is reported as skipped, so a CPU-only run says it proved nothing about GPUs.

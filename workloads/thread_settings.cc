@@ -27,7 +27,7 @@ absl::Status ApplyThreadSettings(int intra_op, int inter_op) {
     torch::set_num_threads(intra_op);
     ApplyBlasThreads(intra_op);
   }
-  if (inter_op > 0 && inter_op != at::get_num_interop_threads()) {
+  if (inter_op > 0 && inter_op != static_cast<int>(at::get_num_interop_threads())) {
     try {
       at::set_num_interop_threads(inter_op);
     } catch (const c10::Error&) {

@@ -96,8 +96,7 @@ TEST(RunTorch, AnInternalAssertIsToldAsAnInputLibTorchCannotUse) {
   const absl::Status s = RunTorch("inputs[0].tensor_bytes", [] {
     throw c10::Error(
         "isGenericDict() INTERNAL ASSERT FAILED at \"../aten/src/ATen/core/ivalue_inl.h\":1931, please report a "
-        "bug to PyTorch. Expected GenericDict but got Object",
-        "");
+        "bug to PyTorch. Expected GenericDict but got Object");
   });
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),

@@ -208,6 +208,45 @@ class PythonClientTest(unittest.TestCase):
                 self.assertEqual(len(lines), len(set(lines)), stderr)  # each phase once
                 self.assertIn("timing baseline", stderr)
 
+    def test_pip_install_into_a_fresh_venv_that_has_torch_gives_the_same(self):
+        """`pip install ./python` from a checkout into a new venv whose torch is the project's (linked
+        in, nothing else): grpcio and protobuf come as declared dependencies, the messages are
+        generated at build time, and a comparison of two nn.Modules runs from that venv."""
+        checkout = os.path.join(self.folder, "checkout")
+        shutil.copytree("python", os.path.join(checkout, "python"),
+                        ignore=shutil.ignore_patterns("_proto", "__pycache__"))
+        os.makedirs(os.path.join(checkout, "python", "torchscan", "_proto"))
+        shutil.copy("python/torchscan/_proto/__init__.py", os.path.join(checkout, "python", "torchscan", "_proto"))
+        shutil.copytree("proto", os.path.join(checkout, "proto"), ignore=shutil.ignore_patterns("*.h", "*.cc", "BUILD*"))
+        venv = os.path.join(self.folder, "venv")
+        subprocess.run(["/usr/bin/python3", "-m", "venv", venv], check=True)
+        site = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import site; print(site.getsitepackages()[0])"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        project_site = os.path.dirname(os.path.dirname(torch.__file__))
+        for entry in os.listdir(project_site):  # torch and what it imports; not the client's dependencies
+            if entry.split("-")[0].split(".")[0].lower() in ("grpc", "grpcio", "grpc_tools", "grpcio_tools", "google",
+                                                              "protobuf", "pip", "setuptools", "torchscan", "wheel",
+                                                              "_distutils_hack", "distutils"):
+                continue
+            if not os.path.exists(os.path.join(site, entry)):
+                os.symlink(os.path.join(project_site, entry), os.path.join(site, entry))
+        pip = subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", os.path.join(checkout, "python")],
+                             capture_output=True, text=True)
+        self.assertEqual(pip.returncode, 0, pip.stderr[-3000:])
+        script = os.path.join(self.folder, "fresh.py")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write("import json, sys, torch, torchscan, google.protobuf, grpc\n"
+                    "assert torchscan.__file__.startswith(sys.prefix), torchscan.__file__\n"
+                    "r = torchscan.compare(torch.nn.Linear(8, 4), torch.nn.Linear(8, 4), inputs=(torch.randn(2, 8),),\n"
+                    "                      rtol=1e-5, atol=1e-6, min_run_time=0.01, min_blocks=3, rounds=1,\n"
+                    "                      progress=False)\n"
+                    "print(json.dumps({'check': r.check, 'how': r.how, 'protobuf': google.protobuf.__version__}))\n")
+        ran = subprocess.run([os.path.join(venv, "bin", "python"), script], capture_output=True, text=True, timeout=300)
+        self.assertEqual(ran.returncode, 0, ran.stderr[-3000:])
+        result = json.loads(ran.stdout.strip().splitlines()[-1])
+        self.assertEqual(result["check"], "failed")  # two differently initialised Linear layers
+        self.assertEqual(result["how"]["baseline"], "scripted (torch.jit.script)")
+
     def test_the_readmes_python_block_runs_verbatim(self):
         readme = open("README.md", encoding="utf-8").read()
         section = readme.index("\n### From Python\n")

@@ -1,9 +1,12 @@
 """libtorch_repository: finds the LibTorch to build against and wraps it as @libtorch.
 
 Choice: the folder in $TORCHSCAN_LIBTORCH when set (an unpacked LibTorch distribution or
-a pip `torch` package folder: both hold include/ and lib/), else Debian's system LibTorch
-(/usr/include + the multiarch library folder). Fails, naming the variable and the missing
-file, when the folder does not hold a LibTorch.
+a pip `torch` package folder, 2.6 or later: both hold include/ and lib/), else the torch
+package of the project environment ($TORCHSCAN_VENV, default /opt/torchscan/venv, made by
+scripts/setup.sh with the version in TORCH_VERSION beside this file). Fails, naming the
+variable, the missing file and the fix, when there is no LibTorch, when it is older than 2.6
+(the C++11 ABI and the APIs TorchScan uses), or when the project environment holds another
+version than TORCH_VERSION.
 
 The repository provides:
   @libtorch//:libtorch       headers, include paths and link flags (CUDA libraries when built with CUDA)
@@ -13,27 +16,37 @@ It prints which LibTorch it found when the rule runs.
 """
 
 _VERSION_H = "include/torch/csrc/api/include/torch/version.h"
-_SYSTEM_INCLUDE_DIRS = ["torch", "ATen", "c10", "caffe2"]
-_SYSTEM_LIB_DIRS = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
 
-def _read_version(ctx, version_h):
-    for line in ctx.read(version_h).split("\n"):
-        line = line.strip()
-        if line.startswith("\"") and line.endswith("\""):
-            return line.strip("\"")
-        if line.startswith("#define TORCH_VERSION \""):
-            return line.split("\"")[1]
+def _read_version(ctx, root):
+    """TORCH_VERSION of the LibTorch at root (2.9+ keep it in torch/headeronly/version.h)."""
+    for header in ["/include/torch/headeronly/version.h", "/" + _VERSION_H]:
+        if not ctx.path(root + header).exists:
+            continue
+        parts = {}
+        for line in ctx.read(root + header).split("\n"):
+            words = [w for w in line.strip().replace("\t", " ").split(" ") if w]
+            if len(words) == 3 and words[0] == "#define":
+                parts[words[1]] = words[2].strip("\"")
+            if len(words) >= 3 and words[:2] == ["#define", "TORCH_VERSION"] and words[2].startswith("\""):
+                return words[2].strip("\"")
+        if "TORCH_VERSION_MAJOR" in parts:
+            return "%s.%s.%s" % (parts["TORCH_VERSION_MAJOR"], parts["TORCH_VERSION_MINOR"], parts["TORCH_VERSION_PATCH"])
     return "unknown"
 
-def _link_system_layout(ctx):
-    for d in _SYSTEM_INCLUDE_DIRS:
-        if ctx.path("/usr/include/" + d).exists:
-            ctx.symlink("/usr/include/" + d, "include/" + d)
-    for lib_dir in _SYSTEM_LIB_DIRS:
-        if ctx.path(lib_dir + "/libtorch.so").exists:
-            return "/usr", lib_dir
-    fail("No LibTorch found: libtorch.so is in none of %s. Run scripts/setup.sh (it installs " % _SYSTEM_LIB_DIRS +
-         "Debian's libtorch-dev) or set TORCHSCAN_LIBTORCH to an unpacked LibTorch folder.")
+def _project_torch(ctx):
+    """The torch package folder of the project environment (scripts/setup.sh makes it)."""
+    venv = ctx.os.environ.get("TORCHSCAN_VENV", "/opt/torchscan/venv")
+    python = venv + "/bin/python"
+    if not ctx.path(python).exists:
+        fail("No LibTorch: the project environment %s does not exist. Run scripts/setup.sh (it makes it with " % venv +
+             "the pinned torch), or set TORCHSCAN_LIBTORCH to an unpacked LibTorch folder (2.6 or later).")
+    found = ctx.execute([python, "-c", "import importlib.util as u; s = u.find_spec('torch'); " +
+                                       "print(s.submodule_search_locations[0] if s else '')"])
+    root = found.stdout.strip()
+    if found.return_code != 0 or not root:
+        fail("No LibTorch: %s has no torch package. Run scripts/setup.sh to install the pinned torch there. %s" %
+             (venv, found.stderr))
+    return root
 
 def _link_distribution_layout(ctx, root):
     root = root.rstrip("/")
@@ -49,24 +62,36 @@ def _link_distribution_layout(ctx, root):
     return root, root + "/lib"
 
 def _libtorch_repository_impl(ctx):
-    root = ctx.os.environ.get("TORCHSCAN_LIBTORCH", "")
-    if root:
-        root, lib_dir = _link_distribution_layout(ctx, root)
-    else:
-        root, lib_dir = _link_system_layout(ctx)
-    version = _read_version(ctx, ctx.path("include/torch/csrc/api/include/torch/version.h"))
+    chosen = ctx.os.environ.get("TORCHSCAN_LIBTORCH", "")
+    root, lib_dir = _link_distribution_layout(ctx, chosen or _project_torch(ctx))
+    version = _read_version(ctx, root)
+    pinned = ctx.read(ctx.path(Label("//third_party/libtorch:TORCH_VERSION"))).strip()
+    numbers = [int(n) for n in (version.split(".") + ["0", "0"])[:2] if n.isdigit()]
+    if len(numbers) < 2 or numbers[0] < 2 or (numbers[0] == 2 and numbers[1] < 6):
+        fail("LibTorch %s at %s is too old: TorchScan needs 2.6 or later (pinned: %s). Run scripts/setup.sh, " %
+             (version, root, pinned) + "or point TORCHSCAN_LIBTORCH at a newer one.")
+    if not chosen and version.split("+")[0] != pinned:
+        fail("The project environment's torch is %s, but TORCH_VERSION pins %s: run scripts/setup.sh." %
+             (version, pinned))
     has_cuda = ctx.path(lib_dir + "/libtorch_cuda.so").exists
 
-    libs = ["-ltorch", "-ltorch_cpu", "-lc10"]
+    # CPU and CUDA share these two; libtorch.so is left out (it NEEDs libtorch_cuda.so). A job on
+    # a CUDA device loads libtorch_cuda.so at run time (workloads/cuda_support.h): linked, its
+    # CUDA libraries cost every CPU job 0.17 s of start-up and 350 MB of RSS (README).
+    libs = ["-ltorch_cpu", "-lc10", "-ldl"]
     cuda_include = ""
     if has_cuda:
-        # Without --no-as-needed the CUDA kernels' static registrations are dropped.
-        libs = ["-Wl,--no-as-needed", "-ltorch_cuda", "-lc10_cuda", "-Wl,--as-needed"] + libs
+        # CUDA's runtime headers come only from a full toolkit ($CUDA_HOME): the wheel's
+        # nvidia-* packages carry some headers but not crt/, which cuda_runtime_api.h needs.
+        # The CUDA code of TorchScan uses LibTorch's own API (torch/cuda.h, at::accelerator)
+        # and builds without them.
         cuda_home = ctx.os.environ.get("CUDA_HOME", "/usr/local/cuda")
-        if ctx.path(cuda_home + "/include/cuda_runtime_api.h").exists:
-            ctx.symlink(cuda_home + "/include", "cuda_include")
-            cuda_include = "cuda_include"
-            libs = libs + ["-L%s/lib64" % cuda_home, "-Wl,-rpath,%s/lib64" % cuda_home, "-lcudart"]
+        for headers in [cuda_home + "/include"]:
+            if ctx.path(headers + "/crt/host_defines.h").exists:
+                ctx.symlink(headers, "cuda_include")
+                cuda_include = "cuda_include"
+                libs = libs + ["-L%s/lib64" % cuda_home, "-Wl,-rpath,%s/lib64" % cuda_home, "-lcudart"]
+                break
 
     ctx.file("WORKSPACE", "workspace(name = \"libtorch\")\n")
     ctx.file("libtorch_build_info.h", """// Generated by third_party/libtorch/libtorch.bzl: the LibTorch this build uses.
@@ -105,6 +130,6 @@ cc_library(
 
 libtorch_repository = repository_rule(
     implementation = _libtorch_repository_impl,
-    environ = ["TORCHSCAN_LIBTORCH", "CUDA_HOME"],
+    environ = ["TORCHSCAN_LIBTORCH", "TORCHSCAN_VENV", "CUDA_HOME"],
     local = True,
 )
