@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/opt/torchscan/venv/bin/python
 """Does TorchScan's median agree with torch.utils.benchmark's on the same module (issue 25, item 6)?
 
 A measurement, not a test. Alternating pair by pair (who goes first alternates too), each in
@@ -18,8 +18,8 @@ input (ours generates it; theirs uses torch.randn: the time does not depend on t
 Prints each pair's medians and ratio (ours / theirs), the median ratio, and the spread between
 processes of each tool (the standard deviation of log medians, in %): the two agree when the
 median ratio lies within that spread (the larger of the two; a tool cannot be held to agree
-more closely than it agrees with itself from one process to the next). Runs with Debian's
-python3-torch (its #! line). --quick: 2 pairs at 0.02 s, to check that it runs.
+more closely than it agrees with itself from one process to the next). Runs with
+the project environment's torch (its #! line: /opt/torchscan/venv/bin/python). --quick: 2 pairs at 0.02 s, to check that it runs.
 """
 import argparse
 import json

@@ -1,5 +1,5 @@
 """The benchmarks' Python workload: a chain of tanh(Linear(256, 256)) layers on a 64x256 input,
-saved as TorchScript with Debian's python3-torch (the validity benchmark's two-file case uses
+saved as TorchScript with the project environment's torch (the validity benchmark's two-file case uses
 the same shape from C++, benchmarks/tanh_chain_module.h)."""
 import os
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/opt/torchscan/venv/bin/python
 """How much a paired ratio varies between processes and between builds of a module (issue 25, item 2).
 
 A measurement, not a test. A compare pairs rounds inside one worker, which cancels drift
@@ -22,7 +22,7 @@ Prints, per case, standard deviations of log ratios (in %): of the rounds within
 a build's median from its own rounds (bootstrap); of the build medians within a process, and
 what is left of it once that sampling is taken out (the builds' own effect); of the process
 means, and what is left once the builds' spread is taken out (the processes' own effect).
-Runs with Debian's python3-torch (its #! line). --quick: 2 processes x 2 builds x 2 rounds,
+Runs with the project environment's torch (its #! line: /opt/torchscan/venv/bin/python). --quick: 2 processes x 2 builds x 2 rounds,
 to check that it runs.
 """
 import argparse

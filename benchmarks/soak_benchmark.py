@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/opt/torchscan/venv/bin/python
 """torchscand under faults for an hour: mixed jobs, random kill -9, nothing lost, nothing left.
 
 A soak, not a test (issue 24, item 6). It prints figures; it exits 1 when a figure that must
@@ -76,7 +76,7 @@ def say(text):
 
 
 def make_models(folder):
-    """The soak's TorchScript modules and tensor files, saved with Debian's python3-torch."""
+    """The soak's TorchScript modules and tensor files, saved with the project environment's torch."""
     import torch  # pylint: disable=import-outside-toplevel
 
     class Chain(torch.nn.Module):

@@ -4,8 +4,8 @@
 //   resident  the same through `--daemon` to a resident torchscand started here
 //             (benchmarks/benchmark_daemon.h), which keeps a warm spare worker when it has one
 //   python    benchmarks/python_peer/linear_comparison_peer.py: the same work done with
-//             torch.utils.benchmark, torch.profiler and an RSS child per run, run with Debian's
-//             python3-torch (scripts/setup.sh installs it)
+//             torch.utils.benchmark, torch.profiler and an RSS child per run, run with the
+//             project environment's torch 2.11 (scripts/setup.sh makes it; $TORCHSCAN_VENV)
 // and, from each resident job's timeline (proto Timeline), the job's submission being time 0:
 // submit -> first timing phase (the start of the first "timing" span; a one-pass run's warm-up
 // is inside it, an interleaved run's comes before it) and submit -> build (the
@@ -78,10 +78,17 @@ std::string FindPeer(const char* argv0) {
   return "";
 }
 
+// The project environment's Python (scripts/setup.sh): $TORCHSCAN_VENV/bin/python, by default
+// /opt/torchscan/venv/bin/python.
+std::string ProjectPython() {
+  const char* venv = std::getenv("TORCHSCAN_VENV");
+  return std::string(venv != nullptr && *venv != '\0' ? venv : "/opt/torchscan/venv") + "/bin/python";
+}
+
 struct Flags {
   std::string client = "bazel-bin/client/torchscan-client";
   std::string daemon = "bazel-bin/daemon/torchscand";
-  std::string python = "/usr/bin/python3";
+  std::string python = ProjectPython();
   std::string peer;  // "": FindPeer
   int runs = 5;
   bool quick = false;
@@ -95,7 +102,8 @@ Flags ParseFlags(int argc, char** argv) {
       "timed block");
   app.add_option("--client", f.client, "torchscan-client (default bazel-bin/client/torchscan-client)");
   app.add_option("--daemon-path", f.daemon, "torchscand for the resident daemon (default bazel-bin/daemon/torchscand)");
-  app.add_option("--python", f.python, "Python with torch (default /usr/bin/python3, Debian's python3-torch)");
+  app.add_option("--python", f.python,
+                 "Python with torch (default the project environment's, $TORCHSCAN_VENV/bin/python)");
   app.add_option("--peer", f.peer,
                  "the Python peer script (default: benchmarks/python_peer/linear_comparison_peer.py "
                  "in this program's runfiles, else under the current folder)");
@@ -116,7 +124,7 @@ Flags ParseFlags(int argc, char** argv) {
     if (::access(path->c_str(), X_OK) != 0)
       refuse("cannot execute " + *path +
              " (build it with the bazel build line in this program's header; for "
-             "--python install Debian's python3-torch with scripts/setup.sh)");
+             "--python make the project environment with scripts/setup.sh)");
   if (f.peer.empty()) f.peer = FindPeer(argv[0]);
   if (!fs::is_regular_file(f.peer))
     refuse("--peer " + (f.peer.empty() ? std::string(kPeer) : f.peer) +

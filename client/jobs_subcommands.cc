@@ -192,6 +192,8 @@ int InfoCommand(const ClientContext& ctx) {
     std::printf("  host      %s, %s, %s\n", e.hostname().c_str(), e.os().c_str(), e.kernel().c_str());
     std::printf("  cpu       %s, %d logical / %d physical cores\n", e.cpu_model().c_str(), e.logical_cores(),
                 e.physical_cores());
+    std::printf("  libtorch  %s (the workers')\n",
+                e.libtorch_version().empty() ? "unknown" : e.libtorch_version().c_str());
     std::string devices;
     for (const std::string& d : info->config().devices()) devices += (devices.empty() ? "" : ", ") + d;
     std::printf("  devices   %s\n", devices.c_str());

@@ -338,6 +338,25 @@ std::string FindBlasLibrary(std::string_view proc_maps) {
   return preferred.value_or(first.value_or(kUnknown));
 }
 
+std::string BuiltInBlas(std::string_view show_config) {
+  const size_t at = show_config.find("BLAS_INFO=");
+  if (at == std::string_view::npos) return kUnknown;
+  std::string_view info = show_config.substr(at + 10);
+  info = info.substr(0, std::min(info.find_first_of(", \n"), info.size()));
+  if (info.empty()) return kUnknown;
+  std::string name(info);
+  if (info == "mkl") {
+    name = "MKL";
+    constexpr std::string_view kMklVersion = "Math Kernel Library Version ";
+    if (const size_t v = show_config.find(kMklVersion); v != std::string_view::npos) {
+      std::string_view version = show_config.substr(v + kMklVersion.size());
+      version = version.substr(0, std::min(version.find_first_of("- \n"), version.size()));
+      if (!version.empty()) name += " " + std::string(version);
+    }
+  }
+  return name + " (linked into LibTorch, BLAS_INFO=" + std::string(info) + ")";
+}
+
 // ---------------------------------------------------------------- build facts
 
 std::string CompilerDescription() {

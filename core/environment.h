@@ -88,6 +88,13 @@ std::string FormatCpuList(std::vector<int> cpus);
 // The path is returned as written there (not resolved); kUnknown when there is no candidate.
 std::string FindBlasLibrary(std::string_view proc_maps);
 
+// The BLAS linked into LibTorch itself, from at::show_config()'s text, for a LibTorch that maps
+// no BLAS file of its own (PyPI's wheels link MKL statically): "MKL 2024.2 (linked into LibTorch,
+// BLAS_INFO=mkl)" from "Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build ..." and
+// "BLAS_INFO=mkl"; "<name> (linked into LibTorch, BLAS_INFO=<name>)" for another BLAS_INFO;
+// kUnknown when the text has no BLAS_INFO.
+std::string BuiltInBlas(std::string_view show_config);
+
 // ------------------------------------------------------------------ build facts
 
 // The compiler that built TorchScan: "gcc <__VERSION__>", "clang <__clang_version__>",

@@ -137,6 +137,18 @@ TEST(FormatCpuList, EmptyOrNegativeOnlyIsUnknown) {
   EXPECT_EQ(FormatCpuList({-1, 2}), "2");
 }
 
+TEST(BuiltInBlas, NamesMklAndItsVersionFromShowConfig) {
+  constexpr char kConfig[] =
+      "PyTorch built with:\n  - GCC 13.3\n  - Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build "
+      "20240605 for Intel(R) 64 architecture applications\n  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release\n";
+  EXPECT_EQ(BuiltInBlas(kConfig), "MKL 2024.2 (linked into LibTorch, BLAS_INFO=mkl)");
+  EXPECT_EQ(BuiltInBlas("  - Build settings: BLAS_INFO=open, BUILD_TYPE=Release"),
+            "open (linked into LibTorch, BLAS_INFO=open)");
+  EXPECT_EQ(BuiltInBlas("BLAS_INFO=mkl"), "MKL (linked into LibTorch, BLAS_INFO=mkl)");
+  EXPECT_EQ(BuiltInBlas("PyTorch built with:\n  - GCC 13.3\n"), kUnknown);
+  EXPECT_EQ(BuiltInBlas("BLAS_INFO=, X=1"), kUnknown);
+}
+
 TEST(FindBlasLibrary, PrefersTheLibblasInterface) {
   constexpr std::string_view kMaps =
       "55d0c0a00000-55d0c0a01000 r--p 00000000 08:01 100 /usr/bin/test\n"

@@ -18,6 +18,7 @@
 #include "daemon/config.h"
 #include "daemon/job_sandbox.h"
 #include "daemon/restart_rules.h"
+#include "libtorch_build_info.h"
 #include "spec/job_spec.h"
 
 namespace torchscan::daemon {
@@ -284,6 +285,9 @@ absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&) const {
   v1::DaemonInfo info;
   info.set_version(kTorchScanVersion);
   *info.mutable_environment() = CaptureEnvironment();
+  // The workers' LibTorch: built into them with this daemon (a generated header of constants;
+  // the daemon itself never loads LibTorch).
+  info.mutable_environment()->set_libtorch_version(TORCHSCAN_LIBTORCH_VERSION);
   *info.mutable_config() = config_;
   info.set_started_at(started_at_);
   if (slurm_)

@@ -16,6 +16,7 @@
 
 #include "absl/strings/match.h"
 #include "io/proto_json.h"
+#include "libtorch_build_info.h"
 #include "worker/job_spec_file.h"
 
 namespace torchscan::daemon {
@@ -530,7 +531,8 @@ TEST(Daemon, InfoDescribesTheDaemon) {
   ASSERT_TRUE(info.ok());
   EXPECT_FALSE(info->version().empty());
   EXPECT_FALSE(info->environment().hostname().empty());
-  EXPECT_TRUE(info->environment().libtorch_version().empty());  // the daemon does not load LibTorch
+  // The workers' LibTorch, named without the daemon loading it.
+  EXPECT_EQ(info->environment().libtorch_version(), TORCHSCAN_LIBTORCH_VERSION);
   EXPECT_EQ(info->config().worker_path(), daemon->config().worker_path());
   EXPECT_FALSE(info->started_at().empty());
 }

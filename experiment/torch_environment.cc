@@ -59,7 +59,8 @@ std::string LoadedBlasLibrary() {
     RunTinyMatmul();
     path = MappedBlasLibrary();
   }
-  return path == kUnknown ? path : ResolvedPath(path);
+  // PyPI's LibTorch maps no BLAS file: MKL is linked into libtorch_cpu.so.
+  return path == kUnknown ? BuiltInBlas(at::show_config()) : ResolvedPath(path);
 }
 
 // ---------------------------------------------------------------- CUDA

@@ -14,8 +14,8 @@ namespace torchscan::experiment {
 //   libtorch_config  at::show_config()
 //   blas_library     resolved path of the BLAS library mapped in this process (see
 //                    FindBlasLibrary in core/environment.h); when none is mapped yet, one
-//                    tiny torch::mm is run to load it; kUnknown if still none (e.g. a
-//                    LibTorch with MKL linked statically: libtorch_config names it then)
+//                    tiny torch::mm is run to load it; if still none (PyPI's LibTorch links
+//                    MKL statically), the BLAS at::show_config() names (BuiltInBlas)
 //   cuda_runtime, cuda_driver  "none" when this build has no CUDA; else the versions as
 //                    "major.minor", kUnknown when they cannot be read
 //   device_name      for "cpu": env->cpu_model() (read from /proc/cpuinfo when empty);

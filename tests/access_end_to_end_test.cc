@@ -125,6 +125,7 @@ TEST_F(AccessTest, TcpNeedsAValidTokenOverTls) {
   r = e2e::Run(Runfile("client/torchscan-client"),
                {"--daemon", tcp, "--tls-ca", pki_->ca, "--token-file", line, "info"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  libtorch  2."), std::string::npos) << r.out;  // the workers' LibTorch
 
   r = Tcp(tcp, "", {"info"});  // no token
   EXPECT_EQ(r.exit_code, 5) << r.err;

@@ -44,8 +44,8 @@ std::string ExplainNewerPyTorch(const std::string& text) {
     return absl::StrCat("the file was saved by a newer PyTorch (file format version ", version,
                         ") than this daemon's LibTorch " TORCHSCAN_LIBTORCH_VERSION " reads (up to version ", readable,
                         "): save it with PyTorch " TORCHSCAN_LIBTORCH_VERSION
-                        " (e.g. Debian's python3-torch), or use a TorchScan built against a newer LibTorch "
-                        "(TORCHSCAN_LIBTORCH)");
+                        " (the project environment's, /opt/torchscan/venv), or use a TorchScan built against a "
+                        "newer LibTorch (TORCHSCAN_LIBTORCH)");
   }
   if (absl::StrContains(text, "Unknown builtin op")) {
     return absl::StrCat(text, " (this daemon's LibTorch is " TORCHSCAN_LIBTORCH_VERSION

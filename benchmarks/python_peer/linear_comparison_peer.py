@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/opt/torchscan/venv/bin/python
 """The guide's linear comparison done the Python way: the peer time_to_verdict_benchmark races.
 
 Same work as `torchscan-client example --rss` (the guide's benchmark_comparison, linear model):
@@ -11,8 +11,8 @@ versus one batch, 1 intra-op thread, seed 0, inference mode. For each run:
   - with --rss: a fresh child process that imports torch, builds the model and input, makes
     100 calls and prints its peak RSS (VmHWM);
 then the output check (torch.testing.assert_close, rtol 1e-4, atol 1e-5) and
-<output>/comparison.json with the figures. Run with Debian's python3-torch (scripts/setup.sh
-installs it): /usr/bin/python3 benchmarks/python_peer/linear_comparison_peer.py --rss --output DIR.
+<output>/comparison.json with the figures. Run with the project environment's torch (scripts/setup.sh
+installs it): /opt/torchscan/venv/bin/python benchmarks/python_peer/linear_comparison_peer.py --rss --output DIR.
 A benchmark's peer, not part of TorchScan: exit 0 when done, 1 when the check fails, 2 for bad
 arguments.
 """

@@ -2,8 +2,10 @@
 # Prints, one per line and sorted, the Debian packages a runtime image must install for the
 # given programs: the owners of the libraries they link directly (apt pulls in the rest),
 # plus the owner of every library chosen through Debian alternatives, which apt would not
-# reproduce (libblas.so.3 -> OpenBLAS when set-up installed it; the reference BLAS is about
-# 13 times slower). Usage:
+# reproduce. LibTorch comes from the project environment (torch from PyPI, in $TORCHSCAN_VENV,
+# default /opt/torchscan/venv): its libraries are no Debian package's, and the image copies
+# that environment's torch/lib and nvidia/ folders instead (Containerfile); they are named
+# on stderr. Usage:
 #   deploy/container/runtime-packages.sh /usr/local/bin/torchscand ... > packages.txt
 # Exits 1 naming the program or library when a library is missing or no package owns it.
 set -euo pipefail
@@ -13,7 +15,9 @@ if [[ $# -eq 0 ]]; then
   exit 2
 fi
 
+venv=$(readlink -f "${TORCHSCAN_VENV:-/opt/torchscan/venv}")
 declare -A wanted=()  # library path as ldd prints it -> 1
+declare -A from_venv=()  # the same, for the project environment's libraries
 for program in "$@"; do
   if [[ ! -x "$program" ]]; then
     echo "runtime-packages: $program is not an executable file" >&2
@@ -27,10 +31,16 @@ for program in "$@"; do
   needed=$(readelf -d "$program" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
   while read -r soname _ path _; do
     [[ "$path" == /* ]] || continue
-    if grep -qxF "$soname" <<<"$needed" || [[ "$(readlink "$path")" == /etc/alternatives/* ]]; then
+    if [[ "$(readlink -f "$path")" == "$venv"/* ]]; then
+      from_venv[$path]=1
+    elif grep -qxF "$soname" <<<"$needed" || [[ "$(readlink "$path")" == /etc/alternatives/* ]]; then
       wanted[$path]=1
     fi
   done <<<"$resolved"
+done
+
+for path in "${!from_venv[@]}"; do
+  echo "runtime-packages: from the project environment, not a package: $path" >&2
 done
 
 # dpkg's database names a file by its path before /usr was merged (/lib/...), or by its

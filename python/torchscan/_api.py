@@ -7,7 +7,9 @@ shared daemon's job keeps running (the message says how to fetch or cancel it) u
 cancel_on_interrupt=True.
 """
 
+import os
 import sys
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import grpc
 
@@ -23,6 +25,11 @@ from torchscan._proto import service_pb2
 from torchscan._results import Comparison, Measurement
 
 _FINISHED = (service_pb2.Job.succeeded, service_pb2.Job.failed, service_pb2.Job.cancelled, service_pb2.Job.interrupted)
+# A model: an nn.Module, a ScriptModule or a saved module's path. Inputs: a tensor, a shape
+# (a tuple of ints), or a tuple of them. (torch is the caller's, imported only when needed.)
+Model = Union[Any, str, "os.PathLike[str]"]
+Inputs = Union[Any, Tuple[int, ...], Sequence[Any], None]
+
 _CONNECTION_KEYWORDS = ("daemon", "token", "token_file", "tls_ca", "tls_cert", "tls_key", "tls_server_name")
 
 
@@ -126,9 +133,11 @@ def _split(keywords):
     return connection
 
 
-def measure(model, inputs=None, *, min_run_time=None, min_blocks=None, threads=None, rss=False, profile_calls=None,
-            skip_diagnostics=False, instructions=False, label="", revision="", node="", progress=True,
-            cancel_on_interrupt=False, **connection):
+def measure(model: Model, inputs: Inputs = None, *, min_run_time: Optional[float] = None,
+            min_blocks: Optional[int] = None, threads: Optional[int] = None, rss: bool = False,
+            profile_calls: Optional[int] = None, skip_diagnostics: bool = False, instructions: bool = False,
+            label: str = "", revision: str = "", node: str = "", progress: bool = True,
+            cancel_on_interrupt: bool = False, **connection: str) -> Measurement:
     """Measures one model on `inputs`: a Measurement (median_s, iqr_s, the report, save, render).
 
     `model`: an nn.Module (scripted, or traced on the inputs), a ScriptModule or a file path.
@@ -148,11 +157,16 @@ def measure(model, inputs=None, *, min_run_time=None, min_blocks=None, threads=N
     return Measurement(result.report, job.id, {"model": how})
 
 
-def compare(baseline, candidate=None, inputs=None, *, rtol=None, atol=None, check_dtype=None, allow_non_finite=False,
-            check_module=None, no_check=False, candidate_transform=None, reverse=False, rounds=None,
-            smallest_change=None, max_time=None, fixed_length=False, min_run_time=None, min_blocks=None, threads=None,
-            rss=False, profile_calls=None, skip_diagnostics=False, instructions=False, label="", revision="", node="",
-            progress=True, cancel_on_interrupt=False, **connection):
+def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs = None, *,
+            rtol: Optional[float] = None, atol: Optional[float] = None, check_dtype: Optional[str] = None,
+            allow_non_finite: bool = False, check_module: Optional[Model] = None, no_check: bool = False,
+            candidate_transform: Union[str, Sequence[str], None] = None, reverse: bool = False,
+            rounds: Optional[int] = None, smallest_change: Optional[float] = None, max_time: Optional[float] = None,
+            fixed_length: bool = False, min_run_time: Optional[float] = None, min_blocks: Optional[int] = None,
+            threads: Optional[int] = None, rss: bool = False, profile_calls: Optional[int] = None,
+            skip_diagnostics: bool = False, instructions: bool = False, label: str = "", revision: str = "",
+            node: str = "", progress: bool = True, cancel_on_interrupt: bool = False,
+            **connection: str) -> Comparison:
     """Compares `baseline` with `candidate` (or with `baseline` changed by `candidate_transform`)
     on the same `inputs`, with an output check: a Comparison (label, claim, check, save, ...).
 
@@ -228,8 +242,9 @@ def _instruction_verdict(r, threshold):
     return "faster" if d.relative_change < -beyond else "within_threshold"
 
 
-def assert_not_slower(baseline, candidate=None, inputs=None, *, fail_on="slower", gate_on="label",
-                      instruction_threshold=0.01, **keywords):
+def assert_not_slower(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs = None, *,
+                      fail_on: str = "slower", gate_on: str = "label", instruction_threshold: float = 0.01,
+                      **keywords: Any) -> Comparison:
     """compare(), then an AssertionError when the output check failed or the verdict matches
     `fail_on` (slower, not-faster, any-change; read from the guide's label, the paired claim
     with gate_on="claim", or the callgrind instruction count with gate_on="instructions": a

@@ -10,6 +10,7 @@ the review comment and _repr_html_() the page inline in Jupyter. The renderings 
 import os
 import subprocess
 import tempfile
+from typing import Dict, List, Optional
 
 from google.protobuf import json_format
 
@@ -18,10 +19,17 @@ from torchscan._errors import EXIT_BAD_INPUT, TorchScanError
 from torchscan._proto import report_pb2
 
 
-def to_json(message):
-    return json_format.MessageToJson(
-        message, including_default_value_fields=True, preserving_proto_field_name=True, indent=2
-    )
+def to_json(message) -> str:
+    """The CLI's JSON (io/proto_json.cc): proto field names, every field printed. protobuf 5.26
+    renamed the keyword that prints fields left at their defaults; both spellings are accepted."""
+    try:
+        return json_format.MessageToJson(
+            message, always_print_fields_with_no_presence=True, preserving_proto_field_name=True, indent=2
+        )
+    except TypeError:  # protobuf < 5.26
+        return json_format.MessageToJson(
+            message, including_default_value_fields=True, preserving_proto_field_name=True, indent=2
+        )
 
 
 def find_client():
@@ -29,13 +37,35 @@ def find_client():
     return find_program("torchscan-client", "TORCHSCAN_CLIENT", ("torchscand", "TORCHSCAND"), EXIT_BAD_INPUT)
 
 
+def _libtorch_versions(message):
+    """The LibTorch versions the result's runs were measured with (a report's, or both of a comparison's)."""
+    reports = [message.before, message.after] if hasattr(message, "before") else [message]
+    return sorted({r.environment.libtorch_version for r in reports if r.environment.libtorch_version})
+
+
+def version_notes(message) -> List[str]:
+    """A note when the caller's torch is not the daemon's LibTorch (local builds such as +cu130 aside)."""
+    try:
+        import torch
+    except ImportError:
+        return []
+    mine = torch.__version__.split("+")[0]
+    theirs = [v for v in _libtorch_versions(message) if v.split("+")[0] != mine]
+    if not theirs:
+        return []
+    return [f"your torch is {torch.__version__}, the daemon's LibTorch is {', '.join(theirs)}: the modules were "
+            "saved by yours and measured with its kernels (oneDNN, BLAS and the allocator differ between versions)"]
+
+
 class _Result:
     _json_name = ""
 
-    def __init__(self, message, job_id, how=None):
+    def __init__(self, message, job_id: str, how: Optional[Dict[str, str]] = None):
         self.message = message  # the proto: v1.Comparison or v1.BenchmarkReport
         self.job_id = job_id
-        self.how = how or {}  # per side: how a Python model became TorchScript
+        self.how: Dict[str, str] = how or {}  # per side: how a Python model became TorchScript
+        self.notes: List[str] = version_notes(message) if how else []  # what the caller should know
+
 
     def to_json(self):
         return to_json(self.message)

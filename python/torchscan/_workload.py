@@ -3,7 +3,9 @@
 A model is a file path (its bytes are sent, as the CLI uploads --torchscript FILE), a
 ScriptModule (saved with torch.jit.save, in memory), or an nn.Module: scripted with
 torch.jit.script, or, when that fails, traced with torch.jit.trace on the inputs in eval mode
-(the module's mode is restored afterwards). `how` says which was used. Inputs are tensors (sent
+(strictly, then with strict=False; the module's mode is restored afterwards). TorchScript is
+the form the daemon's LibTorch loads in C++; `how` says which way a module got there, and the
+spec's source_name names the torch that saved it (the daemon's load error quotes it). Inputs are tensors (sent
 as torch.save bytes, as --input-file sends a file) or shapes (a generated float32 normal(0, 1)
 tensor, as --input 8x3x64x64). torch is imported only here, and only when a call needs it.
 """
@@ -93,6 +95,30 @@ def _check_loads_back(data, side):
                              EXIT_BAD_INPUT) from None
 
 
+def _first_line(error):
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _trace(model, example, script_error, side):
+    """(traced module, how): torch.jit.trace strictly, then with strict=False, which takes a module
+    whose output is a dict or a list (their structure is then fixed by the example inputs)."""
+    import torch
+
+    try:
+        return torch.jit.trace(model, example), "traced (torch.jit.trace on the inputs: torch.jit.script failed)"
+    except Exception as strict_error:  # tracing raises many kinds
+        try:
+            return (torch.jit.trace(model, example, strict=False),
+                    "traced (torch.jit.trace(strict=False) on the inputs: torch.jit.script and strict tracing failed)")
+        except Exception:
+            raise TorchScanError(
+                f"{side}: neither torch.jit.script ({_first_line(script_error)}) nor torch.jit.trace "
+                f"({_first_line(strict_error)}) could make a TorchScript module of it",
+                EXIT_BAD_INPUT,
+            ) from None
+
+
 def module_spec(model, inputs, side):
     """(TorchScriptSpec, how) for `model`; `side` ("baseline", "candidate", "model") names it in errors."""
     spec = workload_pb2.TorchScriptSpec()
@@ -126,23 +152,16 @@ def module_spec(model, inputs, side):
             example = _example_inputs(inputs)
             if not example:
                 raise TorchScanError(
-                    f"{side}: torch.jit.script failed ({str(script_error).splitlines()[0]}) and there are no "
+                    f"{side}: torch.jit.script failed ({_first_line(script_error)}) and there are no "
                     "inputs to trace it with; give inputs=",
                     EXIT_BAD_INPUT,
                 ) from None
             was_training = model.training
             model.eval()
             try:
-                scripted = torch.jit.trace(model, example)
-            except Exception as trace_error:
-                raise TorchScanError(
-                    f"{side}: neither torch.jit.script ({str(script_error).splitlines()[0]}) nor torch.jit.trace "
-                    f"({str(trace_error).splitlines()[0]}) could make a TorchScript module of it",
-                    EXIT_BAD_INPUT,
-                ) from None
+                scripted, how = _trace(model, example, script_error, side)
             finally:
                 model.train(was_training)
-            how = "traced (torch.jit.trace on the inputs: torch.jit.script failed)"
     else:
         raise TorchScanError(
             f"{side}: a {type(model).__name__} is not a model; give an nn.Module, a ScriptModule or a file path",
@@ -153,7 +172,8 @@ def module_spec(model, inputs, side):
     spec.module_bytes = buffer.getvalue()
     if how == "ScriptModule as given":
         _check_loads_back(spec.module_bytes, side)
-    spec.source_name = f"python: {type(model).__name__}, {how}"
+    # The version that saved it: the daemon names it beside its own when it cannot load the module.
+    spec.source_name = f"python: {type(model).__name__}, {how}, saved by torch {torch.__version__}"
     return spec, how
 
 

@@ -258,12 +258,18 @@ def check_runtime_packages(programs):
     if run.returncode != 0:
         return f"runtime-packages.sh exited {run.returncode}: {run.stderr.strip()}"
     packages = run.stdout.split()
-    for pattern in (r"libtorch[0-9.]+", r"libgrpc\+\+[0-9.]+", r"libprotobuf[0-9]+", r"libc6"):
+    for pattern in (r"libgrpc\+\+[0-9.]+", r"libprotobuf[0-9]+", r"libc6"):
         if not any(re.fullmatch(pattern, p) for p in packages):
             return f"no package matching {pattern} in {packages}"
-    blas = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
-    if "openblas" in blas and not any(p.startswith("libopenblas") for p in packages):
-        return f"LibTorch loads {blas} here, but its package is missing from {packages}"
+    if any(p.startswith("libtorch") or p.startswith("python3-torch") for p in packages):
+        return f"Debian's LibTorch is named in {packages}: TorchScan links the project environment's"
+    # LibTorch (libtorch_cpu, libc10) comes from the project environment, named on stderr.
+    for library in ("libtorch_cpu.so", "libc10.so"):
+        if not re.search(r"from the project environment, not a package: \S*/torch/lib/" + re.escape(library),
+                         run.stderr):
+            return f"{library} is not named as the project environment's: {run.stderr.strip()}"
+    if "libtorch_cuda.so" in run.stderr:
+        return f"a program links libtorch_cuda.so (CPU jobs must not load it): {run.stderr.strip()}"
     return None
 
 
@@ -281,7 +287,7 @@ def main(argv):
     for script in SCRIPTS:
         checks.run(f"{script}: bash -n and shellcheck", check_script, script)
     checks.run("Containerfile: sources, scripts, stages, user and programs", check_containerfile)
-    checks.run("runtime-packages.sh: LibTorch, gRPC and BLAS packages of the real programs", check_runtime_packages,
+    checks.run("runtime-packages.sh: gRPC's packages, LibTorch from the project environment", check_runtime_packages,
                list(binary.values()))
     return checks.finish(xml_path)
 

@@ -1,17 +1,20 @@
-#!/usr/bin/python3
 """README.md's newcomer path, verbatim, as a new user meets it after the README's first command:
 a fresh login shell (env -i bash --login: the system's default PATH, nothing of this test's
 environment) on a machine where the first command has installed the programs into
-/usr/local/bin and the Python package where /usr/bin/python3 finds it. Then, unchanged:
-  - "### From Python": its python block, run by /usr/bin/python3;
+/usr/local/bin and the Python package into the project environment. Then, unchanged:
+  - "### From Python": its second sh block (activating the project environment; the first, a
+    venv of one's own with `pip install torch ./python`, downloads PyPI's 2.7 GB torch and is
+    covered by //tests/python_client's fresh-venv case), then its python block, run by `python3`;
   - "### From the shell": its python block saved as save.py and run by `python3 save.py`, then
     its sh block, each command as written (the README's own /tmp/ts-* output folders).
 No PATH, PYTHONPATH or program path is given to them: a command the README does not show, or a
 program the first command does not install, fails the test.
 
 The machine is not changed: as root the test runs in a private mount namespace (unshare) with
-an empty tmpfs over /usr/local, holding only what scripts/install.sh installs (the programs and
-the package, from this build), and over /tmp. Without root there is no such namespace, and the
+an empty tmpfs over /usr/local, holding only what scripts/install.sh installs (the programs,
+from this build), over /tmp, and, over the project environment, a copy of its bin/ whose
+site-packages links every package of the real one but torchscan, which is this build's.
+Without root there is no such namespace, and the
 test says it skipped (tag may_skip). No timing verdict is asserted: exit codes, the output check
 and the files. Each case goes to $XML_OUTPUT_FILE.
 """
@@ -19,6 +22,7 @@ and the files. Each case goes to $XML_OUTPUT_FILE.
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import xml.sax.saxutils
@@ -38,24 +42,42 @@ def block(readme, heading, language, nth=0):
     return section[at + len(fence):section.index("```\n", at + len(fence))]
 
 
+VENV = os.environ.get("TORCHSCAN_VENV") or "/opt/torchscan/venv"
+
+
 def stage(root):
-    """What the README's first command installs (scripts/install.sh /usr/local), from this build,
-    laid out as /usr/local: bin/ and lib/python3.X/dist-packages/torchscan."""
+    """What the README's first command installs (scripts/install.sh /usr/local), from this build:
+    /usr/local/bin, and the project environment with this build's torchscan. The environment is
+    a farm: bin/ and pyvenv.cfg copied, site-packages of links into the real one, which the
+    namespace shows at REAL (links to VENV itself would loop once the farm is mounted there)."""
     local = os.path.join(root, "usr-local")
     os.makedirs(os.path.join(local, "bin"))
     for program in PROGRAMS:
         shutil.copy2(program, os.path.join(local, "bin"))
-    pydir = os.path.join(local, "lib", "python3.%d" % sys.version_info.minor, "dist-packages")
-    shutil.copytree("python/torchscan", os.path.join(pydir, "torchscan"),
+    farm, real = os.path.join(root, "venv-farm"), os.path.join(root, "venv-real")
+    os.makedirs(real)
+    shutil.copytree(os.path.join(VENV, "bin"), os.path.join(farm, "bin"), symlinks=True)
+    shutil.copy2(os.path.join(VENV, "pyvenv.cfg"), farm)
+    site_rel = os.path.relpath(site.getsitepackages()[0], sys.prefix)
+    packages = os.path.join(farm, site_rel)
+    os.makedirs(packages)
+    for entry in os.listdir(os.path.join(VENV, site_rel)):
+        if not entry.startswith("torchscan"):
+            os.symlink(os.path.join(real, site_rel, entry), os.path.join(packages, entry))
+    shutil.copytree("python/torchscan", os.path.join(packages, "torchscan"),
                     ignore=shutil.ignore_patterns("__pycache__"))
-    return local
+    for other in ("lib64", "include", "share"):
+        if os.path.lexists(os.path.join(VENV, other)) and not os.path.lexists(os.path.join(farm, other)):
+            os.symlink(os.path.join(real, other) if other != "lib64" else "lib", os.path.join(farm, other))
+    return local, farm, real
 
 
 NEWCOMER = r"""
 set -e
 cd "$HOME"
 echo "PATH=$PATH"
-/usr/bin/python3 readme_python.py > python.out
+. ./activate.sh
+python3 readme_python.py > python.out
 python3 save.py
 bash -e shell.sh > shell.out
 cp -r /tmp/ts-measure /tmp/ts-compare "$HOME/"
@@ -65,6 +87,8 @@ INSIDE = r"""
 set -e
 mount -t tmpfs tmpfs /usr/local
 cp -a "$STAGE/." /usr/local/
+mount --bind "$VENV" "$REAL"
+mount --bind "$FARM" "$VENV"
 mount -t tmpfs tmpfs /tmp
 exec env -i HOME="$NEWHOME" TERM=dumb LANG=C.UTF-8 bash --login -c "$NEWCOMER"
 """
@@ -74,13 +98,17 @@ def run_newcomer(root):
     readme = open("README.md", encoding="utf-8").read()
     home = os.path.join(root, "home")
     os.makedirs(home)
+    with open(os.path.join(home, "activate.sh"), "w") as f:
+        f.write(block(readme, "### From Python", "sh", nth=1))
     with open(os.path.join(home, "readme_python.py"), "w") as f:
         f.write(block(readme, "### From Python", "python"))
     with open(os.path.join(home, "save.py"), "w") as f:
         f.write(block(readme, "### From the shell", "python"))
     with open(os.path.join(home, "shell.sh"), "w") as f:
         f.write(block(readme, "### From the shell", "sh"))
-    env = {"STAGE": stage(root), "NEWHOME": home, "NEWCOMER": NEWCOMER, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+    local, farm, real = stage(root)
+    env = {"STAGE": local, "FARM": farm, "REAL": real, "VENV": VENV, "NEWHOME": home, "NEWCOMER": NEWCOMER,
+           "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
     done = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", INSIDE], env=env,
                           capture_output=True, text=True, timeout=1500)
     return done, home

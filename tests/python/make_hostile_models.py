@@ -2,7 +2,7 @@
 
     /usr/bin/python3 tests/python/make_hostile_models.py OUT_DIR NAME=PATH...
 
-Needs Debian's python3-torch. For each NAME=PATH writes into OUT_DIR:
+Needs torch (the project environment's, e2e::ProjectPython()). For each NAME=PATH writes into OUT_DIR:
   read_NAME.pt   forward(x) reads the first bytes of PATH (torch.from_file) and fails with
                  "LEAKED <bytes as numbers>": a job's error goes back to its submitter, so
                  whatever it could read is carried out that way.

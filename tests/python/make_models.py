@@ -2,7 +2,7 @@
 
     /usr/bin/python3 tests/python/make_models.py OUT_DIR
 
-Needs Debian's python3-torch (the same LibTorch as TorchScan; scripts/setup.sh installs it).
+Needs torch: the project environment's, the same version as TorchScan's LibTorch (scripts/setup.sh).
 Writes into OUT_DIR:
   mlp.pt            torch.jit.script(MLP).save: Linear(256, 512), ReLU, Linear(512, 256)
   mlp_optimized.pt  the same weights, torch.jit.freeze + torch.jit.optimize_for_inference

@@ -1,6 +1,6 @@
-#!/usr/bin/python3
-"""The Python client (python/torchscan) as a user calls it: nn.Modules made here with Debian's
-python3-torch, compared and measured by real daemons (a private one per call, as without
+#!/usr/bin/env python3
+"""The Python client (python/torchscan) as a user calls it: nn.Modules made here with the project
+environment's torch (tests/project_python.sh runs this), compared and measured by real daemons (a private one per call, as without
 daemon=, and a resident one named by daemon=), results saved, rendered and loaded back.
 
 No timing verdict is asserted (other tests run beside this one): only what is exact, the
@@ -47,6 +47,13 @@ class VarArgs(torch.nn.Module):
 
     def forward(self, x, *rest):
         return torch.tanh(x) * 2
+
+
+class DictOut(torch.nn.Module):
+    """Neither torch.jit.script (*args) nor strict tracing (a dict output) takes it: strict=False does."""
+
+    def forward(self, x, *rest):
+        return {"y": torch.tanh(x)}
 
 
 class PythonClientTest(unittest.TestCase):
@@ -117,6 +124,14 @@ class PythonClientTest(unittest.TestCase):
         self.assertLess(abs(r.instructions), 0.001, "the same module counts the same")
         self.assertGreater(r.before.instructions, 0)
         self.assertIn("Instructions per call", r.to_markdown())
+
+    def test_a_dict_output_is_traced_without_strict_and_the_result_says_so(self):
+        m = torchscan.measure(DictOut(), inputs=(torch.randn(4, 8),), **FAST_MEASURE)
+        self.assertTrue(m.how["model"].startswith("traced (torch.jit.trace(strict=False)"), m.how)
+        self.assertGreater(m.median_s, 0)
+        # The daemon's LibTorch is this torch (the project environment's): nothing to note.
+        self.assertEqual(m.notes, [])
+        self.assertEqual(m.message.environment.libtorch_version.split("+")[0], torch.__version__.split("+")[0])
 
     def test_measure_on_a_shape_and_a_resident_daemon_named_by_daemon(self):
         socket_dir = tempfile.mkdtemp(prefix="pyd-", dir="/tmp")
@@ -195,7 +210,7 @@ class PythonClientTest(unittest.TestCase):
             "no_check=True, min_run_time=0.05, min_blocks=3, rounds=10, fixed_length=True)\n")
         env = dict(os.environ, PYTHONPATH=os.path.abspath("python"))
         for where in ("notebook", "log"):
-            done = subprocess.run(["/usr/bin/python3", "-c", program, where], env=env, capture_output=True,
+            done = subprocess.run([sys.executable, "-c", program, where], env=env, capture_output=True,
                                   timeout=300)  # bytes: text mode would turn each \r into a newline
             stderr = done.stderr.decode("utf-8", "replace")
             self.assertEqual(done.returncode, 0, stderr[-2000:])
@@ -256,7 +271,7 @@ class PythonClientTest(unittest.TestCase):
         with open(script, "w", encoding="utf-8") as f:
             f.write(block)
         env = dict(os.environ, PYTHONPATH=os.path.abspath("python"))
-        done = subprocess.run(["/usr/bin/python3", script], cwd=self.folder, env=env, capture_output=True, text=True,
+        done = subprocess.run([sys.executable, script], cwd=self.folder, env=env, capture_output=True, text=True,
                               timeout=600)
         self.assertEqual(done.returncode, 0, done.stderr[-3000:])
         first = done.stdout.splitlines()[0].split()
