@@ -211,7 +211,8 @@ TEST(Torchscand, MeasuresAndComparesWithTheRealWorkerThenStopsOnSigterm) {
   grpc::ClientContext info_context;
   v1::DaemonInfo daemon_info;
   ASSERT_TRUE(stub->Info(&info_context, v1::InfoRequest(), &daemon_info).ok());
-  EXPECT_TRUE(daemon_info.environment().libtorch_version().empty());
+  // The workers' LibTorch, named by a daemon that never loads it: the version its worker reported.
+  EXPECT_EQ(daemon_info.environment().libtorch_version(), result.report().environment().libtorch_version());
   EXPECT_EQ(daemon_info.config().socket_mode(), "0600");
   EXPECT_FALSE(daemon_info.config().rss_child_path().empty());  // found beside the worker
 
