@@ -7,27 +7,18 @@
 #include "core/environment.h"
 #include "experiment/torch_environment.h"
 #include "libtorch_build_info.h"
+#include "workloads/device.h"
 
 namespace torchscan::experiment {
 namespace {
 
+// The one device parser (workloads::ResolveDevice), which also loads CUDA support before
+// LibTorch's first CUDA query; its refusal keeps this API's "device: \"...\"" prefix.
 absl::StatusOr<torch::Device> ParseDevice(const std::string& device) {
-  try {
-    const torch::Device d(device);
-    if (d.is_cpu()) return d;
-    if (d.is_cuda()) {
-      if (!torch::cuda::is_available())
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "device: \"%s\" needs a CUDA LibTorch and a GPU; this build's LibTorch has CUDA %s and sees %d GPUs",
-            device, TORCHSCAN_LIBTORCH_CUDA ? "on" : "off", static_cast<int>(torch::cuda::device_count())));
-      return d;
-    }
-    return absl::InvalidArgumentError(
-        absl::StrFormat("device: \"%s\" is not supported by this build; use \"cpu\" or \"cuda:N\"", device));
-  } catch (const c10::Error&) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("device: \"%s\" is not a device name; use \"cpu\" or \"cuda:N\"", device));
-  }
+  absl::StatusOr<workloads::ResolvedDevice> resolved = workloads::ResolveDevice(device);
+  if (!resolved.ok())
+    return absl::InvalidArgumentError(absl::StrFormat("device: \"%s\": %s", device, resolved.status().message()));
+  return torch::Device(resolved->name);
 }
 
 }  // namespace

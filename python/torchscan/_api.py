@@ -7,9 +7,8 @@ shared daemon's job keeps running (the message says how to fetch or cancel it) u
 cancel_on_interrupt=True.
 """
 
-import os
 import sys
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Union
 
 import grpc
 
@@ -25,10 +24,11 @@ from torchscan._proto import service_pb2
 from torchscan._results import Comparison, Measurement
 
 _FINISHED = (service_pb2.Job.succeeded, service_pb2.Job.failed, service_pb2.Job.cancelled, service_pb2.Job.interrupted)
-# A model: an nn.Module, a ScriptModule or a saved module's path. Inputs: a tensor, a shape
-# (a tuple of ints), or a tuple of them. (torch is the caller's, imported only when needed.)
-Model = Union[Any, str, "os.PathLike[str]"]
-Inputs = Union[Any, Tuple[int, ...], Sequence[Any], None]
+# A model: an nn.Module, a ScriptModule, or a saved module's path (str or os.PathLike). Inputs: a
+# tensor, a shape (a tuple of ints), or a tuple of them. Spelled Any: torch is the caller's, and
+# is imported only when a call needs it.
+Model = Any
+Inputs = Any
 
 _CONNECTION_KEYWORDS = ("daemon", "token", "token_file", "tls_ca", "tls_cert", "tls_key", "tls_server_name")
 

@@ -5,9 +5,9 @@ ScriptModule (saved with torch.jit.save, in memory), or an nn.Module: scripted w
 torch.jit.script, or, when that fails, traced with torch.jit.trace on the inputs in eval mode
 (strictly, then with strict=False; the module's mode is restored afterwards). TorchScript is
 the form the daemon's LibTorch loads in C++; `how` says which way a module got there, and the
-spec's source_name names the torch that saved it (the daemon's load error quotes it). Inputs are tensors (sent
-as torch.save bytes, as --input-file sends a file) or shapes (a generated float32 normal(0, 1)
-tensor, as --input 8x3x64x64). torch is imported only here, and only when a call needs it.
+spec's source_name names the torch that saved it (the daemon's load error quotes it). Inputs
+are tensors (sent as torch.save bytes, as --input-file sends a file) or shapes (a generated
+float32 normal(0, 1) tensor, as --input 8x3x64x64). torch is imported only here, and only when a call needs it.
 """
 
 import io

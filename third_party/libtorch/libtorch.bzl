@@ -9,7 +9,8 @@ variable, the missing file and the fix, when there is no LibTorch, when it is ol
 version than TORCH_VERSION.
 
 The repository provides:
-  @libtorch//:libtorch       headers, include paths and link flags (CUDA libraries when built with CUDA)
+  @libtorch//:libtorch       headers, include paths and link flags (libtorch_cpu and libc10 only: CUDA
+                             jobs load libtorch_cuda.so at run time, workloads/cuda_support.h)
   @libtorch//:build_info     libtorch_build_info.h: TORCHSCAN_LIBTORCH_VERSION, _PATH, _CUDA (0/1)
   @libtorch//:cuda.bzl       LIBTORCH_HAS_CUDA, for BUILD files that compile CUDA-only sources
 It prints which LibTorch it found when the rule runs.
@@ -66,6 +67,9 @@ def _libtorch_repository_impl(ctx):
     root, lib_dir = _link_distribution_layout(ctx, chosen or _project_torch(ctx))
     version = _read_version(ctx, root)
     pinned = ctx.read(ctx.path(Label("//third_party/libtorch:TORCH_VERSION"))).strip()
+    if version == "unknown":
+        fail("Cannot read the version of the LibTorch at %s (neither torch/headeronly/version.h nor %s): " %
+             (root, _VERSION_H) + "point TORCHSCAN_LIBTORCH at a LibTorch 2.6 or later, or unset it.")
     numbers = [int(n) for n in (version.split(".") + ["0", "0"])[:2] if n.isdigit()]
     if len(numbers) < 2 or numbers[0] < 2 or (numbers[0] == 2 and numbers[1] < 6):
         fail("LibTorch %s at %s is too old: TorchScan needs 2.6 or later (pinned: %s). Run scripts/setup.sh, " %
