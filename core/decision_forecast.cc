@@ -13,15 +13,6 @@
 namespace torchscan {
 namespace {
 
-// Median of `logs` (modified: partially sorted).
-double MedianLog(std::vector<double>& logs) {
-  const size_t mid = logs.size() / 2;
-  std::nth_element(logs.begin(), logs.begin() + mid, logs.end());
-  const double upper = logs[mid];
-  if (logs.size() % 2 == 1) return upper;
-  return (upper + *std::max_element(logs.begin(), logs.begin() + mid)) / 2;
-}
-
 // One simulated compare's interval bounds (log ratios) after each unit, for units 1..n:
 // low[i] and high[i] after i + 1 units (NaN while unbounded). A change shifts both by
 // log(1 + d): the order statistics move together.
@@ -43,7 +34,7 @@ Path SimulatePath(const std::vector<std::vector<double>>& pairs, const std::vect
       draw.assign(rounds_per_pair, 0);
       for (double& x : draw) x = pair[pick_round(random)];
     }
-    const double unit = MedianLog(draw);
+    const double unit = UnitLogRatio(draw);
     sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), unit), unit);
     const SequenceRanks& r = ranks[i + 1];
     const int n = i + 1;
@@ -141,7 +132,7 @@ std::optional<v1::DecisionForecast> ForecastDecision(const ForecastInput& in) {
   const std::optional<double> slower = Resolvable(paths, true, margin);
   const std::optional<double> faster = Resolvable(paths, false, margin);
   if (slower && faster) f.set_resolvable_change(std::max(*slower, *faster));
-  f.set_method(absl::StrCat(in.simulations, " simulated compares, each build pair's ratio the median of ",
+  f.set_method(absl::StrCat(in.simulations, " simulated compares, each build pair's ratio the trimmed mean of ",
                             in.rounds_per_pair, " rounds drawn from one of ", pairs.size(),
                             " A/A pairs; the compare's confidence sequence looked at after each; changes claimed in ",
                             kForecastPower * 100, " % of them"));
@@ -152,8 +143,7 @@ std::optional<v1::DecisionForecast> ForecastFromPairs(const std::vector<v1::Comp
   ForecastInput in;
   in.smallest_change = kDefaultSmallestChange;
   in.max_time_s = kDefaultCompareMaxTimeS;
-  in.rounds_per_pair = kRoundsPerBuildPair;
-  std::vector<double> planned, outside, build_pair;
+  std::vector<double> planned, outside, build_pair, rounds_per_pair;
   for (const v1::Comparison& c : pairs) {
     const auto& ratios = c.evidence().paired().round_ratios();
     in.pair_round_ratios.emplace_back(ratios.begin(), ratios.end());
@@ -169,8 +159,10 @@ std::optional<v1::DecisionForecast> ForecastFromPairs(const std::vector<v1::Comp
     outside.push_back(builds + AfterTimingReserveS(c.before().timing().summary().median_s(),
                                                    c.after().timing().summary().median_s(), kDefaultProfileCalls));
     build_pair.push_back(BuildPairEstimateS(builds, timing, rounds));
+    rounds_per_pair.push_back(RoundsPerBuildPair(builds, timing / rounds));
   }
   if (planned.empty()) return std::nullopt;
+  in.rounds_per_pair = static_cast<int>(*Quantile(rounds_per_pair, 0.5));
   in.planned_s = *Quantile(planned, 0.5);
   in.build_pair_s = *Quantile(build_pair, 0.5);
   in.outside_timing_s = *Quantile(outside, 0.5);

@@ -6,9 +6,9 @@
 //
 // The model, a bootstrap of the machine's own noise: each A/A pair of a calibration ran in a
 // fresh worker with its own two builds, so one pair's round ratios carry both the rounds'
-// noise and that build pair's offset. A simulated compare's first unit is the median of one
-// pair's rounds (the planned rounds); each later build pair's unit is the median of
-// `rounds_per_pair` rounds drawn with replacement from one pair, drawn at random. A true
+// noise and that build pair's offset. A simulated compare's first unit is the UnitLogRatio
+// (core/sequential_decision.h) of one pair's rounds (the planned rounds); each later build
+// pair's unit is that of `rounds_per_pair` rounds drawn with replacement from one pair, drawn at random. A true
 // change d multiplies every unit by 1 + d. The compare looks after each unit as the real one
 // does and stops when it decides, when one more build pair would pass the cap (outside_timing_s
 // + planned_s + units x build_pair_s: the cap is the whole job's), or at kMaxBuildPairs. Why it is honest: the decision
@@ -47,7 +47,7 @@ std::optional<v1::DecisionForecast> ForecastDecision(const ForecastInput& input)
 // planned_s is its "timing" phases; outside_timing_s its "build" phases plus what a default
 // compare does after timing (core/round_plan.h AfterTimingReserveS at the pair's per-call
 // medians: a calibration's pairs skip it); build_pair_s its "build" phases (a build pair rebuilds
-// both) plus the timing of kRoundsPerBuildPair + 1 rounds of each run (its rounds, and a
+// both) plus the timing of RoundsPerBuildPair + 1 rounds of each run (its rounds, and a
 // warm-up of one block per run, at most a round's share). Measured against 5 default compares
 // of `linear` after a calibrate (idle 2-core VM): forecast 0.15 s a build pair while warm-up
 // phases were counted, real 0.05 s; hence one round's share instead.

@@ -110,8 +110,10 @@ TEST(ForecastFromPairs, ReadsTheTimesFromEachPairsTimeline) {
   for (const std::vector<double>& ratios : Pairs(10, 40, 0.005, 0.0)) pairs.push_back(CalibrationPair(ratios));
   const auto f = ForecastFromPairs(pairs);
   ASSERT_TRUE(f.has_value());
-  EXPECT_NEAR(f->planned_s(), 0.8, 1e-9);           // 40 rounds x 2 runs x 10 ms
-  EXPECT_NEAR(f->build_pair_s(), 0.2 + 0.1, 1e-9);  // builds, then 4 rounds and a warm-up of each
+  EXPECT_NEAR(f->planned_s(), 0.8, 1e-9);  // 40 rounds x 2 runs x 10 ms
+  // The builds, then 20 rounds (twice the builds' 0.2 s, at 20 ms a round) and a warm-up of each.
+  EXPECT_NEAR(f->build_pair_s(), 0.2 + 0.8 * 21 / 40, 1e-9);
+  EXPECT_NE(f->method().find("the trimmed mean of 20 rounds"), std::string::npos) << f->method();
   // The first builds, then 14.5 calls of each run after timing (1 ms each) and 0.5 s.
   EXPECT_NEAR(f->outside_timing_s(), 0.2 + 14.5 * 0.002 + 0.5, 1e-9);
   EXPECT_GT(f->median_stop_s(), f->outside_timing_s() + f->planned_s() - 1e-9) << "the job's seconds, not timing's";

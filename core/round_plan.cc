@@ -32,9 +32,18 @@ RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, dou
   return plan;
 }
 
+int RoundsPerBuildPair(double builds_s, double round_s) {
+  if (!(builds_s > 0) || !(round_s > 0)) return kMinRoundsPerBuildPair;
+  const double rounds = std::ceil(2 * builds_s / round_s);
+  if (!(rounds < kMaxRoundsPerBuildPair)) return kMaxRoundsPerBuildPair;
+  const int even = static_cast<int>(rounds) + static_cast<int>(rounds) % 2;
+  return std::max(kMinRoundsPerBuildPair, even);
+}
+
 double BuildPairEstimateS(double builds_s, double planned_timing_s, int planned_rounds) {
-  return builds_s +
-         planned_timing_s * std::min(1.0, static_cast<double>(kRoundsPerBuildPair + 1) / std::max(1, planned_rounds));
+  const int rounds = std::max(1, planned_rounds);
+  const int per_pair = RoundsPerBuildPair(builds_s, planned_timing_s / rounds);
+  return builds_s + planned_timing_s * std::min(1.0, static_cast<double>(per_pair + 1) / rounds);
 }
 
 double AfterTimingReserveS(double baseline_call_s, double candidate_call_s, int profile_calls) {
@@ -42,10 +51,10 @@ double AfterTimingReserveS(double baseline_call_s, double candidate_call_s, int 
   return calls * (std::max(0.0, baseline_call_s) + std::max(0.0, candidate_call_s)) + 0.5;
 }
 
-void ExtendRounds(int rounds, bool reverse, RoundPlan* plan) {
+void ExtendRounds(int rounds, bool candidate_leads_first, RoundPlan* plan) {
   for (int i = 0; i < rounds; ++i) {
     const int round = ++plan->rounds;
-    const bool candidate_leads = reverse != (round % 2 == 0);
+    const bool candidate_leads = candidate_leads_first != (i % 2 == 1);
     plan->steps.push_back({round, candidate_leads, true});
     plan->steps.push_back({round, !candidate_leads, false});
   }

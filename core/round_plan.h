@@ -48,14 +48,23 @@ struct RoundPlan {
 RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, double longest_block_s = 0);
 
 // The alternating rounds each later build pair of a decision-driven comparison times
-// (experiment/timed_runs.h; core/decision_forecast.h forecasts them).
-inline constexpr int kRoundsPerBuildPair = 4;
+// (experiment/timed_runs.h; core/decision_forecast.h forecasts them): enough that timing them
+// takes at least twice as long as rebuilding both workloads (`builds_s`; `round_s` one round of
+// both runs), rounded up to even (ABBA), from kMinRoundsPerBuildPair to kMaxRoundsPerBuildPair;
+// the minimum when a figure is not positive. Why: the rounds of a pair are what it measures,
+// the rebuild is what makes pairs independent. Measured (issue 39, the 50-layer chain files on
+// LibTorch 2.11, 1-call rounds of 11 ms against 0.21 s of rebuilds, 20 s cap): at 4 rounds a
+// pair, 70 pairs timed 3.2 s of 19 s and a +2 % change was claimed in 4 of 10 compares; the
+// same rounds re-drawn into 32-round pairs: 88 %. Small models rebuild in milliseconds and keep 4.
+inline constexpr int kMinRoundsPerBuildPair = 4;
+inline constexpr int kMaxRoundsPerBuildPair = 32;
+int RoundsPerBuildPair(double builds_s, double round_s);
 
 // Seconds one more build pair is expected to take before any was timed: both workloads built
 // again (`builds_s`, what the first builds took), then a warm-up of one block per run and
-// kRoundsPerBuildPair rounds: kRoundsPerBuildPair + 1 of the `planned_rounds` rounds that
-// took `planned_timing_s` (at most all of it: the first warm-up sized blocks too). Used by
-// the time cap (experiment/timed_runs.h) and the forecast (core/decision_forecast.h).
+// R = RoundsPerBuildPair rounds: R + 1 of the `planned_rounds` rounds that took
+// `planned_timing_s` (at most all of it: the first warm-up sized blocks too). Used by the time
+// cap (experiment/timed_runs.h) and the forecast (core/decision_forecast.h).
 double BuildPairEstimateS(double builds_s, double planned_timing_s, int planned_rounds);
 
 // Seconds a comparison's work after its timing is expected to take, from each run's per-call
@@ -66,10 +75,13 @@ double BuildPairEstimateS(double builds_s, double planned_timing_s, int planned_
 // whole job, not its timing alone, stays within max_time_s.
 double AfterTimingReserveS(double baseline_call_s, double candidate_call_s, int profile_calls);
 
-// Appends `rounds` more rounds to `plan`, numbered on from plan->rounds, each run leading in
-// turn as PlanRounds orders them (`reverse` as given there), with the plan's per-round share:
-// a comparison's extra build pairs (experiment/timed_runs.h). plan->rounds grows.
-void ExtendRounds(int rounds, bool reverse, RoundPlan* plan);
+// Appends `rounds` more rounds to `plan`, numbered on from plan->rounds, in ABBA order: the
+// first new round led by the candidate when `candidate_leads_first` (PlanRounds: `reverse`),
+// each later one by the other run in turn, with the plan's per-round share. A comparison's
+// extra build pairs (experiment/timed_runs.h) choose their first leader per pair: the run whose
+// warm-up was last, so that it continues from its own calls as every later leader does.
+// plan->rounds grows.
+void ExtendRounds(int rounds, bool candidate_leads_first, RoundPlan* plan);
 
 // Calls per block that make a block of a run whose sized block of `sized_calls` calls took
 // `sized_block_s` last about `target_block_s` (>= 1; `sized_calls` when a figure is not

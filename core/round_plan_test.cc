@@ -1,5 +1,7 @@
 #include "core/round_plan.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "core/fake_clock.h"
@@ -40,12 +42,41 @@ TEST(ExtendRounds, GoesOnWithTheSameAlternationAndShare) {
   ASSERT_EQ(plan.steps.size(), 8u);
   EXPECT_EQ(plan.steps[6].round, 4);
   RoundPlan reversed = PlanRounds(3, true, timing);
-  ExtendRounds(1, true, &reversed);
+  ExtendRounds(1, false, &reversed);
   EXPECT_EQ(RoundOrder(reversed), RoundOrder(PlanRounds(4, true, timing)));
 }
 
-TEST(BuildPairEstimateS, IsTheBuildsThenFiveRoundsOfThePlannedTiming) {
-  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.2, 0.8, 40), 0.2 + 0.8 * 5 / 40);
+TEST(ExtendRounds, TheCallerChoosesWhoLeadsTheFirstNewRound) {
+  LatencyOptions timing;
+  timing.min_run_time_s = 0.2;
+  RoundPlan plan = PlanRounds(4, false, timing);  // round 5 would be the baseline's by parity
+  ExtendRounds(4, true, &plan);
+  ASSERT_EQ(plan.steps.size(), 16u);
+  const std::vector<bool> candidate_leads = {plan.steps[8].candidate, plan.steps[10].candidate,
+                                             plan.steps[12].candidate, plan.steps[14].candidate};
+  EXPECT_EQ(candidate_leads, (std::vector<bool>{true, false, true, false})) << "ABBA from the chosen leader";
+  for (size_t i = 8; i < plan.steps.size(); i += 2) {
+    EXPECT_TRUE(plan.steps[i].leads);
+    EXPECT_NE(plan.steps[i].candidate, plan.steps[i + 1].candidate) << "both runs in every round";
+    EXPECT_EQ(plan.steps[i].round, 5 + static_cast<int>(i - 8) / 2);
+  }
+}
+
+TEST(RoundsPerBuildPair, TimesTwiceTheRebuildsInEvenRoundsWithinTheBounds) {
+  EXPECT_EQ(RoundsPerBuildPair(0.21, 0.0114), kMaxRoundsPerBuildPair) << "the 50-layer chain files: 38, capped";
+  EXPECT_EQ(RoundsPerBuildPair(0.1, 0.02), 10) << "0.2 s of rounds for 0.1 s of rebuilds";
+  EXPECT_EQ(RoundsPerBuildPair(0.1, 0.021), 10) << "9.5 rounds: rounded up to 10";
+  EXPECT_EQ(RoundsPerBuildPair(0.1, 0.0224), 10) << "8.9 rounds: 9, then even";
+  EXPECT_EQ(RoundsPerBuildPair(0.002, 0.01), kMinRoundsPerBuildPair) << "a small model rebuilds in ms";
+  EXPECT_EQ(RoundsPerBuildPair(5, 0.001), kMaxRoundsPerBuildPair);
+  EXPECT_EQ(RoundsPerBuildPair(0, 0.01), kMinRoundsPerBuildPair);
+  EXPECT_EQ(RoundsPerBuildPair(0.1, 0), kMinRoundsPerBuildPair);
+  EXPECT_EQ(RoundsPerBuildPair(0.1, std::nan("")), kMinRoundsPerBuildPair);
+}
+
+TEST(BuildPairEstimateS, IsTheBuildsThenItsRoundsAndAWarmUpOfThePlannedTiming) {
+  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.01, 0.8, 40), 0.01 + 0.8 * 5 / 40) << "4 rounds and a warm-up";
+  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.1, 0.8, 40), 0.1 + 0.8 * 11 / 40) << "10 rounds (0.2 s of 0.02 s rounds)";
   EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.2, 0.8, 4), 1.0) << "never more than the planned timing";
 }
 

@@ -95,11 +95,18 @@ std::vector<double> UnitRatios(const std::vector<int>& units, const std::vector<
       ratios.push_back(std::nan(""));
       continue;
     }
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    ratios.push_back(std::exp(n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2));
+    ratios.push_back(std::exp(UnitLogRatio(v)));
   }
   return ratios;
+}
+
+double UnitLogRatio(std::vector<double>& logs) {
+  if (logs.empty()) return std::nan("");
+  std::sort(logs.begin(), logs.end());
+  const size_t drop = logs.size() >= 3 ? 1 : 0;
+  double sum = 0;
+  for (size_t i = drop; i < logs.size() - drop; ++i) sum += logs[i];
+  return sum / static_cast<double>(logs.size() - 2 * drop);
 }
 
 const char* SequentialOutcomeName(SequentialOutcome outcome) {

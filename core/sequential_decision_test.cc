@@ -71,14 +71,28 @@ TEST(LookAt, GivesTheOrderStatisticsAndEachOutcome) {
   EXPECT_EQ(LookAt(same, -1).outcome, SequentialOutcome::kUndecided) << "a negative delta is 0";
 }
 
-TEST(UnitRatios, TakeEachBuildPairsMedianRatioInOrder) {
+TEST(UnitRatios, TakeEachBuildPairsTrimmedMeanRatioInOrder) {
   const std::vector<double> r = UnitRatios({1, 1, 1, 2, 2, 0, 3}, {1.0, 1.2, 1.1, 0.9, 1.0, 1.05, 1.3});
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_NEAR(r[0], std::sqrt(1.05 * 1.1), 1e-12) << "pair 1 (the 0 read as 1): the median of 1.0, 1.05, 1.1, 1.2";
+  EXPECT_NEAR(r[0], std::sqrt(1.05 * 1.1), 1e-12) << "pair 1 (the 0 read as 1): 1.0 and 1.2 dropped";
   EXPECT_NEAR(r[1], std::sqrt(0.9 * 1.0), 1e-12) << "two rounds: their geometric mean";
   EXPECT_NEAR(r[2], 1.3, 1e-12);
   EXPECT_TRUE(std::isnan(UnitRatios({1, 2}, {1.0, -1.0})[1]));
   EXPECT_TRUE(UnitRatios({}, {}).empty());
+}
+
+TEST(UnitLogRatio, IsTheMeanWithoutBothExtremesFromThreeRounds) {
+  std::vector<double> none;
+  EXPECT_TRUE(std::isnan(UnitLogRatio(none)));
+  std::vector<double> one = {0.3};
+  EXPECT_DOUBLE_EQ(UnitLogRatio(one), 0.3);
+  std::vector<double> two = {0.1, 0.4};
+  EXPECT_DOUBLE_EQ(UnitLogRatio(two), 0.25) << "nothing dropped below 3 rounds";
+  std::vector<double> eight = {0.02, -0.05, 0.9, 0.03, -0.04, 0.01, -0.6, 0.05};
+  EXPECT_NEAR(UnitLogRatio(eight), (0.02 - 0.05 + 0.03 - 0.04 + 0.01 + 0.05) / 6, 1e-15)
+      << "one preempted round each way moves nothing";
+  std::vector<double> abba = {0.04, -0.04, 0.05, -0.03, 0.03, -0.05, 0.04, -0.04};  // two clusters
+  EXPECT_NEAR(UnitLogRatio(abba), 0.0, 1e-15) << "the clusters' centre, where a median of 8 falls between them";
 }
 
 TEST(LookAt, TooFewOrBadRoundsGiveNoInterval) {

@@ -52,7 +52,7 @@ struct ExperimentOptions {
   // comparison records the plan (round_plan) and both runs share an interleave_id.
   int rounds = kDefaultRounds;
   // Comparisons with rounds > 1: after the planned rounds, more build pairs (both workloads
-  // built again and warmed up, then kRoundsPerBuildPair rounds) until the paired evidence over
+  // built again and warmed up, then RoundsPerBuildPair rounds) until the paired evidence over
   // build pairs decides (core/sequential_decision.h) at `smallest_change`, or one more would
   // end the job (on `timeline`: from the job's start in the worker) past max_time_s
   // (experiment/timed_runs.h). Off: the planned rounds only (a calibration's

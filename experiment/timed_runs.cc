@@ -123,8 +123,9 @@ std::string NewInterleaveId() {
   std::random_device random;
   return absl::StrFormat("%08x%08x", random(), random());
 }
-// With rounds, both runs warm up and size their blocks first (in the first round's order), so
-// that the plan knows how long a block is; unless the block is fixed, both then take the calls
+// With rounds, both runs warm up and size their blocks first (the first round's leader last, so
+// that it continues from its own calls as every later leader does), so that the plan knows how
+// long a block is; unless the block is fixed, both then take the calls
 // that match the longer block. Returns the longer block's seconds (0 with one round).
 absl::StatusOr<double> SizeBlocks(const ExperimentOptions& o, PhaseTimeline& timeline, TimedRun& baseline_run,
                                   TimedRun& candidate_run) {
@@ -132,7 +133,7 @@ absl::StatusOr<double> SizeBlocks(const ExperimentOptions& o, PhaseTimeline& tim
   if (o.rounds <= 1) return longest_block_s;
   std::vector<std::pair<TimedRun*, double>> sized;
   for (TimedRun* run :
-       o.reverse ? std::vector{&candidate_run, &baseline_run} : std::vector{&baseline_run, &candidate_run}) {
+       o.reverse ? std::vector{&baseline_run, &candidate_run} : std::vector{&candidate_run, &baseline_run}) {
     absl::StatusOr<double> block_s = PrepareRun(o, timeline, *run);
     if (!block_s.ok()) return block_s.status();
     sized.emplace_back(run, *block_s);
@@ -193,7 +194,8 @@ double PerCallS(const TimedRun& run) {
 }
 
 // After the planned rounds (build pair 1): more build pairs, each both workloads built again,
-// warmed up and timed for kRoundsPerBuildPair rounds, until the evidence over build pairs
+// warmed up and timed for RoundsPerBuildPair rounds (core/round_plan.h, from the first builds
+// and the planned rounds, fixed for the comparison), until the evidence over build pairs
 // decides, the next pair would end the job past o.max_time_s (the job's time so far on
 // `timeline`, plus the next pair at the last one's cost, plus the work after timing:
 // core/round_plan.h AfterTimingReserveS) or kMaxBuildPairs. The first extra pair is costed
@@ -213,7 +215,9 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
   const v1::Timeline so_far = timeline.Snapshot();
   for (const v1::PhaseSpan& span : so_far.spans())
     if (span.phase().rfind("build ", 0) == 0) builds_s += span.end_s() - span.start_s();
-  double next_pair_s = BuildPairEstimateS(builds_s, seconds_since(timing_began), plan.rounds);
+  const double planned_timing_s = seconds_since(timing_began);
+  double next_pair_s = BuildPairEstimateS(builds_s, planned_timing_s, plan.rounds);
+  const int rounds_per_pair = RoundsPerBuildPair(builds_s, planned_timing_s / std::max(1, plan.rounds));
   while (true) {
     const SequentialLook look = LookAt(BuildPairRatios(baseline, candidate), o.smallest_change);
     if (look.outcome != SequentialOutcome::kUndecided)
@@ -230,8 +234,13 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
     const auto pair_began = std::chrono::steady_clock::now();
     ++*build_pairs;
     // Which side is built first alternates: a side built right after the other's old build was
-    // freed may land where it lay, so a fixed order would favour one side in every pair.
-    const bool baseline_first = *build_pairs % 2 == 0;
+    // freed may land where it lay, so a fixed order would favour one side in every pair. The
+    // side built last leads the pair's first round, straight after its own warm-up, as every
+    // later leader follows its own calls (ABBA). Measured (issue 39, 50-layer chain, 1-call
+    // blocks of 5.7 ms): with the baseline leading every pair whoever was built last, the one
+    // timed first after another's warm-up lost a few % in that round, and byte-identical copies
+    // came out 0.9 % apart (1 % the other way with --reverse), hiding most of a +2 % change.
+    const bool baseline_first = (*build_pairs % 2 == 0) != o.reverse;
     for (TimedRun* run : baseline_first ? std::vector{&baseline, &candidate} : std::vector{&candidate, &baseline}) {
       const bool is_candidate = run == &candidate;
       absl::StatusOr<Workload> w = rebuild(is_candidate);
@@ -242,7 +251,7 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
       built[is_candidate] = std::move(fresh);  // the pair before is timed no more: freed
     }
     const size_t first_new = plan.steps.size();
-    ExtendRounds(kRoundsPerBuildPair, o.reverse, &plan);
+    ExtendRounds(rounds_per_pair, /*candidate_leads_first=*/baseline_first, &plan);
     for (size_t i = first_new; i < plan.steps.size(); ++i) {
       const RoundStep& step = plan.steps[i];
       if (absl::Status s = TimeRound(plan, step, o, timeline, step.candidate ? candidate : baseline, *build_pairs);

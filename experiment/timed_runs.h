@@ -45,7 +45,7 @@ class Phase {
 // Here building again costs time rather than buys accuracy; it is kept because a build effect
 // was seen in the same-file validity runs (two builds 2-4 % apart for a whole job), and it
 // makes the evidence hold wherever layout matters. A process effect this small needs no
-// second worker. (kRoundsPerBuildPair, the rounds of each later build pair, is in
+// second worker. (RoundsPerBuildPair, the rounds of each later build pair, is in
 // core/round_plan.h, where the calibration's forecast reads it too.)
 
 // A single pass of `w` (a phase "timing <name>"): warm-up, block sizing and blocks.
