@@ -236,8 +236,8 @@ TEST(DaemonEndToEnd, ADefaultCompareAlternatesFortyRoundsThatShareTheTimedWork) 
     EXPECT_EQ(blocks, t.blocks_size());
   }
   const auto spans = c->timeline().spans();
-  EXPECT_EQ(spans[2].phase(), "warm-up baseline") << "both runs warm up once, before the first round";
-  EXPECT_EQ(spans[3].phase(), "warm-up candidate");
+  EXPECT_EQ(spans[2].phase(), "warm-up candidate") << "both runs warm up once, before the first round";
+  EXPECT_EQ(spans[3].phase(), "warm-up baseline") << "the first round's leader last: it continues from its own calls";
   EXPECT_EQ(c->evidence().paired().round_ratios_size(), rounds);
   EXPECT_DOUBLE_EQ(c->evidence().paired().min_claimed_change(), 0.01);
   EXPECT_TRUE(LabelFollowsTheGuideRule(*c));
