@@ -143,7 +143,12 @@ std::optional<v1::DecisionForecast> ForecastFromPairs(const std::vector<v1::Comp
   ForecastInput in;
   in.smallest_change = kDefaultSmallestChange;
   in.max_time_s = kDefaultCompareMaxTimeS;
-  std::vector<double> planned, outside, build_pair, rounds_per_pair;
+  struct Times {
+    double timing_s, builds_s;
+    int rounds;
+  };
+  std::vector<Times> times;
+  std::vector<double> outside;
   for (const v1::Comparison& c : pairs) {
     const auto& ratios = c.evidence().paired().round_ratios();
     in.pair_round_ratios.emplace_back(ratios.begin(), ratios.end());
@@ -155,14 +160,22 @@ std::optional<v1::DecisionForecast> ForecastFromPairs(const std::vector<v1::Comp
     }
     const int rounds = std::max(1, c.round_plan().rounds());
     if (timing <= 0) continue;
-    planned.push_back(timing);
+    times.push_back({timing, builds, rounds});
     outside.push_back(builds + AfterTimingReserveS(c.before().timing().summary().median_s(),
                                                    c.after().timing().summary().median_s(), kDefaultProfileCalls));
-    build_pair.push_back(BuildPairEstimateS(builds, timing, rounds));
-    rounds_per_pair.push_back(RoundsPerBuildPair(builds, timing / rounds));
   }
-  if (planned.empty()) return std::nullopt;
-  in.rounds_per_pair = static_cast<int>(*Quantile(rounds_per_pair, 0.5));
+  if (times.empty()) return std::nullopt;
+  std::vector<double> planned, builds_s, round_s;
+  for (const Times& t : times) {
+    planned.push_back(t.timing_s);
+    builds_s.push_back(t.builds_s);
+    round_s.push_back(t.timing_s / t.rounds);
+  }
+  // The rounds a compare would time each build pair (even: ABBA), from the pairs' median builds and rounds.
+  in.rounds_per_pair = RoundsPerBuildPair(*Quantile(builds_s, 0.5), *Quantile(round_s, 0.5));
+  std::vector<double> build_pair;
+  for (const Times& t : times)
+    build_pair.push_back(BuildPairEstimateS(t.builds_s, t.timing_s, t.rounds, in.rounds_per_pair));
   in.planned_s = *Quantile(planned, 0.5);
   in.build_pair_s = *Quantile(build_pair, 0.5);
   in.outside_timing_s = *Quantile(outside, 0.5);

@@ -40,10 +40,9 @@ int RoundsPerBuildPair(double builds_s, double round_s) {
   return std::max(kMinRoundsPerBuildPair, even);
 }
 
-double BuildPairEstimateS(double builds_s, double planned_timing_s, int planned_rounds) {
-  const int rounds = std::max(1, planned_rounds);
-  const int per_pair = RoundsPerBuildPair(builds_s, planned_timing_s / rounds);
-  return builds_s + planned_timing_s * std::min(1.0, static_cast<double>(per_pair + 1) / rounds);
+double BuildPairEstimateS(double builds_s, double planned_timing_s, int planned_rounds, int rounds_per_pair) {
+  return builds_s + planned_timing_s * std::min(1.0, static_cast<double>(std::max(0, rounds_per_pair) + 1) /
+                                                         std::max(1, planned_rounds));
 }
 
 double AfterTimingReserveS(double baseline_call_s, double candidate_call_s, int profile_calls) {

@@ -62,10 +62,10 @@ int RoundsPerBuildPair(double builds_s, double round_s);
 
 // Seconds one more build pair is expected to take before any was timed: both workloads built
 // again (`builds_s`, what the first builds took), then a warm-up of one block per run and
-// R = RoundsPerBuildPair rounds: R + 1 of the `planned_rounds` rounds that took
-// `planned_timing_s` (at most all of it: the first warm-up sized blocks too). Used by the time
-// cap (experiment/timed_runs.h) and the forecast (core/decision_forecast.h).
-double BuildPairEstimateS(double builds_s, double planned_timing_s, int planned_rounds);
+// `rounds_per_pair` rounds (RoundsPerBuildPair): rounds_per_pair + 1 of the `planned_rounds`
+// rounds that took `planned_timing_s` (at most all of it: the first warm-up sized blocks too).
+// Used by the time cap (experiment/timed_runs.h) and the forecast (core/decision_forecast.h).
+double BuildPairEstimateS(double builds_s, double planned_timing_s, int planned_rounds, int rounds_per_pair);
 
 // Seconds a comparison's work after its timing is expected to take, from each run's per-call
 // time: the operator profile over `profile_calls` calls (0: diagnostics off) at 1.25 x a call

@@ -75,9 +75,10 @@ TEST(RoundsPerBuildPair, TimesTwiceTheRebuildsInEvenRoundsWithinTheBounds) {
 }
 
 TEST(BuildPairEstimateS, IsTheBuildsThenItsRoundsAndAWarmUpOfThePlannedTiming) {
-  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.01, 0.8, 40), 0.01 + 0.8 * 5 / 40) << "4 rounds and a warm-up";
-  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.1, 0.8, 40), 0.1 + 0.8 * 11 / 40) << "10 rounds (0.2 s of 0.02 s rounds)";
-  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.2, 0.8, 4), 1.0) << "never more than the planned timing";
+  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.01, 0.8, 40, 4), 0.01 + 0.8 * 5 / 40) << "4 rounds and a warm-up";
+  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.1, 0.8, 40, RoundsPerBuildPair(0.1, 0.8 / 40)), 0.1 + 0.8 * 11 / 40)
+      << "10 rounds (0.2 s of 0.02 s rounds)";
+  EXPECT_DOUBLE_EQ(BuildPairEstimateS(0.2, 0.8, 4, 4), 1.0) << "never more than the planned timing";
 }
 
 TEST(AfterTimingReserveS, CountsTheProfiledCallsMemoryAndCheckPerRunAndTheWorkersOwnTime) {

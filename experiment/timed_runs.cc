@@ -216,8 +216,8 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
   for (const v1::PhaseSpan& span : so_far.spans())
     if (span.phase().rfind("build ", 0) == 0) builds_s += span.end_s() - span.start_s();
   const double planned_timing_s = seconds_since(timing_began);
-  double next_pair_s = BuildPairEstimateS(builds_s, planned_timing_s, plan.rounds);
   const int rounds_per_pair = RoundsPerBuildPair(builds_s, planned_timing_s / std::max(1, plan.rounds));
+  double next_pair_s = BuildPairEstimateS(builds_s, planned_timing_s, plan.rounds, rounds_per_pair);
   while (true) {
     const SequentialLook look = LookAt(BuildPairRatios(baseline, candidate), o.smallest_change);
     if (look.outcome != SequentialOutcome::kUndecided)

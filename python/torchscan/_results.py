@@ -66,7 +66,6 @@ class _Result:
         self.how: Dict[str, str] = how or {}  # per side: how a Python model became TorchScript
         self.notes: List[str] = version_notes(message) if how else []  # what the caller should know
 
-
     def to_json(self):
         return to_json(self.message)
 
