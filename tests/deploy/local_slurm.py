@@ -1,11 +1,13 @@
 """A real Slurm cluster of one node on this machine, for tests and benchmarks.
 
-    with LocalSlurm(folder) as slurm:      # munged (shared), slurmctld and slurmd (own)
+    with LocalSlurm(folder) as slurm:      # its own munged, slurmctld and slurmd
         env = slurm.env                     # SLURM_CONF for sbatch, squeue, torchscand...
         slurm.set_node_state("down", "test")
 
-Each cluster has its own slurm.conf, ports, state and spool folders under `folder`, so that
-tests run side by side; munged is the machine's (started as user munge when not running).
+Each cluster has its own slurm.conf, ports, state and spool folders under `folder`, and its own
+munged (own key and socket, slurm.conf AuthInfo=socket=...), so that tests run side by side and
+none depends on a daemon another test started: Bazel kills what a finished test left running, and
+a shared munged started by one test died under the next one's cluster (CI, stop 46).
 Needs root (slurmd) and Debian's slurm-wlm and munge (scripts/setup.sh installs them).
 Design notes: ProctrackType=proctrack/linuxproc and TaskPlugin=task/none need no systemd or
 cgroups; the partition gives each job a whole node (OverSubscribe=EXCLUSIVE).
@@ -15,9 +17,8 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
-
-MUNGE_SOCKET = "/run/munge/munge.socket.2"
 
 
 def free_port():
@@ -26,28 +27,46 @@ def free_port():
         return s.getsockname()[1]
 
 
-def ensure_munged():
-    """Starts the machine's munged unless a credential round-trips already."""
-    if _munge_works():
-        return
-    os.makedirs("/run/munge", exist_ok=True)
-    shutil.chown("/run/munge", "munge", "munge")
-    os.chmod("/run/munge", 0o755)
-    if not os.path.exists("/etc/munge/munge.key"):
-        subprocess.run(["runuser", "-u", "munge", "--", "mungekey", "-c"], check=True)
-    subprocess.run(["runuser", "-u", "munge", "--", "munged"], capture_output=True)  # a racing start fails: fine
-    for _ in range(100):
-        if _munge_works():
-            return
-        time.sleep(0.1)
-    raise RuntimeError("munged did not start (runuser -u munge -- munged -F to see why)")
+class Munged:
+    """A munged of one cluster: its own key, socket, pid, seed and log in a short folder under /tmp
+    that every user can traverse (munged refuses a socket in a folder that is not)."""
 
+    def __init__(self):
+        for tool in ("munged", "mungekey", "munge", "unmunge"):
+            if not shutil.which(tool):
+                raise RuntimeError(f"{tool} is not installed: apt-get install munge slurm-wlm (scripts/setup.sh)")
+        self.folder = tempfile.mkdtemp(prefix="tsm.", dir="/tmp")  # unix socket paths <= 107 bytes
+        os.chmod(self.folder, 0o755)
+        self.socket = os.path.join(self.folder, "munge.socket")
+        self.proc = None
 
-def _munge_works():
-    if not shutil.which("munge"):
-        raise RuntimeError("munge is not installed: apt-get install munge slurm-wlm (scripts/setup.sh)")
-    cred = subprocess.run(["munge", "-n"], capture_output=True)
-    return cred.returncode == 0 and subprocess.run(["unmunge"], input=cred.stdout, capture_output=True).returncode == 0
+    def start(self):
+        key = os.path.join(self.folder, "munge.key")
+        subprocess.run(["mungekey", "--create", f"--keyfile={key}"], check=True, capture_output=True)
+        log = open(os.path.join(self.folder, "munged.out"), "ab")
+        self.proc = subprocess.Popen(
+            ["munged", "--foreground", f"--socket={self.socket}", f"--key-file={key}",
+             f"--pid-file={self.folder}/munged.pid", f"--seed-file={self.folder}/munged.seed",
+             f"--log-file={self.folder}/munged.log", "--num-threads=10"], stdout=log, stderr=log)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.works():
+                return self
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        out = open(os.path.join(self.folder, "munged.out")).read()[-2000:]
+        raise RuntimeError(f"munged did not start on {self.socket}:\n{out}")
+
+    def works(self):
+        cred = subprocess.run(["munge", "-n", "-S", self.socket], capture_output=True)
+        return cred.returncode == 0 and subprocess.run(["unmunge", "-S", self.socket], input=cred.stdout,
+                                                       capture_output=True).returncode == 0
+
+    def stop(self):
+        _stop(self.proc)
+        self.proc = None
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class LocalSlurm:
@@ -60,6 +79,7 @@ class LocalSlurm:
         self.env = dict(os.environ, SLURM_CONF=self.conf)
         self.ctld = None
         self.slurmd = None
+        self.munged = None
 
     def write_conf(self):
         os.makedirs(self.folder, exist_ok=True)
@@ -74,6 +94,7 @@ SlurmdPort={free_port()}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
+AuthInfo=socket={self.munged.socket}
 StateSaveLocation={f}/state
 SlurmdSpoolDir={f}/spool
 SlurmctldPidFile={f}/slurmctld.pid
@@ -101,7 +122,7 @@ PartitionName={self.partition} Nodes={self.node} Default=YES MaxTime=INFINITE St
             out.write(text)
 
     def start(self):
-        ensure_munged()
+        self.munged = Munged().start()
         self.write_conf()
         self.start_controller()
         log = open(os.path.join(self.folder, "log", "slurmd.out"), "ab")
@@ -123,6 +144,9 @@ PartitionName={self.partition} Nodes={self.node} Default=YES MaxTime=INFINITE St
         _stop(self.slurmd)
         self.stop_controller()
         self.slurmd = None
+        if self.munged:
+            self.munged.stop()
+            self.munged = None
 
     def __enter__(self):
         return self.start()
