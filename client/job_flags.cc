@@ -329,6 +329,10 @@ void AddCompareFlags(CLI::App* app, CompareFlags* f) {
                   "seconds the comparison may take in its worker, builds and checks included: no build pair starts "
                   "that would pass it")
       ->capture_default_str();
+  app->add_option("--max-other-cpu-share", f->max_other_cpu_share,
+                  "build pairs timed while other processes used more than this share of the job's CPUs are left out "
+                  "of the decision, and a compare timed mostly so makes no claim (1: never left out)")
+      ->capture_default_str();
   app->add_flag("--fixed-length", f->fixed_length, "time the planned rounds only, no extra build pairs");
 }
 
@@ -395,8 +399,14 @@ absl::StatusOr<v1::JobSpec> CompareSpecFromFlags(const CompareFlags& f) {
   if (!(f.max_time > 0 && f.max_time <= kMaxCompareMaxTimeS))
     return FlagError("--max-time", absl::StrFormat("must be above 0 and at most %g seconds, got %g",
                                                    kMaxCompareMaxTimeS, f.max_time));
+  if (!(f.max_other_cpu_share >= kMinMaxOtherCpuShare && f.max_other_cpu_share <= 1))
+    return FlagError(
+        "--max-other-cpu-share",
+        absl::StrFormat("must be from %g to 1 (a share of the job's CPUs; 1 never leaves a pair out), got %g",
+                        kMinMaxOtherCpuShare, f.max_other_cpu_share));
   job->set_smallest_change(f.smallest_change);
   job->set_max_time_s(f.max_time);
+  job->set_max_other_cpu_share(f.max_other_cpu_share);
   job->set_fixed_length(f.fixed_length);
   if (absl::Status s = FillCheck(f.check, f.model.transport(), job->mutable_check()); !s.ok()) return s;
   return spec;

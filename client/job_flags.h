@@ -91,7 +91,10 @@ struct CompareFlags {
   // --smallest-change: the smallest relative change that matters (0 < x <= kMaxSmallestChange)
   double smallest_change = kDefaultSmallestChange;
   double max_time = kDefaultCompareMaxTimeS;  // --max-time: seconds the timing may take (0 < x <= kMaxCompareMaxTimeS)
-  bool fixed_length = false;                  // --fixed-length: the planned rounds only
+  // --max-other-cpu-share: build pairs timed while others used more of the job's CPUs are
+  // discarded (kMinMaxOtherCpuShare <= x <= 1)
+  double max_other_cpu_share = kDefaultMaxOtherCpuShare;
+  bool fixed_length = false;  // --fixed-length: the planned rounds only
 };
 
 // A calibration: A/A pairs of one workload (the built-in linear model by default, or the

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/build_pair_decision.h"
 #include "core/compatibility.h"
 #include "core/deltas.h"
 #include "core/instruction_diff.h"
@@ -19,6 +21,7 @@
 #include "core/paired_ratio.h"
 #include "core/sequential_decision.h"
 #include "core/statistics.h"
+#include "proto/spec_limits.h"
 
 namespace torchscan {
 namespace {
@@ -48,8 +51,10 @@ constexpr const char* kPairedMethod =
 constexpr const char* kSequentialMethod =
     "confidence sequence for the median ratio after/before over build pairs (sign-based, beta-binomial mixture: "
     "Darling and Robbins 1967, Howard and Ramdas 2022), valid however often it was looked at; each build pair's "
-    "ratio is the median of its rounds' ratios; a claim needs the whole interval beyond the smallest change that "
-    "matters, equivalent the whole interval within it";
+    "ratio is the trimmed mean of its rounds' log ratios; pairs timed while other processes used more than "
+    "max_other_cpu_share of the job's CPUs are left out; a claim needs the whole interval beyond the smallest change "
+    "that matters, equivalent the whole interval within it, and both to pass a robustness check (Mann-Whitney tests "
+    "at 1 % that the first and second half of the pairs, and the quieter and busier half, agree)";
 
 // Per-round medians of one run keyed by round number (1-based), in round order.
 std::vector<std::pair<int, double>> RoundMedians(const v1::BenchmarkReport& run) {
@@ -69,12 +74,29 @@ std::vector<int> RoundUnits(const v1::BenchmarkReport& run) {
   return out;
 }
 
+// Each round's load with both runs pooled (core/build_pair_decision.h RoundLoad), in round order.
+std::vector<PairLoad> RoundLoads(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after) {
+  std::map<int, const v1::TimingLoad*> b, a;
+  for (const v1::TimingRound& r : before.timing().rounds()) b[r.round()] = r.has_load() ? &r.load() : nullptr;
+  for (const v1::TimingRound& r : after.timing().rounds()) a[r.round()] = r.has_load() ? &r.load() : nullptr;
+  std::vector<PairLoad> loads;
+  for (const auto& [round, load] : b) loads.push_back(RoundLoad(load, a.count(round) ? a[round] : nullptr));
+  return loads;
+}
+
 // With two build pairs or more: the claim and interval of the confidence sequence over build
-// pairs (core/sequential_decision.h), replacing the rounds' interval.
-void SetBuildPairEvidence(const std::vector<int>& units, double smallest_change, v1::PairedEvidence* p) {
+// pairs, guarded against load (core/build_pair_decision.h), replacing the rounds' interval.
+void SetBuildPairEvidence(const std::vector<int>& units, const std::vector<PairLoad>& loads,
+                          const v1::TimingSettings& timing, const std::string& cpus, v1::PairedEvidence* p) {
+  const double smallest_change = timing.smallest_change() > 0 ? timing.smallest_change() : kPairedMinClaimedChange;
+  const double max_share = timing.max_other_cpu_share() > 0 ? timing.max_other_cpu_share() : kDefaultMaxOtherCpuShare;
   const std::vector<double> rounds(p->round_ratios().begin(), p->round_ratios().end());
-  const std::vector<double> pairs = UnitRatios(units, rounds);
+  const std::vector<BuildPair> build_pairs = BuildPairsOf(units, rounds, loads);
+  const PairDecision d = DecideOverBuildPairs(build_pairs, smallest_change, max_share, cpus);
+  std::vector<double> pairs;
+  for (const BuildPair& pair : build_pairs) pairs.push_back(pair.ratio);
   for (double r : pairs) p->add_unit_ratios(r);
+  p->set_discarded_build_pairs(d.loaded_pairs);
   p->set_method(kSequentialMethod);
   p->set_min_claimed_change(smallest_change);
   p->set_confidence(1 - kSequentialAlpha);
@@ -83,21 +105,21 @@ void SetBuildPairEvidence(const std::vector<int>& units, double smallest_change,
   p->clear_achieved_confidence();
   p->clear_resolvable_change();
   if (std::optional<double> median = Quantile(pairs, 0.5)) p->set_median_ratio(*median);
-  const SequentialLook look = LookAt(pairs, smallest_change);
-  p->set_note("");
+  const SequentialLook& look = d.look;
+  p->set_note(d.withheld);
   if (look.low && look.high) {
     p->set_ci_low(*look.low);
     p->set_ci_high(*look.high);
     p->set_achieved_confidence(1 - kSequentialAlpha);
     p->set_resolvable_change(*look.resolvable_change);
-  } else {
-    p->set_note(
-        absl::StrCat("an interval over build pairs needs ", FirstBoundedRound(), " of them (has ", pairs.size(), ")"));
+  } else if (d.withheld.empty()) {
+    p->set_note(absl::StrCat("an interval over build pairs needs ", FirstBoundedRound(), " of them (has ", look.rounds,
+                             d.loaded_pairs ? " not discarded" : "", ")"));
   }
-  p->set_claim(look.outcome == SequentialOutcome::kFaster       ? v1::PairedEvidence::faster
-               : look.outcome == SequentialOutcome::kSlower     ? v1::PairedEvidence::slower
-               : look.outcome == SequentialOutcome::kEquivalent ? v1::PairedEvidence::equivalent
-                                                                : v1::PairedEvidence::no_claim);
+  p->set_claim(d.claim == SequentialOutcome::kFaster       ? v1::PairedEvidence::faster
+               : d.claim == SequentialOutcome::kSlower     ? v1::PairedEvidence::slower
+               : d.claim == SequentialOutcome::kEquivalent ? v1::PairedEvidence::equivalent
+                                                           : v1::PairedEvidence::no_claim);
 }
 
 // Pairs round i of each run (by round number) and fills the paired evidence; rounds that do
@@ -137,8 +159,8 @@ void SetPairedEvidence(const v1::BenchmarkReport& before, const v1::BenchmarkRep
   p->set_note(r.note);
   const std::vector<int> units = RoundUnits(before);
   if (r.ratios.size() == units.size() && std::set<int>(units.begin(), units.end()).size() >= 2) {
-    const double smallest = before.settings().timing().smallest_change();
-    SetBuildPairEvidence(units, smallest > 0 ? smallest : kPairedMinClaimedChange, p);
+    SetBuildPairEvidence(units, RoundLoads(before, after), before.settings().timing(), before.timing().load().cpus(),
+                         p);
   }
 }
 

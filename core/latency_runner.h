@@ -81,7 +81,7 @@ class LatencyRunner {
   double timed_s() const { return timed_s_; }
   int64_t calls_per_block() const { return calls_per_block_; }
   // Replaces the size SizeBlock chose (>= 1), before any block is timed: core/round_plan.h
-  // MatchedCalls gives both runs of a comparison blocks of about the same duration.
+  // EqualCalls gives both runs of a comparison the same calls per block.
   void SetCallsPerBlock(int64_t calls) { calls_per_block_ = calls < 1 ? 1 : calls; }
   // The timing and any warnings ("high_iqr", "few_blocks") appended to `warnings`.
   v1::Timing Finish(google::protobuf::RepeatedPtrField<v1::Warning>* warnings) const;

@@ -59,13 +59,8 @@ void ExtendRounds(int rounds, bool candidate_leads_first, RoundPlan* plan) {
   }
 }
 
-int64_t MatchedCalls(double target_block_s, double sized_block_s, int64_t sized_calls) {
-  // Below 10 calls a block cannot be matched finely (1 call of 6 ms against 9 ms would round to
-  // 2 calls, 12 ms): such runs keep their sized block, as the power-of-ten step is above them.
-  if (sized_calls < 10) return sized_calls < 1 ? 1 : sized_calls;
-  if (!(target_block_s > 0) || !(sized_block_s > 0)) return sized_calls;
-  const double calls = std::llround(target_block_s * static_cast<double>(sized_calls) / sized_block_s);
-  return calls < 1 ? 1 : static_cast<int64_t>(calls);
+int64_t EqualCalls(int64_t baseline_calls, int64_t candidate_calls) {
+  return std::max<int64_t>({1, baseline_calls, candidate_calls});
 }
 
 double RoundTarget(const RoundPlan& plan, int round, double run_timed_s) {

@@ -83,15 +83,17 @@ double AfterTimingReserveS(double baseline_call_s, double candidate_call_s, int 
 // plan->rounds grows.
 void ExtendRounds(int rounds, bool candidate_leads_first, RoundPlan* plan);
 
-// Calls per block that make a block of a run whose sized block of `sized_calls` calls took
-// `sized_block_s` last about `target_block_s` (>= 1; `sized_calls` when a figure is not
-// positive). Why: block sizing steps by powers of ten, so two builds of the same workload near
-// a step get 10 and 100 calls per block, and the per-call time of a long block and of a short
-// one differ (by 3 % on the built-in linear model here): a bias that pairing cannot cancel.
-// With rounds, both runs get blocks as long as the longer sized block (blocks only get longer,
-// so the clock-overhead criterion still holds). A run sized below 10 calls keeps its size:
-// matching it would round coarsely (1 call against 1.5 calls' time gives 2).
-int64_t MatchedCalls(double target_block_s, double sized_block_s, int64_t sized_calls);
+// Calls per block both runs of a comparison time, from the calls each run's block sizing chose:
+// the larger (>= 1), the same for both, kept for every round and build pair. Why equal counts:
+// a block's per-call time is its mean, so a block of many calls carries every preemption that
+// fell inside it, while the median over one-call blocks steps over them; under load the side
+// with the longer blocks comes out slower. Measured (issue 40, a 0.3 ms model under a build on
+// both cores): sizing gave 29 calls against 1 and 1 against 10, and those compares claimed 23.5 %
+// faster and 28.6 % slower between equal files; core/equal_footing_test.cc reproduces it with a
+// clock that preempts one call in ten. The larger count keeps both blocks above the sizing
+// criteria (blocks only get longer). Equal durations (the rule before) matched blocks of two
+// builds sized on either side of a power of ten, which equal counts also do.
+int64_t EqualCalls(int64_t baseline_calls, int64_t candidate_calls);
 
 // Seconds of timed work `run_timed_s` must reach for round `round` (1-based) of `plan` to
 // stop: round x round_min_run_time_s minus what the run timed before it, at least 0.

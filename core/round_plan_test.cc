@@ -130,21 +130,11 @@ TEST(PlanRounds, LongBlocksGetFewerRoundsButNeverFewerThanMinBlocks) {
   }
 }
 
-TEST(MatchedCalls, GivesBothRunsBlocksOfTheLongerSizedDuration) {
-  // Two builds of one workload sized on either side of a power of ten: 10 calls in 0.45 ms and
-  // 100 calls in 4.6 ms. Matched to 4.6 ms, both make about 100-call blocks.
-  EXPECT_EQ(MatchedCalls(0.0046, 0.00045, 10), 102);
-  EXPECT_EQ(MatchedCalls(0.0046, 0.0046, 100), 100);
-  // A 10x slower candidate keeps 10x fewer calls: its blocks last as long.
-  EXPECT_EQ(MatchedCalls(0.0046, 0.0046, 10), 10);
-  // Below 10 calls rounding is too coarse (6 ms against 9 ms would give 2 calls, 12 ms): kept.
-  EXPECT_EQ(MatchedCalls(0.009, 0.006, 1), 1);
-  EXPECT_EQ(MatchedCalls(0.0046, 0.00046, 5), 5);
-  // Unknown figures keep the sized calls; never fewer than one.
-  EXPECT_EQ(MatchedCalls(0, 0.001, 70), 70);
-  EXPECT_EQ(MatchedCalls(0.001, 0, 70), 70);
-  EXPECT_EQ(MatchedCalls(0.0001, 0.01, 10), 1);
-  EXPECT_EQ(MatchedCalls(0.001, 0.001, 0), 1);
+TEST(EqualCalls, BothRunsTimeTheLargerSizedCount) {
+  EXPECT_EQ(EqualCalls(29, 1), 29);
+  EXPECT_EQ(EqualCalls(1, 10), 10);
+  EXPECT_EQ(EqualCalls(100, 100), 100);
+  EXPECT_EQ(EqualCalls(0, 0), 1);  // never fewer than one
 }
 
 TEST(RoundTarget, ARoundThatRanPastItsShareShortensTheNext) {

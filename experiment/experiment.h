@@ -60,6 +60,9 @@ struct ExperimentOptions {
   bool decide = false;
   double smallest_change = kDefaultSmallestChange;
   double max_time_s = kDefaultCompareMaxTimeS;
+  // Build pairs timed while other processes used more than this share of the job's CPUs are
+  // discarded from the decision; mostly so: no claim (core/build_pair_decision.h).
+  double max_other_cpu_share = kDefaultMaxOtherCpuShare;
   int profile_calls = kDefaultProfileCalls;  // calls observed by the operator profile
   bool skip_diagnostics = false;             // no operator profile or tensor-memory pass (RSS still runs with rss)
   bool rss = false;                          // run a fresh RSS child per workload (all at once, before timing)

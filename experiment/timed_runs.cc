@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/build_pair_decision.h"
 #include "core/cpu_load.h"
 #include "core/proc_load.h"
 #include "core/round_plan.h"
@@ -43,8 +44,9 @@ struct TimedRun {
     int index;
     std::string position;
     int64_t first_block, block_count;
-    int unit;         // build pair
-    double median_s;  // per-call median of its blocks (as TimingRound records it)
+    int unit;                            // build pair
+    double median_s;                     // per-call median of its blocks (as TimingRound records it)
+    std::optional<v1::TimingLoad> load;  // while it was timed; absent when /proc was unreadable
   };
   std::vector<Round> rounds;
   v1::TimingLoad load;  // interval_s 0 while nothing was sampled
@@ -96,14 +98,18 @@ absl::Status TimeRound(const RoundPlan& plan, const RoundStep& step, const Exper
                                     plan.round_max_run_time_s);
   });
   if (!ran.ok()) return ran;
+  std::optional<v1::TimingLoad> round_load;
   if (load_start.ok()) {
     const absl::StatusOr<CpuLoadSample> load_end = ReadCpuLoad();
     const absl::StatusOr<v1::TimingLoad> load = load_end.ok() ? LoadOnThisProcessCpus(*load_start, *load_end)
                                                               : absl::StatusOr<v1::TimingLoad>(load_end.status());
-    if (load.ok()) PoolTimingLoad(*load, &run.load);
+    if (load.ok()) {
+      PoolTimingLoad(*load, &run.load);
+      round_load = *load;
+    }
   }
   run.rounds.push_back({step.round, step.leads ? "first" : "second", blocks.first, blocks.second, unit,
-                        RoundMedian(run.session->blocks(), blocks.first, blocks.second)});
+                        RoundMedian(run.session->blocks(), blocks.first, blocks.second), std::move(round_load)});
   return absl::OkStatus();
 }
 
@@ -112,8 +118,10 @@ v1::BenchmarkReport FinishRun(const RoundPlan& plan, const TimedRun& run) {
   v1::BenchmarkReport report = run.session->Finish();
   if (run.load.interval_s() > 0) *report.mutable_timing()->mutable_load() = run.load;
   if (plan.rounds > 1)
-    for (const TimedRun::Round& r : run.rounds)
+    for (const TimedRun::Round& r : run.rounds) {
       AddTimingRound(r.index, r.position, r.first_block, r.block_count, r.unit, report.mutable_timing());
+      if (r.load) *report.mutable_timing()->mutable_rounds()->rbegin()->mutable_load() = *r.load;
+    }
   SetHighIqrWarning(report.timing(), report.mutable_warnings());  // its cause, now that load and rounds are known
   return report;
 }
@@ -125,23 +133,27 @@ std::string NewInterleaveId() {
 }
 // With rounds, both runs warm up and size their blocks first (the first round's leader last, so
 // that it continues from its own calls as every later leader does), so that the plan knows how
-// long a block is; unless the block is fixed, both then take the calls
-// that match the longer block. Returns the longer block's seconds (0 with one round).
+// long a block is; unless the block is fixed, both then time the same calls per block
+// (core/round_plan.h EqualCalls). Returns the longer block's seconds at those calls (0 with one
+// round).
 absl::StatusOr<double> SizeBlocks(const ExperimentOptions& o, PhaseTimeline& timeline, TimedRun& baseline_run,
                                   TimedRun& candidate_run) {
-  double longest_block_s = 0;
-  if (o.rounds <= 1) return longest_block_s;
-  std::vector<std::pair<TimedRun*, double>> sized;
+  if (o.rounds <= 1) return 0.0;
+  double block_s[2] = {0, 0};  // baseline, candidate
   for (TimedRun* run :
        o.reverse ? std::vector{&baseline_run, &candidate_run} : std::vector{&candidate_run, &baseline_run}) {
-    absl::StatusOr<double> block_s = PrepareRun(o, timeline, *run);
-    if (!block_s.ok()) return block_s.status();
-    sized.emplace_back(run, *block_s);
-    longest_block_s = std::max(longest_block_s, *block_s);
+    absl::StatusOr<double> sized = PrepareRun(o, timeline, *run);
+    if (!sized.ok()) return sized.status();
+    block_s[run == &candidate_run] = *sized;
   }
-  if (o.timing.fixed_calls_per_block == 0)
-    for (auto& [run, block_s] : sized)
-      run->session->SetCallsPerBlock(MatchedCalls(longest_block_s, block_s, run->session->calls_per_block()));
+  if (o.timing.fixed_calls_per_block != 0) return std::max(block_s[0], block_s[1]);
+  const int64_t sized_calls[2] = {baseline_run.session->calls_per_block(), candidate_run.session->calls_per_block()};
+  const int64_t calls = EqualCalls(sized_calls[0], sized_calls[1]);
+  double longest_block_s = 0;
+  for (int side : {0, 1}) {
+    (side ? candidate_run : baseline_run).session->SetCallsPerBlock(calls);
+    if (sized_calls[side] > 0) longest_block_s = std::max(longest_block_s, block_s[side] * calls / sized_calls[side]);
+  }
   return longest_block_s;
 }
 
@@ -163,18 +175,21 @@ void RecordOrder(const RoundPlan& plan, const ExperimentOptions& o, v1::Benchmar
   }
 }
 
-// The build pairs' ratios so far: each round's candidate / baseline per-call median (kept as
-// each round was timed, not computed again at every look), then each pair's median
-// (core/sequential_decision.h UnitRatios).
-std::vector<double> BuildPairRatios(const TimedRun& baseline, const TimedRun& candidate) {
+// The decision over the build pairs so far (core/build_pair_decision.h): each round's candidate /
+// baseline per-call median and both runs' load while it was timed (kept as each round was timed,
+// not computed again at every look), pooled per pair.
+PairDecision Decide(const TimedRun& baseline, const TimedRun& candidate, const ExperimentOptions& o) {
   std::vector<int> units;
   std::vector<double> ratios;
+  std::vector<PairLoad> loads;
   for (size_t i = 0; i < baseline.rounds.size() && i < candidate.rounds.size(); ++i) {
-    const double before = baseline.rounds[i].median_s, after = candidate.rounds[i].median_s;
-    units.push_back(baseline.rounds[i].unit);
-    ratios.push_back(before > 0 ? after / before : std::nan(""));
+    const TimedRun::Round &b = baseline.rounds[i], &c = candidate.rounds[i];
+    units.push_back(b.unit);
+    ratios.push_back(b.median_s > 0 ? c.median_s / b.median_s : std::nan(""));
+    loads.push_back(RoundLoad(b.load ? &*b.load : nullptr, c.load ? &*c.load : nullptr));
   }
-  return UnitRatios(units, ratios);
+  return DecideOverBuildPairs(BuildPairsOf(units, ratios, loads), o.smallest_change, o.max_other_cpu_share,
+                              baseline.load.cpus());
 }
 
 // Warm-up of a rebuilt workload, untimed: one block's calls, and at least 3 (TorchScript's
@@ -219,10 +234,12 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
   const int rounds_per_pair = RoundsPerBuildPair(builds_s, planned_timing_s / std::max(1, plan.rounds));
   double next_pair_s = BuildPairEstimateS(builds_s, planned_timing_s, plan.rounds, rounds_per_pair);
   while (true) {
-    const SequentialLook look = LookAt(BuildPairRatios(baseline, candidate), o.smallest_change);
-    if (look.outcome != SequentialOutcome::kUndecided)
-      return absl::StrCat("decided (", SequentialOutcomeName(look.outcome), ") after ", *build_pairs, " build pairs, ",
-                          absl::StrFormat("%.1f", timeline.Now()), " s into the job");
+    // A decided look withheld by the load or the robustness checks times on: more pairs may
+    // decide again (the sequence holds however often it is looked at), or the cap ends it.
+    const PairDecision decision = Decide(baseline, candidate, o);
+    if (decision.claim != SequentialOutcome::kUndecided)
+      return absl::StrCat("decided (", SequentialOutcomeName(decision.claim), ") after ", *build_pairs,
+                          " build pairs, ", absl::StrFormat("%.1f", timeline.Now()), " s into the job");
     const double reserve_s =
         AfterTimingReserveS(PerCallS(baseline), PerCallS(candidate), o.skip_diagnostics ? 0 : o.profile_calls);
     if (timeline.Now() + next_pair_s + reserve_s > o.max_time_s)
@@ -301,7 +318,10 @@ absl::StatusOr<TimedPair> TimeBoth(const Workload& baseline, const Workload& can
   for (v1::BenchmarkReport* r : {&timed.before, &timed.after}) {
     v1::TimingSettings* t = r->mutable_settings()->mutable_timing();
     t->set_build_pairs(build_pairs);
-    if (o.decide && plan.rounds > 1) t->set_smallest_change(o.smallest_change);
+    if (o.decide && plan.rounds > 1) {
+      t->set_smallest_change(o.smallest_change);
+      t->set_max_other_cpu_share(o.max_other_cpu_share);
+    }
   }
   timed.round_plan = RoundPlanRecord(plan, o.timing, baseline_run->session->calls_per_block(),
                                      candidate_run->session->calls_per_block());

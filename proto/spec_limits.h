@@ -75,6 +75,13 @@ inline constexpr double kDefaultCompareMaxTimeS = 20;
 inline constexpr double kMaxCompareMaxTimeS = 3600;
 // Build pairs of one comparison at most, whatever the time left (each records its rounds).
 inline constexpr int kMaxBuildPairs = 500;
+// CompareJob.max_other_cpu_share when 0 (and --max-other-cpu-share's default): a build pair
+// timed while other processes used more than this share of the job's CPUs is discarded from
+// the decision, and a comparison timed mostly so makes no claim (core/build_pair_decision.h).
+// Half: on the 2-core VM a single-threaded job and one other busy CPU share nothing but the
+// caches; above half, others preempt the timed calls. Values outside are refused (1: never).
+inline constexpr double kDefaultMaxOtherCpuShare = 0.5;
+inline constexpr double kMinMaxOtherCpuShare = 0.05;
 
 // ---------------------------------------------------------------- CalibrateJob
 

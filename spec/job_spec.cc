@@ -329,6 +329,12 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
         return Invalid("spec.compare.max_time_s",
                        absl::StrCat("must be 0 (the default, ", kDefaultCompareMaxTimeS, " s) up to ",
                                     kMaxCompareMaxTimeS, " s, got ", c.max_time_s()));
+      if (!(c.max_other_cpu_share() == 0 ||
+            (c.max_other_cpu_share() >= kMinMaxOtherCpuShare && c.max_other_cpu_share() <= 1)))
+        return Invalid(
+            "spec.compare.max_other_cpu_share",
+            absl::StrCat("must be 0 (the default, ", kDefaultMaxOtherCpuShare, ") or from ", kMinMaxOtherCpuShare,
+                         " to 1 (a share of the job's CPUs; 1 never discards), got ", c.max_other_cpu_share()));
       break;
     }
     case v1::JobSpec::kCalibrate: {

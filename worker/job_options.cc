@@ -62,6 +62,7 @@ absl::StatusOr<experiment::ExperimentOptions> ExperimentOptionsFor(const v1::Job
   if (compare.rounds() > 0) o.rounds = compare.rounds();
   if (compare.smallest_change() > 0) o.smallest_change = compare.smallest_change();
   if (compare.max_time_s() > 0) o.max_time_s = compare.max_time_s();
+  if (compare.max_other_cpu_share() > 0) o.max_other_cpu_share = compare.max_other_cpu_share();
   o.decide = !compare.fixed_length();
   return o;
 }

@@ -162,7 +162,7 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
             allow_non_finite: bool = False, check_module: Optional[Model] = None, no_check: bool = False,
             candidate_transform: Union[str, Sequence[str], None] = None, reverse: bool = False,
             rounds: Optional[int] = None, smallest_change: Optional[float] = None, max_time: Optional[float] = None,
-            fixed_length: bool = False, min_run_time: Optional[float] = None, min_blocks: Optional[int] = None,
+            max_other_cpu_share: Optional[float] = None, fixed_length: bool = False, min_run_time: Optional[float] = None, min_blocks: Optional[int] = None,
             threads: Optional[int] = None, rss: bool = False, profile_calls: Optional[int] = None,
             skip_diagnostics: bool = False, instructions: bool = False, label: str = "", revision: str = "",
             node: str = "", progress: bool = True, cancel_on_interrupt: bool = False,
@@ -226,6 +226,7 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
     c.rounds = int(rounds or 0)
     c.smallest_change = float(smallest_change or 0)
     c.max_time_s = float(max_time or 0)
+    c.max_other_cpu_share = float(max_other_cpu_share or 0)
     c.fixed_length = bool(fixed_length)
     _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics, instructions)
     job, result = _run(spec, connection_keywords, progress, cancel_on_interrupt)

@@ -1,0 +1,126 @@
+#include "core/build_pair_decision.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/statistics.h"
+
+namespace torchscan {
+namespace {
+
+double Median(std::vector<double> values) { return Quantile(std::move(values), 0.5).value_or(std::nan("")); }
+
+// Why two groups of log ratios differ, or "" when the test does not show it at kRobustnessAlpha
+// (too few pairs to ever show it included).
+std::string Differ(const std::vector<double>& a, const std::vector<double>& b, const char* what, const char* a_name,
+                   const char* b_name) {
+  const MannWhitneyResult test = MannWhitneyU(a, b, kRobustnessAlpha);
+  if (!test.p_value || !(*test.p_value < kRobustnessAlpha)) return "";
+  return absl::StrFormat(
+      "withheld: %s (%s median ratio %.4fx over %d build pairs, %s %.4fx over %d; Mann-Whitney p = %.3g < %g), so "
+      "the build pairs do not share one median ratio as the confidence sequence assumes",
+      what, a_name, std::exp(Median(a)), a.size(), b_name, std::exp(Median(b)), b.size(), *test.p_value,
+      kRobustnessAlpha);
+}
+
+// The robustness checks of a decided look over `kept` (in time order): "" when they pass.
+std::string RobustnessCheck(const std::vector<BuildPair>& kept) {
+  std::vector<double> logs;
+  for (const BuildPair& p : kept) logs.push_back(std::log(p.ratio));
+  const size_t half = logs.size() / 2;
+  std::string why = Differ(std::vector<double>(logs.begin(), logs.begin() + half),
+                           std::vector<double>(logs.begin() + half, logs.end()), "the ratios drifted while it timed",
+                           "first half", "second half");
+  if (!why.empty()) return why;
+  if (std::any_of(kept.begin(), kept.end(), [](const BuildPair& p) { return !p.load.known(); })) return "";
+  std::vector<size_t> by_load(kept.size());
+  std::iota(by_load.begin(), by_load.end(), 0);
+  std::stable_sort(by_load.begin(), by_load.end(),
+                   [&](size_t i, size_t j) { return kept[i].load.share() < kept[j].load.share(); });
+  std::vector<double> quieter, busier;
+  for (size_t k = 0; k < by_load.size(); ++k) (k < half ? quieter : busier).push_back(logs[by_load[k]]);
+  return Differ(quieter, busier, "the ratios moved with the load", "quieter half", "busier half");
+}
+
+}  // namespace
+
+double PairLoad::share() const {
+  if (!known()) return 0;
+  return std::clamp(other_cpu_s / (interval_s * cpu_count), 0.0, 1.0);
+}
+
+PairLoad RoundLoad(const v1::TimingLoad* baseline, const v1::TimingLoad* candidate) {
+  PairLoad load;
+  for (const v1::TimingLoad* run : {baseline, candidate}) {
+    if (run == nullptr || !(run->interval_s() > 0) || run->cpu_count() < 1) return PairLoad{};
+    load.other_cpu_s += run->other_cpu_s();
+    load.interval_s += run->interval_s();
+    load.cpu_count = run->cpu_count();
+  }
+  return load;
+}
+
+std::vector<BuildPair> BuildPairsOf(const std::vector<int>& units, const std::vector<double>& round_ratios,
+                                    const std::vector<PairLoad>& round_loads) {
+  const std::vector<double> ratios = UnitRatios(units, round_ratios);
+  std::vector<int> order;  // pairs in order of first appearance, as UnitRatios
+  std::map<int, PairLoad> loads;
+  std::set<int> unknown;  // pairs with a round whose load is unknown: their load is unknown
+  for (size_t i = 0; i < units.size() && i < round_ratios.size(); ++i) {
+    const int unit = units[i] < 1 ? 1 : units[i];
+    if (loads.count(unit) == 0) order.push_back(unit);
+    PairLoad& load = loads[unit];
+    const PairLoad round = i < round_loads.size() ? round_loads[i] : PairLoad{};
+    if (!round.known()) unknown.insert(unit);
+    load.other_cpu_s += round.other_cpu_s;
+    load.interval_s += round.interval_s;
+    load.cpu_count = round.cpu_count;
+  }
+  std::vector<BuildPair> pairs;
+  for (size_t k = 0; k < order.size() && k < ratios.size(); ++k)
+    pairs.push_back({ratios[k], unknown.count(order[k]) ? PairLoad{} : loads[order[k]]});
+  return pairs;
+}
+
+PairDecision DecideOverBuildPairs(const std::vector<BuildPair>& pairs, double delta, double max_other_cpu_share,
+                                  const std::string& cpus) {
+  PairDecision d;
+  d.pairs = static_cast<int>(pairs.size());
+  std::vector<BuildPair> kept;
+  double other_s = 0, cpu_s = 0, known_s = 0, loaded_s = 0;
+  for (const BuildPair& p : pairs) {
+    if (p.load.known()) {
+      other_s += p.load.other_cpu_s;
+      cpu_s += p.load.interval_s * p.load.cpu_count;
+      known_s += p.load.interval_s;
+      if (p.load.share() > max_other_cpu_share) {
+        ++d.loaded_pairs;
+        loaded_s += p.load.interval_s;
+        continue;
+      }
+    }
+    kept.push_back(p);
+  }
+  d.other_cpu_share = cpu_s > 0 ? std::clamp(other_s / cpu_s, 0.0, 1.0) : 0;
+  std::vector<double> ratios;
+  for (const BuildPair& p : kept) ratios.push_back(p.ratio);
+  d.look = LookAt(ratios, delta);
+  if (known_s > 0 && loaded_s > known_s / 2) {
+    d.withheld = absl::StrFormat(
+        "no claim: others used %.0f %% of CPUs %s while it timed, above the %.0f %% limit in %d of %d build pairs "
+        "(max_other_cpu_share %g): rerun on a quieter machine",
+        100 * d.other_cpu_share, cpus, 100 * max_other_cpu_share, d.loaded_pairs, d.pairs, max_other_cpu_share);
+    return d;
+  }
+  if (d.look.outcome == SequentialOutcome::kUndecided) return d;
+  d.withheld = RobustnessCheck(kept);
+  if (d.withheld.empty()) d.claim = d.look.outcome;
+  return d;
+}
+
+}  // namespace torchscan
