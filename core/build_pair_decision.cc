@@ -65,6 +65,23 @@ PairLoad RoundLoad(const v1::TimingLoad* baseline, const v1::TimingLoad* candida
   return load;
 }
 
+std::vector<int> RoundUnitsOf(const v1::BenchmarkReport& run) {
+  std::map<int, int> units;  // by round number
+  for (const v1::TimingRound& r : run.timing().rounds()) units[r.round()] = std::max(1, r.unit());
+  std::vector<int> out;
+  for (const auto& [round, unit] : units) out.push_back(unit);
+  return out;
+}
+
+std::vector<PairLoad> RoundLoadsOf(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after) {
+  std::map<int, const v1::TimingLoad*> b, a;
+  for (const v1::TimingRound& r : before.timing().rounds()) b[r.round()] = r.has_load() ? &r.load() : nullptr;
+  for (const v1::TimingRound& r : after.timing().rounds()) a[r.round()] = r.has_load() ? &r.load() : nullptr;
+  std::vector<PairLoad> loads;
+  for (const auto& [round, load] : b) loads.push_back(RoundLoad(load, a.count(round) ? a[round] : nullptr));
+  return loads;
+}
+
 std::vector<BuildPair> BuildPairsOf(const std::vector<int>& units, const std::vector<double>& round_ratios,
                                     const std::vector<PairLoad>& round_loads) {
   const std::vector<double> ratios = UnitRatios(units, round_ratios);

@@ -49,6 +49,12 @@ struct PairLoad {
 // load: unknown, and so is the result).
 PairLoad RoundLoad(const v1::TimingLoad* baseline, const v1::TimingLoad* candidate);
 
+// Each round's build pair (TimingRound.unit, 0 read as 1) of a run, in round order.
+std::vector<int> RoundUnitsOf(const v1::BenchmarkReport& run);
+
+// RoundLoad of each round of a comparison's two runs, paired by round number, in round order.
+std::vector<PairLoad> RoundLoadsOf(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after);
+
 struct BuildPair {
   double ratio = 0;  // candidate / baseline (core/sequential_decision.h UnitRatios)
   PairLoad load;     // both runs' rounds of the pair, pooled

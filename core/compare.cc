@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -62,26 +61,6 @@ std::vector<std::pair<int, double>> RoundMedians(const v1::BenchmarkReport& run)
   for (const v1::TimingRound& r : run.timing().rounds()) medians.emplace_back(r.round(), r.median_s());
   std::sort(medians.begin(), medians.end());
   return medians;
-}
-
-// Each round's build pair, in round order (0 read as 1).
-std::vector<int> RoundUnits(const v1::BenchmarkReport& run) {
-  std::vector<std::pair<int, int>> units;
-  for (const v1::TimingRound& r : run.timing().rounds()) units.emplace_back(r.round(), std::max(1, r.unit()));
-  std::sort(units.begin(), units.end());
-  std::vector<int> out;
-  for (const auto& [round, unit] : units) out.push_back(unit);
-  return out;
-}
-
-// Each round's load with both runs pooled (core/build_pair_decision.h RoundLoad), in round order.
-std::vector<PairLoad> RoundLoads(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after) {
-  std::map<int, const v1::TimingLoad*> b, a;
-  for (const v1::TimingRound& r : before.timing().rounds()) b[r.round()] = r.has_load() ? &r.load() : nullptr;
-  for (const v1::TimingRound& r : after.timing().rounds()) a[r.round()] = r.has_load() ? &r.load() : nullptr;
-  std::vector<PairLoad> loads;
-  for (const auto& [round, load] : b) loads.push_back(RoundLoad(load, a.count(round) ? a[round] : nullptr));
-  return loads;
 }
 
 // With two build pairs or more: the claim and interval of the confidence sequence over build
@@ -157,9 +136,9 @@ void SetPairedEvidence(const v1::BenchmarkReport& before, const v1::BenchmarkRep
                : r.claim == PairedClaim::kSlower ? v1::PairedEvidence::slower
                                                  : v1::PairedEvidence::no_claim);
   p->set_note(r.note);
-  const std::vector<int> units = RoundUnits(before);
+  const std::vector<int> units = RoundUnitsOf(before);
   if (r.ratios.size() == units.size() && std::set<int>(units.begin(), units.end()).size() >= 2) {
-    SetBuildPairEvidence(units, RoundLoads(before, after), before.settings().timing(), before.timing().load().cpus(),
+    SetBuildPairEvidence(units, RoundLoadsOf(before, after), before.settings().timing(), before.timing().load().cpus(),
                          p);
   }
 }

@@ -209,8 +209,10 @@ std::string PairedDetailText(const v1::PairedEvidence& p) {
   const std::string stopped = p.stop_reason().empty() ? "" : absl::StrCat("; ", p.stop_reason());
   if (!p.has_ci_low() || !p.has_ci_high())
     return absl::StrCat(p.note().empty() ? "no interval" : p.note(), over.empty() ? "" : "; ", over, stopped);
+  const std::string withheld =
+      p.claim() == v1::PairedEvidence::no_claim && !p.note().empty() ? absl::StrCat(p.note(), "; ") : "";
   return absl::StrCat(
-      "at ", UnsignedPercent(p.confidence()), ": ", over, over.empty() ? "" : ", ", "interval ",
+      withheld, "at ", UnsignedPercent(p.confidence()), ": ", over, over.empty() ? "" : ", ", "interval ",
       FormatRatio(p.ci_low()), " to ", FormatRatio(p.ci_high()),
       pairs > 0                     ? absl::StrCat(" (valid at every look; smallest change that matters \u00b1",
                                                    UnsignedPercent(p.min_claimed_change()), ")")

@@ -41,6 +41,9 @@ std::string ClaimPart(const v1::PairedEvidence& p) {
                           Interval(p), ")");
     default: break;
   }
+  if (!p.note().empty())  // a decided look withheld, or a compare timed mostly under load
+    return absl::StrCat("No paired claim (", p.note(), "; median ", Direction(p.median_ratio()), ", ", Interval(p),
+                        ")");
   const bool capped = p.stop_reason().find("time cap") != std::string::npos;
   return absl::StrCat(
       "Undecided at \u00b1", smallest, capped ? " when the time cap was reached" : "", " (median ",

@@ -95,6 +95,19 @@ TEST(VerdictSentence, UndecidedAtTheCapSaysWhatItResolves) {
             "the IQR 3.0% of the median).");
 }
 
+TEST(VerdictSentence, AWithheldClaimSaysWhy) {
+  v1::Comparison c = Timed(10.05, 0.3);
+  Paired(v1::PairedEvidence::no_claim, 0.97, 0.96, 0.98, &c);
+  c.mutable_evidence()->mutable_paired()->set_note(
+      "no claim: others used 61 % of CPUs 0-1 while it timed, above the 50 % limit in 7 of 10 build pairs");
+  const std::string s = VerdictSentence(c);
+  EXPECT_EQ(s.rfind("No paired claim (no claim: others used 61 % of CPUs 0-1 while it timed, above the 50 % limit in 7 "
+                    "of 10 build pairs; median 3.0% faster, 90.0% interval",
+                    0),
+            0u)
+      << s;
+}
+
 TEST(VerdictSentence, ALabelThePairedRoundsCannotConfirm) {
   v1::Comparison c = Timed(10.5, 0.1);
   v1::PairedEvidence* p = c.mutable_evidence()->mutable_paired();
