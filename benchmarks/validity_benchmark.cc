@@ -4,7 +4,8 @@
 //
 //   bazel build //benchmarks:validity_benchmark //daemon:torchscand //worker:torchscan-worker &&
 //   bazel-bin/benchmarks/validity_benchmark bazel-bin/daemon/torchscand [--pairs 40]
-//     [--sequential-pairs 10] [--file-pairs 40] [--min-run-time S] [--rounds R] [--threads T] [--quick]
+//     [--sequential-pairs 10] [--file-pairs 40] [--file-layers 50] [--small-pairs 0] [--load N]
+//     [--min-run-time S] [--rounds R] [--threads T] [--max-time S] [--smallest-change X] [--quick]
 //
 // Workload (benchmarks/tanh_chain_module.h): a chain of 20 tanh(Linear(256,256)) layers on a
 // 64x256 input, made at start; its second method adds one layer (+5 % work). Compare jobs, one
@@ -13,9 +14,15 @@
 //   A/A            forward vs forward, at --rounds (0: the daemon's default)
 //   +5 %           forward vs forward_plus_one, at --rounds
 //   A/A sequential forward vs forward with rounds 1, the wall-time reference
-// and, as users compare two files (issue 25), a chain of 50 layers on 64x256:
+// and, as users compare two files (issue 25), a chain of --file-layers (50) layers on 64x256:
 //   A/A copies     two byte-identical files under different names, at --rounds
-//   +2 % files     the 50-layer file against a 51-layer one saved separately, at --rounds
+//   +1 layer files the 50-layer file against a 51-layer one saved separately (+2 %; 100 against
+//                  101 layers: +1 %), at --rounds
+// and, with --small-pairs, a model of about 0.3 ms (20 layers on 4x256, issue 40):
+//   small A/A copies  two byte-identical files
+//   small +5 %        forward vs forward_plus_one in one file
+// --load N runs N bursty CPU hogs beside the daemon for the whole run (benchmarks/cpu_hogs.h:
+// busy 5-50 ms, idle 5-50 ms, at random), as other users' work on a shared machine.
 // Prints a table per kind, then one figure per line, for the guide's label (latency_change)
 // and the paired claim (evidence.paired.claim): A/A false verdicts (faster or slower),
 // detections of the +5 % (slower), wrong direction on the +5 % (faster), the wall time per
@@ -36,8 +43,10 @@
 #include <CLI/CLI.hpp>
 
 #include "benchmarks/benchmark_daemon.h"
+#include "benchmarks/cpu_hogs.h"
 #include "benchmarks/tanh_chain_module.h"
 #include "benchmarks/validity_tally.h"
+#include "core/build_pair_decision.h"
 #include "core/statistics.h"
 #include "proto/service.pb.h"
 #include "proto/spec_limits.h"
@@ -49,13 +58,16 @@ using namespace torchscan::benchmarks;
 
 constexpr int kLayers = 20;  // +1 layer = +5 % work
 constexpr int kBatch = 64;
-constexpr int kFileLayers = 50;  // +1 layer in another file = +2 % work
+constexpr int kSmallBatch = 4;  // the 20 layers on 4x256: about 0.3 ms a call
 
 struct Flags {
   std::string daemon_path = "bazel-bin/daemon/torchscand";
   int pairs = 40;              // A/A jobs, and as many +5 % jobs
   int sequential_pairs = 10;   // rounds-1 A/A jobs
-  int file_pairs = 40;         // A/A copies jobs, and as many +2 % files jobs
+  int file_pairs = 40;         // A/A copies jobs, and as many +1 layer files jobs
+  int file_layers = 50;        // layers of the file pairs' chain (+1 layer: +2 % at 50)
+  int small_pairs = 0;         // small A/A copies jobs, and as many small +5 % jobs
+  int load = 0;                // bursty CPU hogs beside the daemon
   double min_run_time_s = 0;   // 0: the daemon's default
   int rounds = 0;              // 0: the daemon's default
   int threads = 0;             // intra-op threads; 0: the daemon's default
@@ -63,6 +75,7 @@ struct Flags {
   double smallest_change = 0;  // compare decision margin; 0: the daemon's default (0.01)
   bool quick = false;
   std::string ratios_csv;  // "": none; else one line per job: kind, label, claim, per-round ratios
+  std::string pairs_csv;   // "": none; else one line per build pair: kind, job, pair, ratio, others' share
 };
 
 // Parses and checks the flags; exits 0 for --help, 2 naming the flag for a bad value.
@@ -72,11 +85,16 @@ Flags ParseFlags(int argc, char** argv) {
       "validity_benchmark: A/A and +5 % compare jobs through a real torchscand; prints how often the "
       "label and the paired claim are wrong, and the wall time per comparison");
   app.add_option("torchscand", f.daemon_path, "torchscand to start (default bazel-bin/daemon/torchscand)");
-  CLI::Option* pairs = app.add_option("--pairs", f.pairs, "A/A jobs, and as many +5 % jobs (default 40)");
+  CLI::Option* pairs = app.add_option("--pairs", f.pairs, "A/A jobs, and as many +5 % jobs (default 40; 0: none)");
   CLI::Option* sequential = app.add_option("--sequential-pairs", f.sequential_pairs,
                                            "rounds-1 A/A jobs for the wall-time ratio (default 10)");
-  CLI::Option* file_pairs = app.add_option(
-      "--file-pairs", f.file_pairs, "A/A jobs between two byte-identical files, and as many +2 % jobs (default 40)");
+  CLI::Option* file_pairs =
+      app.add_option("--file-pairs", f.file_pairs,
+                     "A/A jobs between two byte-identical files, and as many +1 layer jobs (default 40)");
+  app.add_option("--file-layers", f.file_layers, "layers of the file pairs' chain (default 50: +1 layer is +2 %)");
+  app.add_option("--small-pairs", f.small_pairs,
+                 "A/A jobs between two byte-identical files of a ~0.3 ms model, and as many +5 % jobs (default 0)");
+  app.add_option("--load", f.load, "bursty CPU hogs beside the daemon (busy 5-50 ms, idle 5-50 ms; default 0)");
   CLI::Option* min_run_time =
       app.add_option("--min-run-time", f.min_run_time_s, "min_run_time_s of every job (default 0: the daemon's)");
   app.add_option("--rounds", f.rounds, "rounds of the A/A and +5 % jobs (default 0: the daemon's default)");
@@ -86,6 +104,8 @@ Flags ParseFlags(int argc, char** argv) {
                  "smallest_change of every compare (default 0: the daemon's, 0.01)");
   app.add_option("--ratios-csv", f.ratios_csv,
                  "write each job's kind, label, claim and per-round ratios to this CSV file (for offline analysis)");
+  app.add_option("--pairs-csv", f.pairs_csv,
+                 "write each build pair's kind, job, pair, ratio and other processes' share of the CPUs to this CSV");
   app.add_flag("--quick", f.quick, "1 pair, 1 sequential pair, min_run_time 0.01 s unless given: a smoke run");
   try {
     app.parse(argc, argv);
@@ -102,7 +122,10 @@ Flags ParseFlags(int argc, char** argv) {
     std::fprintf(stderr, "validity_benchmark: %s\n", why.c_str());
     std::exit(2);
   };
-  if (f.pairs < 1) refuse("--pairs must be at least 1");
+  if (f.pairs < 0) refuse("--pairs must be 0 or more");
+  if (f.file_layers < 1 || f.file_layers > 1000) refuse("--file-layers must be 1 to 1000");
+  if (f.small_pairs < 0) refuse("--small-pairs must be 0 or more");
+  if (f.load < 0 || f.load > 16) refuse("--load must be 0 to 16 hogs");
   if (f.sequential_pairs < 0) refuse("--sequential-pairs must be 0 or more");
   if (f.file_pairs < 0) refuse("--file-pairs must be 0 or more");
   if (!(f.min_run_time_s >= 0) || f.min_run_time_s > 86400) refuse("--min-run-time must be 0 (default) to 86400 s");
@@ -115,22 +138,24 @@ Flags ParseFlags(int argc, char** argv) {
   return f;
 }
 
-// The modules the jobs upload: the same-file chain, and the two files of the file pairs.
+// The modules the jobs upload: the same-file chain (the small model's too), and the two files
+// of the file pairs.
 struct Modules {
+  explicit Modules(int file_layers)
+      : file(TanhChainModuleBytes(file_layers)), file_plus_one(TanhChainModuleBytes(file_layers + 1)) {}
   std::string chain = TanhChainModuleBytes(kLayers);
-  std::string file = TanhChainModuleBytes(kFileLayers);
-  std::string file_plus_one = TanhChainModuleBytes(kFileLayers + 1);
+  std::string file, file_plus_one;
 };
 
 v1::WorkloadSpec ChainWorkload(const std::string& module_bytes, const char* method,
-                               const std::string& name = "tanh_chain.pt") {
+                               const std::string& name = "tanh_chain.pt", int batch = kBatch) {
   v1::WorkloadSpec w;
   v1::TorchScriptSpec* script = w.mutable_model()->mutable_torchscript();
   script->set_module_bytes(module_bytes);
   script->set_method(method);
   script->set_source_name(name + " (validity_benchmark)");
   v1::GeneratedTensor* input = w.add_inputs()->mutable_generated();
-  input->add_shape(kBatch);
+  input->add_shape(batch);
   input->add_shape(kChainWidth);
   return w;
 }
@@ -140,10 +165,15 @@ v1::JobSpec CompareSpec(PairKind kind, const Modules& m, const Flags& f) {
   spec.set_label(std::string("validity ") + PairKindName(kind));
   v1::CompareJob* compare = spec.mutable_compare();
   if (kind == PairKind::kAaCopies || kind == PairKind::kSlowdownFiles) {
-    *compare->mutable_baseline() = ChainWorkload(m.file, kChainMethod, "chain50.pt");
+    *compare->mutable_baseline() = ChainWorkload(m.file, kChainMethod, "chain.pt");
     *compare->mutable_candidate() = kind == PairKind::kAaCopies
-                                        ? ChainWorkload(m.file, kChainMethod, "chain50_copy.pt")
-                                        : ChainWorkload(m.file_plus_one, kChainMethod, "chain51.pt");
+                                        ? ChainWorkload(m.file, kChainMethod, "chain_copy.pt")
+                                        : ChainWorkload(m.file_plus_one, kChainMethod, "chain_plus_one.pt");
+  } else if (kind == PairKind::kSmallAaCopies || kind == PairKind::kSmallSlowdown) {
+    *compare->mutable_baseline() = ChainWorkload(m.chain, kChainMethod, "small.pt", kSmallBatch);
+    *compare->mutable_candidate() = kind == PairKind::kSmallAaCopies
+                                        ? ChainWorkload(m.chain, kChainMethod, "small_copy.pt", kSmallBatch)
+                                        : ChainWorkload(m.chain, kChainPlusOneMethod, "small.pt", kSmallBatch);
   } else {
     *compare->mutable_baseline() = ChainWorkload(m.chain, kChainMethod);
     *compare->mutable_candidate() =
@@ -187,6 +217,15 @@ CompareOutcome RunCompare(torchscan::DaemonClient& client, PairKind kind, const 
     for (const v1::Warning& w : run->warnings()) o.busy_machine |= w.code() == "busy_machine";
   }
   o.round_ratios.assign(c.evidence().paired().round_ratios().begin(), c.evidence().paired().round_ratios().end());
+  o.call_s = c.before().timing().summary().median_s();
+  o.discarded_build_pairs = c.evidence().paired().discarded_build_pairs();
+  const std::string& note = c.evidence().paired().note();
+  o.withheld = note.rfind("withheld", 0) == 0 || note.rfind("no claim", 0) == 0;
+  const std::vector<double> ratios(c.evidence().paired().round_ratios().begin(),
+                                   c.evidence().paired().round_ratios().end());
+  for (const torchscan::BuildPair& pair : torchscan::BuildPairsOf(torchscan::RoundUnitsOf(c.before()), ratios,
+                                                                  torchscan::RoundLoadsOf(c.before(), c.after())))
+    o.pair_ratio_share.emplace_back(pair.ratio, pair.load.known() ? pair.load.share() : NAN);
   return o;
 }
 
@@ -199,19 +238,21 @@ std::string Rounds(const KindTally& t) {
 double Q(const std::vector<double>& v, double q) { return torchscan::Quantile(v, q).value_or(NAN); }
 
 void PrintTable(const std::vector<KindTally>& tallies, const std::vector<PairKind>& kinds) {
-  std::printf("\n%-15s %5s %6s %6s | %-26s | %-20s | %8s %8s %8s | %13s\n", "kind", "jobs", "failed", "rounds",
-              "label faster/slower/within", "claim faster/slower/none", "wall p50", "wall p90", "wall max",
-              "median change");
+  std::printf("\n%-16s %5s %6s %6s | %-26s | %-20s | %8s %8s %8s | %13s | %9s %6s %8s %9s\n", "kind", "jobs", "failed",
+              "rounds", "label faster/slower/within", "claim faster/slower/none", "wall p50", "wall p90", "wall max",
+              "median change", "call p50", "others", "withheld", "discarded");
   for (size_t i = 0; i < kinds.size(); ++i) {
     const KindTally& t = tallies[i];
+    if (t.jobs == 0) continue;
     const std::string label = std::to_string(t.label_faster) + " / " + std::to_string(t.label_slower) + " / " +
                               std::to_string(t.label_within) +
                               (t.label_unavailable ? " (+" + std::to_string(t.label_unavailable) + " unavail.)" : "");
     const std::string claim =
         std::to_string(t.claim_faster) + " / " + std::to_string(t.claim_slower) + " / " + std::to_string(t.claim_none);
-    std::printf("%-15s %5d %6d %6s | %-26s | %-20s | %7.2fs %7.2fs %7.2fs | %+12.2f%%\n", PairKindName(kinds[i]),
-                t.jobs, t.failed, Rounds(t).c_str(), label.c_str(), claim.c_str(), Q(t.wall_s, 0.5), Q(t.wall_s, 0.9),
-                Q(t.wall_s, 1), 100 * Q(t.relative_change, 0.5));
+    std::printf("%-16s %5d %6d %6s | %-26s | %-20s | %7.2fs %7.2fs %7.2fs | %+12.2f%% | %7.3fms %5.0f%% %8d %9d\n",
+                PairKindName(kinds[i]), t.jobs, t.failed, Rounds(t).c_str(), label.c_str(), claim.c_str(),
+                Q(t.wall_s, 0.5), Q(t.wall_s, 0.9), Q(t.wall_s, 1), 100 * Q(t.relative_change, 0.5),
+                1e3 * Q(t.call_s, 0.5), 100 * Q(t.other_cpu_share, 0.5), t.withheld, t.discarded_build_pairs);
   }
 }
 
@@ -247,9 +288,17 @@ void PrintFileFigures(const KindTally& copies, const KindTally& files) {
               Rate(copies.label_faster + copies.label_slower, copies.succeeded()).c_str());
   std::printf("claim A/A copies false claims (faster or slower): %s\n",
               Rate(copies.claim_faster + copies.claim_slower, copies.succeeded()).c_str());
-  std::printf("label +2 %% files detections (slower): %s\n", Rate(files.label_slower, files.succeeded()).c_str());
-  std::printf("claim +2 %% files detections (slower): %s\n", Rate(files.claim_slower, files.succeeded()).c_str());
-  std::printf("+2 %% files wrong direction (label, claim): %d, %d\n", files.label_faster, files.claim_faster);
+  std::printf("label +1 layer files detections (slower): %s\n", Rate(files.label_slower, files.succeeded()).c_str());
+  std::printf("claim +1 layer files detections (slower): %s\n", Rate(files.claim_slower, files.succeeded()).c_str());
+  std::printf("+1 layer files wrong direction (label, claim): %d, %d\n", files.label_faster, files.claim_faster);
+}
+
+// The small model's figures (printed when they ran).
+void PrintSmallFigures(const KindTally& copies, const KindTally& slow) {
+  std::printf("claim small A/A copies false claims (faster or slower): %s\n",
+              Rate(copies.claim_faster + copies.claim_slower, copies.succeeded()).c_str());
+  std::printf("claim small +5 %% detections (slower): %s; wrong direction: %d\n",
+              Rate(slow.claim_slower, slow.succeeded()).c_str(), slow.claim_faster);
 }
 
 void WriteRatiosCsv(const std::string& path, const std::vector<CompareOutcome>& outcomes) {
@@ -266,22 +315,37 @@ void WriteRatiosCsv(const std::string& path, const std::vector<CompareOutcome>& 
   std::fclose(f);
 }
 
+void WritePairsCsv(const std::string& path, const std::vector<CompareOutcome>& outcomes) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) GiveUp("--pairs-csv: cannot write " + path);
+  std::fprintf(f, "kind,job,pair,ratio,other_cpu_share\n");
+  for (size_t job = 0; job < outcomes.size(); ++job)
+    for (size_t k = 0; k < outcomes[job].pair_ratio_share.size(); ++k)
+      std::fprintf(f, "%s,%zu,%zu,%.9g,%.4f\n", PairKindName(outcomes[job].kind), job + 1, k + 1,
+                   outcomes[job].pair_ratio_share[k].first, outcomes[job].pair_ratio_share[k].second);
+  std::fclose(f);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
-  const Modules modules;
+  const Modules modules(flags.file_layers);
+  const CpuHogs hogs(flags.load);  // before the daemon's client threads: fork only a single thread
   BenchmarkDaemon daemon = StartBenchmarkDaemon("validity_benchmark", flags.daemon_path, std::chrono::hours(4));
-  const std::vector<PairKind> order = InterleavedSchedule(flags.pairs, flags.sequential_pairs, flags.file_pairs);
+  const std::vector<PairKind> order =
+      InterleavedSchedule(flags.pairs, flags.sequential_pairs, flags.file_pairs, flags.small_pairs);
   std::printf(
       "validity_benchmark: %d A/A + %d +5 %% compares at rounds %d (0: the daemon's default %d), %d sequential "
       "A/A compares at rounds 1; min_run_time_s %g (0: the daemon's default %g), threads %d (0: default), "
       "max_time_s %g and smallest_change %g (0: the daemon's defaults); "
-      "%d tanh(Linear(256,256)) layers on %dx256, +1 layer for +5 %%; %d A/A copies + %d +2 %% files compares "
-      "(%d layers against a copy, or against %d layers in another file); check skipped, no diagnostics%s\n",
+      "%d tanh(Linear(256,256)) layers on %dx256, +1 layer for +5 %%; %d A/A copies + %d +1 layer files compares "
+      "(%d layers against a copy, or against %d layers in another file); %d small A/A copies + %d small +5 %% "
+      "compares (%d layers on %dx256); %d bursty CPU hogs beside the daemon; check skipped, no diagnostics%s\n",
       flags.pairs, flags.pairs, flags.rounds, torchscan::kDefaultRounds, flags.sequential_pairs, flags.min_run_time_s,
       torchscan::kDefaultMinRunTimeS, flags.threads, flags.max_time_s, flags.smallest_change, kLayers, kBatch,
-      flags.file_pairs, flags.file_pairs, kFileLayers, kFileLayers + 1,
+      flags.file_pairs, flags.file_pairs, flags.file_layers, flags.file_layers + 1, flags.small_pairs,
+      flags.small_pairs, kLayers, kSmallBatch, hogs.count(),
       flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
   std::fflush(stdout);  // before the progress lines on stderr
   std::vector<CompareOutcome> outcomes;
@@ -297,14 +361,17 @@ int main(int argc, char** argv) {
   daemon.client.reset();
   StopBenchmarkDaemon();
   if (!flags.ratios_csv.empty()) WriteRatiosCsv(flags.ratios_csv, outcomes);
+  if (!flags.pairs_csv.empty()) WritePairsCsv(flags.pairs_csv, outcomes);
 
-  std::vector<PairKind> kinds = {PairKind::kAa, PairKind::kSlowdown, PairKind::kSequentialAa};
-  if (flags.file_pairs > 0) kinds.insert(kinds.end(), {PairKind::kAaCopies, PairKind::kSlowdownFiles});
+  const std::vector<PairKind> kinds = {PairKind::kAa,           PairKind::kSlowdown,      PairKind::kSequentialAa,
+                                       PairKind::kAaCopies,     PairKind::kSlowdownFiles, PairKind::kSmallAaCopies,
+                                       PairKind::kSmallSlowdown};
   std::vector<KindTally> tallies;
   for (PairKind kind : kinds) tallies.push_back(Tally(outcomes, kind));
   PrintTable(tallies, kinds);
-  PrintFigures(tallies[0], tallies[1], tallies[2]);
+  if (flags.pairs > 0) PrintFigures(tallies[0], tallies[1], tallies[2]);
   if (flags.file_pairs > 0) PrintFileFigures(tallies[3], tallies[4]);
+  if (flags.small_pairs > 0) PrintSmallFigures(tallies[5], tallies[6]);
   int failed = 0;
   for (const KindTally& t : tallies) failed += t.failed;
   for (const CompareOutcome& o : outcomes)

@@ -12,15 +12,18 @@ const char* PairKindName(PairKind kind) {
     case PairKind::kSlowdown: return "+5 %";
     case PairKind::kSequentialAa: return "A/A sequential";
     case PairKind::kAaCopies: return "A/A copies";
-    case PairKind::kSlowdownFiles: return "+2 % files";
+    case PairKind::kSlowdownFiles: return "+1 layer files";
+    case PairKind::kSmallAaCopies: return "small A/A copies";
+    case PairKind::kSmallSlowdown: return "small +5 %";
   }
   return "?";
 }
 
-std::vector<PairKind> InterleavedSchedule(int pairs, int sequential, int file_pairs) {
+std::vector<PairKind> InterleavedSchedule(int pairs, int sequential, int file_pairs, int small_pairs) {
   pairs = std::max(pairs, 0);
   sequential = std::max(sequential, 0);
   file_pairs = std::max(file_pairs, 0);
+  small_pairs = std::max(small_pairs, 0);
   std::vector<PairKind> order;
   // Pair `pair` (1-based) of A/A and `slowdown`, the A/A first in odd pairs.
   const auto add_pair = [&order](int pair, PairKind aa, PairKind slowdown) {
@@ -37,9 +40,13 @@ std::vector<PairKind> InterleavedSchedule(int pairs, int sequential, int file_pa
       ++placed;
     }
     if (pair <= file_pairs) add_pair(pair, PairKind::kAaCopies, PairKind::kSlowdownFiles);
+    if (pair <= small_pairs) add_pair(pair, PairKind::kSmallAaCopies, PairKind::kSmallSlowdown);
   }
   for (; placed < sequential; ++placed) order.push_back(PairKind::kSequentialAa);
-  for (int pair = pairs + 1; pair <= file_pairs; ++pair) add_pair(pair, PairKind::kAaCopies, PairKind::kSlowdownFiles);
+  for (int pair = pairs + 1; pair <= std::max(file_pairs, small_pairs); ++pair) {
+    if (pair <= file_pairs) add_pair(pair, PairKind::kAaCopies, PairKind::kSlowdownFiles);
+    if (pair <= small_pairs) add_pair(pair, PairKind::kSmallAaCopies, PairKind::kSmallSlowdown);
+  }
   return order;
 }
 
@@ -68,6 +75,9 @@ KindTally Tally(const std::vector<CompareOutcome>& outcomes, PairKind kind) {
     t.rounds.insert(o.rounds);
     t.other_cpu_share.push_back(o.other_cpu_share);
     t.busy_machine += o.busy_machine;
+    t.call_s.push_back(o.call_s);
+    t.discarded_build_pairs += o.discarded_build_pairs;
+    t.withheld += o.withheld;
   }
   return t;
 }

@@ -31,6 +31,13 @@ TEST(InterleavedSchedule, PutsAFilePairAfterEachSameFilePair) {
   EXPECT_EQ(InterleavedSchedule(1, 0, -2), (std::vector<K>{K::kAa, K::kSlowdown}));
 }
 
+TEST(InterleavedSchedule, PutsASmallPairAfterEachFilePair) {
+  EXPECT_EQ(InterleavedSchedule(1, 0, 1, 2),
+            (std::vector<K>{K::kAa, K::kSlowdown, K::kAaCopies, K::kSlowdownFiles, K::kSmallAaCopies, K::kSmallSlowdown,
+                            K::kSmallSlowdown, K::kSmallAaCopies}));
+  EXPECT_EQ(InterleavedSchedule(0, 0, 0, 1), (std::vector<K>{K::kSmallAaCopies, K::kSmallSlowdown}));
+}
+
 TEST(InterleavedSchedule, CountsEveryJobOnce) {
   const std::vector<K> order = InterleavedSchedule(40, 10);
   EXPECT_EQ(std::count(order.begin(), order.end(), K::kAa), 40);
@@ -55,13 +62,17 @@ TEST(Tally, CountsOneKindsLabelsClaimsAndFailures) {
   CompareOutcome failed;
   failed.kind = K::kSlowdown;
   failed.error = "failed: worker crashed";
-  const std::vector<CompareOutcome> outcomes = {
+  failed.withheld = true;  // a failed job counts for nothing but the failure
+  std::vector<CompareOutcome> outcomes = {
       Outcome(K::kSlowdown, v1::Comparison::slower, v1::PairedEvidence::slower, 2.0),
       Outcome(K::kAa, v1::Comparison::faster, v1::PairedEvidence::no_claim, 9.0),
       Outcome(K::kSlowdown, v1::Comparison::faster, v1::PairedEvidence::no_claim, 3.0),
       failed,
       Outcome(K::kSlowdown, v1::Comparison::unavailable, v1::PairedEvidence::faster, 4.0),
   };
+  outcomes[2].withheld = true;
+  outcomes[2].discarded_build_pairs = 3;
+  outcomes[4].call_s = 0.0003;
   const KindTally t = Tally(outcomes, K::kSlowdown);
   EXPECT_EQ(t.jobs, 4);
   EXPECT_EQ(t.failed, 1);
@@ -75,6 +86,9 @@ TEST(Tally, CountsOneKindsLabelsClaimsAndFailures) {
   EXPECT_EQ(t.claim_none, 1);
   EXPECT_EQ(t.wall_s, (std::vector<double>{2.0, 3.0, 4.0}));
   EXPECT_EQ(t.rounds, (std::set<int>{10}));
+  EXPECT_EQ(t.withheld, 1);
+  EXPECT_EQ(t.discarded_build_pairs, 3);
+  EXPECT_EQ(t.call_s, (std::vector<double>{0, 0, 0.0003}));
   EXPECT_EQ(Tally(outcomes, K::kSequentialAa).jobs, 0);
 }
 
