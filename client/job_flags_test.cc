@@ -218,6 +218,8 @@ TEST(JobFlags, EachBadFlagIsNamed) {
       {[](CompareFlags& f) { f.smallest_change = 0; }, "--smallest-change"},
       {[](CompareFlags& f) { f.smallest_change = std::nan(""); }, "--smallest-change"},
       {[](CompareFlags& f) { f.max_time = -1; }, "--max-time"},
+      {[](CompareFlags& f) { f.max_other_cpu_share = 0.01; }, "--max-other-cpu-share"},
+      {[](CompareFlags& f) { f.max_other_cpu_share = std::nan(""); }, "--max-other-cpu-share"},
       {[](CompareFlags& f) { f.run.label = "x\x1b[2Jy"; }, "--label"},
       {[](CompareFlags& f) { f.run.revision = "abc\ndef"; }, "--revision"},
       {[](CompareFlags& f) { f.run.revision = std::string(kMaxJobTextBytes + 1, 'r'); }, "--revision"},
@@ -241,6 +243,7 @@ TEST(JobFlags, EachFlagLimitPassesAtItsValueAndRefusesAStepOver) {
       {[](CompareFlags& f, int extra) { f.rounds = kMaxRounds + extra; }, "--rounds"},
       {[](CompareFlags& f, int extra) { f.smallest_change = kMaxSmallestChange + 0.01 * extra; }, "--smallest-change"},
       {[](CompareFlags& f, int extra) { f.max_time = kMaxCompareMaxTimeS + extra; }, "--max-time"},
+      {[](CompareFlags& f, int extra) { f.max_other_cpu_share = 1 + 0.01 * extra; }, "--max-other-cpu-share"},
   };
   for (const auto& [set, flag] : cases) {
     CompareFlags at = WithTolerance();

@@ -104,6 +104,15 @@ TEST(JobSpec, RoundsOutOfRangeAreNamed) {
     spec.mutable_compare()->set_max_time_s(bad);
     ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.max_time_s");
   }
+  spec.mutable_compare()->set_max_time_s(0);
+  for (double bad : {-0.5, 0.01, 1.01, std::nan("")}) {
+    spec.mutable_compare()->set_max_other_cpu_share(bad);
+    ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.compare.max_other_cpu_share");
+  }
+  for (double good : {0.0, kMinMaxOtherCpuShare, 0.5, 1.0}) {
+    spec.mutable_compare()->set_max_other_cpu_share(good);
+    EXPECT_TRUE(ValidateJobSpec(spec, {}).ok()) << good;
+  }
 }
 
 TEST(JobSpec, CalibrateJobsTakeTheReferenceWorkloadOrTheirOwnAndNameBadPairsAndRounds) {

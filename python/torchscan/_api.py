@@ -177,7 +177,9 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
     bfloat16, float16, per_sample (the CLI's --candidate-* variants).
     instructions=True adds callgrind instruction counts and their function-level diff
     (`r.instructions`), beside the label, as the CLI's --instructions. node="NAME": on a
-    Slurm front daemon, the node that runs both sides (the CLI's --node)."""
+    Slurm front daemon, the node that runs both sides (the CLI's --node). max_other_cpu_share:
+    build pairs timed while other processes used more of the job's CPUs are left out of the
+    decision (the CLI's --max-other-cpu-share; default 0.5)."""
     connection_keywords = _split(connection)
     if connection:
         raise TypeError(f"compare() got unexpected keyword arguments: {', '.join(sorted(connection))}")
