@@ -4,9 +4,14 @@
 // the median moves by about 97% while even a loaded machine's IQR stays far below that; and
 // byte-identical copies are equivalent within 50 %, which no noise here comes near.
 // Anything smaller belongs in a test with synthetic blocks (core/compare_test.cc).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -140,6 +145,62 @@ TEST(VerdictEndToEnd, TheTimeCapBoundsTheWholeComparison) {
   EXPECT_LE(end_s, 4.0) << p.stop_reason();
   std::printf("cap 4 s: %d build pairs, comparison ended at %.2f s (%s)\n",
               c->before().settings().timing().build_pairs(), end_s, p.stop_reason().c_str());
+}
+
+// A machine busy beside the compare: spinning processes on every CPU but one, and more, so that
+// others use far more than a 5 % limit (--max-other-cpu-share 0.05) of the job's CPUs in every
+// build pair. 40 times the work would be claimed slower on any machine, yet every pair is left
+// out and the compare ends with no claim, naming the share (core/build_pair_decision.h).
+TEST(VerdictEndToEnd, ACompareTimedUnderLoadMakesNoClaimAndSaysWhy) {
+  const std::string dir = TempDir("loaded");
+  ASSERT_EQ(e2e::Run(Runfile("tests/make_work_module"), {dir}).exit_code, 0);
+  std::filesystem::copy_file(dir + "/work.pt", dir + "/work_copy.pt");
+  TestDaemon d(TempDir("loaded_daemon"));
+  std::vector<pid_t> spinners;
+  for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      for (volatile unsigned long n = 0;; n = n + 1) {
+      }
+    }
+    spinners.push_back(pid);
+  }
+  const std::string out = TempDir("loaded_out");
+  const CommandResult r = d.Client({"compare",
+                                    "--baseline",
+                                    dir + "/work.pt",
+                                    "--candidate",
+                                    dir + "/work_copy.pt",
+                                    "--candidate-method",
+                                    "heavy",
+                                    "--input",
+                                    "64x64",
+                                    "--rtol",
+                                    "0",
+                                    "--atol",
+                                    "0",
+                                    "--min-run-time",
+                                    "0.05",
+                                    "--max-time",
+                                    "6",
+                                    "--max-other-cpu-share",
+                                    "0.05",
+                                    "--output",
+                                    out});
+  for (pid_t pid : spinners) kill(pid, SIGKILL);
+  for (pid_t pid : spinners) waitpid(pid, nullptr, 0);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const v1::PairedEvidence& p = c->evidence().paired();
+  EXPECT_EQ(p.claim(), v1::PairedEvidence::no_claim) << p.note();
+  EXPECT_EQ(p.note().rfind("no claim: others used ", 0), 0u) << p.note();
+  EXPECT_NE(p.note().find("(max_other_cpu_share 0.05): rerun on a quieter machine"), std::string::npos) << p.note();
+  EXPECT_GT(2 * p.discarded_build_pairs(), p.unit_ratios_size()) << p.note();
+  EXPECT_DOUBLE_EQ(c->before().settings().timing().max_other_cpu_share(), 0.05);
+  for (const v1::TimingRound& round : c->after().timing().rounds())
+    EXPECT_GT(round.load().interval_s(), 0) << "round " << round.round();
+  EXPECT_NE(r.out.find("No paired claim (no claim: others used "), std::string::npos) << r.out;
 }
 
 }  // namespace
