@@ -47,6 +47,7 @@ std::vector<Claim> Claims() {
       {"service.proto", "double smallest_change = 6;", AtMost(kMaxSmallestChange)},
       {"service.proto", "double max_time_s = 7;", Default(kDefaultCompareMaxTimeS)},
       {"service.proto", "double max_time_s = 7;", AtMost(kMaxCompareMaxTimeS)},
+      {"service.proto", "double max_other_cpu_share = 9;", Default(kDefaultMaxOtherCpuShare)},
       {"service.proto", "message JobSpec {", absl::StrCat("at most ", kMaxJobTextBytes, " bytes")},
       {"service.proto", "int32 max_queue_length = 1;", Default(kDefaultMaxQueueLength)},
       {"service.proto", "double job_wall_time_s = 2;", Default(kDefaultJobWallTimeS)},
