@@ -225,7 +225,7 @@ CompareOutcome RunCompare(torchscan::DaemonClient& client, PairKind kind, const 
                                    c.evidence().paired().round_ratios().end());
   for (const torchscan::BuildPair& pair : torchscan::BuildPairsOf(torchscan::RoundUnitsOf(c.before()), ratios,
                                                                   torchscan::RoundLoadsOf(c.before(), c.after())))
-    o.pair_ratio_share.emplace_back(pair.ratio, pair.load.known() ? pair.load.share() : NAN);
+    o.pair_ratio_share.emplace_back(pair.ratio, pair.load.interval_s() > 0 ? pair.load.other_cpu_share() : NAN);
   return o;
 }
 

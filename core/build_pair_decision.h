@@ -35,36 +35,29 @@ namespace torchscan {
 // about 2 % of the claims an idle machine makes.
 inline constexpr double kRobustnessAlpha = 0.01;
 
-// Load on the job's CPUs while a round or pair was timed (proto TimingLoad's figures); an
-// interval of 0 means unknown (/proc unreadable, or a report written before rounds kept it).
-struct PairLoad {
-  double other_cpu_s = 0;
-  double interval_s = 0;
-  int cpu_count = 0;
-  bool known() const { return interval_s > 0 && cpu_count > 0; }
-  double share() const;  // other_cpu_s / (interval_s x cpu_count), clamped to [0, 1]; 0 when unknown
-};
+// Loads of rounds and pairs are proto TimingLoads pooled with core/cpu_load.h PoolTimingLoad; an
+// empty one (interval_s 0) is unknown: /proc unreadable, or a report written before rounds kept it.
 
 // A round's load with both runs pooled (proto TimingRound.load of each; nullptr or an empty
 // load: unknown, and so is the result).
-PairLoad RoundLoad(const v1::TimingLoad* baseline, const v1::TimingLoad* candidate);
+v1::TimingLoad RoundLoad(const v1::TimingLoad* baseline, const v1::TimingLoad* candidate);
 
 // Each round's build pair (TimingRound.unit, 0 read as 1) of a run, in round order.
 std::vector<int> RoundUnitsOf(const v1::BenchmarkReport& run);
 
 // RoundLoad of each round of a comparison's two runs, paired by round number, in round order.
-std::vector<PairLoad> RoundLoadsOf(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after);
+std::vector<v1::TimingLoad> RoundLoadsOf(const v1::BenchmarkReport& before, const v1::BenchmarkReport& after);
 
 struct BuildPair {
-  double ratio = 0;  // candidate / baseline (core/sequential_decision.h UnitRatios)
-  PairLoad load;     // both runs' rounds of the pair, pooled
+  double ratio = 0;     // candidate / baseline (core/sequential_decision.h UnitRatios)
+  v1::TimingLoad load;  // both runs' rounds of the pair, pooled; empty when a round's is unknown
 };
 
 // The build pairs of a comparison's rounds: `units[i]` is round i's build pair, `round_ratios[i]`
 // its ratio and `round_loads[i]` the load while both runs timed it (pooled), in round order. The
 // pairs' ratios are UnitRatios'; their loads the sum of their rounds'.
 std::vector<BuildPair> BuildPairsOf(const std::vector<int>& units, const std::vector<double>& round_ratios,
-                                    const std::vector<PairLoad>& round_loads);
+                                    const std::vector<v1::TimingLoad>& round_loads);
 
 struct PairDecision {
   SequentialLook look;  // over the kept pairs
@@ -78,11 +71,10 @@ struct PairDecision {
 };
 
 // The decision over `pairs` at the smallest change that matters `delta`, discarding pairs whose
-// other processes used more than `max_other_cpu_share` of `cpus` ("0-1", for the reason). When
+// other processes used more than `max_other_cpu_share` of the job's CPUs (the loads' `cpus`). When
 // the discarded pairs timed more than half of the time whose load is known, there is no claim,
 // the reason naming the share ("others used 61 % of CPUs 0-1 while it timed ..."). A decided
 // look over the kept pairs is the claim only if the robustness checks pass.
-PairDecision DecideOverBuildPairs(const std::vector<BuildPair>& pairs, double delta, double max_other_cpu_share,
-                                  const std::string& cpus);
+PairDecision DecideOverBuildPairs(const std::vector<BuildPair>& pairs, double delta, double max_other_cpu_share);
 
 }  // namespace torchscan

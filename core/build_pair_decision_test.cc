@@ -9,7 +9,16 @@
 namespace torchscan {
 namespace {
 
-PairLoad Load(double share, double interval_s = 1) { return {share * interval_s * 2, interval_s, 2}; }
+// The load of others using `share` of CPUs 0-1 for `interval_s`.
+v1::TimingLoad Load(double share, double interval_s = 1) {
+  v1::TimingLoad load;
+  load.set_other_cpu_s(share * interval_s * 2);
+  load.set_interval_s(interval_s);
+  load.set_cpus("0-1");
+  load.set_cpu_count(2);
+  load.set_other_cpu_share(share);
+  return load;
+}
 
 std::vector<BuildPair> Pairs(const std::vector<double>& ratios, double share = 0.1) {
   std::vector<BuildPair> pairs;
@@ -20,14 +29,14 @@ std::vector<BuildPair> Pairs(const std::vector<double>& ratios, double share = 0
 TEST(BuildPairsOf, PoolsEachPairsRoundsLoads) {
   // Pair 1: two rounds (10 % and 30 % of 2 CPUs over 1 s each): 20 %; pair 2 one unknown round.
   const std::vector<BuildPair> pairs =
-      BuildPairsOf({1, 1, 2, 2}, {0.9, 0.9, 1.1, 1.1}, {Load(0.1), Load(0.3), Load(0.5), PairLoad{}});
+      BuildPairsOf({1, 1, 2, 2}, {0.9, 0.9, 1.1, 1.1}, {Load(0.1), Load(0.3), Load(0.5), v1::TimingLoad()});
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_NEAR(pairs[0].ratio, 0.9, 1e-12);
-  EXPECT_NEAR(pairs[0].load.share(), 0.2, 1e-12);
-  EXPECT_NEAR(pairs[0].load.interval_s, 2, 1e-12);
+  EXPECT_NEAR(pairs[0].load.other_cpu_share(), 0.2, 1e-12);
+  EXPECT_NEAR(pairs[0].load.interval_s(), 2, 1e-12);
   EXPECT_NEAR(pairs[1].ratio, 1.1, 1e-12);
-  EXPECT_FALSE(pairs[1].load.known());
-  EXPECT_EQ(pairs[1].load.share(), 0);
+  EXPECT_EQ(pairs[1].load.interval_s(), 0);  // unknown
+  EXPECT_EQ(pairs[1].load.other_cpu_share(), 0);
 }
 
 TEST(RoundLoad, PoolsBothRunsOrIsUnknown) {
@@ -38,15 +47,15 @@ TEST(RoundLoad, PoolsBothRunsOrIsUnknown) {
   b.set_other_cpu_s(0.6);
   b.set_interval_s(1);
   b.set_cpu_count(2);
-  EXPECT_NEAR(RoundLoad(&a, &b).share(), 0.2, 1e-12);
-  EXPECT_FALSE(RoundLoad(&a, nullptr).known());
-  EXPECT_FALSE(RoundLoad(&a, &v1::TimingLoad::default_instance()).known());
+  EXPECT_NEAR(RoundLoad(&a, &b).other_cpu_share(), 0.2, 1e-12);
+  EXPECT_EQ(RoundLoad(&a, nullptr).interval_s(), 0);  // unknown
+  EXPECT_EQ(RoundLoad(&a, &v1::TimingLoad::default_instance()).interval_s(), 0);
 }
 
 TEST(DecideOverBuildPairs, QuietPairsThatDecideMakeTheClaim) {
   std::vector<double> ratios;
   for (int i = 0; i < 30; ++i) ratios.push_back(0.95 + 0.001 * (i % 7));
-  const PairDecision d = DecideOverBuildPairs(Pairs(ratios), 0.01, 0.5, "0-1");
+  const PairDecision d = DecideOverBuildPairs(Pairs(ratios), 0.01, 0.5);
   EXPECT_EQ(d.look.outcome, SequentialOutcome::kFaster);
   EXPECT_EQ(d.claim, SequentialOutcome::kFaster);
   EXPECT_EQ(d.withheld, "");
@@ -60,7 +69,7 @@ TEST(DecideOverBuildPairs, PairsTimedUnderLoadAreDiscarded) {
   std::vector<BuildPair> pairs;
   for (int i = 0; i < 38; ++i)
     pairs.push_back(i % 5 == 4 && i < 40 ? BuildPair{1.3, Load(0.8)} : BuildPair{0.95 + 0.001 * (i % 7), Load(0.1)});
-  const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5, "0-1");
+  const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5);
   EXPECT_EQ(d.loaded_pairs, 7);
   EXPECT_EQ(d.look.rounds, 31);
   EXPECT_EQ(d.claim, SequentialOutcome::kFaster) << d.withheld;
@@ -70,7 +79,7 @@ TEST(DecideOverBuildPairs, TimingMostlyUnderLoadIsNoClaimNamingTheShare) {
   // 12 quiet pairs would decide; 20 loaded ones timed most of the time.
   std::vector<BuildPair> pairs;
   for (int i = 0; i < 32; ++i) pairs.push_back(i < 12 ? BuildPair{0.8, Load(0.1)} : BuildPair{0.8, Load(0.9)});
-  const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5, "0-1");
+  const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5);
   EXPECT_EQ(d.claim, SequentialOutcome::kUndecided);
   EXPECT_EQ(d.loaded_pairs, 20);
   EXPECT_EQ(d.withheld,
@@ -83,7 +92,7 @@ TEST(DecideOverBuildPairs, ADecidedLookWhoseRatiosDriftedIsWithheld) {
   // second near 0.97: the machine changed while it timed.
   std::vector<double> ratios;
   for (int i = 0; i < 30; ++i) ratios.push_back((i < 15 ? 0.90 : 0.97) + 0.001 * (i % 5));
-  const PairDecision d = DecideOverBuildPairs(Pairs(ratios), 0.01, 0.5, "0-1");
+  const PairDecision d = DecideOverBuildPairs(Pairs(ratios), 0.01, 0.5);
   EXPECT_EQ(d.look.outcome, SequentialOutcome::kFaster);
   EXPECT_EQ(d.claim, SequentialOutcome::kUndecided);
   EXPECT_NE(d.withheld.find("withheld: the ratios drifted while it timed (first half median ratio 0.9020x over 15 "
@@ -99,7 +108,7 @@ TEST(DecideOverBuildPairs, AnEffectThatComesWithTheLoadIsWithheld) {
   for (int i = 0; i < 30; ++i)
     pairs.push_back(i % 2 ? BuildPair{0.90 + 0.001 * (i % 5), Load(0.4)}
                           : BuildPair{0.975 + 0.001 * (i % 3), Load(0.05)});
-  const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5, "0-1");
+  const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5);
   EXPECT_EQ(d.look.outcome, SequentialOutcome::kFaster);
   EXPECT_EQ(d.claim, SequentialOutcome::kUndecided);
   EXPECT_NE(d.withheld.find("withheld: the ratios moved with the load (quieter half median ratio"), std::string::npos)
@@ -108,8 +117,8 @@ TEST(DecideOverBuildPairs, AnEffectThatComesWithTheLoadIsWithheld) {
 
 TEST(DecideOverBuildPairs, UnknownLoadsCountAndSkipTheLoadCheck) {
   std::vector<BuildPair> pairs;
-  for (int i = 0; i < 30; ++i) pairs.push_back({1.05 + 0.001 * (i % 4), PairLoad{}});
-  const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5, "0-1");
+  for (int i = 0; i < 30; ++i) pairs.push_back({1.05 + 0.001 * (i % 4), v1::TimingLoad()});
+  const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5);
   EXPECT_EQ(d.claim, SequentialOutcome::kSlower);
   EXPECT_EQ(d.loaded_pairs, 0);
   EXPECT_EQ(d.other_cpu_share, 0);
@@ -128,7 +137,7 @@ TEST(DecideOverBuildPairs, ChecksWithholdFewClaimsOfIndependentPairs) {
     std::vector<BuildPair> pairs;
     for (int n = 0; n < 100; ++n) {
       pairs.push_back({std::exp(noise(random)), Load(share(random))});
-      const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5, "0-1");
+      const PairDecision d = DecideOverBuildPairs(pairs, 0.01, 0.5);
       if (d.look.outcome == SequentialOutcome::kUndecided) continue;
       ++decided;
       withheld += d.claim == SequentialOutcome::kUndecided;

@@ -65,13 +65,13 @@ std::vector<std::pair<int, double>> RoundMedians(const v1::BenchmarkReport& run)
 
 // With two build pairs or more: the claim and interval of the confidence sequence over build
 // pairs, guarded against load (core/build_pair_decision.h), replacing the rounds' interval.
-void SetBuildPairEvidence(const std::vector<int>& units, const std::vector<PairLoad>& loads,
-                          const v1::TimingSettings& timing, const std::string& cpus, v1::PairedEvidence* p) {
+void SetBuildPairEvidence(const std::vector<int>& units, const std::vector<v1::TimingLoad>& loads,
+                          const v1::TimingSettings& timing, v1::PairedEvidence* p) {
   const double smallest_change = timing.smallest_change() > 0 ? timing.smallest_change() : kPairedMinClaimedChange;
   const double max_share = timing.max_other_cpu_share() > 0 ? timing.max_other_cpu_share() : kDefaultMaxOtherCpuShare;
   const std::vector<double> rounds(p->round_ratios().begin(), p->round_ratios().end());
   const std::vector<BuildPair> build_pairs = BuildPairsOf(units, rounds, loads);
-  const PairDecision d = DecideOverBuildPairs(build_pairs, smallest_change, max_share, cpus);
+  const PairDecision d = DecideOverBuildPairs(build_pairs, smallest_change, max_share);
   std::vector<double> pairs;
   for (const BuildPair& pair : build_pairs) pairs.push_back(pair.ratio);
   for (double r : pairs) p->add_unit_ratios(r);
@@ -138,8 +138,7 @@ void SetPairedEvidence(const v1::BenchmarkReport& before, const v1::BenchmarkRep
   p->set_note(r.note);
   const std::vector<int> units = RoundUnitsOf(before);
   if (r.ratios.size() == units.size() && std::set<int>(units.begin(), units.end()).size() >= 2) {
-    SetBuildPairEvidence(units, RoundLoadsOf(before, after), before.settings().timing(), before.timing().load().cpus(),
-                         p);
+    SetBuildPairEvidence(units, RoundLoadsOf(before, after), before.settings().timing(), p);
   }
 }
 

@@ -28,7 +28,6 @@ Runs Timed(int pairs, double ratio, Share share) {
     t->set_interleave_id("job-1");
     t->set_smallest_change(0.01);
     t->set_build_pairs(pairs);
-    r->mutable_timing()->mutable_load()->set_cpus("0-1");
     for (int i = 0; i < 2 * pairs; ++i) {
       v1::TimingBlock* b = r->mutable_timing()->add_blocks();
       b->set_calls(1);
@@ -41,6 +40,7 @@ Runs Timed(int pairs, double ratio, Share share) {
       round->set_unit(i / 2 + 1);
       round->mutable_load()->set_interval_s(0.5);
       round->mutable_load()->set_cpu_count(2);
+      round->mutable_load()->set_cpus("0-1");
       round->mutable_load()->set_other_cpu_s(share(i / 2) * 0.5 * 2);
     }
   }

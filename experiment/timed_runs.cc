@@ -181,15 +181,14 @@ void RecordOrder(const RoundPlan& plan, const ExperimentOptions& o, v1::Benchmar
 PairDecision Decide(const TimedRun& baseline, const TimedRun& candidate, const ExperimentOptions& o) {
   std::vector<int> units;
   std::vector<double> ratios;
-  std::vector<PairLoad> loads;
+  std::vector<v1::TimingLoad> loads;
   for (size_t i = 0; i < baseline.rounds.size() && i < candidate.rounds.size(); ++i) {
     const TimedRun::Round &b = baseline.rounds[i], &c = candidate.rounds[i];
     units.push_back(b.unit);
     ratios.push_back(b.median_s > 0 ? c.median_s / b.median_s : std::nan(""));
     loads.push_back(RoundLoad(b.load ? &*b.load : nullptr, c.load ? &*c.load : nullptr));
   }
-  return DecideOverBuildPairs(BuildPairsOf(units, ratios, loads), o.smallest_change, o.max_other_cpu_share,
-                              baseline.load.cpus());
+  return DecideOverBuildPairs(BuildPairsOf(units, ratios, loads), o.smallest_change, o.max_other_cpu_share);
 }
 
 // Warm-up of a rebuilt workload, untimed: one block's calls, and at least 3 (TorchScript's
