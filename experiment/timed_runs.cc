@@ -232,6 +232,7 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
   const double planned_timing_s = seconds_since(timing_began);
   const int rounds_per_pair = RoundsPerBuildPair(builds_s, planned_timing_s / std::max(1, plan.rounds));
   double next_pair_s = BuildPairEstimateS(builds_s, planned_timing_s, plan.rounds, rounds_per_pair);
+  std::mt19937 order_rng(std::random_device{}());
   while (true) {
     // A decided look withheld by the load or the robustness checks times on: more pairs may
     // decide again (the sequence holds however often it is looked at), or the cap ends it.
@@ -249,14 +250,22 @@ absl::StatusOr<std::string> TimeBuildPairs(const Rebuild& rebuild, const Experim
       return absl::StrCat("undecided after ", kMaxBuildPairs, " build pairs, the most a comparison times");
     const auto pair_began = std::chrono::steady_clock::now();
     ++*build_pairs;
-    // Which side is built first alternates: a side built right after the other's old build was
-    // freed may land where it lay, so a fixed order would favour one side in every pair. The
-    // side built last leads the pair's first round, straight after its own warm-up, as every
-    // later leader follows its own calls (ABBA). Measured (issue 39, 50-layer chain, 1-call
-    // blocks of 5.7 ms): with the baseline leading every pair whoever was built last, the one
-    // timed first after another's warm-up lost a few % in that round, and byte-identical copies
-    // came out 0.9 % apart (1 % the other way with --reverse), hiding most of a +2 % change.
-    const bool baseline_first = (*build_pairs % 2 == 0) != o.reverse;
+    // Which side is built first is drawn at random for each pair (Fisher's remedy for an order
+    // effect that cannot be modelled away): where a build lands depends on what the builds
+    // before it left, and that history favoured one side under any fixed order tried. Each
+    // side is built again while the other's build of the pair before still lives, and its own
+    // old build is freed after its warm-up. Measured (issue 40, byte-identical copies, later
+    // pairs' log ratios, 8 jobs each): alternating the order, the pairs one side was built
+    // first came out 0.46 % apart, the others 0.01 % (100 layers); freeing both old builds
+    // first and alternating, whichever side was built first lost 1 % (50 layers: pairs' spread
+    // 1.36 %, unbiased over pairs); at random, -0.04 % over pairs, spread 1.00 %, and +2 %
+    // files decided in 10 pairs (13 alternating). The side built last leads the pair's first
+    // round, straight after its own warm-up, as every later leader follows its own calls
+    // (ABBA), so the report's round order says which side was built last. Measured (issue 39,
+    // 50-layer chain, 1-call blocks of 5.7 ms): with the baseline leading every pair whoever
+    // was built last, the one timed first after another's warm-up lost a few % in that round,
+    // and byte-identical copies came out 0.9 % apart (1 % the other way with --reverse).
+    const bool baseline_first = std::bernoulli_distribution(0.5)(order_rng);
     for (TimedRun* run : baseline_first ? std::vector{&baseline, &candidate} : std::vector{&candidate, &baseline}) {
       const bool is_candidate = run == &candidate;
       absl::StatusOr<Workload> w = rebuild(is_candidate);
