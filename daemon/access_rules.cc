@@ -36,27 +36,60 @@ absl::StatusOr<Caller> IdentifyCaller(const std::optional<Caller>& local, std::s
   return caller;
 }
 
-absl::Status MayCancel(const std::string& id, const std::string& submitter, const Caller& caller,
+std::string_view JobActionName(JobAction action) {
+  switch (action) {
+    case JobAction::kShow: return "show";
+    case JobAction::kWatch: return "watch";
+    case JobAction::kFetch: return "fetch the result of";
+    case JobAction::kCancel: return "cancel";
+  }
+  return "use";
+}
+
+bool SeesAllOf(const std::string& submitter, const Caller& caller) { return caller.user == submitter || caller.admin; }
+
+absl::Status MayAccess(JobAction action, const std::string& id, const std::string& submitter, const Caller& caller,
                        const std::string& admin_group) {
-  if (caller.user == submitter || caller.admin) return absl::OkStatus();
-  const std::string head =
-      absl::StrCat("id: job ", id, " was submitted by ", submitter, ", and ", caller.user, " may not cancel it: ");
+  if (SeesAllOf(submitter, caller)) return absl::OkStatus();
+  const std::string head = absl::StrCat("id: ", caller.user, " may not ", std::string(JobActionName(action)), " job ",
+                                        id, ", which another user submitted: ");
   if (!caller.on_socket) {
     return absl::PermissionDeniedError(
-        absl::StrCat(head, "only ", submitter,
-                     " or an admin (a token_file line marked \"admin\") may; ask one of them, or ask "
-                     "the daemon's admin to mark your token line admin"));
+        absl::StrCat(head,
+                     "only a job's submitter or an admin (a token_file line marked \"admin\") may; ask the daemon's "
+                     "admin, or to mark your token line admin"));
   }
   if (admin_group.empty()) {
     return absl::PermissionDeniedError(absl::StrCat(
-        head, "on the unix socket only ", submitter,
-        " or root may, since this daemon has no admin_group; ask one "
-        "of them, or ask the daemon's admin to set admin_group (torchscand --admin-group GROUP) and add you to it"));
+        head,
+        "on the unix socket only a job's submitter or root may, since this daemon has no admin_group; ask the "
+        "daemon's admin, or to set admin_group (torchscand --admin-group GROUP) and add you to it"));
   }
   return absl::PermissionDeniedError(
-      absl::StrCat(head, "on the unix socket only ", submitter, ", root or a member of group ", admin_group,
-                   " (admin_group) may; ask one of them, or ask an admin to add you to ", admin_group, " (usermod -aG ",
-                   admin_group, " ", caller.user, ", then log in again)"));
+      absl::StrCat(head, "on the unix socket only a job's submitter, root or a member of group ", admin_group,
+                   " (admin_group) may; ask an admin to add you to ", admin_group, " (usermod -aG ", admin_group, " ",
+                   caller.user, ", then log in again)"));
+}
+
+v1::Job ListedFor(const v1::Job& job, const Caller& caller) {
+  if (SeesAllOf(job.submitter(), caller)) return job;
+  v1::Job listed;
+  listed.set_id(job.id());
+  listed.set_state(job.state());
+  listed.set_submitter(job.submitter());  // who holds the queue: a shared queue must be seen
+  listed.set_submitted_at(job.submitted_at());
+  listed.set_started_at(job.started_at());
+  listed.set_finished_at(job.finished_at());
+  listed.set_queue_position(job.queue_position());
+  listed.set_slurm_job_id(job.slurm_job_id());
+  listed.set_node(job.node());
+  switch (job.spec().kind_case()) {
+    case v1::JobSpec::kMeasure: listed.mutable_spec()->mutable_measure(); break;
+    case v1::JobSpec::kCompare: listed.mutable_spec()->mutable_compare(); break;
+    case v1::JobSpec::kCalibrate: listed.mutable_spec()->mutable_calibrate(); break;
+    default: break;
+  }
+  return listed;
 }
 
 }  // namespace torchscan::daemon

@@ -74,28 +74,63 @@ TEST(IdentifyCaller, OnTheSocketTheLoginNameDecides) {
   EXPECT_EQ(caller.status().code(), absl::StatusCode::kUnauthenticated);
 }
 
-TEST(MayCancel, TheSubmitterAndAdminsMay) {
-  EXPECT_TRUE(MayCancel("job-1", "alice", Caller{"alice", false, true}, "").ok());
-  EXPECT_TRUE(MayCancel("job-1", "alice", Caller{"alice", false, false}, "").ok());  // same person over TCP
-  EXPECT_TRUE(MayCancel("job-1", "alice", Caller{"root", true, true}, "").ok());
-  EXPECT_TRUE(MayCancel("job-1", "alice", Caller{"bob", true, false}, "").ok());
+TEST(MayAccess, TheSubmitterAndAdminsMay) {
+  for (JobAction action : {JobAction::kShow, JobAction::kWatch, JobAction::kFetch, JobAction::kCancel}) {
+    EXPECT_TRUE(MayAccess(action, "job-1", "alice", Caller{"alice", false, true}, "").ok());
+    EXPECT_TRUE(MayAccess(action, "job-1", "alice", Caller{"alice", false, false}, "").ok());  // same person, TCP
+    EXPECT_TRUE(MayAccess(action, "job-1", "alice", Caller{"root", true, true}, "").ok());
+    EXPECT_TRUE(MayAccess(action, "job-1", "alice", Caller{"bob", true, false}, "").ok());
+    EXPECT_EQ(MayAccess(action, "job-1", "alice", Caller{"bob", false, true}, "").code(),
+              absl::StatusCode::kPermissionDenied);
+  }
 }
 
-TEST(MayCancel, RefusalsNameTheOwnerAndHowToGetTheRight) {
-  absl::Status refused = MayCancel("job-1", "alice", Caller{"carol", false, true}, "benchadmins");
+TEST(MayAccess, RefusalsNameTheRuleAndHowToGetTheRightButNotTheOwner) {
+  absl::Status refused = MayAccess(JobAction::kFetch, "job-1", "alice", Caller{"carol", false, true}, "benchadmins");
   EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_TRUE(absl::StrContains(refused.message(), "job job-1 was submitted by alice, and carol may not")) << refused;
+  EXPECT_TRUE(absl::StrContains(refused.message(), "carol may not fetch the result of job job-1, which another user"))
+      << refused;
   EXPECT_TRUE(absl::StrContains(refused.message(), "usermod -aG benchadmins carol")) << refused;
+  EXPECT_FALSE(absl::StrContains(refused.message(), "alice")) << refused;
 
-  refused = MayCancel("job-1", "alice", Caller{"carol", false, true}, "");
-  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_TRUE(absl::StrContains(refused.message(), "only alice or root may")) << refused;
+  refused = MayAccess(JobAction::kCancel, "job-1", "alice", Caller{"carol", false, true}, "");
+  EXPECT_TRUE(absl::StrContains(refused.message(), "carol may not cancel job job-1")) << refused;
+  EXPECT_TRUE(absl::StrContains(refused.message(), "only a job's submitter or root may")) << refused;
   EXPECT_TRUE(absl::StrContains(refused.message(), "set admin_group (torchscand --admin-group GROUP)")) << refused;
 
-  refused = MayCancel("job-1", "alice", Caller{"carol", false, false}, "benchadmins");
-  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
+  refused = MayAccess(JobAction::kWatch, "job-1", "alice", Caller{"carol", false, false}, "benchadmins");
+  EXPECT_TRUE(absl::StrContains(refused.message(), "carol may not watch job job-1")) << refused;
   EXPECT_TRUE(absl::StrContains(refused.message(), "token_file line marked \"admin\"")) << refused;
   EXPECT_FALSE(absl::StrContains(refused.message(), "benchadmins")) << "TCP admins come from the token file";
+}
+
+TEST(ListedFor, OthersSeeWhoWhenAndWhereButNoLabelMetadataFilesOrResults) {
+  v1::Job job;
+  job.set_id("job-7");
+  job.set_state(v1::Job::succeeded);
+  job.set_submitter("alice");
+  job.set_submitted_at("2026-12-06T07:00:00Z");
+  job.set_finished_at("2026-12-06T07:01:00Z");
+  job.mutable_spec()->set_label("private-bench");
+  job.mutable_spec()->set_revision("r1");
+  job.mutable_spec()->mutable_compare()->mutable_baseline()->mutable_input_metadata()->insert({"k", "v"});
+  job.set_phase("timing baseline");
+  job.set_error("a message from the model");
+  job.set_latency_change("faster");
+  job.mutable_summary()->set_run("candidate");
+
+  EXPECT_EQ(ListedFor(job, Caller{"alice", false, true}).SerializeAsString(), job.SerializeAsString());
+  EXPECT_EQ(ListedFor(job, Caller{"root", true, true}).SerializeAsString(), job.SerializeAsString());
+  const v1::Job listed = ListedFor(job, Caller{"carol", false, true});
+  EXPECT_EQ(listed.id(), "job-7");
+  EXPECT_EQ(listed.state(), v1::Job::succeeded);
+  EXPECT_EQ(listed.submitter(), "alice");
+  EXPECT_EQ(listed.finished_at(), "2026-12-06T07:01:00Z");
+  EXPECT_TRUE(listed.spec().has_compare());
+  EXPECT_EQ(listed.spec().compare().ByteSizeLong(), 0u);  // an empty compare: the kind, no files or metadata
+  EXPECT_TRUE(listed.spec().label().empty());
+  for (const char* leaked : {"private-bench", "r1", "timing baseline", "a message", "faster", "candidate"})
+    EXPECT_FALSE(absl::StrContains(listed.DebugString(), leaked)) << leaked;
 }
 
 }  // namespace

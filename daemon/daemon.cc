@@ -167,14 +167,26 @@ absl::StatusOr<v1::Job> Daemon::SubmitToSlurm(v1::Job& job, const v1::JobSpec& s
   return Snapshot(*records_.Find(id));
 }
 
-absl::StatusOr<v1::Job> Daemon::GetJob(const v1::JobRequest& request) const {
-  absl::MutexLock lock(&records_.mu());
+absl::StatusOr<const v1::Job*> Daemon::FindFor(const v1::JobRequest& request, JobAction action,
+                                               const Caller& by) const {
   const v1::Job* job = records_.Find(request.id());
   if (job == nullptr) return UnknownJob(request.id());
-  return Snapshot(*job);
+  if (absl::Status allowed = MayAccess(action, job->id(), job->submitter(), by, config_.admin_group()); !allowed.ok()) {
+    spdlog::info("job {}: refused to let {} {} it (submitted by {})", job->id(), by.user,
+                 std::string(JobActionName(action)), job->submitter());
+    return allowed;
+  }
+  return job;
 }
 
-absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest& request) const {
+absl::StatusOr<v1::Job> Daemon::GetJob(const v1::JobRequest& request, const Caller& by) const {
+  absl::MutexLock lock(&records_.mu());
+  absl::StatusOr<const v1::Job*> job = FindFor(request, JobAction::kShow, by);
+  if (!job.ok()) return job.status();
+  return Snapshot(**job);
+}
+
+absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest& request, const Caller& by) const {
   if (request.limit() < 0) return absl::InvalidArgumentError(absl::StrCat("limit: ", request.limit(), " is negative"));
   v1::ListJobsResponse response;
   absl::MutexLock lock(&records_.mu());
@@ -185,17 +197,19 @@ absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest&
     const v1::Job* job = records_.Find(it->first);
     if (job == nullptr) continue;  // its record cannot be read again (logged)
     v1::Job* listed = response.add_jobs();
-    *listed = Snapshot(*job);
+    *listed = ListedFor(Snapshot(*job), by);
     listed->clear_timeline();  // up to a hundred spans a job: GetJob has them
   }
   return response;
 }
 
-absl::StatusOr<v1::HistoryResponse> Daemon::History(const v1::HistoryRequest& request) const {
+absl::StatusOr<v1::HistoryResponse> Daemon::History(const v1::HistoryRequest& request, const Caller& by) const {
   absl::MutexLock lock(&records_.mu());
   absl::StatusOr<HistoryIndex::Page> page = records_.history().Select(request, [&](const std::string& id) {
     records_.mu().AssertHeld();  // called by Select, under the lock taken above
-    return InStates(request.states(), records_.states().at(id));
+    if (!InStates(request.states(), records_.states().at(id))) return false;
+    const v1::Job* job = records_.Find(id);
+    return job != nullptr && SeesAllOf(job->submitter(), by);  // others' labels tell nothing either
   });
   if (!page.ok()) return page.status();
   v1::HistoryResponse response;
@@ -215,14 +229,10 @@ constexpr absl::Duration kCancelWait = absl::Seconds(10);
 
 absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const Caller& caller) {
   absl::ReleasableMutexLock lock(&records_.mu());
-  v1::Job* found = records_.Find(request.id());
-  if (found == nullptr) return UnknownJob(request.id());
+  absl::StatusOr<const v1::Job*> allowed = FindFor(request, JobAction::kCancel, caller);
+  if (!allowed.ok()) return allowed.status();
   executor_.AssertHeld();
-  v1::Job& job = *found;
-  if (absl::Status allowed = MayCancel(job.id(), job.submitter(), caller, config_.admin_group()); !allowed.ok()) {
-    spdlog::info("job {}: cancel by {} refused (submitted by {})", job.id(), caller.user, job.submitter());
-    return allowed;
-  }
+  v1::Job& job = *records_.Find(request.id());
   const std::string& by = caller.user;
   if (slurm_ && !IsFinished(job.state())) {
     const std::string id = job.id();
@@ -253,12 +263,12 @@ absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const Call
                                                     "; only queued or running jobs can be cancelled"));
 }
 
-absl::StatusOr<v1::JobResult> Daemon::FetchResult(const v1::JobRequest& request) const {
+absl::StatusOr<v1::JobResult> Daemon::FetchResult(const v1::JobRequest& request, const Caller& by) const {
   {
     absl::MutexLock lock(&records_.mu());
-    const v1::Job* found = records_.Find(request.id());
-    if (found == nullptr) return UnknownJob(request.id());
-    const v1::Job job = Snapshot(*found);
+    absl::StatusOr<const v1::Job*> found = FindFor(request, JobAction::kFetch, by);
+    if (!found.ok()) return found.status();
+    const v1::Job job = Snapshot(**found);
     switch (job.state()) {
       case v1::Job::succeeded: break;
       case v1::Job::queued:
@@ -307,13 +317,13 @@ absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&) const {
 // How long Watch waits between looks at whether its client stopped watching.
 constexpr absl::Duration kWatchPoll = absl::Milliseconds(200);
 
-absl::Status Daemon::Watch(const v1::JobRequest& request, const WatchSink& sink) const {
+absl::Status Daemon::Watch(const v1::JobRequest& request, const Caller& by, const WatchSink& sink) const {
   v1::Job last;
   {
     absl::MutexLock lock(&records_.mu());
-    const v1::Job* found = records_.Find(request.id());
-    if (found == nullptr) return UnknownJob(request.id());
-    last = Snapshot(*found);
+    absl::StatusOr<const v1::Job*> found = FindFor(request, JobAction::kWatch, by);
+    if (!found.ok()) return found.status();
+    last = Snapshot(**found);
   }
   v1::JobEvent event;
   *event.mutable_job() = last;

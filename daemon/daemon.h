@@ -37,6 +37,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "daemon/access_rules.h"
 #include "daemon/caller.h"
 #include "daemon/executor.h"
 #include "daemon/job_records.h"
@@ -65,28 +66,30 @@ class Daemon {
 
   // Validates (spec/job_spec.h), applies the daemon's thread defaults, stores and queues the job.
   absl::StatusOr<v1::Job> Submit(const v1::SubmitRequest& request, const std::string& submitter);
-  absl::StatusOr<v1::Job> GetJob(const v1::JobRequest& request) const;
-  // Newest first; filtered by state; at most `limit` (0: all); without their timelines.
-  absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request) const;
-  // A page of a benchmark's history: the jobs labelled request.name, newest first, filtered by
-  // state (empty: all), without their timelines; a succeeded measure or compare job carries
-  // its summary. Answered from memory through an index by name (history_index.h), so a page
-  // costs its own jobs, not every job's. InvalidArgument naming name, page_size or page_token
-  // (HistoryIndex::Select).
-  absl::StatusOr<v1::HistoryResponse> History(const v1::HistoryRequest& request) const;
+  // GetJob, Watch, FetchResult and Cancel: PermissionDenied unless `by` submitted the job or is
+  // an admin (access_rules.h: MayAccess, with the configuration's admin_group); NotFound first
+  // for an unknown id.
+  absl::StatusOr<v1::Job> GetJob(const v1::JobRequest& request, const Caller& by) const;
+  // Everyone's jobs, newest first; filtered by state; at most `limit` (0: all); without their
+  // timelines; others' as `by` may see them (access_rules.h: ListedFor).
+  absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& request, const Caller& by) const;
+  // A page of a benchmark's history: `by`'s jobs (an admin's: everyone's) labelled
+  // request.name, newest first, filtered by state (empty: all), without their timelines; a
+  // succeeded measure or compare job carries its summary. Answered from memory through an
+  // index by name (history_index.h), so a page costs its own jobs, not every job's.
+  // InvalidArgument naming name, page_size or page_token (HistoryIndex::Select).
+  absl::StatusOr<v1::HistoryResponse> History(const v1::HistoryRequest& request, const Caller& by) const;
   // A queued job is cancelled at once; a running job's worker is killed and Cancel returns
   // once the job is recorded cancelled (or after 10 s, with the job as it then is).
-  // PermissionDenied unless `by` submitted the job or is an admin (access_rules.h: MayCancel,
-  // with the configuration's admin_group).
   absl::StatusOr<v1::Job> Cancel(const v1::JobRequest& request, const Caller& by);
-  absl::StatusOr<v1::JobResult> FetchResult(const v1::JobRequest& request) const;
+  absl::StatusOr<v1::JobResult> FetchResult(const v1::JobRequest& request, const Caller& by) const;
   absl::StatusOr<v1::DaemonInfo> Info(const v1::InfoRequest& request) const;
   // Sends the job as it is, then one event per change (state, phase, blocks, queue position,
   // worker pid; changes close together may come as one event whose message lists each, e.g.
   // "state running; phase build baseline") until the job is finished (OK after the last
   // event), the sink says stop (Cancelled), or the daemon shuts down while the job is
   // unfinished (Unavailable). NotFound first for an unknown id.
-  absl::Status Watch(const v1::JobRequest& request, const WatchSink& sink) const;
+  absl::Status Watch(const v1::JobRequest& request, const Caller& by, const WatchSink& sink) const;
 
   // Stops accepting jobs, kills a running worker and records its job interrupted with
   // `reason`, ends watches and joins the executor. Queued jobs stay queued on disk for the
@@ -105,6 +108,9 @@ class Daemon {
                                         absl::ReleasableMutexLock& lock) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_.mu());
   // The job with its live queue position.
   v1::Job Snapshot(const v1::Job& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_.mu());
+  // The job `request` names, when `by` may do `action` to it (MayAccess; NotFound first).
+  absl::StatusOr<const v1::Job*> FindFor(const v1::JobRequest& request, JobAction action, const Caller& by) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_.mu());
 
   const v1::DaemonConfig config_;
   const std::string started_at_;

@@ -24,6 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+const Caller kTester{"tester", false};  // the submitter of the jobs these tests submit
+
 v1::DaemonConfig Config(const std::string& name) {
   v1::DaemonConfig config;
   const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
@@ -74,7 +76,7 @@ std::string Submit(Daemon& daemon, const std::string& mode) {
 v1::Job WaitFor(Daemon& daemon, const std::string& id, v1::Job::State state) {
   v1::Job job;
   for (int i = 0; i < 1000; ++i) {
-    job = *daemon.GetJob(Id(id));
+    job = *daemon.GetJob(Id(id), kTester);
     if (job.state() == state) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -93,7 +95,7 @@ TEST(Daemon, RunsAJobAndFetchesItsReport) {
   EXPECT_FALSE(job.finished_at().empty());
   EXPECT_EQ(job.worker_pid(), 0);
   EXPECT_EQ(job.spec().options().intra_op_threads(), 1);  // the daemon's default, recorded
-  absl::StatusOr<v1::JobResult> result = daemon->FetchResult(Id(id));
+  absl::StatusOr<v1::JobResult> result = daemon->FetchResult(Id(id), kTester);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->report().name(), "measurement");
 }
@@ -112,7 +114,7 @@ TEST(Daemon, UploadedFilesGoToTheWorkerOnceNotWithEveryListingOrEvent) {
   const std::string id = submitted->id();
   WaitFor(*daemon, id, v1::Job::succeeded);
   v1::ListJobsRequest all;
-  for (const v1::Job& job : {*submitted, *daemon->GetJob(Id(id)), daemon->ListJobs(all)->jobs(0)}) {
+  for (const v1::Job& job : {*submitted, *daemon->GetJob(Id(id), kTester), daemon->ListJobs(all, kTester)->jobs(0)}) {
     const v1::WorkloadSpec& listed = job.spec().measure().workload();
     EXPECT_TRUE(listed.model().torchscript().has_module_bytes());
     EXPECT_EQ(listed.model().torchscript().module_bytes(), "");
@@ -144,7 +146,8 @@ TEST(Daemon, JobsRunOneAtATimeInSubmissionOrder) {
   std::vector<std::string> ids;
   // The first job's 2 s keep the other two queued while their positions are read.
   for (int i = 0; i < 3; ++i) ids.push_back(Submit(*daemon, (i == 0 ? "ok sleep=2 log=" : "ok sleep=0.1 log=") + log));
-  EXPECT_EQ(daemon->GetJob(Id(ids[2]))->queue_position(), daemon->GetJob(Id(ids[1]))->queue_position() + 1);
+  EXPECT_EQ(daemon->GetJob(Id(ids[2]), kTester)->queue_position(),
+            daemon->GetJob(Id(ids[1]), kTester)->queue_position() + 1);
   for (const std::string& id : ids) WaitFor(*daemon, id, v1::Job::succeeded);
   std::ifstream in(log);
   std::vector<std::string> lines;
@@ -156,7 +159,8 @@ TEST(Daemon, JobsRunOneAtATimeInSubmissionOrder) {
   }
   // Recorded timestamps never overlap.
   for (int i = 1; i < 3; ++i)
-    EXPECT_LE(daemon->GetJob(Id(ids[i - 1]))->finished_at(), daemon->GetJob(Id(ids[i]))->started_at());
+    EXPECT_LE(daemon->GetJob(Id(ids[i - 1]), kTester)->finished_at(),
+              daemon->GetJob(Id(ids[i]), kTester)->started_at());
 }
 
 TEST(Daemon, CancelsQueuedAndRunningJobs) {
@@ -168,8 +172,9 @@ TEST(Daemon, CancelsQueuedAndRunningJobs) {
   // Another user may not cancel the tester's jobs; the submitter and an admin may.
   absl::StatusOr<v1::Job> refused = daemon->Cancel(Id(queued), Caller{"mallory", false});
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_TRUE(absl::StrContains(refused.status().message(), "submitted by tester")) << refused.status();
-  EXPECT_EQ(daemon->GetJob(Id(queued))->state(), v1::Job::queued);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "mallory may not cancel job " + queued))
+      << refused.status();
+  EXPECT_EQ(daemon->GetJob(Id(queued), kTester)->state(), v1::Job::queued);
 
   absl::StatusOr<v1::Job> cancelled = daemon->Cancel(Id(queued), Caller{"tester", false});
   ASSERT_TRUE(cancelled.ok()) << cancelled.status();
@@ -184,8 +189,48 @@ TEST(Daemon, CancelsQueuedAndRunningJobs) {
   EXPECT_TRUE(absl::StartsWith(cancelled->error(), "cancelled by bob while running")) << cancelled->error();
 
   EXPECT_EQ(daemon->Cancel(Id(running), Caller{"bob", true}).status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(daemon->FetchResult(Id(running)).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(daemon->FetchResult(Id(running), kTester).status().code(), absl::StatusCode::kFailedPrecondition);
   WaitFor(*daemon, Submit(*daemon, "ok"), v1::Job::succeeded);  // the daemon carries on
+}
+
+// Showing, watching and fetching follow the cancel rule (issue 41); lists show others' jobs
+// without their details, and a label's history only the caller's own jobs.
+TEST(Daemon, OnlyTheSubmitterOrAnAdminShowsWatchesOrFetchesAJob) {
+  auto daemon = Start(Config("owners"));
+  v1::SubmitRequest request = Fake("ok");
+  request.mutable_spec()->set_label("tester-private");
+  absl::StatusOr<v1::Job> submitted = daemon->Submit(request, "tester");
+  ASSERT_TRUE(submitted.ok()) << submitted.status();
+  const std::string id = submitted->id();
+  ASSERT_TRUE(WaitFor(*daemon, id, v1::Job::succeeded).has_summary());
+
+  const Caller mallory{"mallory", false, true};
+  EXPECT_EQ(daemon->GetJob(Id(id), mallory).status().code(), absl::StatusCode::kPermissionDenied);
+  const absl::Status fetch = daemon->FetchResult(Id(id), mallory).status();
+  EXPECT_EQ(fetch.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_FALSE(absl::StrContains(fetch.message(), "tester")) << fetch;
+  int events = 0;
+  WatchSink sink;
+  sink.write = [&](const v1::JobEvent&) { return ++events > 0; };
+  EXPECT_EQ(daemon->Watch(Id(id), mallory, sink).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(events, 0);
+  EXPECT_EQ(daemon->GetJob(Id("job-999999"), mallory).status().code(), absl::StatusCode::kNotFound);
+
+  const absl::StatusOr<v1::ListJobsResponse> listed = daemon->ListJobs(v1::ListJobsRequest(), mallory);
+  ASSERT_TRUE(listed.ok() && listed->jobs_size() == 1);
+  EXPECT_EQ(listed->jobs(0).id(), id);
+  EXPECT_EQ(listed->jobs(0).state(), v1::Job::succeeded);
+  EXPECT_TRUE(listed->jobs(0).spec().label().empty());
+  EXPECT_FALSE(listed->jobs(0).has_summary());
+  v1::HistoryRequest history;
+  history.set_name("tester-private");
+  EXPECT_EQ(daemon->History(history, mallory)->jobs_size(), 0);
+  EXPECT_EQ(daemon->History(history, kTester)->jobs_size(), 1);
+
+  const Caller admin{"root", true, true};
+  EXPECT_TRUE(daemon->FetchResult(Id(id), admin).ok());
+  EXPECT_EQ(daemon->ListJobs(v1::ListJobsRequest(), admin)->jobs(0).spec().label(), "tester-private");
+  EXPECT_EQ(daemon->History(history, admin)->jobs_size(), 1);
 }
 
 TEST(Daemon, WorkerFailuresFailTheJobWithTheReason) {
@@ -200,7 +245,7 @@ TEST(Daemon, WorkerFailuresFailTheJobWithTheReason) {
             "worker exited with status 3 (workload error): torchscan-worker: fake failure 3");
   EXPECT_TRUE(absl::StrContains(WaitFor(*daemon, noresult, v1::Job::failed).error(), "result is unusable"));
   WaitFor(*daemon, fine, v1::Job::succeeded);
-  absl::Status fetch = daemon->FetchResult(Id(crash)).status();
+  absl::Status fetch = daemon->FetchResult(Id(crash), kTester).status();
   EXPECT_EQ(fetch.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(absl::StrContains(fetch.message(), "SIGSEGV")) << fetch;
 }
@@ -236,13 +281,13 @@ TEST(Daemon, RefusalsNameTheFieldOrLimit) {
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_TRUE(absl::StrContains(s.message(), "max_queue_length 1")) << s;
 
-  EXPECT_EQ(daemon->GetJob(Id("job-999999")).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(daemon->GetJob(Id("job-999999"), kTester).status().code(), absl::StatusCode::kNotFound);
   // The fix is the client's command, not the RPC's name.
-  EXPECT_NE(daemon->GetJob(Id("job-999999")).status().message().find("`torchscan-client jobs list`"),
+  EXPECT_NE(daemon->GetJob(Id("job-999999"), kTester).status().message().find("`torchscan-client jobs list`"),
             std::string::npos);
   EXPECT_EQ(daemon->Cancel(Id("nope"), Caller{"x", true}).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(daemon->FetchResult(Id(queued)).status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(daemon->FetchResult(Id(running)).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(daemon->FetchResult(Id(queued), kTester).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(daemon->FetchResult(Id(running), kTester).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 // A record write that fails (as on a full state_dir; here a folder squats on the temporary
@@ -267,7 +312,7 @@ TEST(Daemon, ARecordThatCannotBeWrittenIsServedAndStoredLater) {
   const std::string next = Submit(*daemon, "ok");  // the next record written takes the unsaved one along
   ASSERT_TRUE(LoadJsonStrict(record, &stored).ok());
   EXPECT_EQ(stored.state(), v1::Job::succeeded);
-  EXPECT_EQ(stored.SerializeAsString(), daemon->GetJob(Id(id))->SerializeAsString());
+  EXPECT_EQ(stored.SerializeAsString(), daemon->GetJob(Id(id), kTester)->SerializeAsString());
   WaitFor(*daemon, next, v1::Job::succeeded);
 }
 
@@ -284,7 +329,7 @@ TEST(Daemon, ASubmissionThatCannotBeStoredIsRefusedNamingStateDir) {
   EXPECT_TRUE(absl::StrContains(s.message(), "state_dir " + config.state_dir() + ": the job could not be stored")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "bytes free there")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "nothing was queued; free space in the daemon's state_dir")) << s;
-  EXPECT_EQ(daemon->ListJobs(v1::ListJobsRequest())->jobs_size(), 1);
+  EXPECT_EQ(daemon->ListJobs(v1::ListJobsRequest(), kTester)->jobs_size(), 1);
   EXPECT_FALSE(fs::exists(folder + "/spec.binpb"));
 }
 
@@ -297,8 +342,8 @@ TEST(Daemon, TheJobRecordCarriesEachPhaseFromQueueWaitToTheEnd) {
   ASSERT_TRUE(daemon->Cancel(Id(cancelled), Caller{"tester", false}).ok());
   WatchSink sink;
   sink.write = [](const v1::JobEvent&) { return true; };
-  ASSERT_TRUE(daemon->Watch(Id(second), sink).ok());
-  const v1::Job job = *daemon->GetJob(Id(second));
+  ASSERT_TRUE(daemon->Watch(Id(second), kTester, sink).ok());
+  const v1::Job job = *daemon->GetJob(Id(second), kTester);
   std::vector<std::string> phases;
   double previous_end = 0;
   for (const v1::PhaseSpan& span : job.timeline().spans()) {
@@ -313,11 +358,11 @@ TEST(Daemon, TheJobRecordCarriesEachPhaseFromQueueWaitToTheEnd) {
   EXPECT_GE(job.timeline().spans(0).end_s(), 1.5);    // it waited for the first job's 2 s sleep
   EXPECT_EQ(job.timeline().started_at(), job.submitted_at());
   EXPECT_EQ(job.timeline().clock(), "std::chrono::steady_clock");
-  const absl::StatusOr<v1::ListJobsResponse> listing = daemon->ListJobs(v1::ListJobsRequest());
+  const absl::StatusOr<v1::ListJobsResponse> listing = daemon->ListJobs(v1::ListJobsRequest(), kTester);
   ASSERT_TRUE(listing.ok()) << listing.status();
   for (const v1::Job& listed : listing->jobs())
     EXPECT_TRUE(listed.timeline().spans().empty()) << listed.id();  // listings stay small
-  const v1::Job gone = *daemon->GetJob(Id(cancelled));
+  const v1::Job gone = *daemon->GetJob(Id(cancelled), kTester);
   ASSERT_EQ(gone.timeline().spans_size(), 1);  // cancelled while queued
   EXPECT_EQ(gone.timeline().spans(0).phase(), "queue wait");
 }
@@ -332,7 +377,7 @@ TEST(Daemon, WatchStreamsChangesUntilTheJobFinishes) {
     events.push_back(e);
     return true;
   };
-  absl::Status watched = daemon->Watch(Id(second), sink);
+  absl::Status watched = daemon->Watch(Id(second), kTester, sink);
   ASSERT_TRUE(watched.ok()) << watched;
   ASSERT_GE(events.size(), 3u);
   EXPECT_EQ(events.front().job().state(), v1::Job::queued);
@@ -345,16 +390,16 @@ TEST(Daemon, WatchStreamsChangesUntilTheJobFinishes) {
   }
   EXPECT_TRUE(saw_running);
   EXPECT_TRUE(saw_phase);
-  EXPECT_EQ(daemon->GetJob(Id(first))->state(), v1::Job::succeeded);
+  EXPECT_EQ(daemon->GetJob(Id(first), kTester)->state(), v1::Job::succeeded);
 
   // A finished job: one event, then the end. A client gone: Cancelled.
   events.clear();
-  EXPECT_TRUE(daemon->Watch(Id(first), sink).ok());
+  EXPECT_TRUE(daemon->Watch(Id(first), kTester, sink).ok());
   EXPECT_EQ(events.size(), 1u);
   const std::string slow = Submit(*daemon, "ok sleep=30");
   sink.write = [](const v1::JobEvent&) { return false; };
-  EXPECT_EQ(daemon->Watch(Id(slow), sink).code(), absl::StatusCode::kCancelled);
-  EXPECT_EQ(daemon->Watch(Id("job-404"), sink).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(daemon->Watch(Id(slow), kTester, sink).code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(daemon->Watch(Id("job-404"), kTester, sink).code(), absl::StatusCode::kNotFound);
 }
 
 TEST(Daemon, ShutdownInterruptsAndRestartRunsTheQueue) {
@@ -366,16 +411,16 @@ TEST(Daemon, ShutdownInterruptsAndRestartRunsTheQueue) {
     queued = Submit(*daemon, "ok");
     WaitFor(*daemon, running, v1::Job::running);
     daemon->Shutdown("interrupted: test shutdown");
-    v1::Job job = *daemon->GetJob(Id(running));
+    v1::Job job = *daemon->GetJob(Id(running), kTester);
     EXPECT_EQ(job.state(), v1::Job::interrupted);
     EXPECT_EQ(job.error(), "interrupted: test shutdown");
-    EXPECT_EQ(daemon->GetJob(Id(queued))->state(), v1::Job::queued);
+    EXPECT_EQ(daemon->GetJob(Id(queued), kTester)->state(), v1::Job::queued);
     EXPECT_EQ(daemon->Submit(Fake("ok"), "x").status().code(), absl::StatusCode::kUnavailable);
   }
   auto daemon = Start(config);
   EXPECT_TRUE(daemon->load_problems().empty());
   WaitFor(*daemon, queued, v1::Job::succeeded);
-  EXPECT_EQ(daemon->GetJob(Id(running))->state(), v1::Job::interrupted);
+  EXPECT_EQ(daemon->GetJob(Id(running), kTester)->state(), v1::Job::interrupted);
   EXPECT_EQ(Submit(*daemon, "ok"), "job-000003");  // numbering continues
 }
 
@@ -386,16 +431,16 @@ TEST(Daemon, ListsNewestFirstWithFilters) {
   WaitFor(*daemon, a, v1::Job::succeeded);
   WaitFor(*daemon, b, v1::Job::failed);
   v1::ListJobsRequest request;
-  absl::StatusOr<v1::ListJobsResponse> all = daemon->ListJobs(request);
+  absl::StatusOr<v1::ListJobsResponse> all = daemon->ListJobs(request, kTester);
   ASSERT_EQ(all->jobs_size(), 2);
   EXPECT_EQ(all->jobs(0).id(), b);
   request.add_states(v1::Job::succeeded);
-  EXPECT_EQ(daemon->ListJobs(request)->jobs(0).id(), a);
+  EXPECT_EQ(daemon->ListJobs(request, kTester)->jobs(0).id(), a);
   request.clear_states();
   request.set_limit(1);
-  EXPECT_EQ(daemon->ListJobs(request)->jobs_size(), 1);
+  EXPECT_EQ(daemon->ListJobs(request, kTester)->jobs_size(), 1);
   request.set_limit(-1);
-  EXPECT_EQ(daemon->ListJobs(request).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(daemon->ListJobs(request, kTester).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(Daemon, MeasureAndCompareJobsGetTheirSummaryCalibrationsAndFailuresNone) {
@@ -453,42 +498,42 @@ TEST(Daemon, HistoryPagesANamesJobsNewestFirstFilteredByState) {
   ASSERT_TRUE(daemon->Cancel(Id(a[1]), Caller{"tester", false}).ok());
   v1::HistoryRequest filtered = HistoryOf("ok series=a", 0);
   filtered.add_states(v1::Job::queued);
-  EXPECT_EQ(PageIds(daemon->History(filtered)), (std::vector<std::string>{a[2], a[0]}));
+  EXPECT_EQ(PageIds(daemon->History(filtered, kTester)), (std::vector<std::string>{a[2], a[0]}));
   filtered.set_states(0, v1::Job::cancelled);
-  EXPECT_EQ(PageIds(daemon->History(filtered)), std::vector<std::string>{a[1]});
+  EXPECT_EQ(PageIds(daemon->History(filtered, kTester)), std::vector<std::string>{a[1]});
   filtered.add_states(v1::Job::failed);
-  EXPECT_EQ(PageIds(daemon->History(filtered)), std::vector<std::string>{a[1]});
+  EXPECT_EQ(PageIds(daemon->History(filtered, kTester)), std::vector<std::string>{a[1]});
 
   ASSERT_TRUE(daemon->Cancel(Id(blocker), Caller{"tester", false}).ok());
   WaitFor(*daemon, a[2], v1::Job::succeeded);
-  absl::StatusOr<v1::HistoryResponse> first = daemon->History(HistoryOf("ok series=a", 2));
+  absl::StatusOr<v1::HistoryResponse> first = daemon->History(HistoryOf("ok series=a", 2), kTester);
   EXPECT_EQ(PageIds(first), (std::vector<std::string>{a[2], a[1]}));
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->jobs(0).summary().latency().median_s(), 0.003);
   EXPECT_FALSE(first->jobs(1).has_summary());   // cancelled
   EXPECT_FALSE(first->jobs(0).has_timeline());  // GetJob has it
-  EXPECT_TRUE(daemon->GetJob(Id(a[2]))->has_timeline());
+  EXPECT_TRUE(daemon->GetJob(Id(a[2]), kTester)->has_timeline());
   const std::string between = Submit(*daemon, "ok series=a");  // newer than every page given
   v1::HistoryRequest next = HistoryOf("ok series=a", 2);
   next.set_page_token(first->next_page_token());
-  absl::StatusOr<v1::HistoryResponse> second = daemon->History(next);
+  absl::StatusOr<v1::HistoryResponse> second = daemon->History(next, kTester);
   EXPECT_EQ(PageIds(second), std::vector<std::string>{a[0]});
   EXPECT_EQ(second->next_page_token(), "");
   WaitFor(*daemon, between, v1::Job::succeeded);
-  EXPECT_EQ(PageIds(daemon->History(HistoryOf("ok series=a", 0))),
+  EXPECT_EQ(PageIds(daemon->History(HistoryOf("ok series=a", 0), kTester)),
             (std::vector<std::string>{between, a[2], a[1], a[0]}));
   filtered.clear_states();
   filtered.add_states(v1::Job::succeeded);
-  EXPECT_EQ(PageIds(daemon->History(filtered)), (std::vector<std::string>{between, a[2], a[0]}));
-  EXPECT_EQ(PageIds(daemon->History(HistoryOf("ok series=b", 1))).size(), 1u);
-  EXPECT_TRUE(PageIds(daemon->History(HistoryOf("nobody", 0))).empty());
+  EXPECT_EQ(PageIds(daemon->History(filtered, kTester)), (std::vector<std::string>{between, a[2], a[0]}));
+  EXPECT_EQ(PageIds(daemon->History(HistoryOf("ok series=b", 1), kTester)).size(), 1u);
+  EXPECT_TRUE(PageIds(daemon->History(HistoryOf("nobody", 0), kTester)).empty());
 }
 
 TEST(Daemon, HistoryRefusesBadFieldsNamingThem) {
   auto daemon = Start(Config("history_refusals"));
   WaitFor(*daemon, Submit(*daemon, "ok"), v1::Job::succeeded);
   auto refused = [&](const v1::HistoryRequest& request, const std::string& field) {
-    absl::StatusOr<v1::HistoryResponse> page = daemon->History(request);
+    absl::StatusOr<v1::HistoryResponse> page = daemon->History(request, kTester);
     EXPECT_EQ(page.status().code(), absl::StatusCode::kInvalidArgument) << field;
     EXPECT_TRUE(absl::StartsWith(page.status().message(), field + ": ")) << page.status();
   };
@@ -516,13 +561,13 @@ TEST(Daemon, HistorySurvivesARestartAndOlderJobsGetTheirSummaryAtLoad) {
   ASSERT_TRUE(SaveJson(old, record).ok());
   auto daemon = Start(config);
   EXPECT_TRUE(daemon->load_problems().empty());
-  absl::StatusOr<v1::HistoryResponse> page = daemon->History(HistoryOf("ok", 0));
+  absl::StatusOr<v1::HistoryResponse> page = daemon->History(HistoryOf("ok", 0), kTester);
   ASSERT_EQ(PageIds(page), std::vector<std::string>{measured});
   EXPECT_EQ(page->jobs(0).summary().latency().median_s(), 0.003);
   v1::Job rewritten;
   ASSERT_TRUE(LoadJsonStrict(record, &rewritten).ok());
   EXPECT_EQ(rewritten.summary().latency().median_s(), 0.003);
-  EXPECT_EQ(daemon->History(HistoryOf("compare", 0))->jobs(0).summary().baseline_latency().median_s(), 0.002);
+  EXPECT_EQ(daemon->History(HistoryOf("compare", 0), kTester)->jobs(0).summary().baseline_latency().median_s(), 0.002);
 }
 
 TEST(Daemon, InfoDescribesTheDaemon) {
@@ -563,7 +608,7 @@ int SparePid(Daemon& daemon, int not_this = 0) {
 // The running job's worker pid (10 s at most; 0 if it never ran).
 int WorkerPid(Daemon& daemon, const std::string& id) {
   for (int i = 0; i < 1000; ++i) {
-    const v1::Job job = *daemon.GetJob(Id(id));
+    const v1::Job job = *daemon.GetJob(Id(id), kTester);
     if (job.worker_pid() != 0) return job.worker_pid();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -594,7 +639,7 @@ TEST(Daemon, AJobRunsOnTheWarmSpareWhichIsThenReplaced) {
   const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
   EXPECT_EQ(job.worker(), "warm spare");
   EXPECT_EQ(PhaseNames(job), (std::vector<std::string>{"queue wait", "worker start (warm spare)", "fake ok"}));
-  EXPECT_TRUE(daemon->FetchResult(Id(id)).ok());
+  EXPECT_TRUE(daemon->FetchResult(Id(id), kTester).ok());
   EXPECT_TRUE(Gone(spare));  // used once, and reaped
   // A new spare for the next job: every job in a fresh process.
   const int next = SparePid(*daemon, spare);

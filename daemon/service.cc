@@ -100,7 +100,7 @@ void TorchScanService::ServeWatch() {
             WatchSink sink;
             sink.write = [stream](const v1::JobEvent& event) { return stream->Write(event); };
             sink.cancelled = [context] { return context->IsCancelled(); };
-            return ToGrpcStatus(daemon_->Watch(request, sink));
+            return ToGrpcStatus(daemon_->Watch(request, *caller, sink));
           }));
 }
 
@@ -112,20 +112,21 @@ TorchScanService::TorchScanService(Daemon* daemon, TokenFileWatcher* tokens, con
       "Submit", [max_upload_bytes](int64_t bytes) { return spec::CheckSubmitRequestSize(bytes, max_upload_bytes); },
       [this](const v1::SubmitRequest& request, const Caller& caller) { return daemon_->Submit(request, caller.user); });
   ServeWatch();
-  ServeUnary<v1::JobRequest, v1::Job>(
-      "GetJob", nullptr, [this](const v1::JobRequest& request, const Caller&) { return daemon_->GetJob(request); });
+  ServeUnary<v1::JobRequest, v1::Job>("GetJob", nullptr, [this](const v1::JobRequest& request, const Caller& caller) {
+    return daemon_->GetJob(request, caller);
+  });
   ServeUnary<v1::ListJobsRequest, v1::ListJobsResponse>(
       "ListJobs", nullptr,
-      [this](const v1::ListJobsRequest& request, const Caller&) { return daemon_->ListJobs(request); });
+      [this](const v1::ListJobsRequest& request, const Caller& caller) { return daemon_->ListJobs(request, caller); });
   ServeUnary<v1::HistoryRequest, v1::HistoryResponse>(
       "History", nullptr,
-      [this](const v1::HistoryRequest& request, const Caller&) { return daemon_->History(request); });
+      [this](const v1::HistoryRequest& request, const Caller& caller) { return daemon_->History(request, caller); });
   ServeUnary<v1::JobRequest, v1::Job>("Cancel", nullptr, [this](const v1::JobRequest& request, const Caller& caller) {
     return daemon_->Cancel(request, caller);
   });
   ServeUnary<v1::JobRequest, v1::JobResult>(
       "FetchResult", nullptr,
-      [this](const v1::JobRequest& request, const Caller&) { return daemon_->FetchResult(request); });
+      [this](const v1::JobRequest& request, const Caller& caller) { return daemon_->FetchResult(request, caller); });
   ServeUnary<v1::InfoRequest, v1::DaemonInfo>(
       "Info", nullptr, [this](const v1::InfoRequest& request, const Caller&) { return daemon_->Info(request); });
 }

@@ -191,7 +191,8 @@ TEST_F(AccessTest, JobsRecordTheirSubmitterAndOnlyOwnersOrAdminsCancel) {
 
   CommandResult r = Tcp(tcp, kCarolToken, {"jobs", "cancel", first.id()});
   EXPECT_EQ(r.exit_code, 5) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.err, "was submitted by alice")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "carol may not cancel job " + first.id() + ", which another user submitted"))
+      << r.err;
   // On the unix socket a caller is its login name: alice's token does not make it alice.
   const std::string alice_token = TempDir("token-alice-socket") + "/token";
   WriteFile(alice_token, std::string(kAliceToken) + "\n", 0600);
@@ -216,6 +217,51 @@ TEST_F(AccessTest, JobsRecordTheirSubmitterAndOnlyOwnersOrAdminsCancel) {
   for (const char* token : {kAliceToken, kBobToken, kCarolToken})
     EXPECT_FALSE(absl::StrContains(stored, token)) << "token found in the daemon's log or state";
   EXPECT_TRUE(absl::StrContains(stored, "alice"));  // while the user names are recorded
+}
+
+// A job's result, its record and its progress are its submitter's and the admins' (issue 41):
+// carol, another token holder, is refused each without learning who submitted it, her list
+// shows the job without its label and metadata, and a label's history holds only her own jobs.
+// Before the rule her `jobs fetch` wrote alice's report.json and .html.
+TEST_F(AccessTest, OnlyTheSubmitterOrAnAdminSeesAJobsResult) {
+  const std::string tcp = "127.0.0.1:" + std::to_string(FreePort());
+  std::unique_ptr<TestDaemon> daemon = TcpDaemon("privacy", tcp);
+  TestDaemon& d = *daemon;
+  CommandResult r = Tcp(tcp, kAliceToken,
+                        {"measure", "--model", "linear", "--min-run-time", "0.02", "--label", "alice-private-bench",
+                         "--metadata", "secret=alice-private-note", "--output", TempDir("privacy-alice-measure")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<v1::Job> jobs = ListJobs(d);  // root on the socket: an admin, who sees all
+  ASSERT_EQ(jobs.size(), 1u);
+  const std::string id = jobs[0].id();
+  ASSERT_EQ(jobs[0].spec().label(), "alice-private-bench");
+
+  const std::string carol_out = TempDir("privacy-carol");
+  const std::vector<std::vector<std::string>> reads = {
+      {"jobs", "fetch", id, "--output", carol_out}, {"jobs", "show", id}, {"jobs", "watch", id}};
+  for (const std::vector<std::string>& read : reads) {
+    r = Tcp(tcp, kCarolToken, read);
+    EXPECT_EQ(r.exit_code, 5) << read[1] << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "carol may not ")) << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "only a job's submitter or an admin")) << r.err;
+    EXPECT_FALSE(absl::StrContains(r.err, "alice")) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(carol_out + "/report.json"));
+  r = Tcp(tcp, kCarolToken, {"--json", "jobs", "list"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, id)) << r.out;  // the shared queue is seen
+  EXPECT_FALSE(absl::StrContains(r.out, "alice-private")) << r.out;
+  r = Tcp(tcp, kCarolToken, {"history", "alice-private-bench"});
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_FALSE(absl::StrContains(r.out + r.err, id)) << r.out << r.err;
+
+  // The submitter and an admin fetch it.
+  for (const char* token : {kAliceToken, kBobToken}) {
+    const std::string out = TempDir(std::string("privacy-fetch-") + std::string(token).substr(0, 3));
+    r = Tcp(tcp, token, {"jobs", "fetch", id, "--output", out});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(absl::StrContains(Slurp(out + "/report.json"), "alice-private-note")) << out;
+  }
 }
 
 // Real local users on one daemon's unix socket (socket group `users`, admin_group `admins`):
@@ -283,10 +329,11 @@ TEST_F(AccessTest, LocalUsersAreTheirLoginNamesOnTheSocket) {
     EXPECT_FALSE(absl::StrContains(list.out, " local ")) << list.out;
   }
 
-  // bob may not cancel alice's job; the message names her and how to get the right.
+  // bob may not cancel alice's job; the message names the rule and how to get the right.
   CommandResult r = over_socket(bob, {"jobs", "cancel", alice_queued});
   EXPECT_EQ(r.exit_code, 5) << r.err;
-  EXPECT_TRUE(absl::StrContains(r.err, "was submitted by " + alice + ", and " + bob + " may not cancel it")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, bob + " may not cancel job " + alice_queued + ", which another user submitted"))
+      << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "usermod -aG " + admins + " " + bob)) << r.err;
   EXPECT_EQ(ShowJob(d, alice_queued).state(), v1::Job::queued);
   // Nor does alice's token make him alice on the socket.
