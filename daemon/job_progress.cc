@@ -7,11 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "core/timestamp.h"
 #include "daemon/result_summary.h"
+#include "spec/printable_text.h"
 
 namespace torchscan::daemon {
 
-void RecordPhase(JobRecords& records, const std::string& id, const std::string& phase) {
+void RecordPhase(JobRecords& records, const std::string& id, const std::string& line) {
   records.mu().AssertHeld();
+  const std::string phase = spec::PrintableLine(line, kMaxPhaseBytes);
   spdlog::info("job {} phase {}", id, phase);
   v1::Job& job = *records.Find(id);
   job.set_phase(phase);
@@ -52,8 +54,8 @@ void RecordEnd(JobRecords& records, const std::string& id, JobRunOutcome& outcom
         job.latency_change().empty() ? "" : absl::StrCat(": ", job.latency_change(), ", check ", job.output_check()));
   } else {
     job.set_state(outcome.killed ? killed_state : v1::Job::failed);
-    job.set_error(outcome.error);
-    spdlog::info("job {} {}: {}", id, v1::Job::State_Name(job.state()), outcome.error);
+    job.set_error(spec::PrintableLine(outcome.error, kMaxErrorBytes));
+    spdlog::info("job {} {}: {}", id, v1::Job::State_Name(job.state()), job.error());
   }
   records.Changed(job, true);
   records.RefreshRecordCache(false);

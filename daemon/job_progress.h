@@ -1,7 +1,9 @@
 // How a running job's progress and end reach its record (JobRecords, job_records.h), for
 // both ways jobs run: on this machine (executor.h) and on a Slurm node (slurm_front.h). Each
 // function changes the record, wakes the watchers and stores state changes; the caller holds
-// records.mu(). gRPC-free.
+// records.mu(). gRPC-free. A job's own text (its phase lines, the error it ended with) enters
+// the record as spec::PrintableLine makes it: valid UTF-8, no control character, cut to
+// kMaxPhaseBytes / kMaxErrorBytes, so no job can break a listing or drive a terminal.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,9 @@
 #include "daemon/job_runner.h"
 
 namespace torchscan::daemon {
+
+inline constexpr size_t kMaxPhaseBytes = 200;   // a phase name, as the record keeps it
+inline constexpr size_t kMaxErrorBytes = 4000;  // why a job ended, as the record keeps it
 
 // The worker's phase line: the job's phase (its blocks back to 0) and a timeline span.
 void RecordPhase(JobRecords& records, const std::string& id, const std::string& phase)

@@ -105,6 +105,59 @@ absl::Status CheckMessage(const Message& message, const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// The length of the valid UTF-8 sequence at text[i] (1-4), or 0 when the bytes there are not
+// one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+size_t Utf8SequenceAt(std::string_view text, size_t i) {
+  const auto at = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = at(0);
+  if (lead < 0x80) return 1;
+  size_t n = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    n = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    n = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    n = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size() || at(1) < low || at(1) > high) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (at(k) < 0x80 || at(k) > 0xBF) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string PrintableLine(std::string_view text, size_t max_bytes) {
+  std::string out;
+  size_t cut = std::string::npos;  // where "..." goes if the text runs past max_bytes
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = Utf8SequenceAt(text, i);
+    const auto byte = static_cast<unsigned char>(text[i]);
+    std::string piece;
+    if (n == 0 || byte < 0x20 || byte == 0x7F) {
+      piece = absl::StrFormat("\\x%02X", byte);
+    } else if (n == 2 && byte == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+      piece = absl::StrFormat("\\u%04X", static_cast<unsigned char>(text[i + 1]));
+    } else {
+      piece = std::string(text.substr(i, n));
+    }
+    i += n == 0 ? 1 : n;
+    if (cut == std::string::npos && out.size() + piece.size() > max_bytes - 3) cut = out.size();
+    if (out.size() + piece.size() > max_bytes) return out.substr(0, cut) + "...";
+    out += piece;
+  }
+  return out;
+}
+
 absl::Status RequirePrintableText(const Message& message, const std::string& prefix) {
   return CheckMessage(message, prefix);
 }

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <google/protobuf/message.h>
 #include "absl/status/status.h"
@@ -34,5 +35,14 @@ namespace torchscan::spec {
 // "spec.x.input_metadata" (saying "a key") for a map key. An empty prefix gives paths
 // without it ("label: ..."). The value itself is not echoed (it may be long or hostile).
 absl::Status RequirePrintableText(const google::protobuf::Message& message, const std::string& prefix);
+
+// A job's own text (a worker's phase line, the error it died with), as the daemon keeps and
+// shows it to every user: what is not printable UTF-8 is spelled out, so that it can neither
+// break a record (a proto3 string must be UTF-8: one invalid byte failed every `jobs list`) nor
+// drive anyone's terminal. Each byte outside a valid UTF-8 sequence and each control
+// character (C0, DEL, C1; tab and newline too: a record's text is one line) becomes "\xNN"
+// (a C1 character "\u00NN"); the rest is kept. Longer than `max_bytes`: cut at a character
+// boundary, with "..." (3 bytes, within max_bytes, which must be at least 3).
+std::string PrintableLine(std::string_view text, size_t max_bytes);
 
 }  // namespace torchscan::spec

@@ -89,4 +89,28 @@ TEST(PrintableText, MapKeysAndValuesAreNamedByTheirKey) {
 }
 
 }  // namespace
+TEST(PrintableLine, KeepsPrintableUnicodeAndSpellsOutEverythingElse) {
+  EXPECT_EQ(PrintableLine("timing baseline \xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80", 100),
+            "timing baseline \xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80");
+  EXPECT_EQ(PrintableLine("AssertionError: boom\xFF", 100), "AssertionError: boom\\xFF");
+  EXPECT_EQ(PrintableLine("\x1B]0;TITLE\x07\x1B[31mred", 100), "\\x1B]0;TITLE\\x07\\x1B[31mred");
+  EXPECT_EQ(PrintableLine(std::string("a\nb\tc\0d\x7F", 8), 100), "a\\x0Ab\\x09c\\x00d\\x7F");
+  EXPECT_EQ(PrintableLine("next\xC2\x85line", 100), "next\\u0085line");       // C1 NEL
+  EXPECT_EQ(PrintableLine("\xC0\xAF", 100), "\\xC0\\xAF");                    // overlong '/'
+  EXPECT_EQ(PrintableLine("\xED\xA0\x80", 100), "\\xED\\xA0\\x80");           // a surrogate
+  EXPECT_EQ(PrintableLine("\xF4\x90\x80\x80", 100), "\\xF4\\x90\\x80\\x80");  // above U+10FFFF
+  EXPECT_EQ(PrintableLine("cut \xE4\xB8", 100), "cut \\xE4\\xB8");            // a truncated sequence
+}
+
+TEST(PrintableLine, LongTextIsCutAtACharacterBoundaryWithinTheLimit) {
+  EXPECT_EQ(PrintableLine("abcdefgh", 8), "abcdefgh");
+  EXPECT_EQ(PrintableLine("abcdefghi", 8), "abcde...");
+  EXPECT_EQ(PrintableLine("abcd\xE4\xB8\xADxyz", 8), "abcd...");  // the 3-byte character is not split
+  EXPECT_EQ(PrintableLine("ab\xFF"
+                          "cdefg",
+                          8),
+            "ab...");  // nor is an escape
+  EXPECT_EQ(PrintableLine(std::string(100000, 'x'), 200).size(), 200u);
+}
+
 }  // namespace torchscan::spec

@@ -1,8 +1,12 @@
 """Writes hostile TorchScript modules, the way an attacker with a Python install makes them.
 
-    /usr/bin/python3 tests/python/make_hostile_models.py OUT_DIR NAME=PATH...
+    /usr/bin/python3 tests/python/make_hostile_models.py OUT_DIR [NAME=PATH...]
 
-Needs torch (the project environment's, e2e::ProjectPython()). For each NAME=PATH writes into OUT_DIR:
+Needs torch (the project environment's, e2e::ProjectPython()). Writes into OUT_DIR:
+  bad_text.pt    forward(x) fails with an assertion message that is not UTF-8 (TorchScript's
+                 chr(255) is the one byte 0xFF) and carries terminal escape sequences (a
+                 window title, a colour), as a job's error every user's listing shows.
+and for each NAME=PATH:
   read_NAME.pt   forward(x) reads the first bytes of PATH (torch.from_file) and fails with
                  "LEAKED <bytes as numbers>": a job's error goes back to its submitter, so
                  whatever it could read is carried out that way.
@@ -45,8 +49,16 @@ class Writer(torch.nn.Module):
         return x + data.sum().to(x.dtype) * 0.0
 
 
+class BadText(torch.nn.Module):
+    def forward(self, x):
+        esc = chr(27)
+        assert False, "BADTEXT " + esc + "]0;owned" + chr(7) + esc + "[31mred " + chr(255)
+        return x
+
+
 def main(out, targets):
     os.makedirs(out, exist_ok=True)
+    torch.jit.script(BadText()).save(os.path.join(out, "bad_text.pt"))
     for target in targets:
         name, path = target.split("=", 1)
         torch.jit.script(Reader(path)).save(os.path.join(out, "read_" + name + ".pt"))
@@ -54,6 +66,6 @@ def main(out, targets):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or any("=" not in t for t in sys.argv[2:]):
-        sys.exit("usage: make_hostile_models.py OUT_DIR NAME=PATH...")
+    if len(sys.argv) < 2 or any("=" not in t for t in sys.argv[2:]):
+        sys.exit("usage: make_hostile_models.py OUT_DIR [NAME=PATH...]")
     main(sys.argv[1], sys.argv[2:])
