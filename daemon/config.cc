@@ -180,6 +180,14 @@ absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
   if (limits.max_queue_length() < 0)
     return Invalid("limits.max_queue_length",
                    absl::StrCat(limits.max_queue_length(), " is negative; give a count >= 1"));
+  if (limits.max_queued_per_user() < 0)
+    return Invalid("limits.max_queued_per_user", absl::StrCat(limits.max_queued_per_user(),
+                                                              " is negative; give a count >= 1, or 0 for a quarter of "
+                                                              "max_queue_length"));
+  if (limits.max_queue_length() > 0 && limits.max_queued_per_user() > limits.max_queue_length())
+    return Invalid("limits.max_queued_per_user",
+                   absl::StrCat(limits.max_queued_per_user(), " is more than max_queue_length (",
+                                limits.max_queue_length(), "); give at most that"));
   if (!std::isfinite(limits.job_wall_time_s()) || limits.job_wall_time_s() < 0)
     return Invalid("limits.job_wall_time_s", absl::StrCat(limits.job_wall_time_s(), " is not a number of seconds > 0"));
   if (limits.worker_memory_bytes() < 0)
@@ -251,6 +259,7 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config) {
   if (flags.cpu_set) config->set_cpu_set(*flags.cpu_set);
   v1::DaemonLimits* limits = config->mutable_limits();
   if (flags.max_queue_length) limits->set_max_queue_length(*flags.max_queue_length);
+  if (flags.max_queued_per_user) limits->set_max_queued_per_user(*flags.max_queued_per_user);
   if (flags.job_wall_time_s) limits->set_job_wall_time_s(*flags.job_wall_time_s);
   if (flags.worker_memory_bytes) limits->set_worker_memory_bytes(*flags.worker_memory_bytes);
   if (flags.max_upload_bytes) limits->set_max_upload_bytes(*flags.max_upload_bytes);
@@ -288,6 +297,8 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
   if (config->default_inter_op_threads() == 0) config->set_default_inter_op_threads(kDefaultInterOpThreads);
   v1::DaemonLimits* limits = config->mutable_limits();
   if (limits->max_queue_length() == 0) limits->set_max_queue_length(kDefaultMaxQueueLength);
+  if (limits->max_queued_per_user() == 0)
+    limits->set_max_queued_per_user(std::max(1, limits->max_queue_length() / kDefaultQueueShareDivisor));
   if (limits->job_wall_time_s() == 0) limits->set_job_wall_time_s(kDefaultJobWallTimeS);
   if (limits->max_upload_bytes() == 0) limits->set_max_upload_bytes(kDefaultMaxUploadBytes);
   if (limits->worker_open_files() == 0) limits->set_worker_open_files(kDefaultWorkerOpenFiles);

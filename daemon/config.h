@@ -33,6 +33,7 @@ struct ConfigFlags {
   std::optional<int> inter_op_threads;            // --inter-op-threads
   std::optional<std::string> cpu_set;             // --cpu-set, e.g. "0-1,3"
   std::optional<int> max_queue_length;            // --max-queue
+  std::optional<int> max_queued_per_user;         // --max-queued-per-user
   std::optional<double> job_wall_time_s;          // --job-wall-time (seconds)
   std::optional<int64_t> worker_memory_bytes;     // --worker-memory (bytes; 0 = no limit)
   std::optional<int64_t> max_upload_bytes;        // --max-upload (bytes)
@@ -82,14 +83,14 @@ void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config);
 // Fills defaults: state_dir, worker_path and rss_child_path made absolute; listen
 // ["unix:<state_dir>/torchscand.sock"]; socket_mode kDefaultSocketMode; devices ["cpu"];
 // threads kDefaultIntraOpThreads and kDefaultInterOpThreads; limits kDefaultMaxQueueLength,
-// kDefaultJobWallTimeS, kDefaultMaxUploadBytes and kDefaultWorkerOpenFiles; worker_path the
-// Bazel output layout's <executable_dir>/../worker/torchscan-worker when executable_dir is
-// named "daemon", else <executable_dir>/torchscan-worker (an installation), never a guess
-// between the two, so a stale program of an older build cannot run; rss_child_path likewise
-// <worker dir>/../passes/torchscan_rss_child when the worker's folder is named "worker", else
-// <worker dir>/torchscan_rss_child, when executable, else left
-// empty (jobs asking for RSS are then refused); worker_user kDefaultWorkerUser when
-// machine.is_root. Negative values are kept so that validation names them.
+// max_queued_per_user max_queue_length / kDefaultQueueShareDivisor (at least 1), kDefaultJobWallTimeS,
+// kDefaultMaxUploadBytes and kDefaultWorkerOpenFiles; worker_path the Bazel output layout's
+// <executable_dir>/../worker/torchscan-worker when executable_dir is named "daemon", else
+// <executable_dir>/torchscan-worker (an installation), never a guess between the two, so a stale program of an older
+// build cannot run; rss_child_path likewise <worker dir>/../passes/torchscan_rss_child when the worker's folder is
+// named "worker", else <worker dir>/torchscan_rss_child, when executable, else left empty (jobs asking for RSS are then
+// refused); worker_user kDefaultWorkerUser when machine.is_root. Negative values are kept so that validation names
+// them.
 void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config);
 
 // Checks a configuration after ApplyDefaults: state_dir set; each listen address a unix:

@@ -21,6 +21,9 @@ void AddConfigFlags(CLI::App* app, ConfigFlags* flags) {
   app->add_option("--cpu-set", flags->cpu_set, "CPUs given to workers, e.g. 0-1 (default all)");
   app->add_option("--max-queue", flags->max_queue_length,
                   absl::StrFormat("queued jobs accepted (%d)", kDefaultMaxQueueLength));
+  app->add_option("--max-queued-per-user", flags->max_queued_per_user,
+                  absl::StrFormat("queued jobs one user may hold (%d: --max-queue / %d, or 1)",
+                                  kDefaultMaxQueueLength / kDefaultQueueShareDivisor, kDefaultQueueShareDivisor));
   app->add_option("--job-wall-time", flags->job_wall_time_s,
                   absl::StrFormat("seconds before a worker is killed (%g)", kDefaultJobWallTimeS));
   app->add_option("--noise-floor-max-age", flags->noise_floor_max_age_s,

@@ -36,6 +36,7 @@ TEST(ConfigFlags, HelpStatesTheDefaultsThatApply) {
       {"--intra-op-threads", absl::StrCat("(", applied.default_intra_op_threads(), ")")},
       {"--inter-op-threads", absl::StrCat("(", applied.default_inter_op_threads(), ")")},
       {"--max-queue", absl::StrCat("(", applied.limits().max_queue_length(), ")")},
+      {"--max-queued-per-user", absl::StrCat("(", applied.limits().max_queued_per_user(), ": --max-queue / ")},
       {"--job-wall-time", absl::StrCat("(", applied.limits().job_wall_time_s(), ")")},
       {"--max-upload", absl::StrCat("(", applied.limits().max_upload_bytes() >> 20, " MiB)")},
       {"--socket-mode", absl::StrCat("(", applied.socket_mode(), ")")},

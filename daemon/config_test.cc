@@ -57,6 +57,7 @@ TEST(Config, DefaultsFillEverything) {
   EXPECT_EQ(config->default_intra_op_threads(), 1);
   EXPECT_EQ(config->default_inter_op_threads(), 1);
   EXPECT_EQ(config->limits().max_queue_length(), 100);
+  EXPECT_EQ(config->limits().max_queued_per_user(), 25);  // a quarter of the queue
   EXPECT_EQ(config->limits().job_wall_time_s(), 3600);
   EXPECT_EQ(config->limits().worker_memory_bytes(), 0);
   EXPECT_EQ(config->limits().max_upload_bytes(), 64 << 20);
@@ -114,6 +115,11 @@ TEST(Config, EachBadFieldIsNamed) {
   ExpectFieldError("cpu_set", [](ConfigFlags& f) { f.cpu_set = "3-1"; });
   ExpectFieldError("cpu_set", [](ConfigFlags& f) { f.cpu_set = "one"; });
   ExpectFieldError("limits.max_queue_length", [](ConfigFlags& f) { f.max_queue_length = -1; });
+  ExpectFieldError("limits.max_queued_per_user", [](ConfigFlags& f) { f.max_queued_per_user = -1; });
+  ExpectFieldError("limits.max_queued_per_user", [](ConfigFlags& f) {
+    f.max_queue_length = 4;
+    f.max_queued_per_user = 5;
+  });
   ExpectFieldError("limits.job_wall_time_s", [](ConfigFlags& f) { f.job_wall_time_s = -5; });
   ExpectFieldError("limits.worker_memory_bytes", [](ConfigFlags& f) { f.worker_memory_bytes = -1; });
   ExpectFieldError("limits.max_upload_bytes", [](ConfigFlags& f) { f.max_upload_bytes = -1; });

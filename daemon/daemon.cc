@@ -84,13 +84,14 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& con
   std::unique_ptr<Daemon> daemon(new Daemon(config, *std::move(sandbox)));
   Executor& executor = daemon->executor_;
   SlurmFront* slurm = daemon->slurm_.get();
-  absl::Status loaded = daemon->records_.Load([&executor, slurm](const std::string& id) {
+  absl::Status loaded = daemon->records_.Load([&executor, slurm](const v1::Job& job) {
     executor.AssertHeld();  // Load calls this under the records' mutex
+    const std::string& id = job.id();
     if (slurm != nullptr) {
       slurm->Adopt(id);
       return;
     }
-    executor.Restore(id);
+    executor.Restore(id, job.submitter());
     spdlog::info("job {} queued again after a restart", id);
   });
   if (!loaded.ok()) return loaded;
@@ -136,7 +137,7 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   job.set_id(records_.NextId());
   job.set_submitted_at(NowRfc3339());
   if (slurm_) return SubmitToSlurm(job, spec, submitter, lock);
-  if (absl::Status s = executor_.Enqueue(job.id()); !s.ok()) {
+  if (absl::Status s = executor_.Enqueue(job.id(), submitter); !s.ok()) {
     spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
     return s;
   }

@@ -35,6 +35,7 @@ v1::DaemonConfig Config(const std::string& name) {
   config.set_default_intra_op_threads(1);
   config.set_default_inter_op_threads(1);
   config.mutable_limits()->set_max_queue_length(10);
+  config.mutable_limits()->set_max_queued_per_user(10);  // one user, "tester", submits them all
   config.mutable_limits()->set_job_wall_time_s(60);
   config.mutable_limits()->set_max_upload_bytes(1 << 20);
   config.set_worker_path(std::string(std::getenv("TEST_SRCDIR")) + "/torchscan/daemon/fake_worker");
@@ -265,6 +266,7 @@ TEST(Daemon, AWorkerPastTheWallTimeIsKilled) {
 TEST(Daemon, RefusalsNameTheFieldOrLimit) {
   v1::DaemonConfig config = Config("refusals");
   config.mutable_limits()->set_max_queue_length(1);
+  config.mutable_limits()->set_max_queued_per_user(1);
   auto daemon = Start(config);
 
   v1::SubmitRequest bad = Fake("ok");
@@ -288,6 +290,37 @@ TEST(Daemon, RefusalsNameTheFieldOrLimit) {
   EXPECT_EQ(daemon->Cancel(Id("nope"), Caller{"x", true}).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(daemon->FetchResult(Id(queued), kTester).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(daemon->FetchResult(Id(running), kTester).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// One user's burst is capped (max_queued_per_user) and leaves room for another user's job,
+// which runs before the burst's next one (issue 41: 200 submissions from one user filled the
+// queue and everyone else got "queue is full").
+TEST(Daemon, OneUsersBurstLeavesRoomForAnothersJobWhichRunsNext) {
+  v1::DaemonConfig config = Config("fair");
+  config.mutable_limits()->set_max_queued_per_user(2);
+  auto daemon = Start(config);
+  const std::string running = Submit(*daemon, "ok sleep=30");
+  WaitFor(*daemon, running, v1::Job::running);
+  const std::string a1 = Submit(*daemon, "ok");
+  const std::string a2 = Submit(*daemon, "ok");
+  const absl::Status burst = daemon->Submit(Fake("ok"), "tester").status();
+  EXPECT_EQ(burst.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(burst.message(), "tester has 2 jobs queued")) << burst;
+  EXPECT_TRUE(absl::StrContains(burst.message(), "max_queued_per_user 2")) << burst;
+
+  const Caller carol{"carol", false};
+  absl::StatusOr<v1::Job> other = daemon->Submit(Fake("ok"), "carol");
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->queue_position(), 1);  // never served: before the tester's waiting jobs
+  EXPECT_EQ(daemon->GetJob(Id(a1), kTester)->queue_position(), 2);
+  EXPECT_EQ(daemon->GetJob(Id(a2), kTester)->queue_position(), 3);
+
+  ASSERT_TRUE(daemon->Cancel(Id(running), kTester).ok());
+  const v1::Job last = WaitFor(*daemon, a2, v1::Job::succeeded);
+  absl::StatusOr<v1::Job> ran = daemon->GetJob(Id(other->id()), carol);
+  ASSERT_TRUE(ran.ok() && ran->state() == v1::Job::succeeded) << ran.status();
+  EXPECT_LE(ran->finished_at(), WaitFor(*daemon, a1, v1::Job::succeeded).started_at());
+  EXPECT_LE(ran->finished_at(), last.started_at());
 }
 
 // A record write that fails (as on a full state_dir; here a folder squats on the temporary

@@ -21,7 +21,7 @@ Executor::Executor(const v1::DaemonConfig& config, JobRecords* records, std::sha
       spare_(run_options_, config.no_spare_worker() ? "no_spare_worker" : "",
              config.state_dir() + "/" + worker::kSpareWorkerStderrFile,
              config.state_dir() + "/" + worker::kSpareJobFolder),
-      queue_(config.limits().max_queue_length()) {}
+      queue_(config.limits().max_queue_length(), config.limits().max_queued_per_user()) {}
 
 Executor::~Executor() { Stop("the daemon was stopped"); }
 
@@ -44,16 +44,16 @@ void Executor::Stop(const std::string& reason) {
   if (thread_.joinable()) thread_.join();
 }
 
-absl::Status Executor::Enqueue(const std::string& id) {
+absl::Status Executor::Enqueue(const std::string& id, const std::string& user) {
   records_->mu().AssertHeld();
-  if (absl::Status s = queue_.Push(id); !s.ok()) return s;
+  if (absl::Status s = queue_.Push(id, user); !s.ok()) return s;
   work_.Signal();
   return absl::OkStatus();
 }
 
-void Executor::Restore(const std::string& id) {
+void Executor::Restore(const std::string& id, const std::string& user) {
   records_->mu().AssertHeld();
-  queue_.Restore(id);
+  queue_.Restore(id, user);
 }
 
 bool Executor::Dequeue(const std::string& id) {

@@ -47,10 +47,11 @@ class Executor {
   // Idempotent.
   void Stop(const std::string& reason) ABSL_LOCKS_EXCLUDED(records_->mu());
 
-  // Queues job `id` and wakes the thread (JobQueue::Push's errors: the queue is full).
-  absl::Status Enqueue(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
-  // Queues a job restored at start-up (no length limit).
-  void Restore(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
+  // Queues job `id` of `user` and wakes the thread (JobQueue::Push's errors: the queue or the
+  // user's share of it is full). Jobs run fair between users (job_queue.h).
+  absl::Status Enqueue(const std::string& id, const std::string& user) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
+  // Queues a job restored at start-up (no limits).
+  void Restore(const std::string& id, const std::string& user) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
   // Takes job `id` out of the queue (cancelled, or refused after all); false when not queued.
   bool Dequeue(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
   // 1 for the next job ...; 0 when `id` is not queued.

@@ -6,10 +6,10 @@ namespace torchscan::daemon {
 namespace {
 
 TEST(JobQueue, PopsInSubmissionOrder) {
-  JobQueue queue(10);
-  ASSERT_TRUE(queue.Push("a").ok());
-  ASSERT_TRUE(queue.Push("b").ok());
-  ASSERT_TRUE(queue.Push("c").ok());
+  JobQueue queue(10, 10);
+  ASSERT_TRUE(queue.Push("a", "u").ok());
+  ASSERT_TRUE(queue.Push("b", "u").ok());
+  ASSERT_TRUE(queue.Push("c", "u").ok());
   EXPECT_EQ(queue.Pop(), "a");
   EXPECT_EQ(queue.Pop(), "b");
   EXPECT_EQ(queue.Pop(), "c");
@@ -17,9 +17,9 @@ TEST(JobQueue, PopsInSubmissionOrder) {
 }
 
 TEST(JobQueue, PositionsCountFromOne) {
-  JobQueue queue(10);
-  ASSERT_TRUE(queue.Push("a").ok());
-  ASSERT_TRUE(queue.Push("b").ok());
+  JobQueue queue(10, 10);
+  ASSERT_TRUE(queue.Push("a", "u").ok());
+  ASSERT_TRUE(queue.Push("b", "u").ok());
   EXPECT_EQ(queue.Position("a"), 1);
   EXPECT_EQ(queue.Position("b"), 2);
   EXPECT_EQ(queue.Position("zz"), 0);
@@ -29,8 +29,8 @@ TEST(JobQueue, PositionsCountFromOne) {
 }
 
 TEST(JobQueue, RemoveCancelsAQueuedJob) {
-  JobQueue queue(10);
-  for (const char* id : {"a", "b", "c"}) ASSERT_TRUE(queue.Push(id).ok());
+  JobQueue queue(10, 10);
+  for (const char* id : {"a", "b", "c"}) ASSERT_TRUE(queue.Push(id, "u").ok());
   EXPECT_TRUE(queue.Remove("b"));
   EXPECT_FALSE(queue.Remove("b"));
   EXPECT_EQ(queue.Position("c"), 2);
@@ -38,24 +38,63 @@ TEST(JobQueue, RemoveCancelsAQueuedJob) {
 }
 
 TEST(JobQueue, FullQueueIsRefusedNamingTheLimit) {
-  JobQueue queue(2);
-  ASSERT_TRUE(queue.Push("a").ok());
-  ASSERT_TRUE(queue.Push("b").ok());
-  absl::Status full = queue.Push("c");
+  JobQueue queue(2, 2);
+  ASSERT_TRUE(queue.Push("a", "u").ok());
+  ASSERT_TRUE(queue.Push("b", "u").ok());
+  absl::Status full = queue.Push("c", "u");
   EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(full.message().find("max_queue_length 2"), std::string::npos) << full;
   queue.Pop();
-  EXPECT_TRUE(queue.Push("c").ok());
+  EXPECT_TRUE(queue.Push("c", "u").ok());
 }
 
 TEST(JobQueue, RestoreIgnoresTheLimitButNotDuplicates) {
-  JobQueue queue(1);
-  queue.Restore("a");
-  queue.Restore("b");
-  queue.Restore("a");
+  JobQueue queue(1, 1);
+  queue.Restore("a", "u");
+  queue.Restore("b", "u");
+  queue.Restore("a", "u");
   EXPECT_EQ(queue.size(), 2u);
-  EXPECT_EQ(queue.Push("a").code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(queue.Push("a", "u").code(), absl::StatusCode::kAlreadyExists);
 }
 
 }  // namespace
+TEST(JobQueue, UsersTakeTurnsServedLongestAgoFirst) {
+  JobQueue queue(100, 100);
+  for (const char* id : {"a1", "a2", "a3", "a4"}) ASSERT_TRUE(queue.Push(id, "alice").ok());
+  EXPECT_EQ(queue.Pop(), "a1");  // alice's burst began: a1 runs
+  ASSERT_TRUE(queue.Push("b1", "bob").ok());
+  ASSERT_TRUE(queue.Push("b2", "bob").ok());
+  ASSERT_TRUE(queue.Push("c1", "carol").ok());
+  // bob and carol were never served: they go before alice's next job, bob's waited longer.
+  EXPECT_EQ(queue.ids(), (std::vector<std::string>{"b1", "c1", "a2", "b2", "a3", "a4"}));
+  EXPECT_EQ(queue.Position("b1"), 1);
+  EXPECT_EQ(queue.Position("a2"), 3);
+  EXPECT_EQ(queue.Position("a4"), 6);
+  for (const char* id : {"b1", "c1", "a2", "b2", "a3", "a4"}) EXPECT_EQ(queue.Pop(), id);
+  EXPECT_EQ(queue.Pop(), std::nullopt);
+  EXPECT_TRUE(queue.empty());
+}
+
+TEST(JobQueue, AUsersShareIsCappedNamingTheCapWhileOthersStillGetIn) {
+  JobQueue queue(100, 2);
+  ASSERT_TRUE(queue.Push("a1", "alice").ok());
+  ASSERT_TRUE(queue.Push("a2", "alice").ok());
+  const absl::Status capped = queue.Push("a3", "alice");
+  EXPECT_EQ(capped.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(capped.message().find("alice has 2 jobs queued"), std::string::npos) << capped;
+  EXPECT_NE(capped.message().find("max_queued_per_user 2"), std::string::npos) << capped;
+  EXPECT_TRUE(queue.Push("b1", "bob").ok());
+  EXPECT_TRUE(queue.Remove("a1"));
+  EXPECT_TRUE(queue.Push("a3", "alice").ok());  // room again once one left the queue
+  EXPECT_EQ(queue.size(), 3u);
+}
+
+TEST(JobQueue, RestoredJobsKeepTheirUsersTurns) {
+  JobQueue queue(1, 1);
+  queue.Restore("a1", "alice");
+  queue.Restore("a2", "alice");
+  queue.Restore("b1", "bob");
+  EXPECT_EQ(queue.ids(), (std::vector<std::string>{"a1", "b1", "a2"}));
+}
+
 }  // namespace torchscan::daemon

@@ -18,7 +18,7 @@ JobRecords::JobRecords(const v1::DaemonConfig& config)
       slurm_front_(IsSlurmFront(config)),
       store_(config.state_dir()) {}
 
-absl::Status JobRecords::Load(const std::function<void(const std::string& id)>& requeue) {
+absl::Status JobRecords::Load(const std::function<void(const v1::Job& job)>& requeue) {
   if (absl::Status s = store_.Open(); !s.ok()) return s;
   JobStore::Loaded loaded = store_.LoadAll(NowRfc3339(), slurm_front_);
   for (const std::string& problem : loaded.problems) spdlog::warn("start-up: {}", problem);
@@ -47,7 +47,7 @@ absl::Status JobRecords::Load(const std::function<void(const std::string& id)>& 
   for (v1::Job& job : loaded.jobs) {
     const bool unfinished = !IsFinished(job.state());
     if (unfinished) {
-      requeue(job.id());
+      requeue(job);
       ++queued;
     }
     const std::string id = job.id();

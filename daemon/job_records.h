@@ -55,10 +55,10 @@ class JobRecords {
   // Opens the store (created when missing; locked against a second daemon) and loads every
   // record and the noise floor (JobStore::LoadAll's restart rules apply); unreadable records
   // and a damaged noise floor are logged, skipped and kept in load_problems(). `requeue` is
-  // called with each unfinished job's id (queued, or on a Slurm front still running in
+  // called with each unfinished job (queued, or on a Slurm front still running in
   // Slurm), in submission order, with mu() held, before that job's record is added; its
   // timeline starts again now ("queue wait", or its phase). Errors: the store's (JobStore::Open).
-  absl::Status Load(const std::function<void(const std::string& id)>& requeue) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status Load(const std::function<void(const v1::Job& job)>& requeue) ABSL_LOCKS_EXCLUDED(mu_);
   const std::vector<std::string>& load_problems() const { return load_problems_; }
 
   absl::Mutex& mu() const ABSL_LOCK_RETURNED(mu_) { return mu_; }

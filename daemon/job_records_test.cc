@@ -29,13 +29,13 @@ const v1::Job* FindUnlocked(JobRecords& records, const std::string& id) ABSL_NO_
 
 TEST(JobRecordsDeathTest, ReadingTheRecordsWithoutTheLockAborts) {
   JobRecords records(Config("unlocked"));
-  ASSERT_TRUE(records.Load([](const std::string&) {}).ok());
+  ASSERT_TRUE(records.Load([](const v1::Job&) {}).ok());
   EXPECT_DEATH(FindUnlocked(records, "job-000001"), "should hold");
 }
 
 TEST(JobRecords, AStoredJobIsFoundWithItsQueueWaitBegun) {
   JobRecords records(Config("stored"));
-  ASSERT_TRUE(records.Load([](const std::string&) {}).ok());
+  ASSERT_TRUE(records.Load([](const v1::Job&) {}).ok());
   absl::MutexLock lock(&records.mu());
   v1::Job job;
   job.set_id(records.NextId());
@@ -73,7 +73,7 @@ TEST(JobRecords, MemoryKeepsABoundedNumberOfFinishedRecordsAndReadsTheOthersAgai
   const int jobs = static_cast<int>(kKeptFinishedRecords) + 20;
   {
     JobRecords records(config);
-    ASSERT_TRUE(records.Load([](const std::string&) {}).ok());
+    ASSERT_TRUE(records.Load([](const v1::Job&) {}).ok());
     absl::MutexLock lock(&records.mu());
     for (int n = 1; n <= jobs; ++n) RunToEnd(records, n);
     EXPECT_EQ(records.kept_finished(), kKeptFinishedRecords);
@@ -90,7 +90,7 @@ TEST(JobRecords, MemoryKeepsABoundedNumberOfFinishedRecordsAndReadsTheOthersAgai
   }
   // A restart keeps the newest in memory and knows every job.
   JobRecords again(config);
-  ASSERT_TRUE(again.Load([](const std::string&) {}).ok());
+  ASSERT_TRUE(again.Load([](const v1::Job&) {}).ok());
   absl::MutexLock lock(&again.mu());
   EXPECT_EQ(again.kept_finished(), kKeptFinishedRecords);
   EXPECT_EQ(again.states().size(), static_cast<size_t>(jobs));
@@ -101,7 +101,7 @@ TEST(JobRecords, MemoryKeepsABoundedNumberOfFinishedRecordsAndReadsTheOthersAgai
 TEST(JobRecords, ARecordGoneFromDiskIsNotFoundAndSaysSo) {
   const v1::DaemonConfig config = Config("gone");
   JobRecords records(config);
-  ASSERT_TRUE(records.Load([](const std::string&) {}).ok());
+  ASSERT_TRUE(records.Load([](const v1::Job&) {}).ok());
   absl::MutexLock lock(&records.mu());
   for (int n = 1; n <= static_cast<int>(kKeptFinishedRecords) + 1; ++n) RunToEnd(records, n);
   std::filesystem::remove(config.state_dir() + "/jobs/job-000001/job.json");

@@ -154,7 +154,9 @@ inline constexpr const char* kDefaultWorkerUser = "nobody";  // DaemonConfig.wor
 // client's private daemon passes kSandboxOff: its only user is the caller).
 inline constexpr const char* kSandboxNamespaces = "namespaces";
 inline constexpr const char* kSandboxOff = "off";
-inline constexpr int kDefaultMaxQueueLength = 100;    // DaemonLimits.max_queue_length: queued jobs
+inline constexpr int kDefaultMaxQueueLength = 100;  // DaemonLimits.max_queue_length: queued jobs
+// DaemonLimits.max_queued_per_user 0 stands for max_queue_length / this (at least 1): a quarter.
+inline constexpr int kDefaultQueueShareDivisor = 4;
 inline constexpr double kDefaultJobWallTimeS = 3600;  // DaemonLimits.job_wall_time_s: a worker is killed past it
 // DaemonLimits.max_upload_bytes: a larger serialized JobSpec (uploaded files included) is
 // refused. Also what spec/job_spec.h JobSpecLimits assumes when not told.

@@ -58,8 +58,8 @@ double SecondsSince(Clock::time_point start) { return std::chrono::duration<doub
 TEST(Load, FiftyClientsNoneLostNoOverlapFlatMemory) {
   const auto start = Clock::now();
   // --sandbox off: the witness reads every job (job_process_witness.h).
-  TestDaemon d(TempDir("state"),
-               {"--max-queue", std::to_string(kMaxQueue), "--job-wall-time", "60", "--sandbox", "off"});
+  TestDaemon d(TempDir("state"), {"--max-queue", std::to_string(kMaxQueue), "--max-queued-per-user",
+                                  std::to_string(kMaxQueue), "--job-wall-time", "60", "--sandbox", "off"});
   JobProcessWitness witness(d.pid());
   const std::string job = TempDir("jobs") + "/tiny.json";
   std::ofstream(job) << R"({"measure": {"workload": {"model": {"builtin": "linear"}}},
