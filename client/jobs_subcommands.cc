@@ -204,8 +204,10 @@ int InfoCommand(const ClientContext& ctx) {
     std::printf("  queue     %d queued%s%s\n", info->queued(), slurm ? " in Slurm" : "",
                 info->running_job().empty() ? "" : (", running " + info->running_job()).c_str());
     if (slurm) PrintSlurmNodes(*info);
-    if (info->spare_worker_pid() != 0)
-      std::printf("  spare     worker pid %d %s, %.1f MiB resident\n", info->spare_worker_pid(),
+    // The pid only for an admin (daemon/access_rules.h InfoFor); a spare shows by its memory.
+    if (info->spare_worker_pid() != 0 || info->spare_worker_rss_bytes() > 0)
+      std::printf("  spare     worker%s %s, %.1f MiB resident\n",
+                  info->spare_worker_pid() != 0 ? (" pid " + std::to_string(info->spare_worker_pid())).c_str() : "",
                   info->spare_worker_ready() ? "loaded, waiting for the next job" : "loading",
                   static_cast<double>(info->spare_worker_rss_bytes()) / (1 << 20));
     else std::printf("  spare     none%s\n", info->config().no_spare_worker() ? " (no_spare_worker)" : " now");

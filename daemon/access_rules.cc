@@ -92,4 +92,20 @@ v1::Job ListedFor(const v1::Job& job, const Caller& caller) {
   return listed;
 }
 
+v1::DaemonInfo InfoFor(v1::DaemonInfo info, const Caller& caller) {
+  if (caller.admin) return info;
+  v1::DaemonConfig& config = *info.mutable_config();
+  config.clear_listen();
+  config.clear_socket_mode();
+  config.clear_socket_group();
+  config.clear_worker_path();
+  config.clear_rss_child_path();
+  config.clear_tls();
+  config.clear_token_file();
+  config.clear_worker_user();
+  config.clear_admin_group();
+  info.clear_spare_worker_pid();
+  return info;
+}
+
 }  // namespace torchscan::daemon

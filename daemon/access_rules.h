@@ -11,7 +11,8 @@
 // "admin". A refusal names the rule, not the submitter. Lists show everyone's jobs (a shared
 // queue must be seen) but, to others than their submitter and admins, only who submitted them,
 // their ids, states, times and queue positions (ListedFor); a label's history holds the
-// caller's own jobs only (an admin's: everyone's).
+// caller's own jobs only (an admin's: everyone's). `info` keeps the daemon's paths and names
+// and the spare worker's pid for admins (InfoFor).
 #pragma once
 
 #include <optional>
@@ -59,5 +60,11 @@ bool SeesAllOf(const std::string& submitter, const Caller& caller);
 // empty measure, compare or calibrate): no label, metadata, files, phase, error, worker,
 // timeline or results.
 v1::Job ListedFor(const v1::Job& job, const Caller& caller);
+
+// The daemon's `info` as `caller` sees it: whole for an admin; for others without what only
+// its admin needs (listen addresses, socket mode and group, worker and RSS child paths, TLS
+// files, token file, worker user, admin group) and without the spare worker's pid. What a
+// user needs stays: devices, threads, CPU set, limits, sandbox, shared paths, Slurm, state_dir.
+v1::DaemonInfo InfoFor(v1::DaemonInfo info, const Caller& caller);
 
 }  // namespace torchscan::daemon

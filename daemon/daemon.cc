@@ -292,7 +292,7 @@ absl::StatusOr<v1::JobResult> Daemon::FetchResult(const v1::JobRequest& request,
   return result;
 }
 
-absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&) const {
+absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&, const Caller& by) const {
   v1::DaemonInfo info;
   info.set_version(kTorchScanVersion);
   *info.mutable_environment() = CaptureEnvironment();
@@ -312,7 +312,7 @@ absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&) const {
   info.set_spare_worker_ready(executor_.spare().ready());
   if (const std::optional<v1::NoiseFloor>& floor = records_.noise_floor())
     *info.mutable_noise_floor() = AgedNoiseFloor(*floor, NowRfc3339(), config_.noise_floor_max_age_s());
-  return info;
+  return InfoFor(std::move(info), by);
 }
 
 // How long Watch waits between looks at whether its client stopped watching.

@@ -83,7 +83,8 @@ class Daemon {
   // once the job is recorded cancelled (or after 10 s, with the job as it then is).
   absl::StatusOr<v1::Job> Cancel(const v1::JobRequest& request, const Caller& by);
   absl::StatusOr<v1::JobResult> FetchResult(const v1::JobRequest& request, const Caller& by) const;
-  absl::StatusOr<v1::DaemonInfo> Info(const v1::InfoRequest& request) const;
+  // The daemon, its machine and configuration and its queue, as `by` may see them (InfoFor).
+  absl::StatusOr<v1::DaemonInfo> Info(const v1::InfoRequest& request, const Caller& by) const;
   // Sends the job as it is, then one event per change (state, phase, blocks, queue position,
   // worker pid; changes close together may come as one event whose message lists each, e.g.
   // "state running; phase build baseline") until the job is finished (OK after the last

@@ -25,6 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const Caller kTester{"tester", false};  // the submitter of the jobs these tests submit
+const Caller kAdmin{"root", true, true};
 
 v1::DaemonConfig Config(const std::string& name) {
   v1::DaemonConfig config;
@@ -605,7 +606,7 @@ TEST(Daemon, HistorySurvivesARestartAndOlderJobsGetTheirSummaryAtLoad) {
 
 TEST(Daemon, InfoDescribesTheDaemon) {
   auto daemon = Start(Config("info"));
-  absl::StatusOr<v1::DaemonInfo> info = daemon->Info(v1::InfoRequest());
+  absl::StatusOr<v1::DaemonInfo> info = daemon->Info(v1::InfoRequest(), kAdmin);
   ASSERT_TRUE(info.ok());
   EXPECT_FALSE(info->version().empty());
   EXPECT_FALSE(info->environment().hostname().empty());
@@ -613,6 +614,16 @@ TEST(Daemon, InfoDescribesTheDaemon) {
   EXPECT_EQ(info->environment().libtorch_version(), TORCHSCAN_LIBTORCH_VERSION);
   EXPECT_EQ(info->config().worker_path(), daemon->config().worker_path());
   EXPECT_FALSE(info->started_at().empty());
+
+  // Another user sees what a user needs, not the paths and names only the admin needs.
+  absl::StatusOr<v1::DaemonInfo> theirs = daemon->Info(v1::InfoRequest(), Caller{"carol", false, true});
+  ASSERT_TRUE(theirs.ok());
+  EXPECT_EQ(theirs->config().devices(0), "cpu");
+  EXPECT_EQ(theirs->config().limits().max_queue_length(), 10);
+  EXPECT_EQ(theirs->config().state_dir(), daemon->config().state_dir());
+  EXPECT_TRUE(theirs->config().worker_path().empty());
+  EXPECT_EQ(theirs->config().listen_size(), 0);
+  EXPECT_EQ(theirs->spare_worker_pid(), 0);
 }
 
 // ---------------------------------------------------------------- the warm spare worker
@@ -631,7 +642,7 @@ class FakeWorkerEnv {
 // The daemon's spare worker's pid once it has one other than `not_this` (5 s at most; 0 if none).
 int SparePid(Daemon& daemon, int not_this = 0) {
   for (int i = 0; i < 500; ++i) {
-    const int pid = daemon.Info(v1::InfoRequest())->spare_worker_pid();
+    const int pid = daemon.Info(v1::InfoRequest(), kAdmin)->spare_worker_pid();
     if (pid != 0 && pid != not_this) return pid;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -660,10 +671,10 @@ TEST(Daemon, AJobRunsOnTheWarmSpareWhichIsThenReplaced) {
   auto daemon = Start(Config("spare-used"));
   const int spare = SparePid(*daemon);
   ASSERT_NE(spare, 0);
-  EXPECT_GT(daemon->Info(v1::InfoRequest())->spare_worker_rss_bytes(), 0);
+  EXPECT_GT(daemon->Info(v1::InfoRequest(), kAdmin)->spare_worker_rss_bytes(), 0);
   bool ready = false;  // seen by the idle executor's next look (every second; 10 s under load)
   for (int i = 0; i < 1000 && !ready; ++i) {
-    ready = daemon->Info(v1::InfoRequest())->spare_worker_ready();
+    ready = daemon->Info(v1::InfoRequest(), kAdmin)->spare_worker_ready();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_TRUE(ready);
@@ -691,7 +702,7 @@ TEST(Daemon, WithoutTheSpareEveryJobStartsAColdWorker) {
   EXPECT_EQ(PhaseNames(job),
             (std::vector<std::string>{"queue wait", "worker start (cold: spare worker off (no_spare_worker))",
                                       "LibTorch load", "fake ok"}));
-  EXPECT_EQ(daemon->Info(v1::InfoRequest())->spare_worker_pid(), 0);
+  EXPECT_EQ(daemon->Info(v1::InfoRequest(), kAdmin)->spare_worker_pid(), 0);
 }
 
 TEST(Daemon, AJobArrivingWhileTheSpareLoadsWaitsForIt) {
@@ -724,9 +735,9 @@ TEST(Daemon, ASpareKilledWhileIdleIsReplacedAndTheNextJobSucceeds) {
   // Idle: ready as the daemon saw it (its idle check reads the spare's "ready" line within a
   // second; a fixed sleep was too short on a loaded machine, where the kill then came "while
   // loading" by the daemon's reading).
-  for (int i = 0; i < 500 && !daemon->Info(v1::InfoRequest())->spare_worker_ready(); ++i)
+  for (int i = 0; i < 500 && !daemon->Info(v1::InfoRequest(), kAdmin)->spare_worker_ready(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(daemon->Info(v1::InfoRequest())->spare_worker_ready());
+  ASSERT_TRUE(daemon->Info(v1::InfoRequest(), kAdmin)->spare_worker_ready());
   ASSERT_EQ(::kill(spare, SIGKILL), 0);
   const std::string id = Submit(*daemon, "ok");
   const v1::Job job = WaitFor(*daemon, id, v1::Job::succeeded);
@@ -787,7 +798,7 @@ TEST(Daemon, StoppingTheDaemonLeavesNoSpareBehind) {
   daemon->Shutdown("test stop");
   EXPECT_TRUE(Gone(spare));
   EXPECT_NE(::kill(-spare, 0), 0);  // nothing of its process group either
-  EXPECT_EQ(daemon->Info(v1::InfoRequest())->spare_worker_pid(), 0);
+  EXPECT_EQ(daemon->Info(v1::InfoRequest(), kAdmin)->spare_worker_pid(), 0);
 }
 
 }  // namespace

@@ -128,7 +128,8 @@ TorchScanService::TorchScanService(Daemon* daemon, TokenFileWatcher* tokens, con
       "FetchResult", nullptr,
       [this](const v1::JobRequest& request, const Caller& caller) { return daemon_->FetchResult(request, caller); });
   ServeUnary<v1::InfoRequest, v1::DaemonInfo>(
-      "Info", nullptr, [this](const v1::InfoRequest& request, const Caller&) { return daemon_->Info(request); });
+      "Info", nullptr,
+      [this](const v1::InfoRequest& request, const Caller& caller) { return daemon_->Info(request, caller); });
 }
 
 }  // namespace torchscan::daemon
