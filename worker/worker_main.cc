@@ -18,6 +18,8 @@
 #include <system_error>
 #include <vector>
 
+#include <ext/stdio_filebuf.h>
+
 #include <CLI/CLI.hpp>
 
 #include "passes/peak_rss.h"
@@ -43,7 +45,7 @@ std::string SelfPath() {
 // initialisers of LibTorch). Nothing here touches LibTorch: its thread pools start, and its
 // thread settings are applied, in RunWorkerJob, exactly as in a cold worker. Reading stdin
 // blocks without using CPU, so an idle spare adds nothing to its RLIMIT_CPU after loading.
-int RunSpare(w::WorkerFlags flags, int rss_children) {
+int RunSpare(w::WorkerFlags flags, int rss_children, std::ostream& progress) {
   // --rss-children RSS children start loading too (torchscand asks for as many as its last
   // job used), forked here, on the main thread, before any LibTorch work (passes/peak_rss.h):
   // an rss job hands them its trials, so their LibTorch load is off its path; any other job
@@ -53,7 +55,7 @@ int RunSpare(w::WorkerFlags flags, int rss_children) {
     for (int i = 0; i < rss_children; ++i)
       waiting.push_back(torchscan::passes::RssTrial::LaunchWaiting(flags.rss_child_path));
   flags.waiting_rss = &waiting;
-  std::cout << w::kReadyLine << std::endl;
+  progress << w::kReadyLine << std::endl;
   const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
   if (text.empty()) return w::kWorkerOk;  // dropped (the daemon stopped) before any job
   const std::optional<w::Handoff> handoff = w::ParseHandoff(text);
@@ -63,14 +65,14 @@ int RunSpare(w::WorkerFlags flags, int rss_children) {
     return w::kWorkerBadSpec;
   }
   const int err = ::open(handoff->stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (err < 0 || ::dup2(err, STDERR_FILENO) < 0) {
+  if (err < 0 || ::dup2(err, STDERR_FILENO) < 0 || ::dup2(err, STDOUT_FILENO) < 0) {
     std::cerr << "torchscan-worker: --spare: cannot write the job's stderr file " << handoff->stderr_path << ": "
               << std::strerror(errno) << std::endl;
     return w::kWorkerResultNotWritten;
   }
   ::close(err);
   flags.job_dir = handoff->job_dir;
-  return w::RunWorkerJob(flags, std::cout, std::cerr);
+  return w::RunWorkerJob(flags, progress, std::cerr);
 }
 
 }  // namespace
@@ -115,6 +117,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : w::kWorkerBadSpec;
   }
+  // The progress channel (worker_protocol.h) is the pipe torchscand gave as stdout, kept on a
+  // descriptor of its own; fd 1 then writes where stderr does, so that what a module prints
+  // (TorchScript's print goes to std::cout) lands in the job's stderr file and cannot forge a
+  // phase line (issue 41: 13,415 printed phases made a 0.05 s measure take 116 s). A spare
+  // points fd 1 at its job's stderr file at the handoff, as it does fd 2.
+  const int progress_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (progress_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    std::cerr << "torchscan-worker: cannot move the progress channel off stdout: " << std::strerror(errno) << std::endl;
+    return w::kWorkerResultNotWritten;
+  }
+  __gnu_cxx::stdio_filebuf<char> progress_buffer(progress_fd, std::ios::out);
+  std::ostream progress(&progress_buffer);
   // Adopted before anything else: their sockets hold each child's pid line (worker_protocol.h).
   std::vector<torchscan::passes::RssTrial> waiting;
   for (const std::string& text : rss_waiting) {
@@ -122,11 +136,12 @@ int main(int argc, char** argv) {
     waiting.push_back(torchscan::passes::RssTrial::AdoptWaiting(fds.socket_fd, fds.stderr_fd));
   }
   if (!waiting.empty()) flags.waiting_rss = &waiting;
-  const int code = spare ? RunSpare(flags, rss_children) : w::RunWorkerJob(flags, std::cout, std::cerr);
+  const int code = spare ? RunSpare(flags, rss_children, progress) : w::RunWorkerJob(flags, progress, std::cerr);
   // Ends here, without running static destructors: the result is on disk (fsynced) and every
   // RSS child reaped, and LibTorch's teardown (its thread pools, registries and freed
   // allocations) only delayed the job's end: 64 ms between the result's rename and
   // exit_group, measured with strace on the guide's linear comparison (issue 15 item 5).
+  progress.flush();
   std::cout.flush();
   std::cerr.flush();
   std::_Exit(code);

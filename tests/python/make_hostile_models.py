@@ -6,6 +6,9 @@ Needs torch (the project environment's, e2e::ProjectPython()). Writes into OUT_D
   bad_text.pt    forward(x) fails with an assertion message that is not UTF-8 (TorchScript's
                  chr(255) is the one byte 0xFF) and carries terminal escape sequences (a
                  window title, a colour), as a job's error every user's listing shows.
+  forge_phase.pt forward(x) prints worker protocol lines ("phase forged by the module",
+                 "blocks 999999") on every call and returns x: a job's own prints must never
+                 reach its timeline.
 and for each NAME=PATH:
   read_NAME.pt   forward(x) reads the first bytes of PATH (torch.from_file) and fails with
                  "LEAKED <bytes as numbers>": a job's error goes back to its submitter, so
@@ -56,9 +59,17 @@ class BadText(torch.nn.Module):
         return x
 
 
+class ForgePhase(torch.nn.Module):
+    def forward(self, x):
+        print("phase forged by the module")
+        print("blocks 999999")
+        return x
+
+
 def main(out, targets):
     os.makedirs(out, exist_ok=True)
     torch.jit.script(BadText()).save(os.path.join(out, "bad_text.pt"))
+    torch.jit.script(ForgePhase()).save(os.path.join(out, "forge_phase.pt"))
     for target in targets:
         name, path = target.split("=", 1)
         torch.jit.script(Reader(path)).save(os.path.join(out, "read_" + name + ".pt"))
