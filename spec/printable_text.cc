@@ -3,6 +3,8 @@
 #include <optional>
 #include <vector>
 
+#include <google/protobuf/stubs/common.h>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -107,31 +109,12 @@ absl::Status CheckMessage(const Message& message, const std::string& path) {
 
 namespace {
 
-// The length of the valid UTF-8 sequence at text[i] (1-4), or 0 when the bytes there are not
-// one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+// The length of the UTF-8 sequence at text[i] (1-4) by protobuf's rule, the one a record's
+// string fields must meet, or 0 when the bytes there start none.
 size_t Utf8SequenceAt(std::string_view text, size_t i) {
-  const auto at = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  const unsigned char lead = at(0);
-  if (lead < 0x80) return 1;
-  size_t n = 0;
-  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    n = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    n = 3;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    n = 4;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > text.size() || at(1) < low || at(1) > high) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (at(k) < 0x80 || at(k) > 0xBF) return 0;
-  return n;
+  for (size_t n = 1; n <= 4 && i + n <= text.size(); ++n)
+    if (google::protobuf::internal::IsStructurallyValidUTF8(text.data() + i, static_cast<int>(n))) return n;
+  return 0;
 }
 
 }  // namespace
