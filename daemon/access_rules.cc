@@ -71,8 +71,13 @@ absl::Status MayAccess(JobAction action, const std::string& id, const std::strin
                    caller.user, ", then log in again)"));
 }
 
+v1::Job ShownTo(v1::Job job, const Caller& caller) {
+  if (!caller.admin) job.clear_worker_pid();
+  return job;
+}
+
 v1::Job ListedFor(const v1::Job& job, const Caller& caller) {
-  if (SeesAllOf(job.submitter(), caller)) return job;
+  if (SeesAllOf(job.submitter(), caller)) return ShownTo(job, caller);
   v1::Job listed;
   listed.set_id(job.id());
   listed.set_state(job.state());

@@ -10,7 +10,7 @@
 // submitter or an admin: on a unix socket root or a member of admin_group, or a token marked
 // "admin". A refusal names the rule, not the submitter. Lists show everyone's jobs (a shared
 // queue must be seen) but, to others than their submitter and admins, only who submitted them,
-// their ids, states, times and queue positions (ListedFor); a label's history holds the
+// their ids, states, times and queue positions (ListedFor); workers' pids only to admins; a label's history holds the
 // caller's own jobs only (an admin's: everyone's). `info` keeps the daemon's paths and names
 // and the spare worker's pid for admins (InfoFor).
 #pragma once
@@ -55,7 +55,11 @@ absl::Status MayAccess(JobAction action, const std::string& id, const std::strin
 // Whether `caller` sees everything of a job `submitter` submitted: it is the submitter or an admin.
 bool SeesAllOf(const std::string& submitter, const Caller& caller);
 
-// `job` as a list shows it to `caller`: whole when SeesAllOf, else only its id, state,
+// `job` as `caller` may see it, who SeesAllOf it: whole for an admin; without its worker's pid
+// for its submitter (a pid is a way into another process: issue 41).
+v1::Job ShownTo(v1::Job job, const Caller& caller);
+
+// `job` as a list shows it to `caller`: ShownTo when SeesAllOf, else only its id, state,
 // submitter, times, queue position, Slurm job id and node, and which kind of job it is (an
 // empty measure, compare or calibrate): no label, metadata, files, phase, error, worker,
 // timeline or results.

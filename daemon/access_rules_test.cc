@@ -133,5 +133,18 @@ TEST(ListedFor, OthersSeeWhoWhenAndWhereButNoLabelMetadataFilesOrResults) {
     EXPECT_FALSE(absl::StrContains(listed.DebugString(), leaked)) << leaked;
 }
 
+// A worker's pid is a way into its process (issue 41: /proc/<pid>/root): admins only.
+TEST(ShownTo, OnlyAdminsSeeAWorkersPid) {
+  v1::Job job;
+  job.set_submitter("alice");
+  job.set_state(v1::Job::running);
+  job.set_worker_pid(4242);
+  EXPECT_EQ(ShownTo(job, Caller{"root", true, true}).worker_pid(), 4242);
+  EXPECT_EQ(ShownTo(job, Caller{"alice", false, true}).worker_pid(), 0);
+  EXPECT_EQ(ListedFor(job, Caller{"alice", false, true}).worker_pid(), 0);
+  EXPECT_EQ(ListedFor(job, Caller{"carol", false, true}).worker_pid(), 0);
+  EXPECT_EQ(ShownTo(job, Caller{"alice", false, true}).state(), v1::Job::running);
+}
+
 }  // namespace
 }  // namespace torchscan::daemon

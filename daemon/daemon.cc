@@ -184,7 +184,7 @@ absl::StatusOr<v1::Job> Daemon::GetJob(const v1::JobRequest& request, const Call
   absl::MutexLock lock(&records_.mu());
   absl::StatusOr<const v1::Job*> job = FindFor(request, JobAction::kShow, by);
   if (!job.ok()) return job.status();
-  return Snapshot(**job);
+  return ShownTo(Snapshot(**job), by);
 }
 
 absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest& request, const Caller& by) const {
@@ -218,7 +218,7 @@ absl::StatusOr<v1::HistoryResponse> Daemon::History(const v1::HistoryRequest& re
     const v1::Job* job = records_.Find(id);
     if (job == nullptr) continue;  // its record cannot be read again (logged)
     v1::Job* listed = response.add_jobs();
-    *listed = Snapshot(*job);
+    *listed = ShownTo(Snapshot(*job), by);
     listed->clear_timeline();  // GetJob has it
   }
   response.set_next_page_token(page->next_page_token);
@@ -324,7 +324,7 @@ absl::Status Daemon::Watch(const v1::JobRequest& request, const Caller& by, cons
     absl::MutexLock lock(&records_.mu());
     absl::StatusOr<const v1::Job*> found = FindFor(request, JobAction::kWatch, by);
     if (!found.ok()) return found.status();
-    last = Snapshot(**found);
+    last = ShownTo(Snapshot(**found), by);
   }
   v1::JobEvent event;
   *event.mutable_job() = last;
@@ -336,7 +336,7 @@ absl::Status Daemon::Watch(const v1::JobRequest& request, const Caller& by, cons
     while (true) {
       records_.WaitForChange(absl::Now() + kWatchPoll);
       if (sink.cancelled && sink.cancelled()) return absl::CancelledError("the client stopped watching");
-      const v1::Job current = Snapshot(*records_.Find(request.id()));
+      const v1::Job current = ShownTo(Snapshot(*records_.Find(request.id())), by);
       if (!SameProgress(current, last)) {
         event.set_message(DescribeChange(last, current));
         *event.mutable_job() = current;

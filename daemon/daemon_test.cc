@@ -652,7 +652,7 @@ int SparePid(Daemon& daemon, int not_this = 0) {
 // The running job's worker pid (10 s at most; 0 if it never ran).
 int WorkerPid(Daemon& daemon, const std::string& id) {
   for (int i = 0; i < 1000; ++i) {
-    const v1::Job job = *daemon.GetJob(Id(id), kTester);
+    const v1::Job job = *daemon.GetJob(Id(id), kAdmin);  // only admins see a worker's pid
     if (job.worker_pid() != 0) return job.worker_pid();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

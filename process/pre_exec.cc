@@ -2,7 +2,10 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,8 +39,21 @@ PreExec::PreExec(const SetUp& setup, const EarlyChildren& early, const std::vect
   CPU_ZERO(&cpus_);
   for (int cpu : setup.cpus)
     if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &cpus_);
+  // In a PID namespace of its own the child's getppid() is 0: a pidfd of this process tells.
+  if (setup.sandbox != nullptr && (setup.sandbox->clone_flags() & CLONE_NEWPID) != 0)
+    parent_pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
   sigemptyset(&no_signals_);  // a parent that blocks signals (for sigwait) must not pass that on
   default_action_.sa_handler = SIG_DFL;
+}
+
+PreExec::~PreExec() {
+  if (parent_pidfd_ >= 0) ::close(parent_pidfd_);
+}
+
+bool PreExec::ParentGone() const {
+  if (parent_pidfd_ < 0) return ::getppid() != parent_;
+  pollfd ended{parent_pidfd_, POLLIN, 0};
+  return ::poll(&ended, 1, 0) != 0;  // readable once it exited; an error counts as gone
 }
 
 void PreExec::Fail(const char* message) const {
@@ -67,7 +83,7 @@ void PreExec::Apply() const {
   SwitchUserAndConfine();
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) Fail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
   // A parent that died before prctl took effect sent no signal: the child has a new parent.
-  if (::getppid() != parent_) Fail("torchscan launcher: torchscand ended while the worker was starting\n");
+  if (ParentGone()) Fail("torchscan launcher: torchscand ended while the worker was starting\n");
   StartEarlyChildren();
 }
 
@@ -85,9 +101,10 @@ void PreExec::ApplyLimits() const {
 
 void PreExec::SwitchUserAndConfine() const {
   const gid_t gid = static_cast<gid_t>(setup_.gid);
-  if (setup_.gid >= 0 && (::setgroups(1, &gid) != 0 || ::setgid(gid) != 0))
+  const uid_t uid = static_cast<uid_t>(setup_.uid);
+  if (setup_.gid >= 0 && (::syscall(SYS_setgroups, 1, &gid) != 0 || ::syscall(SYS_setresgid, gid, gid, gid) != 0))
     Fail("torchscan launcher: cannot switch to the worker_user's group (is torchscand root?)\n");
-  if (setup_.uid >= 0 && ::setuid(static_cast<uid_t>(setup_.uid)) != 0)
+  if (setup_.uid >= 0 && ::syscall(SYS_setresuid, uid, uid, uid) != 0)
     Fail("torchscan launcher: cannot switch to worker_user (is torchscand root?)\n");
   if (setup_.no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     Fail("torchscan launcher: prctl(PR_SET_NO_NEW_PRIVS) failed\n");

@@ -7,8 +7,10 @@
 // RLIMIT_CORE 0 (when asked), RLIMIT_CPU (SIGXCPU at the limit, SIGKILL 5 s later),
 // RLIMIT_NOFILE, the sandbox (when given: sandbox.h), the group then the user (supplementary groups dropped),
 // PR_SET_NO_NEW_PRIVS (when asked), PR_SET_PDEATHSIG SIGKILL (after the user switch, which would clear it) with a check
-// that the parent is still the one that forked it (a parent already gone sent no signal: getppid differs), then the
-// early children (below). If any step fails the child writes why to its stderr ("torchscan launcher: ...") and exits
+// that the parent is still the one that forked it (a parent already gone sent no signal: getppid differs; in a PID
+// namespace of its own, where getppid is 0, a pidfd of the parent tells), then the early children (below). The user
+// and group are switched with the system calls themselves (the child of ForkInto may not use the C library's
+// all-threads versions). If any step fails the child writes why to its stderr ("torchscan launcher: ...") and exits
 // with SetUp.failed_exit_code.
 //
 // Early children: programs the child starts after its set-up and before its own exec, so that
@@ -84,6 +86,9 @@ class PreExec {
   // `early` and `fds` pair up by index and must outlive this object. `started_fd`: the write
   // end of a pipe that gets one byte per early child forked (-1: none).
   PreExec(const SetUp& setup, const EarlyChildren& early, const std::vector<EarlyChildFds>& fds, int started_fd);
+  ~PreExec();
+  PreExec(const PreExec&) = delete;
+  PreExec& operator=(const PreExec&) = delete;
 
   // In the forked child: returns once all of it is applied; exits on any failure (above).
   void Apply() const;
@@ -96,6 +101,7 @@ class PreExec {
   void ApplyLimits() const;
   void SwitchUserAndConfine() const;
   void StartEarlyChildren() const;
+  bool ParentGone() const;  // the parent that made this object ended (no death signal came)
 
   const SetUp& setup_;
   const std::vector<EarlyChildFds>& fds_;
@@ -110,6 +116,7 @@ class PreExec {
   rlimit open_files_;
   rlim_t cpu_seconds_ = 0;
   pid_t parent_ = 0;
+  int parent_pidfd_ = -1;  // with a sandbox's PID namespace: the parent, polled for its end
   sigset_t no_signals_;
   struct sigaction default_action_ {};
 };

@@ -5,6 +5,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -208,8 +209,9 @@ absl::StatusOr<SandboxPlan> SandboxPlan::Prepare(const SandboxSpec& spec) {
   Planner p(spec.root, std::move(covered));
   using Kind = Step::Kind;
   const bool root_user = ::geteuid() == 0;
-  p.Push(Kind::kUnshare, "", "", kNamespaces | (root_user ? 0 : CLONE_NEWUSER),
-         "cannot create namespaces (mount, network, IPC, UTS)");
+  // The user and PID namespaces were made with the child itself (ForkInto).
+  plan.clone_flags_ = CLONE_NEWPID | (root_user ? 0 : CLONE_NEWUSER);
+  p.Push(Kind::kUnshare, "", "", kNamespaces, "cannot create namespaces (mount, network, IPC, UTS)");
   if (!root_user) {
     p.Push(Kind::kWrite, "/proc/self/setgroups", "deny", 0, "cannot write /proc/self/setgroups");
     p.Push(Kind::kWrite, "/proc/self/uid_map", absl::StrCat(::geteuid(), " ", ::geteuid(), " 1"), 0,
@@ -220,21 +222,17 @@ absl::StatusOr<SandboxPlan> SandboxPlan::Prepare(const SandboxSpec& spec) {
   p.Push(Kind::kPrivate, "", "/", 0, "cannot make the mounts private");
   p.Push(Kind::kTmpfs, "mode=0755", spec.root, 0, "cannot mount the new root");
   // The private file systems first, so that a listed path under /tmp shows on top of them.
+  const std::string scratch = spec.tmpfs_bytes > 0 ? absl::StrCat("mode=1777,size=", spec.tmpfs_bytes) : "mode=1777";
   p.Mkdirs("/tmp");
-  p.Push(Kind::kTmpfs, "mode=1777", spec.root + "/tmp", 0, "cannot mount a private /tmp");
+  p.Push(Kind::kTmpfs, scratch, spec.root + "/tmp", 0, "cannot mount a private /tmp");
   p.Mkdirs("/dev/shm");
-  p.Push(Kind::kTmpfs, "mode=1777", spec.root + "/dev/shm", 0, "cannot mount a private /dev/shm");
+  p.Push(Kind::kTmpfs, scratch, spec.root + "/dev/shm", 0, "cannot mount a private /dev/shm");
   for (const std::string& device : spec.devices) p.Device(device);
   p.Mkdirs("/proc");
-  if (root_user) {
-    // A /proc of its own, read-only, that shows only the processes the child may trace
-    // (hidepid=invisible: a worker user's own), not the daemon's or other users'. A user
-    // namespace cannot mount one without a pid namespace of its own: it binds the machine's.
-    p.Push(Kind::kProc, "hidepid=invisible", spec.root + "/proc", 0, "cannot mount a /proc of its own");
-  } else {
-    p.Push(Kind::kBind, "/proc", spec.root + "/proc", 0, "cannot bind /proc");
-    p.Push(Kind::kReadOnly, "", spec.root + "/proc", 0, "cannot make /proc read-only", LockedFlags("/proc"));
-  }
+  // A /proc of its own, read-only, of its PID namespace: no process outside the job exists
+  // there (issue 41: a job read another daemon's running job through /proc/<pid>/root), and of
+  // the job's own only those the child may trace (hidepid=invisible).
+  p.Push(Kind::kProc, "hidepid=invisible", spec.root + "/proc", 0, "cannot mount a /proc of its own");
   std::vector<std::string> read_only = spec.read_only;
   std::sort(read_only.begin(), read_only.end());
   for (const std::string& path : read_only)
@@ -297,6 +295,13 @@ const char* SandboxPlan::Apply() const {
     if (!ok) return s.failed.c_str();
   }
   return nullptr;
+}
+
+pid_t ForkInto(const SandboxPlan* plan) {
+  if (plan == nullptr || plan->clone_flags() == 0) return ::fork();
+  // Like fork (SIGCHLD to the parent, the child on a copy of this stack), in new namespaces.
+  return static_cast<pid_t>(::syscall(SYS_clone, static_cast<unsigned long>(plan->clone_flags()) | SIGCHLD, nullptr,
+                                      nullptr, nullptr, nullptr));
 }
 
 }  // namespace torchscan::process

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -68,7 +71,7 @@ template <typename Check>
 std::string InSandbox(const SandboxPlan& plan, Check check) {
   int out[2];
   if (::pipe(out) != 0) return "pipe failed";
-  const pid_t pid = ::fork();
+  const pid_t pid = ForkInto(&plan);
   if (pid == 0) {
     ::close(out[0]);
     if (const char* failed = plan.Apply()) {
@@ -143,10 +146,11 @@ TEST(Sandbox, ShowsOnlyWhatItIsGiven) {
   EXPECT_TRUE(fs::is_empty(f.root));
 }
 
-// As root the child gets a /proc of its own (hidepid=invisible): once it runs as another user
-// (as a worker does) it sees its own processes, not init's nor its root parent's. Without root
-// (a user namespace) the machine's /proc is bound, read-only.
-TEST(Sandbox, ProcShowsAWorkerUserOnlyItsOwnProcesses) {
+// The child is process 1 of a PID namespace of its own, with a /proc of it: no process of the
+// machine exists there, not even its parent (issue 41: a job read another daemon's running job
+// through /proc/<pid>/root), and a child it forks is process 2. Once it runs as another user
+// (as a worker does, when the parent is root) the /proc still shows its own processes.
+TEST(Sandbox, ProcShowsOnlyTheChildsOwnProcesses) {
   Fixture f;
   absl::StatusOr<SandboxPlan> plan = SandboxPlan::Prepare(f.Spec());
   ASSERT_TRUE(plan.ok()) << plan.status();
@@ -154,18 +158,57 @@ TEST(Sandbox, ProcShowsAWorkerUserOnlyItsOwnProcesses) {
   const std::string seen = InSandbox(*plan, [&] {
     if (::geteuid() == 0 && (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0))
       return std::string("cannot become nobody: ") + std::strerror(errno);
-    std::string r;
-    r += "init:" + Errno(::access("/proc/1/cmdline", F_OK)) + "\n";
+    std::string r = "pid:" + std::to_string(::getpid()) + "\n";
     r += "parent:" + Errno(::access(("/proc/" + std::to_string(parent) + "/cmdline").c_str(), F_OK)) + "\n";
     r += "self:" + Errno(::access("/proc/self/status", R_OK)) + "\n";
     r += "cpuinfo:" + Errno(::access("/proc/cpuinfo", R_OK)) + "\n";
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::pause();
+      ::_exit(0);
+    }
+    r += "child:" + std::to_string(child) + "\n";
+    // Its child changed user with it, so is not dumpable: hidepid may hide it too.
+    std::string others;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename().string();
+      if (std::all_of(name.begin(), name.end(), ::isdigit) && name != "1" && name != "2") others += " " + name;
+    }
+    r += "others:[" + others + "]\n";
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
     return r;
   });
-  const std::string hidden = ::geteuid() == 0 ? "No such file or directory" : "ok";
-  EXPECT_NE(seen.find("init:" + hidden + "\n"), std::string::npos) << seen;
-  EXPECT_NE(seen.find("parent:" + hidden + "\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("pid:1\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("parent:No such file or directory\n"), std::string::npos) << seen;
   EXPECT_NE(seen.find("self:ok\n"), std::string::npos) << seen;
   EXPECT_NE(seen.find("cpuinfo:ok\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("child:2\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("others:[]\n"), std::string::npos) << seen;  // none but itself and its child
+}
+
+// /tmp and /dev/shm hold at most tmpfs_bytes each: a job cannot fill the machine's memory there
+// (issue 41: 7.8 GB held in an unlimited /tmp).
+TEST(Sandbox, ScratchFileSystemsHoldAtMostTheirSize) {
+  Fixture f;
+  SandboxSpec spec = f.Spec();
+  spec.tmpfs_bytes = 1 << 20;
+  absl::StatusOr<SandboxPlan> plan = SandboxPlan::Prepare(spec);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::string seen = InSandbox(*plan, [&] {
+    std::string r;
+    for (const char* path : {"/tmp/fill", "/dev/shm/fill"}) {
+      const int fd = ::open(path, O_WRONLY | O_CREAT, 0600);
+      const std::string block(64 << 10, 'x');
+      int64_t written = 0;
+      for (ssize_t n; written < (4 << 20) && (n = ::write(fd, block.data(), block.size())) > 0;) written += n;
+      r += std::string(path) + ":" + std::to_string(written) + ":" + std::strerror(errno) + "\n";
+      ::close(fd);
+    }
+    return r;
+  });
+  EXPECT_NE(seen.find("/tmp/fill:1048576:No space left on device\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("/dev/shm/fill:1048576:No space left on device\n"), std::string::npos) << seen;
 }
 
 TEST(Sandbox, SymbolicLinksAreCopiedAndFollowed) {

@@ -78,7 +78,7 @@ bool Spawn(const SpawnOptions& options, Spawned* spawned, SpawnError* error) {
   }
   Fd started_read(started[0]), started_write(started[1]), result_read(exec_result[0]), result_write(exec_result[1]);
   const PreExec pre_exec(options.setup, options.early, early.fds(), started_write.get());
-  const pid_t pid = ::fork();
+  const pid_t pid = ForkInto(options.setup.sandbox);
   if (pid == 0) {
     pre_exec.Apply();
     ::execv(argv[0], argv.data());
@@ -91,7 +91,7 @@ bool Spawn(const SpawnOptions& options, Spawned* spawned, SpawnError* error) {
   result_write.Reset();
   started_write.Reset();
   if (pid < 0) {
-    *error = {true, std::strerror(fork_errno), "fork() failed"};
+    *error = {true, std::strerror(fork_errno), options.setup.sandbox != nullptr ? "clone() failed" : "fork() failed"};
     return false;
   }
   // End of file once the program runs (close-on-exec) or the child exited.

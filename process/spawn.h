@@ -13,7 +13,8 @@
 // A set-up step that fails is no failure of Spawn: the child exits with
 // SetUp.failed_exit_code before the exec (its reason on its stderr), which the supervisor sees.
 // Fork handlers (pthread_atfork) run as for any fork: call Spawn from the thread that runs
-// any library whose handlers could hang (OpenBLAS; passes/peak_rss.h says why).
+// any library whose handlers could hang (OpenBLAS; passes/peak_rss.h says why). With a
+// sandbox the child is made by ForkInto (sandbox.h) in new namespaces, and none runs.
 #pragma once
 
 #include <string>

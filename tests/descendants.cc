@@ -96,6 +96,11 @@ OrphanAdopter::End OrphanAdopter::WaitForEnd(pid_t pid, double timeout_s) {
       return end;
     }
     if (reaped < 0 && errno != EINTR) {
+      // Process 1 of a sandboxed job's PID namespace reaps the namespace's processes itself.
+      if (::kill(pid, 0) != 0 && errno == ESRCH) {
+        end.how = "gone, reaped in its PID namespace";
+        return end;
+      }
       end.how = "not a child of the test process (its parent is " + std::to_string(ParentOf(pid)) + ")";
       return end;
     }

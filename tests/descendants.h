@@ -38,7 +38,8 @@ class OrphanAdopter {
 
   struct End {
     // "killed by signal 9 (SIGKILL)", "exited with status N", or why there is no end:
-    // "still running after T s", "not a child of the test process (its parent is P)".
+    // "still running after T s", "not a child of the test process (its parent is P)", or, for
+    // one that no longer exists and was never the test's, "gone, reaped in its PID namespace".
     std::string how;
     double seconds = 0;  // from the call until it was reaped
   };

@@ -5,6 +5,8 @@
 // handoff and the exit codes are in worker/worker_protocol.h.
 #include <fcntl.h>
 #include <malloc.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -75,9 +77,28 @@ int RunSpare(w::WorkerFlags flags, int rss_children, std::ostream& progress) {
   return w::RunWorkerJob(flags, progress, std::cerr);
 }
 
+// A sandboxed worker is process 1 of its job's PID namespace (process/sandbox.h), which the
+// kernel spares every signal it has no handler for, from itself too: abort() would end it as a
+// SIGSEGV, and RLIMIT_CPU's SIGXCPU not at all (its SIGKILL 5 s later would). Each is said on stderr (the job's error
+// quotes the last line) and ends it with the shell's 128 + signal.
+void EndOnSignal(int signal) {
+  const char* line = signal == SIGXCPU ? "torchscan-worker: SIGXCPU: worker_cpu_time_s reached\n"
+                                       : "torchscan-worker: SIGABRT: aborted\n";
+  (void)!::write(STDERR_FILENO, line, std::strlen(line));
+  ::_exit(128 + signal);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // No process outside the job reads this one's memory, or its files through
+  // /proc/<pid>/root, even as the same user (issue 41: a job on another daemon read a running
+  // job's upload that way): not dumpable, from here on, with LibTorch loaded. Its RSS and
+  // instruction children and its fresh copies are programs of their own (an exec makes them
+  // dumpable again), and /proc/self stays its own to read.
+  ::prctl(PR_SET_DUMPABLE, 0);
+  if (::getpid() == 1)
+    for (int signal : {SIGABRT, SIGXCPU}) ::signal(signal, EndOnSignal);
   // One malloc placement for every build of a module: glibc's mmap threshold starts at 128 KiB
   // and rises to the size of each mmapped block freed, so a job's first-built module had its
   // weights mmapped and the next one, built after the loader freed its buffers, on the heap.

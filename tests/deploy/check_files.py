@@ -77,7 +77,7 @@ def check_security(torchscand):
     return None
 
 
-SANDBOX_NAMESPACES = {"user", "mnt", "net", "ipc", "uts"}  # daemon/job_sandbox.h, as a non-root daemon
+SANDBOX_NAMESPACES = {"user", "pid", "mnt", "net", "ipc", "uts"}  # daemon/job_sandbox.h, as a non-root daemon
 SANDBOX_CALLS = {"unshare", "mount", "umount2", "pivot_root", "mount_setattr"}  # process/sandbox.cc
 
 
