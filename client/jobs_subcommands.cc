@@ -215,6 +215,10 @@ int InfoCommand(const ClientContext& ctx) {
                                         ? "namespaces: each job sees only its own folder, its programs and shared "
                                           "paths; no network"
                                         : "off: jobs see what the worker's user can");
+    if (!info->worker_memory().empty()) std::printf("  memory    %s\n", info->worker_memory().c_str());
+    if (!slurm)
+      std::printf("  wall time %s a job (job_wall_time_s; then its worker is killed)\n",
+                  FormatAge(info->config().limits().job_wall_time_s()).c_str());
     if (info->has_noise_floor()) {
       const v1::NoiseFloor& f = info->noise_floor();
       std::printf("  noise     %s old, job %s: %s\n", FormatAge(f.age_s()).c_str(), f.job_id().c_str(),

@@ -190,9 +190,11 @@ absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
                                 limits.max_queue_length(), "); give at most that"));
   if (!std::isfinite(limits.job_wall_time_s()) || limits.job_wall_time_s() < 0)
     return Invalid("limits.job_wall_time_s", absl::StrCat(limits.job_wall_time_s(), " is not a number of seconds > 0"));
-  if (limits.worker_memory_bytes() < 0)
-    return Invalid("limits.worker_memory_bytes",
-                   absl::StrCat(limits.worker_memory_bytes(), " is negative; give bytes, or 0 for no limit"));
+  if (limits.worker_memory_bytes() < -1)
+    return Invalid(
+        "limits.worker_memory_bytes",
+        absl::StrCat(limits.worker_memory_bytes(),
+                     " is negative; give bytes, 0 for the default (75 % of RAM less 512 MiB) or -1 for none"));
   if (limits.max_upload_bytes() < 0)
     return Invalid("limits.max_upload_bytes", absl::StrCat(limits.max_upload_bytes(), " is negative; give bytes"));
   if (!std::isfinite(limits.worker_cpu_time_s()) || limits.worker_cpu_time_s() < 0)
@@ -241,6 +243,8 @@ MachineFacts CurrentMachine() {
   const fs::path self = fs::read_symlink("/proc/self/exe", error);
   if (!error) machine.executable_dir = self.parent_path().string();
   machine.is_root = ::geteuid() == 0;
+  if (absl::StatusOr<std::string> meminfo = ReadFile("/proc/meminfo"); meminfo.ok())
+    machine.memory_bytes = ParseMemTotal(*meminfo).value_or(0);
   return machine;
 }
 

@@ -61,6 +61,7 @@ struct MachineFacts {
   std::vector<int> available_cpus;  // CPUs this process may run on (sched_getaffinity)
   std::string executable_dir;       // folder of the running torchscand (default worker location)
   bool is_root = false;             // effective uid 0: workers then run as worker_user
+  int64_t memory_bytes = 0;         // MemTotal (0: unknown)
 };
 
 // The running process's facts.

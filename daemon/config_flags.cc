@@ -29,7 +29,9 @@ void AddConfigFlags(CLI::App* app, ConfigFlags* flags) {
   app->add_option("--noise-floor-max-age", flags->noise_floor_max_age_s,
                   absl::StrFormat("seconds after which the noise floor (calibrate) is labelled stale (%g: 7 days)",
                                   kDefaultNoiseFloorMaxAgeS));
-  app->add_option("--worker-memory", flags->worker_memory_bytes, "RLIMIT_AS of workers in bytes (0: none)");
+  app->add_option("--worker-memory", flags->worker_memory_bytes,
+                  "memory of each job's worker in bytes, /tmp and /dev/shm included (0: the default, 75 % of RAM less "
+                  "512 MiB, in a memory cgroup; -1: none)");
   app->add_option("--max-upload", flags->max_upload_bytes,
                   absl::StrFormat("largest job spec in bytes (%d MiB)", kDefaultMaxUploadBytes >> 20));
   app->add_option("--socket-mode", flags->socket_mode,

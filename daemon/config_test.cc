@@ -58,7 +58,7 @@ TEST(Config, DefaultsFillEverything) {
   EXPECT_EQ(config->default_inter_op_threads(), 1);
   EXPECT_EQ(config->limits().max_queue_length(), 100);
   EXPECT_EQ(config->limits().max_queued_per_user(), 25);  // a quarter of the queue
-  EXPECT_EQ(config->limits().job_wall_time_s(), 3600);
+  EXPECT_EQ(config->limits().job_wall_time_s(), 1800);
   EXPECT_EQ(config->limits().worker_memory_bytes(), 0);
   EXPECT_EQ(config->limits().max_upload_bytes(), 64 << 20);
   EXPECT_EQ(config->noise_floor_max_age_s(), 7 * 24 * 3600);
@@ -121,7 +121,7 @@ TEST(Config, EachBadFieldIsNamed) {
     f.max_queued_per_user = 5;
   });
   ExpectFieldError("limits.job_wall_time_s", [](ConfigFlags& f) { f.job_wall_time_s = -5; });
-  ExpectFieldError("limits.worker_memory_bytes", [](ConfigFlags& f) { f.worker_memory_bytes = -1; });
+  ExpectFieldError("limits.worker_memory_bytes", [](ConfigFlags& f) { f.worker_memory_bytes = -2; });
   ExpectFieldError("limits.max_upload_bytes", [](ConfigFlags& f) { f.max_upload_bytes = -1; });
   ExpectFieldError("noise_floor_max_age_s", [](ConfigFlags& f) { f.noise_floor_max_age_s = -1; });
   ExpectFieldError("worker_path", [](ConfigFlags& f) { f.worker_path = "/nonexistent/worker"; });

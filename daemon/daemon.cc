@@ -68,8 +68,12 @@ bool InStates(const google::protobuf::RepeatedField<int>& states, v1::Job::State
 
 }  // namespace
 
-Daemon::Daemon(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox)
-    : config_(config), started_at_(NowRfc3339()), records_(config), executor_(config, &records_, std::move(sandbox)) {
+Daemon::Daemon(const v1::DaemonConfig& config, const JobIsolation& isolation)
+    : config_(config),
+      started_at_(NowRfc3339()),
+      worker_memory_(isolation.memory.description),
+      records_(config),
+      executor_(config, &records_, isolation) {
   if (IsSlurmFront(config))
     slurm_ = std::make_unique<SlurmFront>(config, &records_, CurrentMachine().executable_dir + "/" + kNodeJobFileName);
 }
@@ -78,10 +82,9 @@ Daemon::~Daemon() { Shutdown("the daemon was stopped"); }
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& config) {
   // A Slurm front's jobs run sandboxed on their nodes (torchscan-node-job), not here.
-  absl::StatusOr<std::shared_ptr<const JobSandbox>> sandbox =
-      IsSlurmFront(config) ? std::shared_ptr<const JobSandbox>() : OpenJobSandbox(config);
-  if (!sandbox.ok()) return sandbox.status();
-  std::unique_ptr<Daemon> daemon(new Daemon(config, *std::move(sandbox)));
+  absl::StatusOr<JobIsolation> isolation = IsSlurmFront(config) ? JobIsolation() : OpenJobIsolation(config);
+  if (!isolation.ok()) return isolation.status();
+  std::unique_ptr<Daemon> daemon(new Daemon(config, *isolation));
   Executor& executor = daemon->executor_;
   SlurmFront* slurm = daemon->slurm_.get();
   absl::Status loaded = daemon->records_.Load([&executor, slurm](const v1::Job& job) {
@@ -301,6 +304,7 @@ absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&, const Caller
   info.mutable_environment()->set_libtorch_version(TORCHSCAN_LIBTORCH_VERSION);
   *info.mutable_config() = config_;
   info.set_started_at(started_at_);
+  info.set_worker_memory(worker_memory_);
   if (slurm_)
     for (v1::SlurmNode& node : slurm_->Nodes(config_.noise_floor_max_age_s())) *info.add_nodes() = std::move(node);
   absl::MutexLock lock(&records_.mu());

@@ -102,7 +102,7 @@ class Daemon {
   const v1::DaemonConfig& config() const { return config_; }
 
  private:
-  Daemon(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox);
+  Daemon(const v1::DaemonConfig& config, const JobIsolation& isolation);
   // Submit's end on a Slurm front: stores the job (queued), releases `lock` and hands it to
   // Slurm (SlurmFront::Submit's errors).
   absl::StatusOr<v1::Job> SubmitToSlurm(v1::Job& job, const v1::JobSpec& spec, const std::string& submitter,
@@ -115,6 +115,7 @@ class Daemon {
 
   const v1::DaemonConfig config_;
   const std::string started_at_;
+  const std::string worker_memory_;  // how each worker's memory is bounded (DaemonInfo.worker_memory)
   JobRecords records_;
   Executor executor_;                                    // after records_: stopped before they go
   std::unique_ptr<SlurmFront> slurm_;                    // a Slurm front's (then executor_ never starts)

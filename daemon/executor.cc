@@ -14,9 +14,9 @@
 
 namespace torchscan::daemon {
 
-Executor::Executor(const v1::DaemonConfig& config, JobRecords* records, std::shared_ptr<const JobSandbox> sandbox)
+Executor::Executor(const v1::DaemonConfig& config, JobRecords* records, const JobIsolation& isolation)
     : records_(records),
-      run_options_(RunOptionsOf(config, std::move(sandbox))),
+      run_options_(RunOptionsOf(config, isolation)),
       job_wall_time_s_(config.limits().job_wall_time_s()),
       spare_(run_options_, config.no_spare_worker() ? "no_spare_worker" : "",
              config.state_dir() + "/" + worker::kSpareWorkerStderrFile,

@@ -35,7 +35,7 @@ class Executor {
   // Runs jobs with `config`'s launch settings and limits (valid: config.h); records them in
   // `records`, which must outlive it. Nothing runs before Start.
   // `sandbox`: every job's worker (the spare too) runs in it; nullptr: none.
-  Executor(const v1::DaemonConfig& config, JobRecords* records, std::shared_ptr<const JobSandbox> sandbox = nullptr);
+  Executor(const v1::DaemonConfig& config, JobRecords* records, const JobIsolation& isolation = {});
   ~Executor();  // Stop("the daemon was stopped")
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;

@@ -15,9 +15,9 @@
 
 namespace torchscan::daemon {
 
-JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox) {
+JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, const JobIsolation& isolation) {
   JobRunOptions options;
-  options.sandbox = std::move(sandbox);
+  options.sandbox = isolation.sandbox;
   WorkerLaunch& worker = options.worker;
   worker.path = config.worker_path();
   options.helpers.rss_child_path = config.rss_child_path();
@@ -25,7 +25,11 @@ JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, std::shared_ptr<const
     absl::StatusOr<std::vector<int>> cpus = ParseCpuList(config.cpu_set());
     if (cpus.ok()) worker.cpus = *std::move(cpus);
   }
-  worker.memory_bytes = config.limits().worker_memory_bytes();
+  worker.memory_bytes = isolation.memory.address_space_bytes;
+  if (isolation.memory.cgroups) {
+    worker.memory_cgroups = isolation.memory.cgroups;
+    worker.cgroup_memory_bytes = isolation.memory.limit_bytes;
+  }
   worker.wall_time_s = config.limits().job_wall_time_s();
   worker.cpu_time_s = config.limits().worker_cpu_time_s();
   worker.open_files = config.limits().worker_open_files();
@@ -38,9 +42,12 @@ JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, std::shared_ptr<const
   return options;
 }
 
-absl::StatusOr<std::shared_ptr<const JobSandbox>> OpenJobSandbox(const v1::DaemonConfig& config) {
-  if (config.sandbox() != kSandboxNamespaces) return nullptr;
-  absl::StatusOr<JobSandbox> sandbox = JobSandbox::Create(config);
+absl::StatusOr<JobIsolation> OpenJobIsolation(const v1::DaemonConfig& config) {
+  JobIsolation isolation;
+  isolation.memory = OpenWorkerMemory(config.limits().worker_memory_bytes(), CurrentMachine().memory_bytes);
+  spdlog::info("worker memory: {}", isolation.memory.description);
+  if (config.sandbox() != kSandboxNamespaces) return isolation;
+  absl::StatusOr<JobSandbox> sandbox = JobSandbox::Create(config, isolation.memory.tmpfs_bytes);
   if (!sandbox.ok()) return sandbox.status();
   const JobRunOptions run = RunOptionsOf(config);
   if (absl::Status s = sandbox->Probe(run.worker.uid, run.worker.gid); !s.ok())
@@ -50,7 +57,8 @@ absl::StatusOr<std::shared_ptr<const JobSandbox>> OpenJobSandbox(const v1::Daemo
         "to accept that every job can read what worker_user can, other jobs' uploads included"));
   spdlog::info("jobs run sandboxed (namespaces): {} paths visible read-only, {} hidden",
                sandbox->base().read_only.size(), sandbox->base().hidden.size());
-  return std::make_shared<const JobSandbox>(*std::move(sandbox));
+  isolation.sandbox = std::make_shared<const JobSandbox>(*std::move(sandbox));
+  return isolation;
 }
 
 WorkerLaunch WorkerLaunchOf(const JobRunOptions& options, std::vector<std::string> args, std::string stderr_path) {

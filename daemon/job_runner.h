@@ -12,12 +12,20 @@
 #include "daemon/job_sandbox.h"
 #include "daemon/job_store.h"
 #include "daemon/worker_launcher.h"
+#include "daemon/worker_memory.h"
 #include "proto/service.pb.h"
 #include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
 
 // How workers are launched; from the daemon configuration.
+// What isolates each job's worker, opened once at the daemon's start: its sandbox (nullptr:
+// none) and how its memory is bounded (worker_memory.h).
+struct JobIsolation {
+  std::shared_ptr<const JobSandbox> sandbox;
+  WorkerMemory memory;
+};
+
 struct JobRunOptions {
   worker::HelperPrograms helpers;  // passed on (worker_protocol.h's HelperProgramArgs)
   // Each job's worker runs in this sandbox, its own folder writable; nullptr: none.
@@ -30,12 +38,13 @@ struct JobRunOptions {
 };
 
 // Config must be valid; worker_user (set only when torchscand is root) becomes uid/gid.
-JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, std::shared_ptr<const JobSandbox> sandbox = nullptr);
+JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, const JobIsolation& isolation = {});
 
-// The jobs' sandbox of a configuration whose sandbox is "namespaces", tried once now (a
-// kernel that refuses it stops the start rather than every job; FailedPrecondition naming
-// sandbox and the fixes); nullptr for "off". JobSandbox::Create's errors.
-absl::StatusOr<std::shared_ptr<const JobSandbox>> OpenJobSandbox(const v1::DaemonConfig& config);
+// The workers' memory bound (OpenWorkerMemory, from the machine's RAM) and, for a
+// configuration whose sandbox is "namespaces", the jobs' sandbox, tried once now (a kernel that
+// refuses it stops the start rather than every job; FailedPrecondition naming sandbox and the
+// fixes); no sandbox for "off". JobSandbox::Create's errors.
+absl::StatusOr<JobIsolation> OpenJobIsolation(const v1::DaemonConfig& config);
 
 // How a worker is launched with `options`: `args` (then HelperProgramArgs), its stderr to
 // `stderr_path`, the affinity, limits and user of `options`. A job's worker and the warm spare

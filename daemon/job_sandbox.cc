@@ -75,9 +75,10 @@ absl::StatusOr<std::vector<std::string>> Libraries(const std::string& program) {
 
 }  // namespace
 
-absl::StatusOr<JobSandbox> JobSandbox::Create(const v1::DaemonConfig& config) {
+absl::StatusOr<JobSandbox> JobSandbox::Create(const v1::DaemonConfig& config, int64_t tmpfs_bytes) {
   JobSandbox sandbox;
   process::SandboxSpec& spec = sandbox.base_;
+  spec.tmpfs_bytes = tmpfs_bytes;
   spec.root = (fs::path(config.state_dir()) / "sandbox").string();
   std::error_code error;
   fs::create_directories(spec.root, error);

@@ -26,7 +26,7 @@ class JobSandbox {
   // From a validated configuration. Creates the empty
   // <state_dir>/sandbox folder (the new root's mount point). kFailedPrecondition naming the
   // path when a program's libraries cannot be listed or a folder cannot be made.
-  static absl::StatusOr<JobSandbox> Create(const v1::DaemonConfig& config);
+  static absl::StatusOr<JobSandbox> Create(const v1::DaemonConfig& config, int64_t tmpfs_bytes = 0);
 
   // The plan for a worker whose writable folder is `job_dir` (absolute, existing).
   absl::StatusOr<std::shared_ptr<const process::SandboxPlan>> PlanFor(const std::string& job_dir) const;

@@ -87,11 +87,11 @@ int main(int argc, char** argv) {
       absl::StrCat(config->state_dir(), "/", w::kSlurmFolder, "/", id, "/", w::kNodeOutcomeFile);
   d::JobRunOutcome outcome;
   Say("node " + host);
-  absl::StatusOr<std::shared_ptr<const d::JobSandbox>> sandbox = d::OpenJobSandbox(*config);
+  absl::StatusOr<d::JobIsolation> isolation = d::OpenJobIsolation(*config);
   d::JobStore store(config->state_dir());
   torchscan::v1::JobSpec spec;
-  if (!sandbox.ok()) {
-    outcome.error = absl::StrCat("on node ", host, ": ", sandbox.status().message());
+  if (!isolation.ok()) {
+    outcome.error = absl::StrCat("on node ", host, ": ", isolation.status().message());
   } else if (absl::Status s = w::LoadJobSpec(store.JobDir(id), &spec); !s.ok()) {
     outcome.error = absl::StrCat("on node ", host, ": ", s.message(),
                                  " (is state_dir shared storage, at the same path "
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     d::JobRunCallbacks callbacks;
     callbacks.on_phase = [](const std::string& phase) { Say(w::FormatPhaseLine(phase)); };
     callbacks.on_blocks = [](int64_t blocks) { Say(w::FormatBlocksLine(blocks)); };
-    outcome = d::RunJob(store, id, spec, d::RunOptionsOf(*config, *sandbox), &control, callbacks);
+    outcome = d::RunJob(store, id, spec, d::RunOptionsOf(*config, *isolation), &control, callbacks);
   }
   if (absl::Status s = torchscan::WriteFileAtomic(outcome_path, d::FormatNodeOutcome(outcome, host), 0600); !s.ok()) {
     std::cerr << "torchscan-node-job: " << s.message() << "\n";

@@ -1,16 +1,40 @@
 #include "daemon/worker_launcher.h"
 
+#include <signal.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "process/spawn.h"
 #include "process/stdio.h"
 #include "process/supervise.h"
 #include "worker/worker_protocol.h"
 
 namespace torchscan::daemon {
+namespace {
+
+// The launch's own memory cgroup, when it asks for one; nullptr when it does not.
+absl::StatusOr<std::unique_ptr<process::WorkerCgroup>> CgroupOf(const WorkerLaunch& launch) {
+  if (!launch.memory_cgroups) return nullptr;
+  return launch.memory_cgroups->Make(launch.cgroup_memory_bytes);
+}
+
+// A worker the cgroup's OOM killer ended: its outcome says so, with the limit and the fix.
+void SayOutOfMemory(const WorkerLaunch& launch, const process::WorkerCgroup* cgroup, worker::WorkerOutcome* outcome) {
+  if (outcome->signal == SIGBUS && launch.sandbox)
+    absl::StrAppend(&outcome->reason,
+                    "; in a sandboxed job a SIGBUS most often means a file mapped in /tmp or /dev/shm "
+                    "grew past their size (each holds a quarter of worker_memory_bytes)");
+  if (cgroup == nullptr || outcome->ok() || cgroup->oom_kills() == 0) return;
+  absl::StrAppend(&outcome->reason, "; the job reached its memory limit, worker_memory_bytes ",
+                  launch.cgroup_memory_bytes,
+                  " (/tmp and /dev/shm count in it), and the kernel's OOM killer ended "
+                  "it: use less memory, or ask the daemon's admin for a larger --worker-memory");
+}
+
+}  // namespace
 
 process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl* control) {
   process::RunOptions options = worker::WorkerRunOptions(launch.path, launch.args);
@@ -33,12 +57,21 @@ process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl
 worker::WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<void(const std::string&)>& on_line,
                                 WorkerControl* control, const std::function<void(int pid)>& on_start,
                                 const std::function<void(int started)>& on_early_children) {
-  const process::RunOptions options = WorkerRunOptionsOf(launch, control);
+  process::RunOptions options = WorkerRunOptionsOf(launch, control);
+  absl::StatusOr<std::unique_ptr<process::WorkerCgroup>> cgroup = CgroupOf(launch);
+  if (!cgroup.ok()) {
+    worker::WorkerOutcome failed;
+    failed.reason = absl::StrCat("cannot start worker: ", cgroup.status().message());
+    return failed;
+  }
+  if (*cgroup) options.spawn.setup.cgroup_procs_fd = (*cgroup)->procs_fd();
   const process::RunResult run = process::Run(options, on_line, [&](const process::Spawned& spawned) {
     if (on_start) on_start(spawned.pid);
     if (!launch.early_children.children.empty() && on_early_children) on_early_children(spawned.early_started);
   });
-  return worker::WorkerOutcomeOf(run, options);
+  worker::WorkerOutcome outcome = worker::WorkerOutcomeOf(run, options);
+  SayOutOfMemory(launch, cgroup->get(), &outcome);
+  return outcome;
 }
 
 // ---------------------------------------------------------------- SpareWorker
@@ -47,6 +80,12 @@ std::unique_ptr<SpareWorker> SpareWorker::Start(const WorkerLaunch& launch, std:
   WorkerLaunch own = launch;
   own.early_children = {};  // RunWorker's only
   process::RunOptions options = WorkerRunOptionsOf(own, nullptr);
+  absl::StatusOr<std::unique_ptr<process::WorkerCgroup>> cgroup = CgroupOf(own);
+  if (!cgroup.ok()) {
+    *reason = absl::StrCat("cannot start worker: ", cgroup.status().message());
+    return nullptr;
+  }
+  if (*cgroup) options.spawn.setup.cgroup_procs_fd = (*cgroup)->procs_fd();
   process::Stdio stdio;
   process::SpawnError error;
   process::Spawned spawned;
@@ -64,6 +103,7 @@ std::unique_ptr<SpareWorker> SpareWorker::Start(const WorkerLaunch& launch, std:
   }
   std::unique_ptr<SpareWorker> spare(new SpareWorker(own));
   spare->pid_ = spawned.pid;
+  spare->cgroup_ = *std::move(cgroup);
   spare->job_fd_ = std::move(stdio.in_peer);
   spare->pump_ = std::make_unique<process::OutputPump>(
       stdio.out_read.Release(), [ready = &spare->ready_](const std::string& text) {
@@ -133,7 +173,9 @@ worker::WorkerOutcome SpareWorker::Run(const WorkerLaunch& job, const std::strin
   run.end = ending.end;
   run.status = ending.status;
   run.wall_s = ending.wall_s;
-  return worker::WorkerOutcomeOf(run, options);
+  worker::WorkerOutcome outcome = worker::WorkerOutcomeOf(run, options);
+  SayOutOfMemory(job, cgroup_.get(), &outcome);
+  return outcome;
 }
 
 }  // namespace torchscan::daemon

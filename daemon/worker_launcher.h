@@ -32,6 +32,7 @@
 
 #include "process/control.h"
 #include "process/fd.h"
+#include "process/memory_cgroup.h"
 #include "process/output_pump.h"
 #include "process/pre_exec.h"
 #include "process/run.h"
@@ -45,11 +46,16 @@ struct WorkerLaunch {
   std::string stderr_path;        // file receiving its stderr (truncated); "" = /dev/null
   std::vector<int> cpus;          // CPU affinity; empty = inherit the daemon's
   int64_t memory_bytes = 0;       // RLIMIT_AS; 0 = no limit (inherit)
-  double wall_time_s = 0;         // killed (SIGKILL) past this; 0 = no limit
-  double cpu_time_s = 0;          // RLIMIT_CPU (SIGXCPU, then SIGKILL 5 s later); 0 = inherit
-  int open_files = 0;             // RLIMIT_NOFILE; 0 = inherit
-  int uid = -1;                   // run as this user (needs root); -1 = the launcher's
-  int gid = -1;                   // and this group; -1 = the launcher's
+  // Set: each launch runs in a memory cgroup of its own made there, holding at most
+  // cgroup_memory_bytes (process/memory_cgroup.h); entered before the exec, removed once its
+  // processes are gone. A worker its OOM killer ended says so in its outcome.
+  std::shared_ptr<const process::MemoryCgroups> memory_cgroups;
+  int64_t cgroup_memory_bytes = 0;
+  double wall_time_s = 0;  // killed (SIGKILL) past this; 0 = no limit
+  double cpu_time_s = 0;   // RLIMIT_CPU (SIGXCPU, then SIGKILL 5 s later); 0 = inherit
+  int open_files = 0;      // RLIMIT_NOFILE; 0 = inherit
+  int uid = -1;            // run as this user (needs root); -1 = the launcher's
+  int gid = -1;            // and this group; -1 = the launcher's
   // true (default): the child gets a process group of its own, and once it ends that whole
   // group is killed and awaited (above). false: it stays in the launcher's process group; then
   // only the child itself is killed (when it did not exit by itself) and reaped here.
@@ -132,7 +138,8 @@ class SpareWorker {
   std::unique_ptr<process::OutputPump> pump_;
   process::Fd job_fd_;  // the socket's end written here: its stdin
   bool ready_ = false;
-  bool ended_ = false;  // reaped, or handed to Run, which reaps it
+  bool ended_ = false;                             // reaped, or handed to Run, which reaps it
+  std::unique_ptr<process::WorkerCgroup> cgroup_;  // removed after the reaping (a member: destroyed last)
   std::string end_reason_;
 };
 

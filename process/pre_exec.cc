@@ -80,6 +80,10 @@ void PreExec::Apply() const {
   ApplyLimits();
   if (setup_.sandbox != nullptr)
     if (const char* failed = setup_.sandbox->Apply()) FailWithErrno(failed);
+  // Here, not before the sandbox: in a user namespace of its own the child's uid means
+  // nothing to the kernel until the sandbox mapped it.
+  if (setup_.cgroup_procs_fd >= 0 && ::write(setup_.cgroup_procs_fd, "0", 1) != 1)
+    FailWithErrno("torchscan launcher: cannot enter the worker's memory cgroup");
   SwitchUserAndConfine();
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) Fail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
   // A parent that died before prctl took effect sent no signal: the child has a new parent.

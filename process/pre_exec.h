@@ -5,13 +5,13 @@
 // In this order: stdin/stdout/stderr from the descriptors given, a process group of its own
 // (when asked), no signal blocked and SIGPIPE at its default, CPU affinity, RLIMIT_AS,
 // RLIMIT_CORE 0 (when asked), RLIMIT_CPU (SIGXCPU at the limit, SIGKILL 5 s later),
-// RLIMIT_NOFILE, the sandbox (when given: sandbox.h), the group then the user (supplementary groups dropped),
-// PR_SET_NO_NEW_PRIVS (when asked), PR_SET_PDEATHSIG SIGKILL (after the user switch, which would clear it) with a check
-// that the parent is still the one that forked it (a parent already gone sent no signal: getppid differs; in a PID
-// namespace of its own, where getppid is 0, a pidfd of the parent tells), then the early children (below). The user
-// and group are switched with the system calls themselves (the child of ForkInto may not use the C library's
-// all-threads versions). If any step fails the child writes why to its stderr ("torchscan launcher: ...") and exits
-// with SetUp.failed_exit_code.
+// RLIMIT_NOFILE, the sandbox (when given: sandbox.h), its cgroup (when given), the group then the user (supplementary
+// groups dropped), PR_SET_NO_NEW_PRIVS (when asked), PR_SET_PDEATHSIG SIGKILL (after the user switch, which would clear
+// it) with a check that the parent is still the one that forked it (a parent already gone sent no signal: getppid
+// differs; in a PID namespace of its own, where getppid is 0, a pidfd of the parent tells), then the early children
+// (below). The user and group are switched with the system calls themselves (the child of ForkInto may not use the C
+// library's all-threads versions). If any step fails the child writes why to its stderr ("torchscan launcher: ...") and
+// exits with SetUp.failed_exit_code.
 //
 // Early children: programs the child starts after its set-up and before its own exec, so that
 // their start-up overlaps its program's (torchscan-worker's RSS children). Each is forked with
@@ -56,6 +56,9 @@ struct SetUp {
   // Entered after the limits and before the user switch (sandbox.h); nullptr: none. Must
   // outlive the PreExec.
   const SandboxPlan* sandbox = nullptr;
+  // A cgroup's cgroup.procs open for writing (memory_cgroup.h): the child enters it ("0") after
+  // the sandbox, before the user switch; -1: it stays in the parent's cgroup.
+  int cgroup_procs_fd = -1;
   int failed_exit_code = 125;  // the child's exit code when a step fails
 };
 

@@ -157,7 +157,11 @@ inline constexpr const char* kSandboxOff = "off";
 inline constexpr int kDefaultMaxQueueLength = 100;  // DaemonLimits.max_queue_length: queued jobs
 // DaemonLimits.max_queued_per_user 0 stands for max_queue_length / this (at least 1): a quarter.
 inline constexpr int kDefaultQueueShareDivisor = 4;
-inline constexpr double kDefaultJobWallTimeS = 3600;  // DaemonLimits.job_wall_time_s: a worker is killed past it
+// DaemonLimits.worker_memory_bytes 0 stands for this share of the machine's RAM less the
+// daemon's reserve (daemon/worker_memory.h).
+inline constexpr int kDefaultWorkerMemoryPercent = 75;
+inline constexpr int64_t kDaemonMemoryReserveBytes = int64_t{512} << 20;
+inline constexpr double kDefaultJobWallTimeS = 1800;  // DaemonLimits.job_wall_time_s: a worker is killed past it
 // DaemonLimits.max_upload_bytes: a larger serialized JobSpec (uploaded files included) is
 // refused. Also what spec/job_spec.h JobSpecLimits assumes when not told.
 inline constexpr int64_t kDefaultMaxUploadBytes = int64_t{64} << 20;

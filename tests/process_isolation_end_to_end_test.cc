@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -63,6 +64,44 @@ TEST(ProcessIsolation, ASecondDaemonsRunningJobIsOutOfReachThroughProc) {
 
   EXPECT_EQ(victim.Client({"jobs", "cancel", job.id()}).exit_code, 0);
   running.wait();
+}
+
+// A job's memory stops at worker_memory_bytes, its /tmp included (issue 41 item 5: a job
+// under --worker-memory 4GiB held 7.8 GB of host memory in its /tmp, and the default had no
+// limit at all): a module writing four 512 MiB files in /tmp under a 1 GiB limit ends at its
+// /tmp's size (a quarter of the limit: the file's mapping faults, SIGBUS; before, RLIMIT_AS saw
+// one file at a time and all four were held), one filling a 2 GiB tensor is ended
+// by the kernel's OOM killer in the job's memory cgroup, with the limit named; the daemon
+// serves on.
+TEST(ProcessIsolation, AJobsMemoryStopsAtItsLimitWithItsTmp) {
+  const Placement place = OpenPlacement("isolation-memory");
+  TestDaemon d(place.state_dir, With(place.flags, {"--sandbox", "namespaces", "--worker-memory", "1073741824"}));
+  const CommandResult info = d.Client({"info"});
+  if (!absl::StrContains(info.out, "in a memory cgroup"))
+    GTEST_SKIP() << "this daemon can make no memory cgroup: " << info.out;
+  EXPECT_TRUE(absl::StrContains(info.out, "memory    1.0 GiB a job, in a memory cgroup (v")) << info.out;
+  EXPECT_TRUE(absl::StrContains(info.out, "counts /tmp and /dev/shm (0.2 GiB each)")) << info.out;
+  const std::string hostile = TempDir("isolation_memory_hostile");
+  ASSERT_EQ(e2e::Run(ProjectPython(),
+                     {Runfile("tests/python/make_hostile_models.py"), hostile, "fill:tmp=/tmp/fill:536870912:4"}, 180)
+                .exit_code,
+            0);
+  const std::vector<std::string> measure = {"measure", "--input", "4x8", "--min-run-time", "0.01", "--torchscript"};
+  const CommandResult fill = d.Client(With(measure, {hostile + "/fill_tmp.pt"}), 180);
+  EXPECT_NE(fill.exit_code, 0) << "2 GiB written to /tmp under a 1 GiB limit: " << fill.out;
+  EXPECT_TRUE(absl::StrContains(fill.err, "SIGBUS") || absl::StrContains(fill.err, "reached its memory limit"))
+      << fill.err;
+  const CommandResult grab = d.Client(With(measure, {hostile + "/grab.pt"}), 180);
+  EXPECT_NE(grab.exit_code, 0) << "a 2 GiB tensor under a 1 GiB limit: " << grab.out;
+  EXPECT_TRUE(absl::StrContains(grab.err, "the job reached its memory limit, worker_memory_bytes 1073741824"))
+      << grab.err;
+  EXPECT_TRUE(absl::StrContains(grab.err, "OOM killer")) << grab.err;
+  // The daemon serves on, and a job within the limit runs.
+  const std::string models = TempDir("isolation_memory_models");
+  ASSERT_EQ(e2e::Run(ProjectPython(), {Runfile("tests/python/make_models.py"), models}, 180).exit_code, 0);
+  const CommandResult plain =
+      d.Client({"measure", "--torchscript", models + "/mlp.pt", "--input", "64x256", "--min-run-time", "0.01"}, 180);
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
 }
 
 }  // namespace

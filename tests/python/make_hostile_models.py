@@ -1,6 +1,6 @@
 """Writes hostile TorchScript modules, the way an attacker with a Python install makes them.
 
-    /usr/bin/python3 tests/python/make_hostile_models.py OUT_DIR [NAME=PATH...]
+    /usr/bin/python3 tests/python/make_hostile_models.py OUT_DIR [NAME=PATH | fill:NAME=PATH:BYTES:COUNT ...]
 
 Needs torch (the project environment's, e2e::ProjectPython()). Writes into OUT_DIR:
   bad_text.pt    forward(x) fails with an assertion message that is not UTF-8 (TorchScript's
@@ -9,6 +9,12 @@ Needs torch (the project environment's, e2e::ProjectPython()). Writes into OUT_D
   forge_phase.pt forward(x) prints worker protocol lines ("phase forged by the module",
                  "blocks 999999") on every call and returns x: a job's own prints must never
                  reach its timeline.
+  grab.pt        forward(x) fills a new tensor of COUNT * BYTES (the last fill target's, else 1 GiB)
+                 and returns x: a job's own memory, which its limit must stop.
+and for each fill:NAME=PATH:BYTES:COUNT:
+  fill_NAME.pt   forward(x) writes COUNT files PATH0, PATH1, ... of BYTES each, one mapping at a
+                 time (so that no address-space limit sees more than one): files of /tmp or
+                 /dev/shm in memory, which a job's memory limit must stop.
 and for each NAME=PATH:
   read_NAME.pt   forward(x) reads the first bytes of PATH (torch.from_file) and fails with
                  "LEAKED <bytes as numbers>": a job's error goes back to its submitter, so
@@ -52,6 +58,32 @@ class Writer(torch.nn.Module):
         return x + data.sum().to(x.dtype) * 0.0
 
 
+class Filler(torch.nn.Module):
+    def __init__(self, path: str, size: int, count: int):
+        super().__init__()
+        self.path = path
+        self.size = size
+        self.count = count
+
+    def forward(self, x):
+        total = 0.0
+        for i in range(self.count):
+            data = torch.from_file(self.path + str(i), shared=True, size=self.size, dtype=torch.uint8)
+            data.fill_(1)
+            total += float(data[self.size - 1])
+        return x + total * 0.0
+
+
+class Grabber(torch.nn.Module):
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def forward(self, x):
+        data = torch.ones(self.size, dtype=torch.uint8)
+        return x + data[self.size - 1].to(x.dtype) * 0.0
+
+
 class BadText(torch.nn.Module):
     def forward(self, x):
         esc = chr(27)
@@ -70,7 +102,14 @@ def main(out, targets):
     os.makedirs(out, exist_ok=True)
     torch.jit.script(BadText()).save(os.path.join(out, "bad_text.pt"))
     torch.jit.script(ForgePhase()).save(os.path.join(out, "forge_phase.pt"))
-    for target in targets:
+    grab = 1 << 30
+    for target in [t for t in targets if t.startswith("fill:")]:
+        name, spec = target[len("fill:"):].split("=", 1)
+        path, size, count = spec.rsplit(":", 2)
+        grab = int(size) * int(count)
+        torch.jit.script(Filler(path, int(size), int(count))).save(os.path.join(out, "fill_" + name + ".pt"))
+    torch.jit.script(Grabber(grab)).save(os.path.join(out, "grab.pt"))
+    for target in [t for t in targets if not t.startswith("fill:")]:
         name, path = target.split("=", 1)
         torch.jit.script(Reader(path)).save(os.path.join(out, "read_" + name + ".pt"))
         torch.jit.script(Writer(path)).save(os.path.join(out, "write_" + name + ".pt"))
@@ -78,5 +117,5 @@ def main(out, targets):
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or any("=" not in t for t in sys.argv[2:]):
-        sys.exit("usage: make_hostile_models.py OUT_DIR [NAME=PATH...]")
+        sys.exit("usage: make_hostile_models.py OUT_DIR [NAME=PATH | fill:NAME=PATH:BYTES:COUNT ...]")
     main(sys.argv[1], sys.argv[2:])
