@@ -107,6 +107,7 @@ v1::DaemonInfo InfoFor(v1::DaemonInfo info, const Caller& caller) {
   config.clear_rss_child_path();
   config.clear_tls();
   config.clear_token_file();
+  config.clear_config_file();
   config.clear_worker_user();
   config.clear_admin_group();
   info.clear_spare_worker_pid();

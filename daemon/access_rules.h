@@ -67,7 +67,7 @@ v1::Job ListedFor(const v1::Job& job, const Caller& caller);
 
 // The daemon's `info` as `caller` sees it: whole for an admin; for others without what only
 // its admin needs (listen addresses, socket mode and group, worker and RSS child paths, TLS
-// files, token file, worker user, admin group) and without the spare worker's pid. What a
+// files, token file, configuration file, worker user, admin group) and without the spare worker's pid. What a
 // user needs stays: devices, threads, CPU set, limits, sandbox, shared paths, Slurm, state_dir.
 v1::DaemonInfo InfoFor(v1::DaemonInfo info, const Caller& caller);
 

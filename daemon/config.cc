@@ -378,6 +378,8 @@ absl::StatusOr<v1::DaemonConfig> EffectiveConfig(const ConfigFlags& flags, const
     absl::StatusOr<v1::DaemonConfig> loaded = LoadConfigFile(flags.config_path);
     if (!loaded.ok()) return loaded.status();
     config = *std::move(loaded);
+    std::error_code error;
+    config.set_config_file(fs::absolute(flags.config_path, error).lexically_normal().string());
   }
   ApplyFlags(flags, &config);
   ApplyDefaults(machine, &config);

@@ -69,7 +69,7 @@ TEST(Config, DefaultsFillEverything) {
 
 TEST(Config, FlagsOverrideTheFile) {
   const std::string path = TempDir() + "/flags_override.json";
-  std::ofstream(path) << R"({"state_dir": "/nowhere", "devices": ["cpu", "cuda:0"],
+  std::ofstream(path) << R"({"state_dir": "/nowhere", "devices": ["cpu", "cuda:0"], "config_file": "/elsewhere",
                              "limits": {"max_queue_length": 5, "job_wall_time_s": 10}})";
   ConfigFlags flags = Minimal();
   flags.config_path = path;
@@ -80,6 +80,7 @@ TEST(Config, FlagsOverrideTheFile) {
   EXPECT_EQ(config->limits().max_queue_length(), 7);
   EXPECT_EQ(config->limits().job_wall_time_s(), 10);
   EXPECT_EQ(config->devices_size(), 2);
+  EXPECT_EQ(config->config_file(), path);  // the file it was read from, whatever the file says
 }
 
 TEST(Config, UnknownFieldAndWrongTypeNameTheFileAndField) {

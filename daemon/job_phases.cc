@@ -8,15 +8,18 @@ namespace torchscan::daemon {
 
 JobPhases::JobPhases(Clock* clock, std::string started_at) : timeline_(clock, std::move(started_at)) {}
 
-void JobPhases::Begin(const std::string& phase) {
+bool JobPhases::Begin(const std::string& phase) {
+  if (begun_ >= kMaxJobPhases) return false;
+  ++begun_;
   const worker::PhaseKind kind = worker::ClassifyPhase(phase);
   if (kind == worker::PhaseKind::kConcurrent) {
     open_concurrent_.push_back(timeline_.BeginConcurrent(phase));
-    return;
+    return true;
   }
   if (after_join_ || kind == worker::PhaseKind::kTimed) EndConcurrent();
   after_join_ = kind == worker::PhaseKind::kJoin;
   timeline_.Begin(phase);
+  return true;
 }
 
 void JobPhases::EarlyChildrenStarted(int count) {

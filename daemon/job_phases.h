@@ -22,6 +22,12 @@
 
 namespace torchscan::daemon {
 
+// Phases one job may open (its own and concurrent spans, the daemon's included); later ones are
+// not kept. A calibration of kMaxCalibrationPairs fresh pairs opens about 2,000 (some 10 a pair); past
+// this a worker has gone wrong, and its timeline must not grow the daemon (issue 41: 13,415
+// phases made a 0.05 s job take 116 s).
+inline constexpr int kMaxJobPhases = 5000;
+
 class JobPhases {
  public:
   // As PhaseTimeline's: time 0 is `clock`'s reading now, `started_at` its wall time.
@@ -29,8 +35,9 @@ class JobPhases {
 
   // A phase began (the daemon's, or a worker's progress line): a concurrent one opens a
   // concurrent span; any other opens an own span, ending the open one, and, when it is timed or
-  // follows the join, first ends the open concurrent spans.
-  void Begin(const std::string& phase);
+  // follows the join, first ends the open concurrent spans. False (nothing kept) once
+  // kMaxJobPhases were begun.
+  bool Begin(const std::string& phase);
   // `count` children were started with the worker just now (count > 0; else nothing): one
   // span, worker_protocol.h's EarlyChildrenSpan.
   void EarlyChildrenStarted(int count);
@@ -44,6 +51,7 @@ class JobPhases {
   PhaseTimeline timeline_;
   std::vector<int> open_concurrent_;  // handles of open concurrent spans
   bool after_join_ = false;           // the last own phase was the join
+  int begun_ = 0;                     // phases begun (kMaxJobPhases at most)
 };
 
 }  // namespace torchscan::daemon

@@ -90,5 +90,18 @@ TEST(JobPhases, EndEndsOpenRssSpans) {
   ExpectSpan(spans[1], "rss children (1 started with the worker)", 0, 0.25, true);
 }
 
+// A worker that sends phase after phase (issue 41: 13,415 made a 0.05 s job take 116 s) gets
+// kMaxJobPhases kept; the rest are refused, and the timeline stops growing.
+TEST(JobPhases, PhasesPastTheCapAreNotKept) {
+  FakeClock clock;
+  JobPhases phases(&clock);
+  for (int i = 0; i < kMaxJobPhases; ++i) ASSERT_TRUE(phases.Begin("phase " + std::to_string(i))) << i;
+  EXPECT_FALSE(phases.Begin("one too many"));
+  EXPECT_FALSE(phases.Begin("rss candidate"));  // concurrent ones count too
+  const std::vector<Span> spans = Spans(phases);
+  ASSERT_EQ(spans.size(), static_cast<size_t>(kMaxJobPhases));
+  EXPECT_EQ(spans.back().phase, "phase " + std::to_string(kMaxJobPhases - 1));
+}
+
 }  // namespace
 }  // namespace torchscan::daemon

@@ -14,11 +14,16 @@ namespace torchscan::daemon {
 void RecordPhase(JobRecords& records, const std::string& id, const std::string& line) {
   records.mu().AssertHeld();
   const std::string phase = spec::PrintableLine(line, kMaxPhaseBytes);
-  spdlog::info("job {} phase {}", id, phase);
   v1::Job& job = *records.Find(id);
+  if (!records.BeginPhase(job, phase)) {
+    if (job.phase() != kPhasesCapped)
+      spdlog::warn("job {}: more than {} phases; later ones are not kept", id, kMaxJobPhases);
+    job.set_phase(kPhasesCapped);
+    return;
+  }
+  spdlog::info("job {} phase {}", id, phase);
   job.set_phase(phase);
   job.set_blocks_done(0);
-  records.BeginPhase(job, phase);
   records.NotifyChanged();
 }
 

@@ -17,6 +17,8 @@ namespace torchscan::daemon {
 
 inline constexpr size_t kMaxPhaseBytes = 200;   // a phase name, as the record keeps it
 inline constexpr size_t kMaxErrorBytes = 4000;  // why a job ended, as the record keeps it
+// Job.phase once its worker sent more than kMaxJobPhases (job_phases.h) phases.
+inline constexpr char kPhasesCapped[] = "phases past the daemon's cap, not kept";
 
 // The worker's phase line: the job's phase (its blocks back to 0) and a timeline span.
 void RecordPhase(JobRecords& records, const std::string& id, const std::string& phase)

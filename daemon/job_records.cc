@@ -192,12 +192,13 @@ void JobRecords::RefreshRecordCache(bool now_anyway) {
     spdlog::warn("the record cache could not be written (a restart parses the records): {}", std::string(s.message()));
 }
 
-void JobRecords::BeginPhase(v1::Job& job, const std::string& phase, const std::string& submitted_at) {
+bool JobRecords::BeginPhase(v1::Job& job, const std::string& phase, const std::string& submitted_at) {
   mu_.AssertHeld();
   auto it = phases_.find(job.id());
   if (it == phases_.end()) it = phases_.try_emplace(job.id(), SteadyClock(), submitted_at).first;
-  it->second.Begin(phase);
+  if (!it->second.Begin(phase)) return false;
   *job.mutable_timeline() = it->second.Snapshot();
+  return true;
 }
 
 void JobRecords::EarlyChildrenStarted(const std::string& id, int count) {

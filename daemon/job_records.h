@@ -98,8 +98,9 @@ class JobRecords {
 
   // The job's record timeline (Job.timeline): opens `phase` now, ending the open one, and
   // copies the timeline into `job`. The job's first phase makes its timeline, whose time 0 is
-  // now and whose started_at is `submitted_at` (else now).
-  void BeginPhase(v1::Job& job, const std::string& phase, const std::string& submitted_at = "")
+  // now and whose started_at is `submitted_at` (else now). False, with nothing changed, past
+  // kMaxJobPhases (job_phases.h).
+  bool BeginPhase(v1::Job& job, const std::string& phase, const std::string& submitted_at = "")
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // `count` children started with job `id`'s worker (JobPhases::EarlyChildrenStarted).
   void EarlyChildrenStarted(const std::string& id, int count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

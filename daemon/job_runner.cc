@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/config.h"
+#include "io/file_io.h"
 #include "worker/state_folder.h"
 #include "worker/worker_protocol.h"
 
@@ -33,6 +34,7 @@ JobRunOptions RunOptionsOf(const v1::DaemonConfig& config, const JobIsolation& i
   worker.wall_time_s = config.limits().job_wall_time_s();
   worker.cpu_time_s = config.limits().worker_cpu_time_s();
   worker.open_files = config.limits().worker_open_files();
+  worker.file_bytes = kWorkerFileBytes;
   if (!config.worker_user().empty()) {
     if (const passwd* user = ::getpwnam(config.worker_user().c_str())) {
       worker.uid = static_cast<int>(user->pw_uid);
@@ -142,6 +144,9 @@ JobRunOutcome RunJob(JobStore& store, const std::string& id, const v1::JobSpec& 
     outcome.error = absl::StrCat(worker.ok() ? "" : worker.reason + "; then ", s.message());
     return outcome;
   }
+  // What a module printed, capped (issue 41): the last bytes, which hold why it ended.
+  if (absl::Status s = KeepTail(store.JobDir(id) + "/" + worker::kWorkerStderrFile, kKeptStderrBytes); !s.ok())
+    spdlog::warn("job {}: {}", id, std::string(s.message()));
   if (!worker.ok()) {
     outcome.killed = worker.kind == worker::WorkerOutcome::Kind::kKilled;
     outcome.error = worker.reason;

@@ -26,6 +26,12 @@ struct JobIsolation {
   WorkerMemory memory;
 };
 
+// The largest file a job's worker may write (RLIMIT_FSIZE: results, stderr, /tmp files); a
+// write past it fails (EFBIG: the worker ignores SIGXFSZ). Results are some MiB at most.
+inline constexpr int64_t kWorkerFileBytes = int64_t{1} << 30;
+// What the daemon keeps of a job's worker.stderr (a module's prints go there): its last bytes.
+inline constexpr int64_t kKeptStderrBytes = int64_t{1} << 20;
+
 struct JobRunOptions {
   worker::HelperPrograms helpers;  // passed on (worker_protocol.h's HelperProgramArgs)
   // Each job's worker runs in this sandbox, its own folder writable; nullptr: none.

@@ -100,8 +100,8 @@ absl::StatusOr<JobSandbox> JobSandbox::Create(const v1::DaemonConfig& config, in
   std::sort(spec.read_only.begin(), spec.read_only.end());
   spec.read_only.erase(std::unique(spec.read_only.begin(), spec.read_only.end()), spec.read_only.end());
   spec.hidden = {config.state_dir()};
-  for (const std::string& secret :
-       {config.token_file(), config.tls().key_file(), config.tls().cert_file(), config.tls().client_ca_file()})
+  for (const std::string& secret : {config.config_file(), config.token_file(), config.tls().key_file(),
+                                    config.tls().cert_file(), config.tls().client_ca_file()})
     if (!secret.empty()) spec.hidden.push_back(secret);
   for (const char* secret : kSystemSecrets) spec.hidden.emplace_back(secret);
   spec.devices = process::DefaultSandboxDevices();

@@ -5,11 +5,10 @@
 // Read-only: the system's programs, libraries and settings (/usr, /bin, /sbin, /lib*, /etc,
 // /sys), the worker and the RSS child programs and every library they load (as the dynamic
 // loader resolves them, from `ldd`), and DaemonConfig.shared_paths. Hidden even there: the
-// state folder, the token file, the TLS key, certificate and CA, /etc/torchscan (the deployed
-// configuration), /etc/shadow, /etc/gshadow, /etc/ssh and /etc/sudoers(.d). Writable: the
-// job's own folder.
-// No network, a private /tmp. Needs root (a shared torchscand) or unprivileged user namespaces.
-// Used by job_runner.h for every job's worker; DaemonInfo.config.sandbox says whether it is on.
+// state folder, the configuration file it was started with (wherever it lies), the token file, the TLS key, certificate
+// and CA, /etc/torchscan (the deployed configuration), /etc/shadow, /etc/gshadow, /etc/ssh and /etc/sudoers(.d).
+// Writable: the job's own folder. No network, a private /tmp. Needs root (a shared torchscand) or unprivileged user
+// namespaces. Used by job_runner.h for every job's worker; DaemonInfo.config.sandbox says whether it is on.
 #pragma once
 
 #include <memory>

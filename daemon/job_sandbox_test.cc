@@ -34,7 +34,9 @@ v1::DaemonConfig Config(const std::string& name) {
 }
 
 TEST(JobSandbox, ShowsTheSystemTheWorkerAndSharedPathsAndHidesTheDaemonsFiles) {
-  const v1::DaemonConfig config = Config("shows");
+  v1::DaemonConfig config = Config("shows");
+  config.set_config_file(config.state_dir() + "/../shows.json");  // beside it: under no hidden folder
+  std::ofstream(config.config_file()) << "{}";
   absl::StatusOr<JobSandbox> sandbox = JobSandbox::Create(config);
   ASSERT_TRUE(sandbox.ok()) << sandbox.status();
   const process::SandboxSpec& base = sandbox->base();
@@ -44,7 +46,8 @@ TEST(JobSandbox, ShowsTheSystemTheWorkerAndSharedPathsAndHidesTheDaemonsFiles) {
   // The worker as the loader sees it: its folder resolved, the file itself (a runfiles link) kept.
   const fs::path worker(config.worker_path());
   EXPECT_TRUE(Has(base.read_only, (fs::canonical(worker.parent_path()) / worker.filename()).string()));
-  for (const std::string& secret : {config.state_dir(), config.token_file(), std::string("/etc/shadow")})
+  for (const std::string& secret :
+       {config.state_dir(), config.token_file(), config.config_file(), std::string("/etc/shadow")})
     EXPECT_TRUE(Has(base.hidden, secret)) << secret;
   EXPECT_TRUE(base.read_write.empty());  // each job adds its own folder
   EXPECT_TRUE(sandbox->Probe(-1, -1).ok());

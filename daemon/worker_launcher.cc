@@ -44,6 +44,7 @@ process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl
   setup.memory_bytes = launch.memory_bytes;
   setup.cpu_time_s = launch.cpu_time_s;
   setup.open_files = launch.open_files;
+  setup.file_bytes = launch.file_bytes;
   setup.uid = launch.uid;
   setup.gid = launch.gid;
   options.spawn.early = launch.early_children;

@@ -54,6 +54,7 @@ struct WorkerLaunch {
   double wall_time_s = 0;  // killed (SIGKILL) past this; 0 = no limit
   double cpu_time_s = 0;   // RLIMIT_CPU (SIGXCPU, then SIGKILL 5 s later); 0 = inherit
   int open_files = 0;      // RLIMIT_NOFILE; 0 = inherit
+  int64_t file_bytes = 0;  // RLIMIT_FSIZE; 0 = inherit
   int uid = -1;            // run as this user (needs root); -1 = the launcher's
   int gid = -1;            // and this group; -1 = the launcher's
   // true (default): the child gets a process group of its own, and once it ends that whole

@@ -96,4 +96,21 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return content;
 }
 
+absl::Status KeepTail(const std::string& path, int64_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? absl::OkStatus() : ErrnoStatus("cannot open", path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= max_bytes) {
+    ::close(fd);
+    return absl::OkStatus();
+  }
+  std::string tail(static_cast<size_t>(max_bytes), '\0');
+  const ssize_t n = ::pread(fd, tail.data(), tail.size(), st.st_size - max_bytes);
+  ::close(fd);
+  if (n < 0) return ErrnoStatus("cannot read", path);
+  tail.resize(static_cast<size_t>(n));
+  return WriteFileAtomic(path, "[" + std::to_string(st.st_size - n) + " earlier bytes not kept]\n" + tail,
+                         static_cast<int>(st.st_mode & 07777));
+}
+
 }  // namespace torchscan

@@ -31,4 +31,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 // turned onto another file. NotFound / PermissionDenied / Internal naming the path.
 absl::Status WriteFileAtomic(const std::string& path, const std::string& text, int mode = 0644);
 
+// Keeps at most `max_bytes` of the file at `path`: when it is larger, its last `max_bytes`
+// after one line "[<n> earlier bytes not kept]", written atomically (WriteFileAtomic, the same
+// mode). A file that is missing or small enough is left as it is. A link is not followed.
+absl::Status KeepTail(const std::string& path, int64_t max_bytes);
+
 }  // namespace torchscan

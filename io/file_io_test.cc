@@ -85,5 +85,20 @@ TEST(WriteFileAtomic, ReplacesTheWholeFile) {
   EXPECT_EQ(ReadFile(path).value_or(""), "short");
 }
 
+// A module's prints fill its job's stderr file: the daemon keeps the last bytes, which hold
+// why it ended, and says how much went.
+TEST(KeepTail, KeepsTheLastBytesOfALargeFileAndSaysHowManyWent) {
+  const std::string path = TempPath("tail.txt");
+  ASSERT_TRUE(WriteFileAtomic(path, std::string(1000, 'x') + "the end\n", 0600).ok());
+  ASSERT_TRUE(KeepTail(path, 8).ok());
+  EXPECT_EQ(ReadFile(path).value_or(""), "[1000 earlier bytes not kept]\nthe end\n");
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_TRUE(KeepTail(path, 1000).ok());  // small enough: unchanged
+  EXPECT_EQ(ReadFile(path).value_or(""), "[1000 earlier bytes not kept]\nthe end\n");
+  EXPECT_TRUE(KeepTail(TempPath("no-such-file"), 8).ok());
+}
+
 }  // namespace
 }  // namespace torchscan

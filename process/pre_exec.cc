@@ -25,6 +25,7 @@ PreExec::PreExec(const SetUp& setup, const EarlyChildren& early, const std::vect
       descriptors_failed_("torchscan launcher: cannot pass the " + early.name + "'s descriptors to the worker\n"),
       memory_{static_cast<rlim_t>(setup.memory_bytes), static_cast<rlim_t>(setup.memory_bytes)},
       open_files_{static_cast<rlim_t>(setup.open_files), static_cast<rlim_t>(setup.open_files)},
+      file_bytes_{static_cast<rlim_t>(setup.file_bytes), static_cast<rlim_t>(setup.file_bytes)},
       cpu_seconds_(static_cast<rlim_t>(std::ceil(setup.cpu_time_s))),
       parent_(::getpid()) {
   cpu_time_ = {cpu_seconds_, cpu_seconds_ + 5};
@@ -101,6 +102,8 @@ void PreExec::ApplyLimits() const {
     Fail("torchscan launcher: setrlimit(RLIMIT_CPU) failed for worker_cpu_time_s\n");
   if (setup_.open_files > 0 && ::setrlimit(RLIMIT_NOFILE, &open_files_) != 0)
     Fail("torchscan launcher: setrlimit(RLIMIT_NOFILE) failed for worker_open_files\n");
+  if (setup_.file_bytes > 0 && ::setrlimit(RLIMIT_FSIZE, &file_bytes_) != 0)
+    Fail("torchscan launcher: setrlimit(RLIMIT_FSIZE) failed\n");
 }
 
 void PreExec::SwitchUserAndConfine() const {

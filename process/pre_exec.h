@@ -5,13 +5,13 @@
 // In this order: stdin/stdout/stderr from the descriptors given, a process group of its own
 // (when asked), no signal blocked and SIGPIPE at its default, CPU affinity, RLIMIT_AS,
 // RLIMIT_CORE 0 (when asked), RLIMIT_CPU (SIGXCPU at the limit, SIGKILL 5 s later),
-// RLIMIT_NOFILE, the sandbox (when given: sandbox.h), its cgroup (when given), the group then the user (supplementary
-// groups dropped), PR_SET_NO_NEW_PRIVS (when asked), PR_SET_PDEATHSIG SIGKILL (after the user switch, which would clear
-// it) with a check that the parent is still the one that forked it (a parent already gone sent no signal: getppid
-// differs; in a PID namespace of its own, where getppid is 0, a pidfd of the parent tells), then the early children
-// (below). The user and group are switched with the system calls themselves (the child of ForkInto may not use the C
-// library's all-threads versions). If any step fails the child writes why to its stderr ("torchscan launcher: ...") and
-// exits with SetUp.failed_exit_code.
+// RLIMIT_NOFILE, RLIMIT_FSIZE, the sandbox (when given: sandbox.h), its cgroup (when given), the group then the user
+// (supplementary groups dropped), PR_SET_NO_NEW_PRIVS (when asked), PR_SET_PDEATHSIG SIGKILL (after the user switch,
+// which would clear it) with a check that the parent is still the one that forked it (a parent already gone sent no
+// signal: getppid differs; in a PID namespace of its own, where getppid is 0, a pidfd of the parent tells), then the
+// early children (below). The user and group are switched with the system calls themselves (the child of ForkInto may
+// not use the C library's all-threads versions). If any step fails the child writes why to its stderr ("torchscan
+// launcher: ...") and exits with SetUp.failed_exit_code.
 //
 // Early children: programs the child starts after its set-up and before its own exec, so that
 // their start-up overlaps its program's (torchscan-worker's RSS children). Each is forked with
@@ -49,6 +49,7 @@ struct SetUp {
   int64_t memory_bytes = 0;        // RLIMIT_AS; 0 = inherit
   double cpu_time_s = 0;           // RLIMIT_CPU, rounded up to whole seconds; 0 = inherit
   int open_files = 0;              // RLIMIT_NOFILE; 0 = inherit
+  int64_t file_bytes = 0;          // RLIMIT_FSIZE: the largest file it may write; 0 = inherit
   int uid = -1;                    // run as this user (needs root); -1 = the parent's
   int gid = -1;                    // and this group; -1 = the parent's
   bool no_core_dumps = false;      // RLIMIT_CORE 0
@@ -117,6 +118,7 @@ class PreExec {
   rlimit memory_;
   rlimit cpu_time_;
   rlimit open_files_;
+  rlimit file_bytes_;
   rlim_t cpu_seconds_ = 0;
   pid_t parent_ = 0;
   int parent_pidfd_ = -1;  // with a sandbox's PID namespace: the parent, polled for its end

@@ -99,6 +99,9 @@ int main(int argc, char** argv) {
   ::prctl(PR_SET_DUMPABLE, 0);
   if (::getpid() == 1)
     for (int signal : {SIGABRT, SIGXCPU}) ::signal(signal, EndOnSignal);
+  // A file past torchscand's RLIMIT_FSIZE (a module printing without end) fails its write
+  // (EFBIG) rather than ending the job.
+  ::signal(SIGXFSZ, SIG_IGN);
   // One malloc placement for every build of a module: glibc's mmap threshold starts at 128 KiB
   // and rises to the size of each mmapped block freed, so a job's first-built module had its
   // weights mmapped and the next one, built after the loader freed its buffers, on the heap.
