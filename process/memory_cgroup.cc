@@ -1,6 +1,8 @@
 #include "process/memory_cgroup.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,9 +77,12 @@ void FindMounts(const std::string& mountinfo, Mount* v2, Mount* v1) {
 
 // A v2 cgroup whose children may use the memory controller: `own` itself when it holds no
 // process of its own or is the hierarchy's root, else after this process moved into a leaf.
-absl::StatusOr<std::string> PrepareV2(const std::string& own) {
+absl::StatusOr<std::string> PrepareV2(std::string own) {
+  // Moved into its leaf already (a second Open in this process): the place is the leaf's parent.
+  const std::string self = absl::StrCat("/torchscand-", ::getpid());
+  if (absl::EndsWith(own, self)) own.resize(own.size() - self.size());
   if (absl::StrContains(ReadText(own + "/cgroup.subtree_control"), "memory")) return own;
-  const std::string leaf = absl::StrCat(own, "/torchscand-", ::getpid());
+  const std::string leaf = own + self;
   if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST)
     return absl::PermissionDeniedError(absl::StrCat("cannot make ", leaf, ": ", std::strerror(errno)));
   if (absl::Status s = WriteText(leaf + "/cgroup.procs", std::to_string(::getpid())); !s.ok()) {
@@ -87,6 +92,24 @@ absl::StatusOr<std::string> PrepareV2(const std::string& own) {
   if (absl::Status s = WriteText(own + "/cgroup.subtree_control", "+memory"); !s.ok())
     return absl::FailedPreconditionError(absl::StrCat(s.message(), " (does cgroup ", own, " hold other processes?)"));
   return own;
+}
+
+// Removes the worker cgroups (and v2 leaves) that daemons no longer running left in `parent`
+// (a daemon killed with kill -9 removes none of its own): "torchscand-<pid>[-<n>]" whose pid is
+// gone. One still holding a process is not empty, and rmdir leaves it.
+void RemoveStale(const std::string& parent) {
+  DIR* dir = ::opendir(parent.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(dir)) {
+    absl::string_view name = e->d_name;
+    if (!absl::ConsumePrefix(&name, "torchscand-")) continue;
+    int pid = 0;
+    if (!absl::SimpleAtoi(name.substr(0, name.find('-')), &pid) || pid <= 0) continue;
+    if (::kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(parent + "/" + e->d_name);
+  }
+  ::closedir(dir);
+  for (const std::string& path : stale) ::rmdir(path.c_str());
 }
 
 }  // namespace
@@ -116,6 +139,7 @@ absl::StatusOr<std::shared_ptr<const MemoryCgroups>> MemoryCgroups::Open(const s
   }
   if (!found && !v1.point.empty() && !v1_path.empty())
     found.reset(new MemoryCgroups(1, Folder(v1.point, v1.root, v1_path)));
+  if (found) RemoveStale(found->parent_);
   if (!found)
     return absl::NotFoundError(
         absl::StrCat(why.empty() ? "no cgroup v2 hierarchy" : why, ", and no cgroup v1 memory hierarchy"));

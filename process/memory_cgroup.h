@@ -9,7 +9,8 @@
 // memory controller on for its cgroup's children (v2 lets only leaves hold processes); with
 // cgroup v1, in the memory hierarchy. Each worker's cgroup is "<parent>/torchscand-<pid>-<n>":
 // memory limit set (v2 also swap 0), entered by the child itself before its exec through a
-// descriptor opened here (SetUp.cgroup_procs_fd), removed once its processes are gone.
+// descriptor opened here (SetUp.cgroup_procs_fd), removed once its processes are gone; those a
+// daemon killed with kill -9 left are removed by the next Open in the same place.
 #pragma once
 
 #include <cstdint>

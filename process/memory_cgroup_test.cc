@@ -111,6 +111,10 @@ TEST(MemoryCgroup, FindsItsPlaceFromTheMountTableAndItsOwnCgroup) {
   EXPECT_EQ(none.status().message(), "no cgroup v2 hierarchy, and no cgroup v1 memory hierarchy");
 
   fs::create_directories(dir + "/memory/lab/job");
+  // A worker cgroup left by a daemon that is gone (no process 999999999), and one of this process.
+  fs::create_directories(dir + "/memory/lab/job/torchscand-999999999-7");
+  const std::string mine = dir + "/memory/lab/job/torchscand-" + std::to_string(::getpid()) + "-900";
+  fs::create_directories(mine);
   std::ofstream(dir + "/v1_mounts") << "35 31 0:32 / " << dir << "/memory rw - cgroup cgroup rw,memory\n";
   std::ofstream(dir + "/v1_cgroup") << "4:memory:/lab/job\n1:cpu:/\n";
   absl::StatusOr<std::shared_ptr<const MemoryCgroups>> v1 = MemoryCgroups::Open(dir + "/v1_mounts", dir + "/v1_cgroup");
@@ -118,6 +122,8 @@ TEST(MemoryCgroup, FindsItsPlaceFromTheMountTableAndItsOwnCgroup) {
   ASSERT_FALSE(v1.ok());
   EXPECT_TRUE(absl::StrContains(v1.status().message(), dir + "/memory/lab/job/torchscand-")) << v1.status();
   EXPECT_TRUE(absl::StrContains(v1.status().message(), "memory.limit_in_bytes")) << v1.status();
+  EXPECT_FALSE(fs::exists(dir + "/memory/lab/job/torchscand-999999999-7")) << "a gone daemon's cgroup is removed";
+  EXPECT_TRUE(fs::exists(mine)) << "a running daemon's stays";
 }
 
 }  // namespace

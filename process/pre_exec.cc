@@ -41,8 +41,8 @@ PreExec::PreExec(const SetUp& setup, const EarlyChildren& early, const std::vect
   for (int cpu : setup.cpus)
     if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &cpus_);
   // In a PID namespace of its own the child's getppid() is 0: a pidfd of this process tells.
-  if (setup.sandbox != nullptr && (setup.sandbox->clone_flags() & CLONE_NEWPID) != 0)
-    parent_pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
+  own_pid_namespace_ = setup.sandbox != nullptr && (setup.sandbox->clone_flags() & CLONE_NEWPID) != 0;
+  if (own_pid_namespace_) parent_pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
   sigemptyset(&no_signals_);  // a parent that blocks signals (for sigwait) must not pass that on
   default_action_.sa_handler = SIG_DFL;
 }
@@ -52,7 +52,8 @@ PreExec::~PreExec() {
 }
 
 bool PreExec::ParentGone() const {
-  if (parent_pidfd_ < 0) return ::getppid() != parent_;
+  if (!own_pid_namespace_) return ::getppid() != parent_;
+  if (parent_pidfd_ < 0) return false;  // a kernel before pidfds (5.3): the death signal alone
   pollfd ended{parent_pidfd_, POLLIN, 0};
   return ::poll(&ended, 1, 0) != 0;  // readable once it exited; an error counts as gone
 }

@@ -121,7 +121,8 @@ class PreExec {
   rlimit file_bytes_;
   rlim_t cpu_seconds_ = 0;
   pid_t parent_ = 0;
-  int parent_pidfd_ = -1;  // with a sandbox's PID namespace: the parent, polled for its end
+  bool own_pid_namespace_ = false;  // the child is made in a PID namespace of its own
+  int parent_pidfd_ = -1;           // then: the parent, polled for its end
   sigset_t no_signals_;
   struct sigaction default_action_ {};
 };
