@@ -75,44 +75,20 @@ absl::Status ValidateGenerated(const std::string& field, const v1::GeneratedTens
   return absl::OkStatus();
 }
 
+// The daemon's own rules on top of ValidateWorkloadFields: paths on its machine lie in a shared
+// path, and the device is one of its own.
 absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& w, const JobSpecLimits& limits) {
+  if (absl::Status s = ValidateWorkloadFields(field, w); !s.ok()) return s;
   const v1::ModelSpec& model = w.model();
-  switch (model.source_case()) {
-    case v1::ModelSpec::kBuiltin:
-      if (FindBuiltin(model.builtin()) == nullptr)
-        return Invalid(field + ".model.builtin", "choose " + BuiltinNameList(", ", " or "));
-      break;
-    case v1::ModelSpec::kTorchscript:
-      if (absl::Status s = ValidateTorchScript(field + ".model.torchscript", model.torchscript()); !s.ok()) return s;
-      if (model.torchscript().source_case() == v1::TorchScriptSpec::kPath)
-        if (absl::Status s = CheckShared(field + ".model.torchscript.path", model.torchscript().path(), limits);
-            !s.ok())
-          return s;
-      if (w.inputs().empty())
-        return Invalid(field + ".inputs", "a TorchScript model needs its inputs; add one InputSpec per argument");
-      break;
-    default:
-      return Invalid(field + ".model", "required: set builtin (" + BuiltinNameList(", ", ", ") + ") or torchscript");
-  }
-  if (!v1::WorkloadSpec::ExecutionMode_IsValid(w.execution_mode()))
-    return Invalid(field + ".execution_mode", absl::StrCat(w.execution_mode(), " is not one of batch, per_sample"));
-  if (!v1::WorkloadSpec::Precision_IsValid(w.dtype()))
-    return Invalid(field + ".dtype", absl::StrCat(w.dtype(), " is not one of float32, bfloat16, float16"));
-  for (int i = 0; i < w.inputs_size(); ++i) {
-    const std::string input = absl::StrCat(field, ".inputs[", i, "]");
-    const v1::InputSpec& in = w.inputs(i);
-    if (in.source_case() == v1::InputSpec::SOURCE_NOT_SET)
-      return Invalid(input, "set generated, tensor_file or tensor_bytes");
-    if (in.has_generated())
-      if (absl::Status s = ValidateGenerated(input + ".generated", in.generated()); !s.ok()) return s;
-    if (absl::Status s = ValidatePath(input + ".tensor_file", in.tensor_file()); !s.ok()) return s;
-    if (in.source_case() == v1::InputSpec::kTensorFile)
-      if (absl::Status s = CheckShared(input + ".tensor_file", in.tensor_file(), limits); !s.ok()) return s;
-    if (absl::Status s = ValidatePath(input + ".source_name", in.source_name()); !s.ok()) return s;
-    if (in.source_case() == v1::InputSpec::kTensorBytes && in.tensor_bytes().empty())
-      return Invalid(input + ".tensor_bytes", "is empty; send the bytes of a tensor file saved with torch.save");
-  }
-  if (absl::Status s = ValidateInputMetadata(field + ".input_metadata", w.input_metadata()); !s.ok()) return s;
+  if (model.has_torchscript() && model.torchscript().source_case() == v1::TorchScriptSpec::kPath)
+    if (absl::Status s = CheckShared(field + ".model.torchscript.path", model.torchscript().path(), limits); !s.ok())
+      return s;
+  for (int i = 0; i < w.inputs_size(); ++i)
+    if (w.inputs(i).source_case() == v1::InputSpec::kTensorFile)
+      if (absl::Status s =
+              CheckShared(absl::StrCat(field, ".inputs[", i, "].tensor_file"), w.inputs(i).tensor_file(), limits);
+          !s.ok())
+        return s;
   const std::string device = w.device().empty() ? "cpu" : w.device();
   if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {
     return Invalid(field + ".device",
@@ -212,6 +188,48 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
       return absl::OkStatus();
     default: return Invalid("spec.compare.check", absl::StrCat("required; ", kChoices));
   }
+}
+
+absl::Status ValidateWorkloadFields(const std::string& field, const v1::WorkloadSpec& w) {
+  const v1::ModelSpec& model = w.model();
+  switch (model.source_case()) {
+    case v1::ModelSpec::kBuiltin:
+      if (FindBuiltin(model.builtin()) == nullptr)
+        return Invalid(field + ".model.builtin", "choose " + BuiltinNameList(", ", " or "));
+      if (w.freeze() || w.optimize_for_inference())
+        return Invalid(field + (w.freeze() ? ".freeze" : ".optimize_for_inference"),
+                       "applies to TorchScript models only; unset it for model.builtin");
+      if (w.work_units() != 0 || !w.work_unit().empty())
+        return Invalid(field + (w.work_units() != 0 ? ".work_units" : ".work_unit"),
+                       "applies to TorchScript models only (built-ins define theirs); unset it");
+      break;
+    case v1::ModelSpec::kTorchscript:
+      if (absl::Status s = ValidateTorchScript(field + ".model.torchscript", model.torchscript()); !s.ok()) return s;
+      if (w.inputs().empty())
+        return Invalid(field + ".inputs", "a TorchScript model needs its inputs; add one InputSpec per argument");
+      break;
+    default:
+      return Invalid(field + ".model", "required: set builtin (" + BuiltinNameList(", ", ", ") + ") or torchscript");
+  }
+  if (w.work_units() < 0)
+    return Invalid(field + ".work_units", absl::StrCat(w.work_units(), " is negative; give a count >= 0 (0: default)"));
+  if (!v1::WorkloadSpec::ExecutionMode_IsValid(w.execution_mode()))
+    return Invalid(field + ".execution_mode", absl::StrCat(w.execution_mode(), " is not one of batch, per_sample"));
+  if (!v1::WorkloadSpec::Precision_IsValid(w.dtype()))
+    return Invalid(field + ".dtype", absl::StrCat(w.dtype(), " is not one of float32, bfloat16, float16"));
+  for (int i = 0; i < w.inputs_size(); ++i) {
+    const std::string input = absl::StrCat(field, ".inputs[", i, "]");
+    const v1::InputSpec& in = w.inputs(i);
+    if (in.source_case() == v1::InputSpec::SOURCE_NOT_SET)
+      return Invalid(input, "set generated, tensor_file or tensor_bytes");
+    if (in.has_generated())
+      if (absl::Status s = ValidateGenerated(input + ".generated", in.generated()); !s.ok()) return s;
+    if (absl::Status s = ValidatePath(input + ".tensor_file", in.tensor_file()); !s.ok()) return s;
+    if (absl::Status s = ValidatePath(input + ".source_name", in.source_name()); !s.ok()) return s;
+    if (in.source_case() == v1::InputSpec::kTensorBytes && in.tensor_bytes().empty())
+      return Invalid(input + ".tensor_bytes", "is empty; send the bytes of a tensor file saved with torch.save");
+  }
+  return ValidateInputMetadata(field + ".input_metadata", w.input_metadata());
 }
 
 absl::Status ValidateInputMetadata(const std::string& field,

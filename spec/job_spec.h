@@ -69,6 +69,17 @@ absl::Status CheckSubmitRequestSize(int64_t request_bytes, int64_t max_upload_by
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);
 
+// The rules of one WorkloadSpec that need nothing of the daemon, in one place: the daemon
+// checks them in ValidateJobSpec (besides its own: devices, shared paths) and the worker again
+// before it builds (workloads/workload.cc), so that a job the daemon queued is never refused for
+// one of them. InvalidArgument naming `field`'s sub-field:
+// no model; an unknown built-in; freeze, optimize_for_inference, work_units or work_unit on a
+// built-in; a TorchScript model without a source or inputs; negative work_units; an unknown
+// dtype or execution_mode; an input without a source, with a bad generated shape (negative,
+// or more elements than int64 counts), empty tensor_bytes or a path over kMaxPathBytes;
+// input_metadata outside ValidateInputMetadata's rule.
+absl::Status ValidateWorkloadFields(const std::string& field, const v1::WorkloadSpec& workload);
+
 // The parts both the daemon and the worker check. InvalidArgument naming
 // "spec.options.<field>" for a negative or non-finite number.
 absl::Status ValidateMeasurementOptions(const v1::MeasurementOptions& options);

@@ -37,6 +37,67 @@ TEST(JobSpec, GoodSpecsPass) {
   EXPECT_TRUE(ValidateJobSpec(LinearCompare(), {}).ok());
 }
 
+// Every rule of one workload, walked: the worker's check (ValidateWorkloadFields, before it
+// builds) and the daemon's (ValidateJobSpec, before it queues) refuse each with the same field
+// and words, so no job the daemon queued is refused by the worker for a rule it could check
+// (issue 42: freeze on a built-in was queued, then refused by the worker).
+TEST(WorkloadFields, TheDaemonRefusesEveryRuleTheWorkerChecks) {
+  const auto builtin = [] {
+    v1::WorkloadSpec w;
+    w.mutable_model()->set_builtin(v1::ModelSpec::linear);
+    return w;
+  };
+  const auto script = [] {
+    v1::WorkloadSpec w;
+    w.mutable_model()->mutable_torchscript()->set_path("/models/mlp.pt");
+    w.add_inputs()->mutable_generated()->add_shape(4);
+    return w;
+  };
+  struct Case {
+    std::string field, words;
+    std::function<void(v1::WorkloadSpec*)> spoil;
+    bool from_builtin = true;
+  };
+  const std::vector<Case> cases = {
+      {"w.model", "required: set builtin", [](v1::WorkloadSpec* w) { w->clear_model(); }},
+      {"w.model.builtin", "choose ",
+       [](v1::WorkloadSpec* w) { w->mutable_model()->set_builtin(v1::ModelSpec::builtin_unspecified); }},
+      {"w.freeze", "applies to TorchScript models only", [](v1::WorkloadSpec* w) { w->set_freeze(true); }},
+      {"w.optimize_for_inference", "applies to TorchScript models only",
+       [](v1::WorkloadSpec* w) { w->set_optimize_for_inference(true); }},
+      {"w.work_units", "applies to TorchScript models only", [](v1::WorkloadSpec* w) { w->set_work_units(8); }},
+      {"w.work_unit", "applies to TorchScript models only", [](v1::WorkloadSpec* w) { w->set_work_unit("rows"); }},
+      {"w.model.torchscript", "set path or module_bytes",
+       [](v1::WorkloadSpec* w) { w->mutable_model()->mutable_torchscript()->clear_path(); }, false},
+      {"w.inputs", "a TorchScript model needs its inputs", [](v1::WorkloadSpec* w) { w->clear_inputs(); }, false},
+      {"w.work_units", "-2 is negative", [](v1::WorkloadSpec* w) { w->set_work_units(-2); }, false},
+      {"w.execution_mode", "99 is not one of",
+       [](v1::WorkloadSpec* w) { w->set_execution_mode(static_cast<v1::WorkloadSpec::ExecutionMode>(99)); }},
+      {"w.dtype", "99 is not one of",
+       [](v1::WorkloadSpec* w) { w->set_dtype(static_cast<v1::WorkloadSpec::Precision>(99)); }},
+      {"w.inputs[0]", "set generated, tensor_file or tensor_bytes",
+       [](v1::WorkloadSpec* w) { w->mutable_inputs(0)->clear_generated(); }, false},
+      {"w.inputs[0].generated.shape[0]", "-4 is negative",
+       [](v1::WorkloadSpec* w) { w->mutable_inputs(0)->mutable_generated()->set_shape(0, -4); }, false},
+      {"w.inputs[0].tensor_bytes", "is empty", [](v1::WorkloadSpec* w) { w->mutable_inputs(0)->set_tensor_bytes(""); },
+       false},
+      {"w.input_metadata", "key \"seed\"", [](v1::WorkloadSpec* w) { (*w->mutable_input_metadata())["seed"] = "1"; }},
+  };
+  for (const Case& c : cases) {
+    v1::WorkloadSpec w = c.from_builtin ? builtin() : script();
+    ASSERT_TRUE(ValidateWorkloadFields("w", w).ok()) << c.field;
+    c.spoil(&w);
+    const absl::Status worker = ValidateWorkloadFields("w", w);
+    EXPECT_EQ(worker.code(), absl::StatusCode::kInvalidArgument) << c.field;
+    EXPECT_EQ(worker.message().find(c.field + ": "), 0u) << c.field << ": " << worker;
+    EXPECT_NE(worker.message().find(c.words), std::string::npos) << c.field << ": " << worker;
+    v1::JobSpec job;
+    *job.mutable_measure()->mutable_workload() = w;
+    const absl::Status daemon = ValidateJobSpec(job, {});
+    EXPECT_EQ(daemon.message(), "spec.measure.workload" + std::string(worker.message()).substr(1)) << c.field;
+  }
+}
+
 TEST(JobSpec, KindIsRequired) { ExpectError(v1::JobSpec(), absl::StatusCode::kInvalidArgument, "spec"); }
 
 TEST(JobSpec, WorkloadsAndModelsAreRequired) {

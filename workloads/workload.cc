@@ -11,12 +11,12 @@
 #include "absl/strings/str_join.h"
 #include "libtorch_build_info.h"
 #include "spec/builtin_models.h"
+#include "spec/job_spec.h"
 #include "workloads/builtin_build.h"
 #include "workloads/call_text.h"
 #include "workloads/device.h"
 #include "workloads/forward_call.h"
 #include "workloads/inputs.h"
-#include "workloads/spec_validation.h"
 #include "workloads/tensor_conversion.h"
 #include "workloads/torch_status.h"
 #include "workloads/torch_text.h"
@@ -190,7 +190,6 @@ class WorkloadBuilder {
   // changes (revision, method, execution mode, precision, layout) go to the description,
   // where a comparison lists them as changed settings instead of refusing to compare.
   absl::Status RecordInputMetadata() {
-    if (absl::Status s = CheckInputMetadataKeys(spec_); !s.ok()) return s;
     auto& fields = *workload_.input_metadata.mutable_fields();
     for (const auto& [key, value] : spec_.input_metadata()) fields[key] = value;
     fields["seed"] = absl::StrCat(spec_.seed());
@@ -282,7 +281,7 @@ class WorkloadBuilder {
 }  // namespace
 
 absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadOptions& options) {
-  if (absl::Status valid = ValidateWorkloadSpec(spec); !valid.ok()) return valid;
+  if (absl::Status valid = spec::ValidateWorkloadFields("workload", spec); !valid.ok()) return valid;
   absl::StatusOr<ResolvedDevice> resolved = ResolveDevice(spec.device());
   if (!resolved.ok()) return resolved.status();
   return WorkloadBuilder(spec, options, *std::move(resolved)).Build();

@@ -73,7 +73,7 @@ struct Workload {
   std::optional<GraphCompute> graph_compute;
 };
 
-// Builds the workload: validates the spec (spec_validation.h), runs torch::manual_seed(spec.seed),
+// Builds the workload: validates the spec (spec/job_spec.h ValidateWorkloadFields), runs torch::manual_seed(spec.seed),
 // constructs or loads the model (eval mode; builtin_build.h, torchscript_build.h), makes the
 // inputs (inputs.h), converts weights and floating inputs to spec.dtype, applies channels_last
 // (tensor_conversion.h), freezes / optimize_for_inference (TorchScript), moves everything to the

@@ -438,7 +438,7 @@ TEST(BuildWorkloadErrors, BadTorchScriptBytes) {
   EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(w.status(), "model.torchscript.module_bytes are not a TorchScript module")) << w.status();
   const auto empty = BuildWorkload(Script("", {4, 8}));
-  EXPECT_TRUE(Contains(empty.status(), "module_bytes is empty"));
+  EXPECT_TRUE(Contains(empty.status(), "model.torchscript.module_bytes: is empty")) << empty.status();
 }
 
 TEST(BuildWorkloadErrors, MissingTorchScriptFile) {
@@ -519,7 +519,7 @@ TEST(BuildWorkloadErrors, ShapeOverTheMemoryLimitIsRefusedBeforeAllocating) {
 
 TEST(BuildWorkloadErrors, InvalidSpecsNameTheField) {
   WorkloadSpec none;
-  EXPECT_TRUE(Contains(BuildWorkload(none).status(), "model: not set"));
+  EXPECT_TRUE(Contains(BuildWorkload(none).status(), "workload.model: required"));
   EXPECT_TRUE(Contains(BuildWorkload(Builtin(ModelSpec::builtin_unspecified)).status(), "model.builtin"));
 
   WorkloadSpec freeze = Builtin(ModelSpec::resnet18);
@@ -532,7 +532,7 @@ TEST(BuildWorkloadErrors, InvalidSpecsNameTheField) {
 
   WorkloadSpec negative = Builtin(ModelSpec::linear);
   AddGenerated(&negative, {-1, 128});
-  EXPECT_TRUE(Contains(BuildWorkload(negative).status(), "inputs[0].generated.shape[0] is -1"));
+  EXPECT_TRUE(Contains(BuildWorkload(negative).status(), "inputs[0].generated.shape[0]: -1 is negative"));
 
   WorkloadSpec range = Builtin(ModelSpec::linear);
   AddGenerated(&range, {32, 128})->mutable_integers()->set_high(0);
@@ -548,7 +548,7 @@ TEST(BuildWorkloadErrors, InvalidSpecsNameTheField) {
 
   WorkloadSpec no_source = Builtin(ModelSpec::linear);
   no_source.add_inputs();
-  EXPECT_TRUE(Contains(BuildWorkload(no_source).status(), "inputs[0]: no source"));
+  EXPECT_TRUE(Contains(BuildWorkload(no_source).status(), "inputs[0]: set generated, tensor_file or tensor_bytes"));
 
   WorkloadSpec missing_file = Builtin(ModelSpec::linear);
   missing_file.add_inputs()->set_tensor_file("/nonexistent/x.pt");
