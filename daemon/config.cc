@@ -191,10 +191,10 @@ absl::Status ValidateLimits(const v1::DaemonLimits& limits) {
   if (!std::isfinite(limits.job_wall_time_s()) || limits.job_wall_time_s() < 0)
     return Invalid("limits.job_wall_time_s", absl::StrCat(limits.job_wall_time_s(), " is not a number of seconds > 0"));
   if (limits.worker_memory_bytes() < -1)
-    return Invalid(
-        "limits.worker_memory_bytes",
-        absl::StrCat(limits.worker_memory_bytes(),
-                     " is negative; give bytes, 0 for the default (75 % of RAM less 512 MiB) or -1 for none"));
+    return Invalid("limits.worker_memory_bytes",
+                   absl::StrCat(limits.worker_memory_bytes(), " is negative; give bytes, 0 for the default (",
+                                kDefaultWorkerMemoryPercent, " % of RAM less ", kDaemonMemoryReserveBytes >> 20,
+                                " MiB) or -1 for none"));
   if (limits.max_upload_bytes() < 0)
     return Invalid("limits.max_upload_bytes", absl::StrCat(limits.max_upload_bytes(), " is negative; give bytes"));
   if (!std::isfinite(limits.worker_cpu_time_s()) || limits.worker_cpu_time_s() < 0)

@@ -21,8 +21,9 @@ absl::StatusOr<std::unique_ptr<process::WorkerCgroup>> CgroupOf(const WorkerLaun
   return launch.memory_cgroups->Make(launch.cgroup_memory_bytes);
 }
 
-// A worker the cgroup's OOM killer ended: its outcome says so, with the limit and the fix.
-void SayOutOfMemory(const WorkerLaunch& launch, const process::WorkerCgroup* cgroup, worker::WorkerOutcome* outcome) {
+// A worker ended by its memory bounds: its outcome says which (the cgroup's OOM killer, with the
+// limit and the fix; a SIGBUS, most often a full /tmp or /dev/shm).
+void ExplainMemoryEnd(const WorkerLaunch& launch, const process::WorkerCgroup* cgroup, worker::WorkerOutcome* outcome) {
   if (outcome->signal == SIGBUS && launch.sandbox)
     absl::StrAppend(&outcome->reason,
                     "; in a sandboxed job a SIGBUS most often means a file mapped in /tmp or /dev/shm "
@@ -71,7 +72,7 @@ worker::WorkerOutcome RunWorker(const WorkerLaunch& launch, const std::function<
     if (!launch.early_children.children.empty() && on_early_children) on_early_children(spawned.early_started);
   });
   worker::WorkerOutcome outcome = worker::WorkerOutcomeOf(run, options);
-  SayOutOfMemory(launch, cgroup->get(), &outcome);
+  ExplainMemoryEnd(launch, cgroup->get(), &outcome);
   return outcome;
 }
 
@@ -175,7 +176,7 @@ worker::WorkerOutcome SpareWorker::Run(const WorkerLaunch& job, const std::strin
   run.status = ending.status;
   run.wall_s = ending.wall_s;
   worker::WorkerOutcome outcome = worker::WorkerOutcomeOf(run, options);
-  SayOutOfMemory(job, cgroup_.get(), &outcome);
+  ExplainMemoryEnd(job, cgroup_.get(), &outcome);
   return outcome;
 }
 

@@ -1,7 +1,5 @@
 #include "daemon/worker_memory.h"
 
-#include <cmath>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 

@@ -10,8 +10,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -20,18 +18,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "io/file_io.h"
 
 namespace torchscan::process {
 namespace {
 
 std::atomic<int> next_worker{1};
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// A cgroup or /proc file's text; "" when it cannot be read.
+std::string ReadText(const std::string& path) { return ReadFile(path).value_or(""); }
 
 absl::Status WriteText(const std::string& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -81,7 +76,7 @@ absl::StatusOr<std::string> PrepareV2(std::string own) {
   // Moved into its leaf already (a second Open in this process): the place is the leaf's parent.
   const std::string self = absl::StrCat("/torchscand-", ::getpid());
   if (absl::EndsWith(own, self)) own.resize(own.size() - self.size());
-  if (absl::StrContains(ReadText(own + "/cgroup.subtree_control"), "memory")) return own;
+  if (HasWord(ReadText(own + "/cgroup.subtree_control"), "memory", ' ')) return own;
   const std::string leaf = own + self;
   if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST)
     return absl::PermissionDeniedError(absl::StrCat("cannot make ", leaf, ": ", std::strerror(errno)));
