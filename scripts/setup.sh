@@ -17,6 +17,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc      # daemon/client transport
   libabsl-dev                               # gRPC's link-time dependency
   libspdlog-dev                             # logs
+  libssl-dev                                # SHA-256 of module and tensor files (libcrypto)
   libboost-dev libboost-filesystem-dev      # Boost.Process (workers, RSS children)
   libgtest-dev libgmock-dev                 # tests
   libcli11-dev                              # command-line parsing

@@ -1,14 +1,18 @@
 // SHA-256 (FIPS 180-4), written out as `sha256sum` prints it: 64 lowercase hex digits. Reports
 // name module and tensor files by it, so that a user can match a report to a file with
-// standard tools. Pure, no dependencies; an identifier of contents, not a tool for secrets
-// (no constant-time guarantees). Takes any bytes, including empty ones; cannot fail.
+// standard tools. OpenSSL's libcrypto computes it (SHA-NI or AVX2 where the CPU has them:
+// 1.7 GB/s on this project's VM against 0.26 GB/s for the portable code it replaced, which
+// made hashing a 26 MB module 85 % of each rebuild in a compare). An identifier of contents,
+// not a tool for secrets. Takes any bytes, including empty ones; cannot fail (aborts only if
+// libcrypto cannot allocate its context, as `new` would).
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/strings/string_view.h"
+
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX, kept out of this header
 
 namespace torchscan::workloads {
 
@@ -21,12 +25,10 @@ class Sha256 {
   std::string HexDigest();
 
  private:
-  void Compress(const unsigned char* block);
-
-  uint32_t state_[8];
-  unsigned char buffer_[64];
-  size_t buffered_ = 0;
-  uint64_t length_ = 0;  // bytes given so far
+  struct FreeContext {
+    void operator()(evp_md_ctx_st* context) const;
+  };
+  std::unique_ptr<evp_md_ctx_st, FreeContext> context_;
 };
 
 // The 64 hex digits of SHA-256(bytes), e.g. Sha256Hex("abc") = "ba7816bf...15ad".
