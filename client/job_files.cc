@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "io/file_io.h"
 #include "io/zip_names.h"
+#include "spec/model_format.h"
 
 namespace torchscan {
 namespace {
@@ -52,32 +53,62 @@ absl::StatusOr<std::string> ReadUpload(const std::string& given, const std::stri
 
 // What PyTorch wrote into a file, from its zip entries.
 enum class Saved {
-  kModule,  // torch.jit.save: code/ entries
-  kData,    // torch.save: a tensor, a state_dict, a pickled object
-  kNotZip,  // torch.save's legacy format, or not PyTorch's at all
+  kModule,    // torch.jit.save: code/ entries
+  kPackage,   // torch._inductor.aoti_compile_and_package: data/aotinductor/ entries
+  kExported,  // torch.export.save: a .pt2 archive without compiled code
+  kData,      // torch.save: a tensor, a state_dict, a pickled object
+  kNotZip,    // torch.save's legacy format, or not PyTorch's at all
 };
 
 Saved SavedKind(const std::string& bytes) {
   absl::StatusOr<std::vector<std::string>> names = ZipEntryNames(bytes);
   if (!names.ok()) return Saved::kNotZip;
-  for (const std::string& name : *names)
+  bool archive = false;
+  for (const std::string& name : *names) {
     if (absl::StartsWith(name, "code/") || absl::StrContains(name, "/code/")) return Saved::kModule;
-  return Saved::kData;
+    if (absl::StrContains(name, "/data/aotinductor/")) return Saved::kPackage;
+    archive = archive || absl::EndsWith(name, "/archive_format") || name == "archive_format";
+  }
+  return archive ? Saved::kExported : Saved::kData;
 }
 
-// A module file that is not one is refused here, before anything is sent.
+constexpr const char* kHowToSave =
+    "save the module with torch.jit.script(model).save(path) (or torch.jit.trace(model, inputs)), or compile it "
+    "into a package with torch._inductor.aoti_compile_and_package(torch.export.export(model, inputs), "
+    "package_path=\"model.pt2\")";
+
+// The format of a model file, from its bytes; a file that is no model is refused here, before
+// anything is sent.
+absl::StatusOr<const spec::ModelFormat*> ModelFormatOf(const std::string& bytes, const std::string& where) {
+  switch (SavedKind(bytes)) {
+    case Saved::kModule: return &spec::TorchScriptFormat();
+    case Saved::kPackage: return &spec::AotInductorFormat();
+    case Saved::kExported:
+      return absl::InvalidArgumentError(
+          absl::StrCat(where,
+                       " is an exported program saved with torch.export.save, not compiled code: compile it into an "
+                       "AOTInductor package with torch._inductor.aoti_compile_and_package(torch.export.load(path), "
+                       "package_path=\"model.pt2\")"));
+    case Saved::kData:
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, " holds data saved with torch.save (a tensor, a state_dict or a pickled nn.Module), not a model: ",
+          kHowToSave));
+    case Saved::kNotZip: break;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      where,
+      " is not a TorchScript module or an AOTInductor package (not the zip archive either writes): ", kHowToSave));
+}
+
+// A check module must be TorchScript (it runs on the daemon with both outputs).
 absl::Status CheckModuleBytes(const std::string& bytes, const std::string& where) {
-  const Saved kind = SavedKind(bytes);
-  if (kind == Saved::kModule) return absl::OkStatus();
-  if (kind == Saved::kData)
-    return absl::InvalidArgumentError(absl::StrCat(
-        where,
-        " holds data saved with torch.save (a tensor, a state_dict or a pickled nn.Module), not a TorchScript "
-        "module: save the module with torch.jit.script(model).save(path) (or torch.jit.trace(model, inputs))"));
-  return absl::InvalidArgumentError(
-      absl::StrCat(where,
-                   " is not a TorchScript module (not the zip archive torch.jit.save writes): save the module with "
-                   "torch.jit.script(model).save(path) (or torch.jit.trace(model, inputs))"));
+  absl::StatusOr<const spec::ModelFormat*> format = ModelFormatOf(bytes, where);
+  if (!format.ok()) return format.status();
+  if (*format == &spec::TorchScriptFormat()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      where,
+      " is an AOTInductor package; a check module is a TorchScript module taking (baseline output, candidate "
+      "output): save one with torch.jit.script(check).save(path)"));
 }
 
 // A tensor file that is a module is refused here; anything else is the worker's to read.
@@ -119,6 +150,28 @@ std::string ResolveClientPath(const std::string& path, const std::string& base_d
   return (base / given).lexically_normal().string();
 }
 
+absl::Status SetModelFile(const std::string& path, FileTransport transport, v1::ModelSpec* model,
+                          const std::string& base_dir, const spec::ModelFormat* format) {
+  // A path on the daemon's machine is not read here: its format is the one asked for, or a
+  // package's by the .pt2 extension aoti_compile_and_package gives it.
+  const spec::ModelFormat* by_name = format != nullptr              ? format
+                                     : absl::EndsWith(path, ".pt2") ? &spec::AotInductorFormat()
+                                                                    : &spec::TorchScriptFormat();
+  return SetFile(
+      path, transport, base_dir, [model, by_name](const std::string& p) { by_name->SetPath(p, model); },
+      [model](std::string bytes, const std::string& name) {
+        // Checked by the last argument before this runs: the bytes are a model.
+        const spec::ModelFormat* found = *ModelFormatOf(bytes, name);
+        found->SetBytes(std::move(bytes), name, model);
+      },
+      [format](const std::string& bytes, const std::string& where) -> absl::Status {
+        absl::StatusOr<const spec::ModelFormat*> found = ModelFormatOf(bytes, where);
+        if (!found.ok() || format == nullptr || *found == format) return found.status();
+        return absl::InvalidArgumentError(absl::StrCat(where, " is ", (*found)->noun(), ", named as model.",
+                                                       format->field(), ": name it as model.", (*found)->field()));
+      });
+}
+
 absl::Status SetModuleFile(const std::string& path, FileTransport transport, v1::TorchScriptSpec* module,
                            const std::string& base_dir) {
   return SetFile(
@@ -153,9 +206,14 @@ absl::Status ResolveJobFiles(const std::string& job_file, FileTransport transpor
     return absl::OkStatus();
   };
   const auto workload = [&](const std::string& field, v1::WorkloadSpec* w) -> absl::Status {
-    if (w->model().has_torchscript())
-      if (absl::Status s = module(field + ".model.torchscript", w->mutable_model()->mutable_torchscript()); !s.ok())
-        return s;
+    // A model file named by path: the format the job file names.
+    const spec::ModelFormat* format = spec::FindModelFormat(w->model());
+    if (format != nullptr)
+      if (const std::optional<spec::ModelFileView> file = format->File(w->model()); file && !file->sent_as_bytes) {
+        const std::string path(file->path);
+        if (absl::Status s = SetModelFile(path, transport, w->mutable_model(), folder, format); !s.ok())
+          return fail(absl::StrCat(field, ".", file->field, ".path"), s);
+      }
     for (int i = 0; i < w->inputs_size(); ++i) {
       v1::InputSpec* input = w->mutable_inputs(i);
       if (input->source_case() != v1::InputSpec::kTensorFile) continue;

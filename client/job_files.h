@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "proto/service.pb.h"
+#include "spec/model_format.h"
 
 namespace torchscan {
 
@@ -39,6 +40,16 @@ std::string ResolveClientPath(const std::string& path, const std::string& base_d
 // name a flag: callers prefix it.
 absl::Status SetModuleFile(const std::string& path, FileTransport transport, v1::TorchScriptSpec* module,
                            const std::string& base_dir = "");
+
+// The same for a model file (--torchscript, --baseline, --candidate, a job file's model), of
+// either format: an upload's format is read from its zip entries (a TorchScript module, or an
+// AOTInductor package: data/aotinductor/ entries) and `model` set to it; a file of neither is
+// refused with how to make one (an exported program saved with torch.export.save is named as
+// such). A path kept for the daemon (kDaemonPath) is not read: its format is `format`, or by
+// default a package for a name ending in .pt2 and a TorchScript module otherwise. With
+// `format` given, an upload of the other format is refused naming both.
+absl::Status SetModelFile(const std::string& path, FileTransport transport, v1::ModelSpec* model,
+                          const std::string& base_dir = "", const spec::ModelFormat* format = nullptr);
 
 // The same for a tensor file (--input-file): tensor_bytes + source_name, or tensor_file; a
 // TorchScript module given as one is refused here ("... is a TorchScript module, not a

@@ -83,16 +83,55 @@ TEST(SetModuleFile, AFileThatIsNoModuleIsRefusedBeforeSending) {
   EXPECT_EQ(data.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(data.message(), "'" + dir +
                                 "/state_dict.pt' holds data saved with torch.save (a tensor, a state_dict or a "
-                                "pickled nn.Module), not a TorchScript module: save the module with "
-                                "torch.jit.script(model).save(path) (or torch.jit.trace(model, inputs))");
+                                "pickled nn.Module), not a model: save the module with "
+                                "torch.jit.script(model).save(path) (or torch.jit.trace(model, inputs)), or compile "
+                                "it into a package with torch._inductor.aoti_compile_and_package(torch.export.export("
+                                "model, inputs), package_path=\"model.pt2\")");
   const absl::Status text = SetModuleFile(dir + "/notes.txt", FileTransport::kUpload, &module);
-  EXPECT_TRUE(absl::StrContains(text.message(), "notes.txt' is not a TorchScript module (not the zip archive")) << text;
+  EXPECT_TRUE(absl::StrContains(
+      text.message(), "notes.txt' is not a TorchScript module or an AOTInductor package (not the zip archive"))
+      << text;
   EXPECT_FALSE(module.has_module_bytes());
   v1::InputSpec input;
   const absl::Status swapped = SetTensorFile(dir + "/model.pt", FileTransport::kUpload, &input);
   EXPECT_TRUE(absl::StrContains(swapped.message(), "model.pt' is a TorchScript module, not a tensor")) << swapped;
   // With --daemon-path the client does not read the file: the worker does.
   EXPECT_TRUE(SetModuleFile(dir + "/notes.txt", FileTransport::kDaemonPath, &module).ok());
+}
+
+// A model file's format comes from its zip entries; a path kept for the daemon's from its name.
+TEST(SetModelFile, APackageOrAModuleIsRecognisedAndAnExportedProgramIsNamed) {
+  const std::string dir = Dir("model_files");
+  Write(dir + "/model.pt2", AotInductorZip());
+  Write(dir + "/model.pt", TorchScriptZip());
+  Write(dir + "/exported.pt2", ExportedProgramZip());
+  v1::ModelSpec model;
+  ASSERT_TRUE(SetModelFile(dir + "/model.pt2", FileTransport::kUpload, &model).ok());
+  EXPECT_EQ(model.aot_inductor().package_bytes(), AotInductorZip());
+  EXPECT_EQ(model.aot_inductor().source_name(), dir + "/model.pt2");
+  ASSERT_TRUE(SetModelFile(dir + "/model.pt", FileTransport::kUpload, &model).ok());
+  EXPECT_EQ(model.torchscript().module_bytes(), TorchScriptZip());
+
+  const absl::Status exported = SetModelFile(dir + "/exported.pt2", FileTransport::kUpload, &model);
+  EXPECT_TRUE(
+      absl::StrContains(exported.message(), "exported.pt2' is an exported program saved with torch.export.save"))
+      << exported;
+  // A job file that names a package as a TorchScript module is told which it is.
+  const absl::Status named =
+      SetModelFile(dir + "/model.pt2", FileTransport::kUpload, &model, "", &spec::TorchScriptFormat());
+  EXPECT_TRUE(absl::StrContains(named.message(),
+                                "model.pt2' is an AOTInductor package, named as model.torchscript: "
+                                "name it as model.aot_inductor"))
+      << named;
+  // A check module must be TorchScript.
+  v1::TorchScriptSpec check;
+  EXPECT_TRUE(absl::StrContains(SetModuleFile(dir + "/model.pt2", FileTransport::kUpload, &check).message(),
+                                "is an AOTInductor package; a check module is a TorchScript module"));
+
+  ASSERT_TRUE(SetModelFile(dir + "/model.pt2", FileTransport::kDaemonPath, &model).ok());
+  EXPECT_EQ(model.aot_inductor().path(), dir + "/model.pt2");
+  ASSERT_TRUE(SetModelFile(dir + "/model.pt", FileTransport::kDaemonPath, &model).ok());
+  EXPECT_EQ(model.torchscript().path(), dir + "/model.pt");
 }
 
 TEST(SetModuleFile, AMissingFileIsNamedWithWhereARelativePathWasLookedFor) {

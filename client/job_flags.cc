@@ -60,7 +60,7 @@ absl::Status SetModel(const ModelFlags& f, const std::string& file_flag, const s
     return absl::OkStatus();
   }
   if (!f.model.empty()) return FlagError("--model", "choose a built-in model or " + file_flag + " FILE, not both");
-  if (absl::Status s = SetModuleFile(file, f.transport(), spec->mutable_model()->mutable_torchscript()); !s.ok())
+  if (absl::Status s = SetModelFile(file, f.transport(), spec->mutable_model()); !s.ok())
     return FlagError(file_flag, std::string(s.message()));
   return absl::OkStatus();
 }
@@ -70,17 +70,23 @@ absl::StatusOr<v1::WorkloadSpec> Workload(const ModelFlags& f, const std::string
   v1::WorkloadSpec spec;
   if (absl::Status s = SetModel(f, file_flag, file, &spec); !s.ok()) return s;
   const bool script = spec.model().has_torchscript();
+  const bool from_file = !spec.model().has_builtin();
   const std::string method = v.method.empty() ? f.method : v.method;
   if (!script) {
     for (const auto& [given, flag] :
          {std::pair{!method.empty(), v.method.empty() ? "--method" : names.method}, std::pair{v.freeze, names.freeze},
-          std::pair{v.optimize_for_inference, names.optimize}, std::pair{f.work_units != 0, "--work-units"},
-          std::pair{!f.work_unit.empty(), "--work-unit"}})
+          std::pair{v.optimize_for_inference, names.optimize}})
       if (given)
         return FlagError(flag, "applies to TorchScript models only (--torchscript, --baseline/--candidate FILE)");
+  }
+  if (!from_file) {
+    for (const auto& [given, flag] :
+         {std::pair{f.work_units != 0, "--work-units"}, std::pair{!f.work_unit.empty(), "--work-unit"}})
+      if (given)
+        return FlagError(flag, "applies to models from a file only (--torchscript, --baseline/--candidate FILE)");
   } else if (f.inputs.empty()) {
     return FlagError("--input",
-                     "a TorchScript model needs its inputs: one --input SHAPE[:DTYPE] (e.g. --input 64x256) "
+                     "a model from a file needs its inputs: one --input SHAPE[:DTYPE] (e.g. --input 64x256) "
                      "or --input-file FILE per argument of its method, in order");
   }
   if (script) spec.mutable_model()->mutable_torchscript()->set_method(method);
@@ -185,7 +191,8 @@ absl::Status FillCheck(const CheckFlags& f, FileTransport transport, v1::OutputC
 void AddModelFlags(CLI::App* app, ModelFlags* f) {
   app->add_option("--model", f->model, "built-in model: " + spec::BuiltinNameList(" | ", " | ", " (default)"));
   app->add_option("--torchscript", f->torchscript,
-                  "a TorchScript module saved with torch.jit.save, instead of a built-in");
+                  "a model file instead of a built-in: a TorchScript module (torch.jit.save) or an AOTInductor "
+                  "package (.pt2, torch._inductor.aoti_compile_and_package), told apart by its contents");
   app->add_option("--method", f->method, "the TorchScript method to call (default forward)");
   app->add_option("--device", f->device, "cpu | cuda:N")->capture_default_str();
   app->add_option_function<std::string>(
@@ -236,6 +243,12 @@ Files already on the daemon's machine, e.g. shared storage, sent as paths for it
 )";
 
 const char* const kCompareExamples = R"(
+Uncompiled versus compiled: the TorchScript module against an AOTInductor package of the same model,
+made in Python with
+  ep = torch.export.export(model, (torch.randn(64, 256),))
+  torch._inductor.aoti_compile_and_package(ep, package_path="mlp.pt2")
+  torch.jit.script(model).save("mlp.pt")
+  torchscan-client compare --baseline mlp.pt --candidate mlp.pt2 --input 64x256 --rtol 1e-4 --atol 1e-5 --output out/
 Original versus optimized file (e.g. torch.jit.freeze + torch.jit.optimize_for_inference, saved as mlp_opt.pt):
   torchscan-client compare --baseline mlp.pt --candidate mlp_opt.pt --input 64x256 --rtol 1e-4 --atol 1e-5 --output out/
 The same file, frozen and optimized by TorchScan:
@@ -296,8 +309,10 @@ void AddExampleFlags(CLI::App* app, CompareFlags* f) {
 void AddCompareFlags(CLI::App* app, CompareFlags* f) {
   AddModelFlags(app, &f->model);
   AddRunFlags(app, &f->run);
-  app->add_option("--baseline", f->baseline_file, "the baseline's TorchScript module file (with --candidate)");
-  app->add_option("--candidate", f->candidate_file, "the candidate's TorchScript module file (with --baseline)");
+  app->add_option("--baseline", f->baseline_file,
+                  "the baseline's model file: TorchScript or a .pt2 package (with --candidate)");
+  app->add_option("--candidate", f->candidate_file,
+                  "the candidate's model file: TorchScript or a .pt2 package (with --baseline)");
   app->add_option("--baseline-mode", f->baseline.mode, "batch | per_sample")->capture_default_str();
   app->add_option("--candidate-mode", f->candidate.mode, "batch | per_sample")->capture_default_str();
   app->add_option("--candidate-dtype", f->candidate.dtype, "float32 | bfloat16 | float16")->capture_default_str();

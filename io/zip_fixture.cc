@@ -62,4 +62,13 @@ std::string TorchScriptZip() { return ZipOf({"m/data.pkl", "m/code/__torch__/m.p
 
 std::string TorchSaveZip() { return ZipOf({"x/data.pkl", "x/data/0", "x/version"}); }
 
+std::string AotInductorZip() {
+  return ZipOf({"m/data/aotinductor/model/c5vy.wrapper.cpp", "m/data/aotinductor/model/c5vy.wrapper.so",
+                "m/archive_format", "m/archive_version"});
+}
+
+std::string ExportedProgramZip() {
+  return ZipOf({"m/models/model.json", "m/data/weights/weight_0", "m/archive_format"});
+}
+
 }  // namespace torchscan

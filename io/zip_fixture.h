@@ -15,5 +15,7 @@ std::string ZipOf(const std::vector<std::string>& names, bool zip64 = false, con
 // "x/data/0", "x/version").
 std::string TorchScriptZip();
 std::string TorchSaveZip();
+std::string AotInductorZip();      // torch._inductor.aoti_compile_and_package's entries
+std::string ExportedProgramZip();  // torch.export.save's
 
 }  // namespace torchscan

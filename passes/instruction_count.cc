@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -89,7 +90,14 @@ std::string RunFailure(const process::RunResult& run, const TempDir& dir, const 
                               : absl::StrCat("exited with status ", status.code);
   const absl::StatusOr<std::string> err = ReadFile(dir / "stderr");
   const absl::StatusOr<std::string> log = ReadFile(dir / "valgrind.log");
+  // Valgrind (3.19) decodes no AVX-512: code compiled for it, as an AOTInductor package built
+  // on an AVX-512 machine is, stops at its first such instruction.
+  const bool unknown_instruction = status.kind == process::ExitStatus::Kind::kSignaled && status.signal == SIGILL;
   return absl::StrCat("the child under valgrind ", how,
+                      unknown_instruction ? " (an instruction valgrind cannot decode: it runs no AVX-512 code, which "
+                                            "an AOTInductor package compiled on this machine may hold; count the "
+                                            "uncompiled model, or a package compiled for AVX2)"
+                                          : "",
                       err.ok() && !err->empty() ? "; its stderr: " + TextTail(*err, 1500) : "",
                       log.ok() && !log->empty() ? "; valgrind's log: " + TextTail(*log, 1500) : "");
 }

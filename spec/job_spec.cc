@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "spec/builtin_models.h"
 #include "spec/field_rules.h"
+#include "spec/model_format.h"
 #include "spec/printable_text.h"
 
 namespace torchscan::spec {
@@ -50,15 +50,6 @@ absl::Status CheckShared(const std::string& field, const std::string& path, cons
                                      "admin to share its folder (torchscand --share)"));
 }
 
-absl::Status ValidateTorchScript(const std::string& field, const v1::TorchScriptSpec& ts) {
-  if (ts.source_case() == v1::TorchScriptSpec::SOURCE_NOT_SET) return Invalid(field, "set path or module_bytes");
-  if (absl::Status s = ValidatePath(field + ".path", ts.path()); !s.ok()) return s;
-  if (absl::Status s = ValidatePath(field + ".source_name", ts.source_name()); !s.ok()) return s;
-  if (ts.source_case() == v1::TorchScriptSpec::kModuleBytes && ts.module_bytes().empty())
-    return Invalid(field + ".module_bytes", "is empty; send the bytes of a module saved with torch.jit.save");
-  return absl::OkStatus();
-}
-
 // Dimensions >= 0 whose product fits int64 (the worker checks the memory it needs).
 absl::Status ValidateGenerated(const std::string& field, const v1::GeneratedTensor& g) {
   if (!v1::GeneratedTensor::DType_IsValid(g.dtype()))
@@ -79,9 +70,10 @@ absl::Status ValidateGenerated(const std::string& field, const v1::GeneratedTens
 // path, and the device is one of its own.
 absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& w, const JobSpecLimits& limits) {
   if (absl::Status s = ValidateWorkloadFields(field, w); !s.ok()) return s;
-  const v1::ModelSpec& model = w.model();
-  if (model.has_torchscript() && model.torchscript().source_case() == v1::TorchScriptSpec::kPath)
-    if (absl::Status s = CheckShared(field + ".model.torchscript.path", model.torchscript().path(), limits); !s.ok())
+  if (const std::optional<ModelFileView> file = FindModelFormat(w.model())->File(w.model());
+      file && !file->sent_as_bytes)
+    if (absl::Status s = CheckShared(absl::StrCat(field, ".", file->field, ".path"), std::string(file->path), limits);
+        !s.ok())
       return s;
   for (int i = 0; i < w.inputs_size(); ++i)
     if (w.inputs(i).source_case() == v1::InputSpec::kTensorFile)
@@ -182,7 +174,7 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
     }
     case v1::OutputCheckSpec::kTorchscript:
       // The module itself is loaded by the worker (the daemon does not load LibTorch).
-      return ValidateTorchScript("spec.compare.check.torchscript", check.torchscript());
+      return ValidateTorchScriptFile("spec.compare.check.torchscript", check.torchscript());
     case v1::OutputCheckSpec::kSkip:
       if (!check.skip()) return Invalid("spec.compare.check.skip", absl::StrCat("false chooses no check; ", kChoices));
       return absl::OkStatus();
@@ -191,26 +183,9 @@ absl::Status ValidateOutputCheck(const v1::OutputCheckSpec& check) {
 }
 
 absl::Status ValidateWorkloadFields(const std::string& field, const v1::WorkloadSpec& w) {
-  const v1::ModelSpec& model = w.model();
-  switch (model.source_case()) {
-    case v1::ModelSpec::kBuiltin:
-      if (FindBuiltin(model.builtin()) == nullptr)
-        return Invalid(field + ".model.builtin", "choose " + BuiltinNameList(", ", " or "));
-      if (w.freeze() || w.optimize_for_inference())
-        return Invalid(field + (w.freeze() ? ".freeze" : ".optimize_for_inference"),
-                       "applies to TorchScript models only; unset it for model.builtin");
-      if (w.work_units() != 0 || !w.work_unit().empty())
-        return Invalid(field + (w.work_units() != 0 ? ".work_units" : ".work_unit"),
-                       "applies to TorchScript models only (built-ins define theirs); unset it");
-      break;
-    case v1::ModelSpec::kTorchscript:
-      if (absl::Status s = ValidateTorchScript(field + ".model.torchscript", model.torchscript()); !s.ok()) return s;
-      if (w.inputs().empty())
-        return Invalid(field + ".inputs", "a TorchScript model needs its inputs; add one InputSpec per argument");
-      break;
-    default:
-      return Invalid(field + ".model", "required: set builtin (" + BuiltinNameList(", ", ", ") + ") or torchscript");
-  }
+  const ModelFormat* format = FindModelFormat(w.model());
+  if (format == nullptr) return Invalid(field + ".model", "required: set " + ModelFormatChoices());
+  if (absl::Status s = format->Validate(field, w); !s.ok()) return s;
   if (w.work_units() < 0)
     return Invalid(field + ".work_units", absl::StrCat(w.work_units(), " is negative; give a count >= 0 (0: default)"));
   if (!v1::WorkloadSpec::ExecutionMode_IsValid(w.execution_mode()))
@@ -275,9 +250,9 @@ absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes) 
   // The files sent with the job, by name (the same file on both sides of a comparison once).
   std::map<std::string, std::pair<int64_t, int>> files;  // name -> (bytes of one copy, copies)
   // A file's name, or for bytes written into a job file by hand, the field that holds them.
-  const auto add = [&files](const std::string& name, const char* field, const std::string& bytes) {
+  const auto add = [&files](absl::string_view name, absl::string_view field, absl::string_view bytes) {
     if (bytes.empty()) return;
-    auto& [one, copies] = files[name.empty() ? absl::StrCat(field, " (bytes in the job)") : name];
+    auto& [one, copies] = files[name.empty() ? absl::StrCat(field, " (bytes in the job)") : std::string(name)];
     one = static_cast<int64_t>(bytes.size());
     ++copies;
   };
@@ -286,8 +261,9 @@ absl::Status CheckUploadSize(const v1::JobSpec& spec, int64_t max_upload_bytes) 
   if (spec.has_calibrate()) workloads.push_back(&spec.calibrate().workload());
   if (spec.has_compare()) workloads.insert(workloads.end(), {&spec.compare().baseline(), &spec.compare().candidate()});
   for (const v1::WorkloadSpec* w : workloads) {
-    add(w->model().torchscript().source_name(), "model.torchscript.module_bytes",
-        w->model().torchscript().module_bytes());
+    if (const ModelFormat* format = FindModelFormat(w->model()); format != nullptr)
+      if (const std::optional<ModelFileView> file = format->File(w->model()))
+        add(file->source_name, absl::StrCat(file->field, ".", file->bytes_field), file->bytes);
     for (const v1::InputSpec& input : w->inputs())
       add(input.source_name(), "inputs[].tensor_bytes", input.tensor_bytes());
   }
@@ -383,8 +359,8 @@ v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config)
 
 v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec) {
   const auto strip = [](v1::WorkloadSpec* w) {
-    if (w->model().has_torchscript() && w->model().torchscript().source_case() == v1::TorchScriptSpec::kModuleBytes)
-      w->mutable_model()->mutable_torchscript()->set_module_bytes("");
+    if (const ModelFormat* format = FindModelFormat(w->model()); format != nullptr)
+      format->ClearBytes(w->mutable_model());
     for (v1::InputSpec& input : *w->mutable_inputs())
       if (input.source_case() == v1::InputSpec::kTensorBytes) input.set_tensor_bytes("");
   };

@@ -5,12 +5,14 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include "absl/strings/str_format.h"
+#include "spec/model_format.h"
 
 namespace torchscan::spec {
 
 std::string WorkloadKey(const v1::WorkloadSpec& workload) {
   v1::WorkloadSpec work = workload;
-  if (work.model().has_torchscript()) work.mutable_model()->mutable_torchscript()->clear_source_name();
+  if (const ModelFormat* format = FindModelFormat(work.model()); format != nullptr)
+    format->ClearSourceName(work.mutable_model());
   for (v1::InputSpec& input : *work.mutable_inputs()) input.clear_source_name();
   work.clear_input_metadata();
   work.clear_work_units();

@@ -1,5 +1,10 @@
 #include "worker/result_labels.h"
 
+#include <optional>
+#include "absl/strings/string_view.h"
+
+#include "spec/model_format.h"
+
 namespace torchscan::worker {
 namespace {
 
@@ -12,15 +17,17 @@ std::string FileName(const std::string& path) {
 
 std::string ModelName(const v1::WorkloadSpec& workload) {
   const v1::ModelSpec& model = workload.model();
-  if (model.has_torchscript()) {
-    const v1::TorchScriptSpec& ts = model.torchscript();
-    for (const std::string& source : {ts.source_name(), ts.path()}) {
-      const std::string name = FileName(source);
-      if (!name.empty()) return name;
-    }
-    return "TorchScript module";
+  const spec::ModelFormat* format = spec::FindModelFormat(model);
+  if (format == nullptr) return "no model";
+  const std::optional<spec::ModelFileView> file = format->File(model);
+  if (!file) return v1::ModelSpec::Builtin_Name(model.builtin());
+  for (absl::string_view source : {file->source_name, file->path}) {
+    const std::string name = FileName(std::string(source));
+    if (!name.empty()) return name;
   }
-  return v1::ModelSpec::Builtin_Name(model.builtin());
+  // "a TorchScript module" -> "TorchScript module"
+  const std::string noun = format->noun();
+  return std::string(noun.substr(noun.find(' ') + 1));
 }
 
 void LabelResult(const v1::JobSpec& spec, v1::JobResult* result) {

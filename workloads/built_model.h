@@ -21,9 +21,13 @@ using Forward = std::function<c10::IValue(const std::vector<at::Tensor>&)>;
 
 struct BuiltModel {
   Forward forward;
+  // A forward that also checks what a compiled model does not check on each call (an
+  // AOTInductor package: its inputs' shapes, strides and dtypes), for the fit check's trial
+  // call; empty when `forward` checks for itself.
+  Forward checked_forward;
   std::vector<at::Tensor> weights;  // resident tensors the forward reads
   std::map<std::string, std::string> description;
-  std::string name;              // a built-in's (spec/builtin_models.h) or "torchscript"
+  std::string name;              // a built-in's (spec/builtin_models.h), "torchscript" or "aot_inductor"
   std::string revision;          // the description's model_revision
   bool needs_batch_dim = false;  // per_sample must keep dim 0 (a built-in's keeps_batch_dim)
   // TorchScript: scans the method's graph given one forward's input shapes (graph_scan.h).

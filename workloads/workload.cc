@@ -17,10 +17,10 @@
 #include "workloads/device.h"
 #include "workloads/forward_call.h"
 #include "workloads/inputs.h"
+#include "workloads/model_builders.h"
 #include "workloads/tensor_conversion.h"
 #include "workloads/torch_status.h"
 #include "workloads/torch_text.h"
-#include "workloads/torchscript_build.h"
 
 namespace torchscan::workloads {
 namespace {
@@ -70,9 +70,7 @@ class WorkloadBuilder {
 
   // The model, converted to the device, precision and layout.
   absl::Status BuildModel() {
-    absl::StatusOr<BuiltModel> model = builtin_ != nullptr
-                                           ? BuildBuiltin(*builtin_, device_, dtype_, spec_.channels_last())
-                                           : BuildTorchScript(spec_.model().torchscript(), spec_, device_, dtype_);
+    absl::StatusOr<BuiltModel> model = BuildModelOf(spec_, device_, dtype_);
     if (!model.ok()) return model.status();
     model_ = *std::move(model);
     keep_batch_dim_ = spec_.keep_batch_dim() || model_.needs_batch_dim;
@@ -144,8 +142,11 @@ class WorkloadBuilder {
     const std::string call =
         CallText(method == model_.description.end() ? "forward" : method->second,
                  Summaries(ForwardInputShapes(inputs_, per_sample_, keep_batch_dim_)), resolved_.name);
-    absl::Status fits = RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"),
-                                 [&] { output_ = workload_.call(); });
+    absl::Status fits =
+        RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"), [&] {
+          if (model_.checked_forward) MakeCall(model_.checked_forward, inputs_, per_sample_, keep_batch_dim_)();
+          output_ = workload_.call();
+        });
     if (fits.ok()) return fits;
     if (const std::string ranges = GeneratedIntegerRanges();
         !ranges.empty() && absl::StrContains(fits.message(), "index out of range"))

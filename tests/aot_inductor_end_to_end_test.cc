@@ -1,0 +1,141 @@
+// AOTInductor packages (.pt2) end to end (issue 42): packages compiled by the project
+// environment's torch (tests/python/make_packages.py), measured and compared by the real
+// torchscan-client through a real torchscand whose workers run sandboxed (--sandbox
+// namespaces: the package is unpacked and dlopened inside the job's private /tmp). Asserted
+// what load cannot change: exit codes, the output check, the file's SHA-256 and description,
+// and the refusals with their reasons.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "proto/service.pb.h"
+#include "report/report_json.h"
+#include "tests/access_fixtures.h"
+#include "tests/e2e_jobs.h"
+#include "tests/e2e_support.h"
+
+namespace torchscan::e2e {
+namespace {
+
+class AotInductor : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(TempDir("packages"));
+    const CommandResult made = e2e::Run(ProjectPython(), {Runfile("tests/python/make_packages.py"), *dir_}, 900);
+    ASSERT_EQ(made.exit_code, 0) << "tests/python/make_packages.py needs the project environment's torch, g++ and "
+                                 << "OpenMP (scripts/setup.sh): " << made.err;
+    place_ = new Placement(OpenPlacement("aot-inductor"));
+    daemon_ = new TestDaemon(place_->state_dir, With(place_->flags, {"--sandbox", "namespaces"}));
+  }
+  static void TearDownTestSuite() {
+    delete daemon_;
+    delete place_;
+    delete dir_;
+  }
+
+  static std::string File(const std::string& name) { return *dir_ + "/" + name; }
+  static const TestDaemon& Daemon() { return *daemon_; }
+  static std::string* dir_;
+  static Placement* place_;
+  static TestDaemon* daemon_;
+};
+std::string* AotInductor::dir_ = nullptr;
+Placement* AotInductor::place_ = nullptr;
+TestDaemon* AotInductor::daemon_ = nullptr;
+
+const std::vector<std::string> kMeasure = {"--min-run-time", "0.02"};
+const std::vector<std::string> kShort = {"--min-run-time", "0.02", "--max-time", "8"};
+
+TEST_F(AotInductor, APackageIsMeasuredAndNamedByItsFileAndSha256) {
+  const std::string out = TempDir("measure_out");
+  const CommandResult r =
+      Daemon().Client(With({"measure", "--torchscript", File("linear.pt2"), "--input", "8x64", "--output", out},
+                           {"--min-run-time", "0.02"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->model(), "linear.pt2");
+  EXPECT_GT(report->timing().summary().median_s(), 0);
+  const auto& w = report->workload();
+  EXPECT_EQ(w.at("model"), "aot_inductor");
+  EXPECT_EQ(w.at("aot_inductor.device"), "cpu");
+  EXPECT_EQ(w.at("aot_inductor.outputs"), "tensor");
+  const CommandResult sum = e2e::Run("/usr/bin/sha256sum", {File("linear.pt2")}, 30);
+  ASSERT_EQ(sum.exit_code, 0);
+  EXPECT_EQ(w.at("model_revision"), "sha256:" + sum.out.substr(0, 64));
+  EXPECT_EQ(w.at("model_source").rfind(File("linear.pt2") + " (uploaded, ", 0), 0u) << w.at("model_source");
+}
+
+// Compiled against uncompiled, and compiled against compiled: the output check passes for a
+// tensor and for a dict holding a tuple, put back from the package's flat outputs.
+TEST_F(AotInductor, APackageComparesWithItsTorchScriptTwinAndWithAnotherPackage) {
+  for (const auto& [baseline, candidate, input] :
+       std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
+           {"linear.pt", "linear.pt2", {"--input", "8x64"}},
+           {"two_inputs.pt", "two_inputs.pt2", {"--input", "x=4x16", "--input", "y=4x16"}},
+           {"cnn.pt2", "cnn.pt2", {"--input", "2x3x8x8"}}}) {
+    const std::string out = TempDir("compare_" + candidate);
+    const CommandResult r =
+        Daemon().Client(With(With({"compare", "--baseline", File(baseline), "--candidate", File(candidate), "--rtol",
+                                   "1e-4", "--atol", "1e-5", "--output", out},
+                                  input),
+                             kShort));
+    ASSERT_EQ(r.exit_code, 0) << baseline << " vs " << candidate << ": " << r.err;
+    absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed)
+        << baseline << " vs " << candidate << ": " << c->output_check().message();
+    EXPECT_TRUE(c->compatibility().compatible()) << c->compatibility().DebugString();
+  }
+}
+
+TEST_F(AotInductor, APackageWithOtherWeightsFailsTheOutputCheck) {
+  const std::string out = TempDir("other_out");
+  const CommandResult r =
+      Daemon().Client(With({"compare", "--baseline", File("linear.pt2"), "--candidate", File("linear_other.pt2"),
+                            "--input", "8x64", "--rtol", "1e-4", "--atol", "1e-5", "--output", out},
+                           kShort));
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // a failed check
+  absl::StatusOr<v1::Comparison> c = report::LoadComparison(out + "/comparison.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->output_check().status(), v1::OutputCheck::failed) << c->output_check().message();
+}
+
+// What cannot run is refused with the file and the reason: before sending (exit 2) what the
+// client can read itself, in the worker (exit 3) what only LibTorch can tell.
+TEST_F(AotInductor, WhatIsNoRunnablePackageIsRefusedNamingTheFileAndTheFix) {
+  const CommandResult corrupt =
+      Daemon().Client(With({"measure", "--torchscript", File("corrupt.pt2"), "--input", "8x64"}, kMeasure));
+  EXPECT_EQ(corrupt.exit_code, 2) << corrupt.err;
+  EXPECT_NE(corrupt.err.find("corrupt.pt2' is not a TorchScript module or an AOTInductor package"), std::string::npos)
+      << corrupt.err;
+
+  const CommandResult exported =
+      Daemon().Client(With({"measure", "--torchscript", File("exported.pt2"), "--input", "8x64"}, kMeasure));
+  EXPECT_EQ(exported.exit_code, 2) << exported.err;
+  EXPECT_NE(exported.err.find("exported program saved with torch.export.save"), std::string::npos) << exported.err;
+  EXPECT_NE(exported.err.find("aoti_compile_and_package"), std::string::npos) << exported.err;
+
+  const CommandResult bf16 = Daemon().Client(With({"compare", "--torchscript", File("linear.pt2"), "--candidate-dtype",
+                                                   "bfloat16", "--input", "8x64", "--no-check"},
+                                                  kShort));
+  EXPECT_EQ(bf16.exit_code, 2) << bf16.err;
+  EXPECT_NE(bf16.err.find("does not apply to an AOTInductor package"), std::string::npos) << bf16.err;
+
+  const CommandResult cuda =
+      Daemon().Client(With({"measure", "--torchscript", File("claims_cuda.pt2"), "--input", "8x64"}, kMeasure));
+  EXPECT_EQ(cuda.exit_code, 3) << cuda.err;
+  EXPECT_NE(cuda.err.find("claims_cuda.pt2': the package was compiled for cuda and this job runs on cpu; set the "
+                          "job's device to cuda, or compile the model for cpu"),
+            std::string::npos)
+      << cuda.err;
+
+  const CommandResult shape =
+      Daemon().Client(With({"measure", "--torchscript", File("linear.pt2"), "--input", "16x64"}, kMeasure));
+  EXPECT_EQ(shape.exit_code, 3) << shape.err;
+  EXPECT_NE(shape.err.find("unmatched dim value at 0, expected: 8, but got: 16"), std::string::npos) << shape.err;
+}
+
+}  // namespace
+}  // namespace torchscan::e2e

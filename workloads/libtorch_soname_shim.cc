@@ -1,0 +1,1 @@
+// Empty: its SONAME (libtorch.so) is the point (workloads/libtorch_soname.h).
