@@ -13,6 +13,7 @@
 #include "core/cpu_load.h"
 #include "core/output_check.h"
 #include "core/proc_load.h"
+#include "experiment/compiled_flops.h"
 #include "experiment/concurrent_rss.h"
 #include "experiment/instruction_pass.h"
 #include "experiment/script_check.h"
@@ -77,27 +78,6 @@ void WarnIfBusy(const std::string& whose, v1::BenchmarkReport* report) {
     *report->add_warnings() = *std::move(w);
 }
 
-// FLOPs per call (profile) / median latency (timing): the achieved FLOP rate, a lower bound
-// when the FLOP count is incomplete, unknown without timing or FLOPs.
-v1::MetricResult AchievedFlops(const v1::BenchmarkReport& report) {
-  v1::MetricResult m;
-  m.set_name("achieved_flops_per_s");
-  m.set_unit("FLOP/s");
-  m.set_method("profile flops_per_call / timing latency_median");
-  m.set_scope("one call on resident inputs");
-  const v1::MetricResult& flops = report.profile().flops_per_call();
-  const double median = report.timing().summary().median_s();
-  if (!flops.has_value() || !(median > 0)) {
-    m.set_complete(false);
-    m.add_diagnostics("unknown: needs FLOPs per call and a timing median");
-    return m;
-  }
-  m.set_value(flops.value() / median);
-  m.set_complete(flops.complete());
-  if (!flops.complete()) m.add_diagnostics("a lower bound: the FLOP count is incomplete");
-  return m;
-}
-
 absl::Status AddDiagnostics(const Workload& w, const ExperimentOptions& o, PhaseTimeline& timeline,
                             v1::BenchmarkReport* report) {
   if (o.skip_diagnostics) return absl::OkStatus();
@@ -107,6 +87,7 @@ absl::Status AddDiagnostics(const Workload& w, const ExperimentOptions& o, Phase
         passes::ProfileWorkload(w.call, o.profile_calls, w.graph_compute ? &*w.graph_compute : nullptr);
     if (!profile.ok()) return Prefixed(report->name() + ": profile: ", profile.status());
     *report->mutable_profile() = *std::move(profile);
+    MarkOpaqueFlops(w.opaque_compute, report->mutable_profile());
     *report->add_totals() = AchievedFlops(*report);
   }
   const Phase phase(o, timeline, "memory " + report->name());
@@ -253,6 +234,8 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
 
   absl::StatusOr<v1::OutputCheck> check = CheckOutputs(*baseline, *candidate, script_check->get(), o, timeline);
   if (!check.ok()) return check.status();
+  if (!o.skip_diagnostics)
+    CarryFlops(*check, !baseline->opaque_compute.empty(), !candidate->opaque_compute.empty(), &before, &after);
   v1::Comparison comparison = CompareReports(before, after, *check);
   *comparison.mutable_timeline() = timeline.Snapshot();
   *comparison.mutable_round_plan() = timed->round_plan;

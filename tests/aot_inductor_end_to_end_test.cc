@@ -65,6 +65,13 @@ TEST_F(AotInductor, APackageIsMeasuredAndNamedByItsFileAndSha256) {
   ASSERT_EQ(sum.exit_code, 0);
   EXPECT_EQ(w.at("model_revision"), "sha256:" + sum.out.substr(0, 64));
   EXPECT_EQ(w.at("model_source").rfind(File("linear.pt2") + " (uploaded, ", 0), 0u) << w.at("model_source");
+  // Its kernels are out of the profiler's sight: the FLOPs it saw are a lower bound, said so.
+  const v1::MetricResult& flops = report->profile().flops_per_call();
+  EXPECT_FALSE(flops.complete());
+  ASSERT_GT(flops.diagnostics_size(), 0);
+  EXPECT_NE(flops.diagnostics(flops.diagnostics_size() - 1).find("run outside the operator dispatcher"),
+            std::string::npos)
+      << flops.DebugString();
 }
 
 // Compiled against uncompiled, and compiled against compiled: the output check passes for a
@@ -87,6 +94,15 @@ TEST_F(AotInductor, APackageComparesWithItsTorchScriptTwinAndWithAnotherPackage)
     EXPECT_EQ(c->output_check().status(), v1::OutputCheck::passed)
         << baseline << " vs " << candidate << ": " << c->output_check().message();
     EXPECT_TRUE(c->compatibility().compatible()) << c->compatibility().DebugString();
+    if (baseline != "linear.pt") continue;
+    // The package's FLOPs are the uncompiled twin's, carried and named: Linear(64, 32) on 8 rows.
+    const v1::MetricResult& flops = c->after().profile().flops_per_call();
+    EXPECT_DOUBLE_EQ(c->before().profile().flops_per_call().value(), 2.0 * 8 * 64 * 32);
+    EXPECT_DOUBLE_EQ(flops.value(), 2.0 * 8 * 64 * 32);
+    EXPECT_TRUE(flops.complete());
+    ASSERT_EQ(flops.diagnostics_size(), 1);
+    EXPECT_NE(flops.diagnostics(0).find("carried from the baseline (linear.pt)"), std::string::npos)
+        << flops.diagnostics(0);
   }
 }
 

@@ -222,6 +222,10 @@ absl::StatusOr<BuiltModel> BuildAotInductor(const WorkloadSpec& spec, const c10:
     for (const auto& [name, tensor] : loader->get_runner()->extract_constants_map(/*use_inactive=*/false))
       model.weights.push_back(tensor);
   }).IgnoreError();
+  model.opaque_compute =
+      "an AOTInductor package's compiled kernels run outside the operator dispatcher: the profile sees only the "
+      "ATen operators the package calls (extern kernels such as matrix products, fallbacks), so its FLOPs are a "
+      "lower bound";
   model.checked_forward = CheckedForward(load, *file);
   model.forward = StructuredForward(loader, std::move(outputs));
   return model;

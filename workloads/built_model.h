@@ -30,6 +30,8 @@ struct BuiltModel {
   std::string name;              // a built-in's (spec/builtin_models.h), "torchscript" or "aot_inductor"
   std::string revision;          // the description's model_revision
   bool needs_batch_dim = false;  // per_sample must keep dim 0 (a built-in's keeps_batch_dim)
+  // Why the operator profile cannot see all of the model's compute; "" when it can.
+  std::string opaque_compute;
   // TorchScript: scans the method's graph given one forward's input shapes (graph_scan.h).
   std::function<GraphCompute(const std::vector<std::vector<int64_t>>&, int64_t forwards_per_call)> scan_graph;
 };

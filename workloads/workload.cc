@@ -253,6 +253,7 @@ class WorkloadBuilder {
   }
 
   void CollectResidentTensors() {
+    workload_.opaque_compute = model_.opaque_compute;
     workload_.resident_tensors = model_.weights;
     workload_.resident_tensors.insert(workload_.resident_tensors.end(), inputs_.begin(), inputs_.end());
   }
