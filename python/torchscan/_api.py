@@ -7,6 +7,7 @@ shared daemon's job keeps running (the message says how to fetch or cancel it) u
 cancel_on_interrupt=True.
 """
 
+import os
 import sys
 from typing import Any, Optional, Sequence, Union
 
@@ -174,7 +175,11 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
     e.g. "float32" for a precision change), a TorchScript check_module file, or no_check=True.
     A failed check is not an exception: r.check is "failed" and the deltas are withheld.
     candidate_transform: one or a list of optimize_for_inference, freeze, channels_last,
-    bfloat16, float16, per_sample (the CLI's --candidate-* variants).
+    bfloat16, float16, per_sample (the CLI's --candidate-* variants); or "aot_inductor" alone:
+    the baseline nn.Module exported on the inputs (torch.export.export, static shapes) and
+    compiled here (torch._inductor.aoti_compile_and_package; the time it took is in r.how, never
+    in the timing), against its uncompiled TorchScript form. A model may also be a .pt2 package
+    path or a torch.export.ExportedProgram (compiled here).
     instructions=True adds callgrind instruction counts and their function-level diff
     (`r.instructions`), beside the label, as the CLI's --instructions. node="NAME": on a
     Slurm front daemon, the node that runs both sides (the CLI's --node). max_other_cpu_share:
@@ -197,6 +202,22 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
             )
         c.candidate.CopyFrom(base)
         how["candidate"] = base_how
+        names = [candidate_transform] if isinstance(candidate_transform, str) else list(candidate_transform)
+        if "aot_inductor" in names:
+            # Compiled against uncompiled: the same module, exported and compiled here (the
+            # compile time is `how`'s, never the timing's), against its TorchScript form.
+            if len(names) > 1:
+                raise TorchScanError("candidate_transform: aot_inductor compiles the model as it is; compile a variant "
+                                     "(e.g. model.to(torch.bfloat16)) yourself and pass it as candidate=", 2)
+            if isinstance(baseline, (str, os.PathLike)) or type(baseline).__name__ in (
+                    "RecursiveScriptModule", "ScriptModule", "ExportedProgram"):
+                raise TorchScanError("candidate_transform: aot_inductor exports the baseline with torch.export, "
+                                     "which takes an nn.Module (not a file, a ScriptModule or an ExportedProgram)", 2)
+            package, how["candidate"] = _workload.export_and_compile(baseline, inputs, "candidate")
+            c.candidate.model.Clear()
+            c.candidate.model.aot_inductor.package_bytes = package
+            c.candidate.model.aot_inductor.source_name = "python: the baseline, exported and compiled"
+            candidate_transform = None
     else:
         cand, how["candidate"] = _workload.workload_spec(candidate, inputs, "candidate")
         c.candidate.CopyFrom(cand)

@@ -1,6 +1,9 @@
 """What a Python caller gives, as the job's WorkloadSpec: a model and its inputs.
 
-A model is a file path (its bytes are sent, as the CLI uploads --torchscript FILE), a
+A model is a file path (its bytes are sent, as the CLI uploads --torchscript FILE: a
+TorchScript module or an AOTInductor package, told apart by their zip entries; an exported
+program saved with torch.export.save is compiled into a package here), a
+torch.export.ExportedProgram (compiled here with torch._inductor.aoti_compile_and_package), a
 ScriptModule (saved with torch.jit.save, in memory), or an nn.Module: scripted with
 torch.jit.script, or, when that fails, traced with torch.jit.trace on the inputs in eval mode
 (strictly, then with strict=False; the module's mode is restored afterwards). TorchScript is
@@ -17,8 +20,8 @@ import zipfile
 from torchscan._errors import EXIT_BAD_INPUT, TorchScanError
 from torchscan._proto import workload_pb2
 
-# candidate_transform names: the CLI's --candidate-* variants.
-TRANSFORMS = ("optimize_for_inference", "freeze", "channels_last", "bfloat16", "float16", "per_sample")
+# candidate_transform names: the CLI's --candidate-* variants, and aot_inductor (compiled here).
+TRANSFORMS = ("optimize_for_inference", "freeze", "channels_last", "bfloat16", "float16", "per_sample", "aot_inductor")
 
 
 def _is_shape(value):
@@ -69,13 +72,63 @@ def _example_inputs(inputs):
 
 
 def _saved_kind(data):
-    """What PyTorch wrote: "module" (torch.jit.save: code/ entries), "data" (torch.save), or ""
-    (not a zip archive)."""
+    """What PyTorch wrote: "module" (torch.jit.save: code/ entries), "package"
+    (aoti_compile_and_package: data/aotinductor/ entries), "exported" (torch.export.save: an
+    archive_format entry, no compiled code), "data" (torch.save), or "" (not a zip archive)."""
     try:
         names = zipfile.ZipFile(io.BytesIO(data)).namelist()
     except (zipfile.BadZipFile, ValueError):
         return ""
-    return "module" if any(n.startswith("code/") or "/code/" in n for n in names) else "data"
+    if any(n.startswith("code/") or "/code/" in n for n in names):
+        return "module"
+    if any("/data/aotinductor/" in n for n in names):
+        return "package"
+    if any(n == "archive_format" or n.endswith("/archive_format") for n in names):
+        return "exported"
+    return "data"
+
+
+def compile_package(program, side):
+    """(package bytes, seconds): `program` (a torch.export.ExportedProgram) compiled with
+    torch._inductor.aoti_compile_and_package on this machine, timed apart from any benchmark."""
+    import tempfile
+    import time
+
+    import torch
+
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="torchscan-aoti-") as folder:
+        path = os.path.join(folder, "model.pt2")
+        try:
+            torch._inductor.aoti_compile_and_package(program, package_path=path)
+        except Exception as e:  # Inductor raises many kinds (a missing compiler among them)
+            raise TorchScanError(
+                f"{side}: torch._inductor.aoti_compile_and_package failed ({_first_line(e)}); it needs a C++ "
+                "compiler (g++) and OpenMP on this machine", EXIT_BAD_INPUT) from None
+        with open(path, "rb") as f:
+            data = f.read()
+    return data, time.perf_counter() - began
+
+
+def export_and_compile(model, inputs, side):
+    """(package bytes, how): `model` (an nn.Module, in eval mode for the export) exported with
+    torch.export.export on the inputs (static shapes) and compiled here."""
+    import torch
+
+    example = _example_inputs(inputs)
+    if not example:
+        raise TorchScanError(f"{side}: aot_inductor exports the model on its inputs; give inputs=", EXIT_BAD_INPUT)
+    was_training = model.training
+    model.eval()
+    try:
+        program = torch.export.export(model, example)
+    except Exception as e:  # export raises many kinds
+        raise TorchScanError(f"{side}: torch.export.export failed ({_first_line(e)})", EXIT_BAD_INPUT) from None
+    finally:
+        model.train(was_training)
+    data, seconds = compile_package(program, side)
+    return data, (f"compiled (torch.export.export on the inputs, then aoti_compile_and_package: {seconds:.1f} s "
+                  "on this machine, not timed)")
 
 
 def _check_loads_back(data, side):
@@ -119,26 +172,64 @@ def _trace(model, example, script_error, side):
             ) from None
 
 
+def _read(path, side):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise TorchScanError(f"{side}: cannot read {path}: {e.strerror}", EXIT_BAD_INPUT) from None
+
+
+_HOW_TO_SAVE = ("save one with torch.jit.save(torch.jit.script(model), PATH), compile one with "
+                "torch._inductor.aoti_compile_and_package(torch.export.export(model, inputs), package_path=PATH), or "
+                "pass the nn.Module itself")
+
+
+def model_spec(model, inputs, side):
+    """(ModelSpec, how) for `model`; `side` ("baseline", "candidate", "model") names it in errors."""
+    spec = workload_pb2.ModelSpec()
+    if isinstance(model, (str, os.PathLike)):
+        path = os.path.abspath(os.fspath(model))
+        data = _read(path, side)
+        kind = _saved_kind(data)
+        if kind == "module":
+            spec.torchscript.module_bytes, spec.torchscript.source_name = data, path
+            return spec, "file"
+        if kind == "package":
+            spec.aot_inductor.package_bytes, spec.aot_inductor.source_name = data, path
+            return spec, "file (AOTInductor package)"
+        if kind == "exported":
+            import torch
+
+            data, seconds = compile_package(torch.export.load(path), side)
+            spec.aot_inductor.package_bytes = data
+            spec.aot_inductor.source_name = f"python: {path} compiled by torch {torch.__version__}"
+            return spec, f"compiled (the exported program in {path}, aoti_compile_and_package: {seconds:.1f} s, not timed)"
+        what = ("holds data saved with torch.save (a tensor, a state_dict or a pickled nn.Module), not a model"
+                if kind == "data" else "is not a TorchScript module or an AOTInductor package (both are zip archives)")
+        raise TorchScanError(f"{side}: {path} {what}; {_HOW_TO_SAVE}", EXIT_BAD_INPUT)
+    if type(model).__name__ == "ExportedProgram":
+        import torch
+
+        data, seconds = compile_package(model, side)
+        spec.aot_inductor.package_bytes = data
+        spec.aot_inductor.source_name = f"python: ExportedProgram compiled by torch {torch.__version__}"
+        return spec, f"compiled (aoti_compile_and_package of the ExportedProgram: {seconds:.1f} s, not timed)"
+    module, how = module_spec(model, inputs, side)
+    spec.torchscript.CopyFrom(module)
+    return spec, how
+
+
 def module_spec(model, inputs, side):
-    """(TorchScriptSpec, how) for `model`; `side` ("baseline", "candidate", "model") names it in errors."""
+    """(TorchScriptSpec, how) for `model` (a module file, a ScriptModule or an nn.Module)."""
     spec = workload_pb2.TorchScriptSpec()
     if isinstance(model, (str, os.PathLike)):
         path = os.path.abspath(os.fspath(model))
-        try:
-            with open(path, "rb") as f:
-                spec.module_bytes = f.read()
-        except OSError as e:
-            raise TorchScanError(f"{side}: cannot read {path}: {e.strerror}", EXIT_BAD_INPUT) from None
+        spec.module_bytes = _read(path, side)
         kind = _saved_kind(spec.module_bytes)
         if kind != "module":
-            what = ("holds data saved with torch.save (a tensor, a state_dict or a pickled nn.Module), not a "
-                    "TorchScript module" if kind == "data" else
-                    "is not a TorchScript module (torch.jit.save writes a zip archive)")
-            raise TorchScanError(
-                f"{side}: {path} {what}; save one with torch.jit.save(torch.jit.script(model), PATH), or pass the "
-                "nn.Module itself",
-                EXIT_BAD_INPUT,
-            )
+            raise TorchScanError(f"{side}: {path} is not a TorchScript module; save one with "
+                                 "torch.jit.save(torch.jit.script(model), PATH)", EXIT_BAD_INPUT)
         spec.source_name = path
         return spec, "file"
     import torch
@@ -180,8 +271,8 @@ def module_spec(model, inputs, side):
 def workload_spec(model, inputs, side):
     """(WorkloadSpec, how) for `model` on `inputs`."""
     workload = workload_pb2.WorkloadSpec()
-    module, how = module_spec(model, inputs, side)
-    workload.model.torchscript.CopyFrom(module)
+    model_proto, how = model_spec(model, inputs, side)
+    workload.model.CopyFrom(model_proto)
     workload.inputs.extend(input_specs(inputs))
     return workload, how
 
@@ -202,6 +293,8 @@ def apply_transform(workload, transform):
             workload.dtype = workload_pb2.WorkloadSpec.float16
         elif name == "per_sample":
             workload.execution_mode = workload_pb2.WorkloadSpec.per_sample
+        elif name == "aot_inductor":
+            pass  # the candidate's model itself: compare() compiles it
         else:
             raise TorchScanError(
                 f"candidate_transform: {name!r} is not one of {', '.join(TRANSFORMS)}", EXIT_BAD_INPUT

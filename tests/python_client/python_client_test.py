@@ -104,6 +104,29 @@ class PythonClientTest(unittest.TestCase):
         self.assertTrue(r.how["baseline"].startswith("traced"), r.how)
         self.assertEqual(r.message.after.workload["freeze"], "true")
 
+    def test_compiled_against_uncompiled_in_one_call_and_a_package_or_program_as_a_model(self):
+        model = SmallNet().eval()
+        x = torch.randn(2, 3, 8, 8)
+        r = torchscan.compare(model, inputs=(x,), candidate_transform="aot_inductor", rtol=1e-4, atol=1e-5, **FAST)
+        self.assertEqual(r.check, "passed", r.message.output_check.message)
+        self.assertEqual(r.how["baseline"], "scripted (torch.jit.script)")
+        self.assertTrue(r.how["candidate"].startswith("compiled (torch.export.export on the inputs"), r.how)
+        self.assertEqual(r.message.after.workload["model"], "aot_inductor")
+        self.assertIn("carried from the baseline", r.message.after.profile.flops_per_call.diagnostics[0])
+        # An ExportedProgram is compiled here; a .pt2 path is sent as it is.
+        program = torch.export.export(model, (x,))
+        m = torchscan.measure(program, inputs=(x,), **FAST_MEASURE)
+        self.assertTrue(m.how["model"].startswith("compiled (aoti_compile_and_package of the ExportedProgram"), m.how)
+        path = os.path.join(self.folder, "small.pt2")
+        torch._inductor.aoti_compile_and_package(program, package_path=path)
+        m = torchscan.measure(path, inputs=(x,), **FAST_MEASURE)
+        self.assertEqual(m.how["model"], "file (AOTInductor package)")
+        self.assertFalse(m.message.profile.flops_per_call.complete, "a package's FLOPs alone are a lower bound")
+        with self.assertRaises(torchscan.TorchScanError) as refused:
+            torchscan.compare(model, inputs=(x,), candidate_transform=["aot_inductor", "bfloat16"], no_check=True,
+                              **FAST)
+        self.assertIn("aot_inductor compiles the model as it is", str(refused.exception))
+
     def test_instruction_counts_gate_a_change_that_does_more_work(self):
         class Tanh(torch.nn.Module):
             def __init__(self, times):
