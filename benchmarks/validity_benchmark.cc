@@ -6,6 +6,7 @@
 //   bazel-bin/benchmarks/validity_benchmark bazel-bin/daemon/torchscand [--pairs 40]
 //     [--sequential-pairs 10] [--file-pairs 40] [--file-layers 50] [--small-pairs 0] [--load N]
 //     [--min-run-time S] [--rounds R] [--threads T] [--max-time S] [--smallest-change X] [--quick]
+//     [--packages [--python PY]]
 //
 // Workload (benchmarks/tanh_chain_module.h): a chain of 20 tanh(Linear(256,256)) layers on a
 // 64x256 input, made at start; its second method adds one layer (+5 % work). Compare jobs, one
@@ -18,6 +19,8 @@
 //   A/A copies     two byte-identical files under different names, at --rounds
 //   +1 layer files the 50-layer file against a 51-layer one saved separately (+2 %; 100 against
 //                  101 layers: +1 %), at --rounds
+// (with --packages the two files are AOTInductor packages of those chains, compiled first by
+// benchmarks/chain_module.py: compiled code under the same decision, issue 42)
 // and, with --small-pairs, a model of about 0.3 ms (20 layers on 4x256, issue 40):
 //   small A/A copies  two byte-identical files
 //   small +5 %        forward vs forward_plus_one in one file
@@ -37,6 +40,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -74,6 +81,8 @@ struct Flags {
   double max_time_s = 0;       // compare time cap; 0: the daemon's default (20 s)
   double smallest_change = 0;  // compare decision margin; 0: the daemon's default (0.01)
   bool quick = false;
+  bool packages = false;  // the file pairs as AOTInductor packages (chain_module.py --package)
+  std::string python = "/opt/torchscan/venv/bin/python";
   std::string ratios_csv;  // "": none; else one line per job: kind, label, claim, per-round ratios
   std::string pairs_csv;   // "": none; else one line per build pair: kind, job, pair, ratio, others' share
 };
@@ -106,6 +115,10 @@ Flags ParseFlags(int argc, char** argv) {
                  "write each job's kind, label, claim and per-round ratios to this CSV file (for offline analysis)");
   app.add_option("--pairs-csv", f.pairs_csv,
                  "write each build pair's kind, job, pair, ratio and other processes' share of the CPUs to this CSV");
+  app.add_flag("--packages", f.packages,
+               "the file pairs as AOTInductor packages (.pt2) of the chain, compiled first by benchmarks/"
+               "chain_module.py with --python (issue 42)");
+  app.add_option("--python", f.python, "the Python with torch that compiles --packages (default the project's)");
   app.add_flag("--quick", f.quick, "1 pair, 1 sequential pair, min_run_time 0.01 s unless given: a smoke run");
   try {
     app.parse(argc, argv);
@@ -141,10 +154,33 @@ Flags ParseFlags(int argc, char** argv) {
 // The modules the jobs upload: the same-file chain (the small model's too), and the two files
 // of the file pairs.
 struct Modules {
-  explicit Modules(int file_layers)
-      : file(TanhChainModuleBytes(file_layers)), file_plus_one(TanhChainModuleBytes(file_layers + 1)) {}
+  explicit Modules(const Flags& f)
+      : file(f.packages ? Package(f, f.file_layers) : TanhChainModuleBytes(f.file_layers)),
+        file_plus_one(f.packages ? Package(f, f.file_layers + 1) : TanhChainModuleBytes(f.file_layers + 1)),
+        packages(f.packages) {}
   std::string chain = TanhChainModuleBytes(kLayers);
   std::string file, file_plus_one;
+  bool packages = false;
+
+  // The chain of `layers` compiled into a package by benchmarks/chain_module.py (the working
+  // folder is the repository's, as for bazel-bin/ paths); exits 2 when it cannot be made.
+  static std::string Package(const Flags& f, int layers) {
+    const std::string folder = std::filesystem::temp_directory_path() / "validity_benchmark_packages";
+    std::filesystem::create_directories(folder);
+    const std::string command = f.python + " benchmarks/chain_module.py --package " + folder + " " +
+                                std::to_string(layers) + " > /dev/null 2>&1";
+    std::fprintf(stderr, "compiling the %d-layer chain into a package (%s)\n", layers, command.c_str());
+    std::string bytes;
+    if (std::system(command.c_str()) == 0) {
+      std::ifstream in(folder + "/chain" + std::to_string(layers) + ".pt2", std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    if (bytes.empty()) {
+      std::fprintf(stderr, "validity_benchmark: --packages: %s failed\n", command.c_str());
+      std::exit(2);
+    }
+    return bytes;
+  }
 };
 
 v1::WorkloadSpec ChainWorkload(const std::string& module_bytes, const char* method,
@@ -160,15 +196,23 @@ v1::WorkloadSpec ChainWorkload(const std::string& module_bytes, const char* meth
   return w;
 }
 
+// A file pair's side: the TorchScript chain, or with --packages its AOTInductor package.
+v1::WorkloadSpec FileWorkload(const Modules& m, const std::string& bytes, const std::string& name) {
+  v1::WorkloadSpec w = ChainWorkload(bytes, kChainMethod, name);
+  if (!m.packages) return w;
+  w.mutable_model()->mutable_aot_inductor()->set_package_bytes(bytes);
+  w.mutable_model()->mutable_aot_inductor()->set_source_name(name + "2 (validity_benchmark)");
+  return w;
+}
+
 v1::JobSpec CompareSpec(PairKind kind, const Modules& m, const Flags& f) {
   v1::JobSpec spec;
   spec.set_label(std::string("validity ") + PairKindName(kind));
   v1::CompareJob* compare = spec.mutable_compare();
   if (kind == PairKind::kAaCopies || kind == PairKind::kSlowdownFiles) {
-    *compare->mutable_baseline() = ChainWorkload(m.file, kChainMethod, "chain.pt");
-    *compare->mutable_candidate() = kind == PairKind::kAaCopies
-                                        ? ChainWorkload(m.file, kChainMethod, "chain_copy.pt")
-                                        : ChainWorkload(m.file_plus_one, kChainMethod, "chain_plus_one.pt");
+    *compare->mutable_baseline() = FileWorkload(m, m.file, "chain.pt");
+    *compare->mutable_candidate() = kind == PairKind::kAaCopies ? FileWorkload(m, m.file, "chain_copy.pt")
+                                                                : FileWorkload(m, m.file_plus_one, "chain_plus_one.pt");
   } else if (kind == PairKind::kSmallAaCopies || kind == PairKind::kSmallSlowdown) {
     *compare->mutable_baseline() = ChainWorkload(m.chain, kChainMethod, "small.pt", kSmallBatch);
     *compare->mutable_candidate() = kind == PairKind::kSmallAaCopies
@@ -330,7 +374,7 @@ void WritePairsCsv(const std::string& path, const std::vector<CompareOutcome>& o
 
 int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
-  const Modules modules(flags.file_layers);
+  const Modules modules(flags);
   const CpuHogs hogs(flags.load);  // before the daemon's client threads: fork only a single thread
   BenchmarkDaemon daemon = StartBenchmarkDaemon("validity_benchmark", flags.daemon_path, std::chrono::hours(4));
   const std::vector<PairKind> order =
@@ -341,11 +385,12 @@ int main(int argc, char** argv) {
       "max_time_s %g and smallest_change %g (0: the daemon's defaults); "
       "%d tanh(Linear(256,256)) layers on %dx256, +1 layer for +5 %%; %d A/A copies + %d +1 layer files compares "
       "(%d layers against a copy, or against %d layers in another file); %d small A/A copies + %d small +5 %% "
-      "compares (%d layers on %dx256); %d bursty CPU hogs beside the daemon; check skipped, no diagnostics%s\n",
+      "compares (%d layers on %dx256); %d bursty CPU hogs beside the daemon; check skipped, no diagnostics%s%s\n",
       flags.pairs, flags.pairs, flags.rounds, torchscan::kDefaultRounds, flags.sequential_pairs, flags.min_run_time_s,
       torchscan::kDefaultMinRunTimeS, flags.threads, flags.max_time_s, flags.smallest_change, kLayers, kBatch,
       flags.file_pairs, flags.file_pairs, flags.file_layers, flags.file_layers + 1, flags.small_pairs,
       flags.small_pairs, kLayers, kSmallBatch, hogs.count(),
+      flags.packages ? "; the file pairs are AOTInductor packages (.pt2) of the chain" : "",
       flags.quick ? " (--quick: too few jobs for figures that mean much)" : "");
   std::fflush(stdout);  // before the progress lines on stderr
   std::vector<CompareOutcome> outcomes;

@@ -215,7 +215,9 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
 
   // All timing first, in the planned order (core/round_plan.h), before any diagnostic pass.
   const Rebuild rebuild = [&](bool is_candidate) -> absl::StatusOr<Workload> {
-    return workloads::BuildWorkload(is_candidate ? candidate_spec : baseline_spec);
+    workloads::WorkloadOptions again;
+    again.check_inputs = false;  // the first builds checked them
+    return workloads::BuildWorkload(is_candidate ? candidate_spec : baseline_spec, again);
   };
   absl::StatusOr<TimedPair> timed = TimeBoth(*baseline, *candidate, rebuild, o, timeline);
   if (!timed.ok()) return timed.status();

@@ -144,7 +144,8 @@ class WorkloadBuilder {
                  Summaries(ForwardInputShapes(inputs_, per_sample_, keep_batch_dim_)), resolved_.name);
     absl::Status fits =
         RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"), [&] {
-          if (model_.checked_forward) MakeCall(model_.checked_forward, inputs_, per_sample_, keep_batch_dim_)();
+          if (model_.checked_forward && options_.check_inputs)
+            MakeCall(model_.checked_forward, inputs_, per_sample_, keep_batch_dim_)();
           output_ = workload_.call();
         });
     if (fits.ok()) return fits;

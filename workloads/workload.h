@@ -29,6 +29,10 @@ struct WorkloadOptions {
   // fail the build naming them, and describe the output. false: no call at all (the RSS
   // child, whose scope counts every completed call); description "output" then says so.
   bool trial_call = true;
+  // true (default): the trial call first runs the model's checked forward, where it has one
+  // (an AOTInductor package's second load with input checks on). false: a rebuild of a spec
+  // already built and checked in this process (a compare's later build pairs), which skips it.
+  bool check_inputs = true;
 };
 
 struct Workload {
