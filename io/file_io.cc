@@ -21,6 +21,19 @@ absl::Status ErrnoStatus(const std::string& what, const std::string& path) {
 
 }  // namespace
 
+absl::Status WriteAll(int fd, absl::string_view bytes, const std::string& path) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("cannot write", path);
+    }
+    written += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status WriteFileAtomic(const std::string& path, const std::string& text, int mode) {
   const std::string temporary = path + ".tmp." + std::to_string(getpid());
   // A new file, never one planted at that name (a link would be followed): a leftover is
@@ -30,17 +43,10 @@ absl::Status WriteFileAtomic(const std::string& path, const std::string& text, i
   if (fd < 0 && errno == EEXIST && ::unlink(temporary.c_str()) == 0)
     fd = ::open(temporary.c_str(), kFlags, static_cast<mode_t>(mode));
   if (fd < 0) return ErrnoStatus("cannot create", temporary);
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      absl::Status s = ErrnoStatus("cannot write", temporary);
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      return s;
-    }
-    written += static_cast<size_t>(n);
+  if (absl::Status s = WriteAll(fd, text, temporary); !s.ok()) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    return s;
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     absl::Status s = ErrnoStatus("cannot flush", temporary);

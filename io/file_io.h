@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace torchscan {
 
@@ -22,6 +23,10 @@ namespace torchscan {
 // hold text (/proc and /sys files), pipes and devices are read until their end.
 inline constexpr int64_t kMaxReadFileBytes = int64_t{256} << 20;
 absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+// Writes all of `bytes` to the open descriptor `fd` (retrying short writes and EINTR); `path`
+// names it in the error (Internal / PermissionDenied ... "cannot write <path>: <errno text>").
+absl::Status WriteAll(int fd, absl::string_view bytes, const std::string& path);
 
 // Writes `text` to `path` atomically (temporary file beside it, fsync, rename): readers see
 // the old file or the new one, never half of one; on error the old file is kept and the

@@ -13,6 +13,11 @@ namespace torchscan::spec {
 // InvalidArgument "<field>: <what>": the shape of every refusal that names a field or a flag.
 absl::Status FieldError(absl::string_view field, absl::string_view what);
 
+// A path the worker will open, or a file's name shown in a report: at most PATH_MAX bytes
+// (kMaxPathBytes), as the kernel takes. OK, or FieldError "<field>: N bytes is longer than a
+// path can be (4096)".
+absl::Status CheckPathLength(absl::string_view field, absl::string_view path);
+
 // A thread count: 1..max, or also 0 (LibTorch's default) where `zero_allowed`. OK, or
 // FieldError "<field>: must be 1..<max>, got <n>" / "must be 0 (default) or 1..<max>, got <n>".
 absl::Status CheckThreadCount(absl::string_view field, int64_t threads, int64_t max, bool zero_allowed);

@@ -11,13 +11,6 @@
 namespace torchscan::spec {
 namespace {
 
-// A path the worker will open, or a name shown in a report: at most PATH_MAX bytes.
-absl::Status ValidatePathText(const std::string& field, const std::string& path) {
-  if (path.size() > kMaxPathBytes)
-    return FieldError(field, absl::StrCat(path.size(), " bytes is longer than a path can be (", kMaxPathBytes, ")"));
-  return absl::OkStatus();
-}
-
 // The message of a file format (`field` names it): a source, paths no longer than a path, bytes
 // not empty.
 template <typename Traits>
@@ -25,8 +18,8 @@ absl::Status ValidateFile(const std::string& field, const typename Traits::Spec&
   using Spec = typename Traits::Spec;
   if (spec.source_case() == Spec::SOURCE_NOT_SET)
     return FieldError(field, absl::StrCat("set path or ", Traits::kBytesField));
-  if (absl::Status s = ValidatePathText(field + ".path", spec.path()); !s.ok()) return s;
-  if (absl::Status s = ValidatePathText(field + ".source_name", spec.source_name()); !s.ok()) return s;
+  if (absl::Status s = CheckPathLength(field + ".path", spec.path()); !s.ok()) return s;
+  if (absl::Status s = CheckPathLength(field + ".source_name", spec.source_name()); !s.ok()) return s;
   if (spec.source_case() != Spec::kPath && Traits::Bytes(spec).empty())
     return FieldError(absl::StrCat(field, ".", Traits::kBytesField),
                       absl::StrCat("is empty; send the bytes of ", Traits::kSaved));

@@ -25,13 +25,6 @@ namespace fs = std::filesystem;
 
 absl::Status Invalid(const std::string& field, const std::string& what) { return FieldError(field, what); }
 
-// A path the worker will open: at most PATH_MAX bytes, as the kernel takes.
-absl::Status ValidatePath(const std::string& field, const std::string& path) {
-  if (path.size() > kMaxPathBytes)
-    return Invalid(field, absl::StrCat(path.size(), " bytes is longer than a path can be (", kMaxPathBytes, ")"));
-  return absl::OkStatus();
-}
-
 // A path on the daemon's machine that a sandboxed job opens must lie in a shared path: it sees
 // nothing else there.
 absl::Status CheckShared(const std::string& field, const std::string& path, const JobSpecLimits& limits) {
@@ -199,8 +192,8 @@ absl::Status ValidateWorkloadFields(const std::string& field, const v1::Workload
       return Invalid(input, "set generated, tensor_file or tensor_bytes");
     if (in.has_generated())
       if (absl::Status s = ValidateGenerated(input + ".generated", in.generated()); !s.ok()) return s;
-    if (absl::Status s = ValidatePath(input + ".tensor_file", in.tensor_file()); !s.ok()) return s;
-    if (absl::Status s = ValidatePath(input + ".source_name", in.source_name()); !s.ok()) return s;
+    if (absl::Status s = CheckPathLength(input + ".tensor_file", in.tensor_file()); !s.ok()) return s;
+    if (absl::Status s = CheckPathLength(input + ".source_name", in.source_name()); !s.ok()) return s;
     if (in.source_case() == v1::InputSpec::kTensorBytes && in.tensor_bytes().empty())
       return Invalid(input + ".tensor_bytes", "is empty; send the bytes of a tensor file saved with torch.save");
   }

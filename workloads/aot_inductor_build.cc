@@ -98,14 +98,16 @@ c10::IValue Unflatten(const TreeSpec& spec, const std::vector<at::Tensor>& flat,
   return c10::IValue();
 }
 
-// The package's bytes and the record of where they came from.
-absl::StatusOr<std::pair<std::string, FileRecord>> ReadPackage(const AotInductorSpec& aoti) {
-  const bool uploaded = aoti.source_case() == AotInductorSpec::kPackageBytes;
-  if (uploaded) return std::make_pair(aoti.package_bytes(), RecordFile(aoti.package_bytes(), aoti.source_name(), true));
-  absl::StatusOr<std::string> read = ReadWorkerFile(aoti.path(), absl::StrCat(kField, ".path"));
-  if (!read.ok()) return read.status();
-  FileRecord record = RecordFile(*read, aoti.path(), false);
-  return std::make_pair(*std::move(read), std::move(record));
+// The package's bytes (the job's own, or read here into `*read`) and the record of where they
+// came from; an upload is not copied (a package is tens of MB, built again each build pair).
+absl::StatusOr<std::pair<absl::string_view, FileRecord>> ReadPackage(const AotInductorSpec& aoti, std::string* read) {
+  if (aoti.source_case() == AotInductorSpec::kPackageBytes)
+    return std::make_pair(absl::string_view(aoti.package_bytes()),
+                          RecordFile(aoti.package_bytes(), aoti.source_name(), true));
+  absl::StatusOr<std::string> contents = ReadWorkerFile(aoti.path(), absl::StrCat(kField, ".path"));
+  if (!contents.ok()) return contents.status();
+  *read = *std::move(contents);
+  return std::make_pair(absl::string_view(*read), RecordFile(*read, aoti.path(), false));
 }
 
 std::string Where(const AotInductorSpec& aoti) {
@@ -194,7 +196,8 @@ Forward CheckedForward(LoadPackage load, std::shared_ptr<PrivateFile> file) {
 
 absl::StatusOr<BuiltModel> BuildAotInductor(const WorkloadSpec& spec, const c10::Device& device) {
   const AotInductorSpec& aoti = spec.model().aot_inductor();
-  absl::StatusOr<std::pair<std::string, FileRecord>> package = ReadPackage(aoti);
+  std::string read;
+  absl::StatusOr<std::pair<absl::string_view, FileRecord>> package = ReadPackage(aoti, &read);
   if (!package.ok()) return package.status();
   absl::StatusOr<std::shared_ptr<PrivateFile>> file = PrivateFile::Write(package->first, ".pt2");
   if (!file.ok()) return absl::Status(file.status().code(), absl::StrCat(kField, ": ", file.status().message()));

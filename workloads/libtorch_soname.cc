@@ -34,7 +34,7 @@ absl::Status Provide(const c10::Device& device) {
     return Open(cuda.substr(0, cuda.size() - std::string("libtorch_cuda.so").size()) + "libtorch.so", "libtorch.so");
   }
   absl::StatusOr<std::unique_ptr<PrivateFile>> file =
-      PrivateFile::Write(std::string(reinterpret_cast<const char*>(kShim), sizeof(kShim)), ".so");
+      PrivateFile::Write(absl::string_view(reinterpret_cast<const char*>(kShim), sizeof(kShim)), ".so");
   if (!file.ok()) return file.status();
   return Open((*file)->path(), "an empty library named libtorch.so");  // mapped: the file may go
 }

@@ -8,10 +8,11 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "io/file_io.h"
 
 namespace torchscan::workloads {
 
-absl::StatusOr<std::unique_ptr<PrivateFile>> PrivateFile::Write(const std::string& bytes, const std::string& suffix) {
+absl::StatusOr<std::unique_ptr<PrivateFile>> PrivateFile::Write(absl::string_view bytes, const std::string& suffix) {
   const char* tmp = std::getenv("TMPDIR");
   const std::string folder = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
   std::string path = absl::StrCat(folder, "/torchscan-XXXXXX", suffix);
@@ -20,17 +21,9 @@ absl::StatusOr<std::unique_ptr<PrivateFile>> PrivateFile::Write(const std::strin
     return absl::FailedPreconditionError(
         absl::StrCat("could not make a private file in ", folder, ": ", std::strerror(errno)));
   auto file = std::unique_ptr<PrivateFile>(new PrivateFile(path));
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string error = n < 0 ? std::strerror(errno) : "nothing written";
-      ::close(fd);
-      return absl::FailedPreconditionError(
-          absl::StrCat("could not write ", bytes.size(), " bytes to ", path, ": ", error));
-    }
-    written += static_cast<size_t>(n);
+  if (absl::Status s = WriteAll(fd, bytes, path); !s.ok()) {
+    ::close(fd);
+    return absl::FailedPreconditionError(s.message());
   }
   ::close(fd);
   return file;

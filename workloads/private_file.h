@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace torchscan::workloads {
 
@@ -14,7 +15,7 @@ class PrivateFile {
  public:
   // Writes `bytes` to a new file named torchscan-XXXXXX<suffix>. FailedPrecondition naming the
   // folder and errno when it cannot be made or written (a full or read-only /tmp).
-  static absl::StatusOr<std::unique_ptr<PrivateFile>> Write(const std::string& bytes, const std::string& suffix);
+  static absl::StatusOr<std::unique_ptr<PrivateFile>> Write(absl::string_view bytes, const std::string& suffix);
   ~PrivateFile();
   PrivateFile(const PrivateFile&) = delete;
   PrivateFile& operator=(const PrivateFile&) = delete;
