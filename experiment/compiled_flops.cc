@@ -1,7 +1,11 @@
 #include "experiment/compiled_flops.h"
 
+#include <set>
+#include <string>
+
 #include <google/protobuf/util/message_differencer.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace torchscan::experiment {
@@ -41,12 +45,30 @@ std::string ModelOf(const v1::BenchmarkReport& report) {
 
 }  // namespace
 
-void MarkOpaqueFlops(const std::string& why, v1::OperatorProfile* profile) {
+void MarkOpaqueFlops(const std::string& why, const std::string& without_markers, v1::OperatorProfile* profile) {
   if (why.empty()) return;
+  std::set<std::string> markers;
+  for (const v1::OperatorStat& op : profile->operators())
+    if (!absl::StrContains(op.name(), "::")) markers.insert(op.name());
   v1::MetricResult* flops = profile->mutable_flops_per_call();
   flops->set_complete(false);
-  flops->add_diagnostics(absl::StrCat("a lower bound: ", why));
-  profile->set_note(profile->note().empty() ? why : absl::StrCat(profile->note(), "; ", why));
+  // The observers list each operator without formula ("NAME: no FLOP formula (...)"); a marker's
+  // line would repeat, kernel by kernel, what the one below says.
+  google::protobuf::RepeatedPtrField<std::string> kept;
+  for (const std::string& line : flops->diagnostics())
+    if (!markers.count(line.substr(0, line.find(": no FLOP formula")))) *kept.Add() = line;
+  flops->mutable_diagnostics()->Swap(&kept);
+  std::string said = why;
+  if (markers.empty()) {
+    if (!without_markers.empty()) absl::StrAppend(&said, "; ", without_markers);
+  } else {
+    const std::string count = absl::StrCat(markers.size(), markers.size() == 1 ? " kernel marker" : " kernel markers");
+    absl::StrAppend(&said, "; the profile shows the compiled code's ", count,
+                    " (operators named without a namespace, e.g. ", *markers.begin(),
+                    ") with their calls and time, not their FLOPs");
+  }
+  flops->add_diagnostics(absl::StrCat("a lower bound: ", said));
+  profile->set_note(profile->note().empty() ? said : absl::StrCat(profile->note(), "; ", said));
 }
 
 bool CarryFlops(const v1::OutputCheck& check, bool before_opaque, bool after_opaque, v1::BenchmarkReport* before,

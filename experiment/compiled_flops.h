@@ -13,8 +13,12 @@
 namespace torchscan::experiment {
 
 // `why` ("" : nothing to do) as the profile's flops_per_call diagnostic, complete = false, and
-// the same in the profile's note.
-void MarkOpaqueFlops(const std::string& why, v1::OperatorProfile* profile);
+// the same in the profile's note. Kernel markers, the profile's operators named without a
+// namespace ("graph_0_cpp_fused_tanh_0", "aoti_torch_cpu_addmm_out": what a package compiled
+// with cpp.enable_kernel_profile records around each kernel; every dispatcher operator has one,
+// "aten::addmm"), are named in the note as such, with their count, and their per-operator
+// "no FLOP formula" diagnostics fold into one; with none, `without_markers` is added to the note.
+void MarkOpaqueFlops(const std::string& why, const std::string& without_markers, v1::OperatorProfile* profile);
 
 // After the output check of a comparison: when it passed (the two sides computed the same
 // outputs from the same inputs) and exactly one side's FLOP count is an opaque lower bound

@@ -87,7 +87,7 @@ absl::Status AddDiagnostics(const Workload& w, const ExperimentOptions& o, Phase
         passes::ProfileWorkload(w.call, o.profile_calls, w.graph_compute ? &*w.graph_compute : nullptr);
     if (!profile.ok()) return Prefixed(report->name() + ": profile: ", profile.status());
     *report->mutable_profile() = *std::move(profile);
-    MarkOpaqueFlops(w.opaque_compute, report->mutable_profile());
+    MarkOpaqueFlops(w.opaque_compute.why, w.opaque_compute.without_markers, report->mutable_profile());
     *report->add_totals() = AchievedFlops(*report);
   }
   const Phase phase(o, timeline, "memory " + report->name());
@@ -237,7 +237,7 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   absl::StatusOr<v1::OutputCheck> check = CheckOutputs(*baseline, *candidate, script_check->get(), o, timeline);
   if (!check.ok()) return check.status();
   if (!o.skip_diagnostics)
-    CarryFlops(*check, !baseline->opaque_compute.empty(), !candidate->opaque_compute.empty(), &before, &after);
+    CarryFlops(*check, !baseline->opaque_compute.why.empty(), !candidate->opaque_compute.why.empty(), &before, &after);
   v1::Comparison comparison = CompareReports(before, after, *check);
   *comparison.mutable_timeline() = timeline.Snapshot();
   *comparison.mutable_round_plan() = timed->round_plan;

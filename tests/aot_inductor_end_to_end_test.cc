@@ -4,6 +4,7 @@
 // namespaces: the package is unpacked and dlopened inside the job's private /tmp). Asserted
 // what load cannot change: exit codes, the output check, the file's SHA-256 and description,
 // and the refusals with their reasons.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,30 @@ TEST_F(AotInductor, APackageIsMeasuredAndNamedByItsFileAndSha256) {
   EXPECT_NE(flops.diagnostics(flops.diagnostics_size() - 1).find("run outside the operator dispatcher"),
             std::string::npos)
       << flops.DebugString();
+  // Without kernel markers the matrix product is not in the profile at all, and the note says
+  // how to see it.
+  for (const v1::OperatorStat& op : report->profile().operators()) EXPECT_NE(op.name(), "aoti_torch_cpu_addmm_out");
+  EXPECT_NE(report->profile().note().find("cpp.enable_kernel_profile"), std::string::npos) << report->profile().note();
+}
+
+// A package compiled with kernel markers: its compiled kernel and its call into LibTorch's
+// matrix product show in the profile by name, named as markers, their FLOPs still uncounted.
+TEST_F(AotInductor, KernelMarkersShowTheCompiledKernelsInTheProfile) {
+  const std::string out = TempDir("markers_out");
+  const CommandResult r = Daemon().Client(
+      With({"measure", "--torchscript", File("linear_markers.pt2"), "--input", "8x64", "--output", out}, kMeasure));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::set<std::string> names;
+  for (const v1::OperatorStat& op : report->profile().operators()) names.insert(op.name());
+  EXPECT_TRUE(names.count("aoti_torch_cpu_addmm_out")) << report->profile().DebugString();
+  const v1::MetricResult& flops = report->profile().flops_per_call();
+  EXPECT_FALSE(flops.complete());
+  EXPECT_NE(flops.diagnostics(flops.diagnostics_size() - 1).find("kernel marker"), std::string::npos)
+      << flops.DebugString();
+  for (const std::string& line : flops.diagnostics())
+    EXPECT_EQ(line.find("aoti_torch_cpu_addmm_out: no FLOP"), std::string::npos);
 }
 
 // Compiled against uncompiled, and compiled against compiled: the output check passes for a

@@ -19,6 +19,14 @@ namespace torchscan::workloads {
 // One forward of the model on its inputs, one tensor per argument.
 using Forward = std::function<c10::IValue(const std::vector<at::Tensor>&)>;
 
+// Why the operator profile cannot see all of a model's compute (`why`, "" when it can), and what
+// to say when the profile holds no kernel markers (named without a namespace, as a package
+// compiled with markers records its kernels; experiment/compiled_flops.h).
+struct OpaqueCompute {
+  std::string why;
+  std::string without_markers;
+};
+
 struct BuiltModel {
   Forward forward;
   // A forward that also checks what a compiled model does not check on each call (an
@@ -30,8 +38,8 @@ struct BuiltModel {
   std::string name;              // a built-in's (spec/builtin_models.h), "torchscript" or "aot_inductor"
   std::string revision;          // the description's model_revision
   bool needs_batch_dim = false;  // per_sample must keep dim 0 (a built-in's keeps_batch_dim)
-  // Why the operator profile cannot see all of the model's compute; "" when it can.
-  std::string opaque_compute;
+  // Why the operator profile cannot see all of the model's compute (empty when it can).
+  OpaqueCompute opaque_compute;
   // TorchScript: scans the method's graph given one forward's input shapes (graph_scan.h).
   std::function<GraphCompute(const std::vector<std::vector<int64_t>>&, int64_t forwards_per_call)> scan_graph;
 };

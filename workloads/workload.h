@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "proto/report.pb.h"
 #include "proto/workload.pb.h"
+#include "workloads/built_model.h"
 #include "workloads/graph_compute.h"
 
 namespace torchscan::workloads {
@@ -75,9 +76,9 @@ struct Workload {
   // forwards_per_call (per_sample: the samples), for ProfileWorkload to count what its observers
   // cannot see (graph_compute.h, graph_scan.h). nullopt for the built-ins (C++ frontend, no graph).
   std::optional<GraphCompute> graph_compute;
-  // Why the operator profile cannot see all of this workload's compute ("" when it can): an
+  // Why the operator profile cannot see all of this workload's compute (empty when it can): an
   // AOTInductor package's compiled kernels run outside the dispatcher (BuiltModel.opaque_compute).
-  std::string opaque_compute;
+  OpaqueCompute opaque_compute;
 };
 
 // Builds the workload: validates the spec (spec/job_spec.h ValidateWorkloadFields), runs torch::manual_seed(spec.seed),

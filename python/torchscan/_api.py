@@ -161,8 +161,9 @@ def measure(model: Model, inputs: Inputs = None, *, min_run_time: Optional[float
 def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs = None, *,
             rtol: Optional[float] = None, atol: Optional[float] = None, check_dtype: Optional[str] = None,
             allow_non_finite: bool = False, check_module: Optional[Model] = None, no_check: bool = False,
-            candidate_transform: Union[str, Sequence[str], None] = None, reverse: bool = False,
-            rounds: Optional[int] = None, smallest_change: Optional[float] = None, max_time: Optional[float] = None,
+            candidate_transform: Union[str, Sequence[str], None] = None, dynamic_shapes: Any = None,
+            inductor_configs: Optional[dict] = None, reverse: bool = False, rounds: Optional[int] = None,
+            smallest_change: Optional[float] = None, max_time: Optional[float] = None,
             max_other_cpu_share: Optional[float] = None, fixed_length: bool = False, min_run_time: Optional[float] = None, min_blocks: Optional[int] = None,
             threads: Optional[int] = None, rss: bool = False, profile_calls: Optional[int] = None,
             skip_diagnostics: bool = False, instructions: bool = False, label: str = "", revision: str = "",
@@ -178,8 +179,13 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
     bfloat16, float16, per_sample (the CLI's --candidate-* variants); or "aot_inductor" alone:
     the baseline nn.Module exported on the inputs (torch.export.export, static shapes) and
     compiled here (torch._inductor.aoti_compile_and_package; the time it took is in r.how, never
-    in the timing), against its uncompiled TorchScript form. A model may also be a .pt2 package
-    path or a torch.export.ExportedProgram (compiled here).
+    in the timing), against its uncompiled TorchScript form. dynamic_shapes= is passed to
+    torch.export.export as it is (e.g. {"x": {0: torch.export.Dim("batch")}}): the package then
+    takes those dimensions at any size its guards allow; without it the package takes the
+    inputs' shapes only, and another shape is refused with the shapes named. inductor_configs= is
+    passed to aoti_compile_and_package: {"cpp.enable_kernel_profile": True} marks each compiled
+    kernel, and the operator profile then shows them by name with their time. A model may also be
+    a .pt2 package path or a torch.export.ExportedProgram (compiled here).
     instructions=True adds callgrind instruction counts and their function-level diff
     (`r.instructions`), beside the label, as the CLI's --instructions. node="NAME": on a
     Slurm front daemon, the node that runs both sides (the CLI's --node). max_other_cpu_share:
@@ -190,6 +196,12 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
         raise TypeError(f"compare() got unexpected keyword arguments: {', '.join(sorted(connection))}")
     spec = service_pb2.JobSpec(label=label, revision=revision, node=node)
     c = spec.compare
+    transforms = [candidate_transform] if isinstance(candidate_transform, str) else list(candidate_transform or [])
+    for name, given, to in (("dynamic_shapes", dynamic_shapes, "torch.export.export"),
+                            ("inductor_configs", inductor_configs, "aoti_compile_and_package")):
+        if given is not None and (candidate is not None or "aot_inductor" not in transforms):
+            raise TorchScanError(f"{name}: applies to candidate_transform=\"aot_inductor\" only (it is passed to "
+                                 f"{to}); compile a candidate yourself and pass it as candidate=", 2)
     base, base_how = _workload.workload_spec(baseline, inputs, "baseline")
     c.baseline.CopyFrom(base)
     how = {"baseline": base_how}
@@ -202,7 +214,7 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
             )
         c.candidate.CopyFrom(base)
         how["candidate"] = base_how
-        names = [candidate_transform] if isinstance(candidate_transform, str) else list(candidate_transform)
+        names = transforms
         if "aot_inductor" in names:
             # Compiled against uncompiled: the same module, exported and compiled here (the
             # compile time is `how`'s, never the timing's), against its TorchScript form.
@@ -213,7 +225,8 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
                     "RecursiveScriptModule", "ScriptModule", "ExportedProgram"):
                 raise TorchScanError("candidate_transform: aot_inductor exports the baseline with torch.export, "
                                      "which takes an nn.Module (not a file, a ScriptModule or an ExportedProgram)", 2)
-            package, how["candidate"] = _workload.export_and_compile(baseline, inputs, "candidate")
+            package, how["candidate"] = _workload.export_and_compile(baseline, inputs, "candidate", dynamic_shapes,
+                                                                      inductor_configs)
             c.candidate.model.Clear()
             c.candidate.model.aot_inductor.package_bytes = package
             c.candidate.model.aot_inductor.source_name = "python: the baseline, exported and compiled"

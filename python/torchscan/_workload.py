@@ -88,9 +88,10 @@ def _saved_kind(data):
     return "data"
 
 
-def compile_package(program, side):
+def compile_package(program, side, inductor_configs=None):
     """(package bytes, seconds): `program` (a torch.export.ExportedProgram) compiled with
-    torch._inductor.aoti_compile_and_package on this machine, timed apart from any benchmark."""
+    torch._inductor.aoti_compile_and_package (given `inductor_configs`) on this machine, timed
+    apart from any benchmark."""
     import tempfile
     import time
 
@@ -100,7 +101,7 @@ def compile_package(program, side):
     with tempfile.TemporaryDirectory(prefix="torchscan-aoti-") as folder:
         path = os.path.join(folder, "model.pt2")
         try:
-            torch._inductor.aoti_compile_and_package(program, package_path=path)
+            torch._inductor.aoti_compile_and_package(program, package_path=path, inductor_configs=inductor_configs)
         except Exception as e:  # Inductor raises many kinds (a missing compiler among them)
             raise TorchScanError(
                 f"{side}: torch._inductor.aoti_compile_and_package failed ({_first_line(e)}); it needs a C++ "
@@ -110,9 +111,10 @@ def compile_package(program, side):
     return data, time.perf_counter() - began
 
 
-def export_and_compile(model, inputs, side):
+def export_and_compile(model, inputs, side, dynamic_shapes=None, inductor_configs=None):
     """(package bytes, how): `model` (an nn.Module, in eval mode for the export) exported with
-    torch.export.export on the inputs (static shapes) and compiled here."""
+    torch.export.export on the inputs (static shapes, or `dynamic_shapes` as torch.export takes
+    them) and compiled here (with `inductor_configs`)."""
     import torch
 
     example = _example_inputs(inputs)
@@ -121,14 +123,16 @@ def export_and_compile(model, inputs, side):
     was_training = model.training
     model.eval()
     try:
-        program = torch.export.export(model, example)
+        program = torch.export.export(model, example, dynamic_shapes=dynamic_shapes)
     except Exception as e:  # export raises many kinds
-        raise TorchScanError(f"{side}: torch.export.export failed ({_first_line(e)})", EXIT_BAD_INPUT) from None
+        field = "dynamic_shapes" if dynamic_shapes is not None else side
+        raise TorchScanError(f"{field}: torch.export.export failed ({_first_line(e)})", EXIT_BAD_INPUT) from None
     finally:
         model.train(was_training)
-    data, seconds = compile_package(program, side)
-    return data, (f"compiled (torch.export.export on the inputs, then aoti_compile_and_package: {seconds:.1f} s "
-                  "on this machine, not timed)")
+    data, seconds = compile_package(program, side, inductor_configs)
+    shapes = "static shapes" if dynamic_shapes is None else "the dynamic_shapes given"
+    return data, (f"compiled (torch.export.export on the inputs, {shapes}, then aoti_compile_and_package: "
+                  f"{seconds:.1f} s on this machine, not timed)")
 
 
 def _check_loads_back(data, side):

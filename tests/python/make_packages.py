@@ -6,6 +6,7 @@ Needs the project environment's torch (scripts/setup.sh), g++ and OpenMP (Induct
 Writes into OUT_DIR, each model with torch.manual_seed(0) weights in eval mode:
   linear.pt2 / linear.pt      Linear(64, 32) on 8x64
   linear_other.pt2            the same shape, other weights (an output check fails)
+  linear_markers.pt2          linear compiled with cpp.enable_kernel_profile (kernel markers)
   cnn.pt2 / cnn.pt            Conv2d(3, 8, 3, p1), ReLU, flatten, Linear(8*8*8, 10) on 2x3x8x8
   two_inputs.pt2 / .pt        forward(x 4x16, y 4x16) -> {"sum": fc(x) + y, "scaled": x * 2}
   exported.pt2                linear exported with torch.export.save, never compiled
@@ -49,9 +50,9 @@ class TwoInputs(torch.nn.Module):
         return {"sum": self.fc(x) + y, "scaled": x * 2}
 
 
-def package(model, args, path):
+def package(model, args, path, configs=None):
     program = torch.export.export(model, args)
-    torch._inductor.aoti_compile_and_package(program, package_path=path)
+    torch._inductor.aoti_compile_and_package(program, package_path=path, inductor_configs=configs)
     return program
 
 
@@ -66,6 +67,7 @@ def main(out):
     linear = Linear().eval()
     x = torch.randn(8, 64)
     both(linear, (x,), out, "linear")
+    package(linear, (x,), os.path.join(out, "linear_markers.pt2"), {"cpp.enable_kernel_profile": True})
     torch.manual_seed(1)
     package(Linear().eval(), (x,), os.path.join(out, "linear_other.pt2"))
     torch.manual_seed(0)

@@ -127,6 +127,29 @@ class PythonClientTest(unittest.TestCase):
                               **FAST)
         self.assertIn("aot_inductor compiles the model as it is", str(refused.exception))
 
+    def test_dynamic_shapes_and_inductor_configs_pass_through_to_the_compiler(self):
+        model = SmallNet().eval()
+        x = torch.randn(2, 3, 8, 8)
+        batch = torch.export.Dim("batch", min=1, max=64)
+        r = torchscan.compare(model, inputs=(x,), candidate_transform="aot_inductor", dynamic_shapes=({0: batch},),
+                              inductor_configs={"cpp.enable_kernel_profile": True}, rtol=1e-4, atol=1e-5, **FAST)
+        self.assertEqual(r.check, "passed", r.message.output_check.message)
+        self.assertIn("the dynamic_shapes given", r.how["candidate"])
+        # inductor_configs reached the compiler: the package's kernels carry markers the profile shows.
+        self.assertIn("kernel marker", r.message.after.profile.note)
+        # The package made that way takes another batch; one made without takes only the inputs' shapes.
+        from torchscan import _workload
+        package, _ = _workload.export_and_compile(model, (x,), "candidate", ({0: batch},))
+        path = os.path.join(self.folder, "dynamic.pt2")
+        with open(path, "wb") as f:
+            f.write(package)
+        m = torchscan.measure(path, inputs=(torch.randn(5, 3, 8, 8),), **FAST_MEASURE)
+        self.assertGreater(m.median_s, 0)
+        with self.assertRaises(torchscan.TorchScanError) as refused:
+            torchscan.compare(model, inputs=(x,), candidate_transform="freeze", dynamic_shapes=({0: batch},),
+                              no_check=True, **FAST)
+        self.assertIn("dynamic_shapes: applies to candidate_transform=\"aot_inductor\" only", str(refused.exception))
+
     def test_instruction_counts_gate_a_change_that_does_more_work(self):
         class Tanh(torch.nn.Module):
             def __init__(self, times):
