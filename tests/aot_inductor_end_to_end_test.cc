@@ -4,12 +4,14 @@
 // namespaces: the package is unpacked and dlopened inside the job's private /tmp). Asserted
 // what load cannot change: exit codes, the output check, the file's SHA-256 and description,
 // and the refusals with their reasons.
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "io/proto_json.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
 #include "tests/access_fixtures.h"
@@ -176,6 +178,41 @@ TEST_F(AotInductor, WhatIsNoRunnablePackageIsRefusedNamingTheFileAndTheFix) {
       Daemon().Client(With({"measure", "--torchscript", File("linear.pt2"), "--input", "16x64"}, kMeasure));
   EXPECT_EQ(shape.exit_code, 3) << shape.err;
   EXPECT_NE(shape.err.find("unmatched dim value at 0, expected: 8, but got: 16"), std::string::npos) << shape.err;
+}
+
+// A package goes where any model goes: a calibration's A/A pairs (each pair a fresh worker that
+// builds the package twice), and a benchmark's history with a comparison of two revisions.
+TEST_F(AotInductor, CalibrateAndHistoryTakeAPackage) {
+  const std::string cal_out = TempDir("calibrate_out");
+  const CommandResult cal =
+      Daemon().Client(With({"calibrate", "--torchscript", File("linear.pt2"), "--input", "8x64", "--pairs", "2",
+                            "--rounds", "3", "--min-run-time", "0.01", "--output", cal_out},
+                           {}));
+  ASSERT_EQ(cal.exit_code, 0) << cal.err;
+  v1::Calibration calibration;
+  ASSERT_TRUE(LoadJsonStrict(cal_out + "/calibration.json", &calibration).ok());
+  EXPECT_EQ(calibration.pairs_size(), 2);
+  EXPECT_EQ(calibration.noise_floor().workload().rfind("linear.pt2 (", 0), 0u)
+      << calibration.noise_floor().ShortDebugString();
+
+  for (const std::string revision : {"r1", "r2"}) {
+    const CommandResult r =
+        Daemon().Client(With({"measure", "--torchscript", File("linear.pt2"), "--input", "8x64", "--label",
+                              "package-bench", "--revision", revision, "--output", TempDir("history_" + revision)},
+                             kMeasure));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const CommandResult listed = Daemon().Client(With({"--json", "history", "package-bench", "--table-only"}, {}));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  v1::HistoryResponse history;
+  ASSERT_TRUE(ParseJsonStrict(listed.out, "history --json", &history).ok()) << listed.out;
+  ASSERT_EQ(history.jobs_size(), 2);
+  for (const v1::Job& job : history.jobs()) EXPECT_GT(job.summary().latency().median_s(), 0);
+  const std::string against = TempDir("history_against");
+  const CommandResult compared =
+      Daemon().Client(With({"history", "package-bench", "--against", "r1", "--output", against}, {}));
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_TRUE(std::filesystem::exists(against + "/comparison.json")) << compared.err;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@ Usage: check_slurm_front.py [--xml FILE]   (run by bazel test, from the runfiles
 
   - measure and compare through the front: each job one Slurm job on the node, the report
     names the node, `jobs show` names the Slurm job and node
+  - an AOTInductor package (.pt2) measured on the node
   - calibrate --node all (one job per node, each targeting its node): `info` shows that node's noise floor; the next report carries it;
     `history LABEL` lists the node's jobs
   - jobs watch follows a running job's phases; jobs cancel is scancel (Slurm says CANCELLED)
@@ -112,6 +113,29 @@ def check_compare(front, out):
         return f"the two runs ran on {hosts}, not both on {front.slurm.node}"
     if len(slurm_jobs(front.slurm, "torchscan-" + front.newest_id())) != 1:
         return "the compare was not one Slurm job"
+    return None
+
+
+def check_package(front, out):
+    """An AOTInductor package (issue 42), compiled here by the project environment's torch,
+    measured on the node: uploaded with the job, unpacked in the node job's /tmp."""
+    python = os.path.join(os.environ.get("TORCHSCAN_VENV", "/opt/torchscan/venv"), "bin", "python")
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, "linear.pt2")
+    compile_one = ("import sys, torch; m = torch.nn.Linear(64, 32).eval(); torch._inductor.aoti_compile_and_package("
+                   "torch.export.export(m, (torch.randn(8, 64),)), package_path=sys.argv[1])")
+    made = subprocess.run([python, "-c", compile_one, path], capture_output=True, text=True, timeout=600)
+    if made.returncode != 0:
+        return f"compiling a package with {python}: {made.stderr[-800:]}"
+    run = front.client("measure", "--torchscript", path, "--input", "8x64", "--min-run-time", "0.05", "--output",
+                       os.path.join(out, "result"))
+    if run.returncode != 0:
+        return f"exit {run.returncode}: {run.stderr[-800:]}"
+    report = json.load(open(os.path.join(out, "result", "report.json")))
+    if report["workload"].get("model") != "aot_inductor":
+        return f"the report's workload is {report['workload']}, not the package"
+    if report["environment"]["hostname"].split(".")[0] != front.slurm.node:
+        return f"the report names {report['environment']['hostname']}, not node {front.slurm.node}"
     return None
 
 
@@ -254,6 +278,7 @@ def main(argv):
         for name, fn in [
             ("measure through Slurm names its node", check_measure),
             ("compare runs both sides in one Slurm job on one node", check_compare),
+            ("an AOTInductor package runs on the node", check_package),
             ("calibrate --node all gives each node its noise floor (info, reports, history)", check_calibrate),
             ("jobs watch follows a running job; jobs cancel is scancel", check_watch_and_cancel),
             ("kill -9 of the front mid-job loses nothing and runs nothing twice", check_kill_front),
