@@ -11,7 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include "io/file_io.h"
 #include "io/proto_json.h"
+#include "io/zip_names.h"
 #include "proto/service.pb.h"
 #include "report/report_json.h"
 #include "tests/access_fixtures.h"
@@ -50,11 +52,11 @@ TestDaemon* AotInductor::daemon_ = nullptr;
 const std::vector<std::string> kMeasure = {"--min-run-time", "0.02"};
 const std::vector<std::string> kShort = {"--min-run-time", "0.02", "--max-time", "8"};
 
-TEST_F(AotInductor, APackageIsMeasuredAndNamedByItsFileAndSha256) {
+TEST_F(AotInductor, APackageIsMeasuredWithItsMemoryAndNamedByItsFileAndSha256) {
   const std::string out = TempDir("measure_out");
   const CommandResult r =
       Daemon().Client(With({"measure", "--torchscript", File("linear.pt2"), "--input", "8x64", "--output", out},
-                           {"--min-run-time", "0.02"}));
+                           {"--min-run-time", "0.02", "--rss"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<v1::BenchmarkReport> report = report::LoadReport(out + "/report.json");
   ASSERT_TRUE(report.ok()) << report.status();
@@ -68,6 +70,11 @@ TEST_F(AotInductor, APackageIsMeasuredAndNamedByItsFileAndSha256) {
   ASSERT_EQ(sum.exit_code, 0);
   EXPECT_EQ(w.at("model_revision"), "sha256:" + sum.out.substr(0, 64));
   EXPECT_EQ(w.at("model_source").rfind(File("linear.pt2") + " (uploaded, ", 0), 0u) << w.at("model_source");
+  // Peak RSS in a fresh child (which builds the package again) and tensor memory, as for any model.
+  std::set<std::string> memory;
+  for (const v1::MetricResult& total : report->totals())
+    if (total.has_value() && total.value() > 0) memory.insert(total.name());
+  EXPECT_TRUE(memory.count("peak_rss_bytes") && memory.count("tensor_peak_bytes")) << report->DebugString();
   // Its kernels are out of the profiler's sight: the FLOPs it saw are a lower bound, said so.
   const v1::MetricResult& flops = report->profile().flops_per_call();
   EXPECT_FALSE(flops.complete());
@@ -178,6 +185,40 @@ TEST_F(AotInductor, WhatIsNoRunnablePackageIsRefusedNamingTheFileAndTheFix) {
       Daemon().Client(With({"measure", "--torchscript", File("linear.pt2"), "--input", "16x64"}, kMeasure));
   EXPECT_EQ(shape.exit_code, 3) << shape.err;
   EXPECT_NE(shape.err.find("unmatched dim value at 0, expected: 8, but got: 16"), std::string::npos) << shape.err;
+}
+
+// The folders named as mkdtemp names them in /tmp that hold `entry`.
+std::set<std::string> TmpFoldersHolding(const std::string& entry) {
+  std::set<std::string> found;
+  for (const auto& it : std::filesystem::directory_iterator("/tmp")) {
+    std::error_code error;
+    if (it.path().filename().string().size() == 6 && std::filesystem::exists(it.path() / entry, error))
+      found.insert(it.path().string());
+  }
+  return found;
+}
+
+// Without a sandbox the worker's /tmp is the host's: LibTorch's loader unpacks there and, when
+// its library does not load, leaves the folder (workloads/unpacked_folders.h); the worker
+// removes it.
+TEST_F(AotInductor, WithoutASandboxAFailedLoadLeavesNothingInTmp) {
+  absl::StatusOr<std::string> bytes = ReadFile(File("bad_library.pt2"));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<std::vector<std::string>> names = ZipEntryNames(*bytes);
+  ASSERT_TRUE(names.ok()) << names.status();
+  std::string library;
+  for (const std::string& name : *names)
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0) library = name;
+  ASSERT_FALSE(library.empty());
+  const std::set<std::string> before = TmpFoldersHolding(library);
+
+  const Placement open = OpenPlacement("aot-inductor-open");
+  TestDaemon daemon(open.state_dir, With(open.flags, {"--sandbox", "off"}));
+  const CommandResult r =
+      daemon.Client(With({"measure", "--torchscript", File("bad_library.pt2"), "--input", "8x64"}, kMeasure));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("dlopen"), std::string::npos) << r.err;
+  EXPECT_EQ(TmpFoldersHolding(library), before);
 }
 
 // A package goes where any model goes: a calibration's A/A pairs (each pair a fresh worker that

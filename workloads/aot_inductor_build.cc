@@ -21,11 +21,13 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "io/zip_names.h"
 #include "libtorch_build_info.h"
 #include "workloads/libtorch_soname.h"
 #include "workloads/private_file.h"
 #include "workloads/torch_status.h"
 #include "workloads/tree_spec.h"
+#include "workloads/unpacked_folders.h"
 #include "workloads/workload_file.h"
 
 namespace torchscan::workloads {
@@ -113,6 +115,16 @@ absl::StatusOr<std::pair<absl::string_view, FileRecord>> ReadPackage(const AotIn
 std::string Where(const AotInductorSpec& aoti) {
   const std::string& name = aoti.source_case() == AotInductorSpec::kPath ? aoti.path() : aoti.source_name();
   return name.empty() ? absl::StrCat(kField, ".package_bytes") : absl::StrCat(kField, " '", name, "'");
+}
+
+// The package's compiled library as unpacked ("<archive>/data/aotinductor/<model>/<hash>.so",
+// named by its content); "" when it has none.
+std::string LibraryEntry(absl::string_view package) {
+  absl::StatusOr<std::vector<std::string>> names = ZipEntryNames(std::string_view(package.data(), package.size()));
+  if (!names.ok()) return "";
+  for (const std::string& name : *names)
+    if (absl::StrContains(name, "/data/aotinductor/") && absl::EndsWith(name, ".so")) return name;
+  return "";
 }
 
 using Loader = torch::inductor::AOTIModelPackageLoader;
@@ -211,8 +223,12 @@ absl::StatusOr<BuiltModel> BuildAotInductor(const WorkloadSpec& spec, const c10:
                                     device.has_index() ? device.index() : -1);
   };
   std::shared_ptr<Loader> loader;
+  const UnpackedFolders before = UnpackedFolders::Before();
   absl::Status loaded = RunTorch(absl::StrCat("loading ", Where(aoti)), [&] { loader = load((*file)->path()); });
-  if (!loaded.ok()) return loaded;
+  if (!loaded.ok()) {
+    before.RemoveNewHolding(LibraryEntry(package->first));
+    return loaded;
+  }
 
   BuiltModel model;
   model.name = "aot_inductor";

@@ -13,6 +13,7 @@ Writes into OUT_DIR, each model with torch.manual_seed(0) weights in eval mode:
   corrupt.pt2                 linear.pt2 cut to its first half
   claims_cuda.pt2             linear.pt2 with its metadata saying AOTI_DEVICE_KEY "cuda", as a package
                               compiled for a GPU says (no GPU or CUDA toolchain is needed to make it)
+  bad_library.pt2             linear.pt2 with its compiled library replaced by bytes that do not load
 """
 import json
 import os
@@ -89,6 +90,12 @@ def main(out):
                 metadata["AOTI_DEVICE_KEY"] = "cuda"
                 data = json.dumps(metadata).encode()
             dst.writestr(item, data)
+    with zipfile.ZipFile(os.path.join(out, "linear.pt2")) as src, zipfile.ZipFile(
+        os.path.join(out, "bad_library.pt2"), "w"
+    ) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            dst.writestr(item, b"\x7fELF, but not a library" if item.filename.endswith(".so") else data)
 
 
 if __name__ == "__main__":
