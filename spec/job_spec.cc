@@ -76,9 +76,18 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
         return s;
   const std::string device = w.device().empty() ? "cpu" : w.device();
   if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {
+    const std::string offered = absl::StrJoin(limits.devices, ", ");
+    const bool offers_cuda = std::any_of(limits.devices.begin(), limits.devices.end(),
+                                         [](const std::string& d) { return absl::StartsWith(d, "cuda"); });
+    if (absl::StartsWith(device, "cuda") && !offers_cuda)
+      return Invalid(field + ".device",
+                     absl::StrCat(QuoteForMessage(device), " is not a device of this daemon: it offers ", offered,
+                                  " (a daemon offers the devices its --device flags or config list); use device cpu, "
+                                  "or submit to a daemon on a GPU machine that offers ",
+                                  device, " (--daemon ADDRESS, or TORCHSCAN_DAEMON)"));
     return Invalid(field + ".device",
-                   absl::StrCat(QuoteForMessage(device), " is not a device of this daemon (devices: ",
-                                absl::StrJoin(limits.devices, ", "), ")"));
+                   absl::StrCat(QuoteForMessage(device), " is not a device of this daemon (devices: ", offered,
+                                "); use one of them"));
   }
   return absl::OkStatus();
 }

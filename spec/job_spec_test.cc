@@ -123,6 +123,18 @@ TEST(JobSpec, DevicesMustBelongToTheDaemon) {
   v1::JobSpec spec = LinearMeasure();
   spec.mutable_measure()->mutable_workload()->set_device("cuda:0");
   ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.device");
+  // A GPU asked of a CPU daemon: what it offers, and where a GPU job goes instead.
+  EXPECT_EQ(ValidateJobSpec(spec, {}).message(),
+            "spec.measure.workload.device: \"cuda:0\" is not a device of this daemon: it offers cpu (a daemon offers "
+            "the devices its --device flags or config list); use device cpu, or submit to a daemon on a GPU machine "
+            "that offers cuda:0 (--daemon ADDRESS, or TORCHSCAN_DAEMON)");
+  JobSpecLimits two_gpus;
+  two_gpus.devices = {"cpu", "cuda:0", "cuda:1"};
+  spec.mutable_measure()->mutable_workload()->set_device("cuda:2");
+  EXPECT_EQ(ValidateJobSpec(spec, two_gpus).message(),
+            "spec.measure.workload.device: \"cuda:2\" is not a device of this daemon (devices: cpu, cuda:0, cuda:1); "
+            "use one of them");
+  spec.mutable_measure()->mutable_workload()->set_device("cuda:0");
   JobSpecLimits limits;
   limits.devices = {"cpu", "cuda:0"};
   EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());

@@ -137,8 +137,8 @@ def _split(keywords):
 def measure(model: Model, inputs: Inputs = None, *, min_run_time: Optional[float] = None,
             min_blocks: Optional[int] = None, threads: Optional[int] = None, rss: bool = False,
             profile_calls: Optional[int] = None, skip_diagnostics: bool = False, instructions: bool = False,
-            label: str = "", revision: str = "", node: str = "", progress: bool = True,
-            cancel_on_interrupt: bool = False, **connection: str) -> Measurement:
+            label: str = "", revision: str = "", node: str = "", device: Optional[str] = None,
+            progress: bool = True, cancel_on_interrupt: bool = False, **connection: str) -> Measurement:
     """Measures one model on `inputs`: a Measurement (median_s, iqr_s, the report, save, render).
 
     `model`: an nn.Module (scripted, or traced on the inputs), a ScriptModule or a file path.
@@ -146,13 +146,16 @@ def measure(model: Model, inputs: Inputs = None, *, min_run_time: Optional[float
     token_file, tls_ca, tls_cert, tls_key, tls_server_name (as the CLI's flags).
     instructions=True also counts instructions per call under valgrind's callgrind
     (`m.instructions`), as the CLI's --instructions. node="NAME": on a Slurm front daemon,
-    the node of its partition to run on (the CLI's --node)."""
+    the node of its partition to run on (the CLI's --node). device="cuda:0": the device the
+    daemon runs the model on (the CLI's --device; default cpu): one the daemon offers."""
     connection_keywords = _split(connection)
     if connection:
         raise TypeError(f"measure() got unexpected keyword arguments: {', '.join(sorted(connection))}")
     spec = service_pb2.JobSpec(label=label, revision=revision, node=node)
     workload, how = _workload.workload_spec(model, inputs, "model")
     spec.measure.workload.CopyFrom(workload)
+    if device:
+        spec.measure.workload.device = device
     _options(spec, min_run_time, min_blocks, threads, rss, profile_calls, skip_diagnostics, instructions)
     job, result = _run(spec, connection_keywords, progress, cancel_on_interrupt)
     return Measurement(result.report, job.id, {"model": how})
@@ -167,8 +170,8 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
             max_other_cpu_share: Optional[float] = None, fixed_length: bool = False, min_run_time: Optional[float] = None, min_blocks: Optional[int] = None,
             threads: Optional[int] = None, rss: bool = False, profile_calls: Optional[int] = None,
             skip_diagnostics: bool = False, instructions: bool = False, label: str = "", revision: str = "",
-            node: str = "", progress: bool = True, cancel_on_interrupt: bool = False,
-            **connection: str) -> Comparison:
+            node: str = "", device: Optional[str] = None, progress: bool = True,
+            cancel_on_interrupt: bool = False, **connection: str) -> Comparison:
     """Compares `baseline` with `candidate` (or with `baseline` changed by `candidate_transform`)
     on the same `inputs`, with an output check: a Comparison (label, claim, check, save, ...).
 
@@ -190,7 +193,8 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
     (`r.instructions`), beside the label, as the CLI's --instructions. node="NAME": on a
     Slurm front daemon, the node that runs both sides (the CLI's --node). max_other_cpu_share:
     build pairs timed while other processes used more of the job's CPUs are left out of the
-    decision (the CLI's --max-other-cpu-share; default 0.5)."""
+    decision (the CLI's --max-other-cpu-share; default 0.5). device="cuda:0": the device both
+    sides run on (the CLI's --device; default cpu): one the daemon offers."""
     connection_keywords = _split(connection)
     if connection:
         raise TypeError(f"compare() got unexpected keyword arguments: {', '.join(sorted(connection))}")
@@ -235,6 +239,8 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
         cand, how["candidate"] = _workload.workload_spec(candidate, inputs, "candidate")
         c.candidate.CopyFrom(cand)
     _workload.apply_transform(c.candidate, candidate_transform)
+    if device:
+        c.baseline.device = c.candidate.device = device
     chosen = [name for name, given in (("rtol/atol", rtol is not None or atol is not None),
                                        ("check_module", check_module is not None), ("no_check", no_check)) if given]
     if len(chosen) != 1:

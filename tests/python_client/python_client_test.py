@@ -218,6 +218,11 @@ class PythonClientTest(unittest.TestCase):
              "token: refusing to send a token to localhost:1 without TLS"),
             (lambda: torchscan.measure(SmallNet(), inputs=(x,), tls_ca="/etc/hostname", **FAST_MEASURE), 2,
              "tls_ca: unix sockets do not use TLS"),
+            # device= reaches the daemon, which offers cpu only and says where a GPU job goes.
+            (lambda: torchscan.measure(SmallNet(), inputs=(x,), device="cuda:0", **FAST_MEASURE), 2,
+             "\"cuda:0\" is not a device of this daemon: it offers cpu"),
+            (lambda: torchscan.compare(SmallNet(), SmallNet(), inputs=(x,), no_check=True, device="cuda:1", **FAST), 2,
+             "or submit to a daemon on a GPU machine that offers cuda:1"),
         ]
         for call, code, words in cases:
             with self.assertRaises(torchscan.TorchScanError) as caught:
