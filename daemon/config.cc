@@ -21,6 +21,7 @@
 #include "daemon/token_file.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
+#include "spec/device_name.h"
 #include "spec/field_rules.h"
 #include "worker/state_folder.h"
 
@@ -166,10 +167,9 @@ absl::Status ValidateSandbox(const v1::DaemonConfig& config) {
 }
 
 absl::Status ValidateDevice(const std::string& field, const std::string& device) {
-  absl::string_view rest = device;
-  if (device == "cpu" || device == "cuda") return absl::OkStatus();
-  if (absl::ConsumePrefix(&rest, "cuda:") && AllDigits(rest) && rest.size() <= 4) return absl::OkStatus();
-  return Invalid(field, "unknown device \"" + device + "\"; use cpu, cuda or cuda:N");
+  if (device.empty()) return Invalid(field, "empty; use cpu or cuda:N");
+  absl::StatusOr<spec::DeviceName> parsed = spec::ParseDeviceName(device);
+  return parsed.ok() ? absl::OkStatus() : Invalid(field, std::string(parsed.status().message()));
 }
 
 absl::Status ValidateThreads(const std::string& field, int threads) {

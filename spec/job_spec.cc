@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "spec/device_name.h"
 #include "spec/field_rules.h"
 #include "spec/model_format.h"
 #include "spec/printable_text.h"
@@ -74,6 +75,8 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
               CheckShared(absl::StrCat(field, ".inputs[", i, "].tensor_file"), w.inputs(i).tensor_file(), limits);
           !s.ok())
         return s;
+  absl::StatusOr<DeviceName> parsed = ParseDeviceName(w.device());
+  if (!parsed.ok()) return Invalid(field + ".device", std::string(parsed.status().message()));
   const std::string device = w.device().empty() ? "cpu" : w.device();
   if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {
     const std::string offered = absl::StrJoin(limits.devices, ", ");
@@ -120,6 +123,28 @@ absl::Status ValidateOptions(const v1::MeasurementOptions& o, const JobSpecLimit
     return absl::FailedPreconditionError(
         "spec.options.rss: this daemon has no RSS child configured (rss_child_path); submit without rss or "
         "start torchscand with --rss-child");
+  }
+  return absl::OkStatus();
+}
+
+// Peak RSS and instruction counts measure the host process: refused for a job on a GPU
+// (spec/device_name.h PassUnsupportedOn), naming the option and the device. The devices were
+// parsed by ValidateWorkload.
+absl::Status CheckPassesOnDevices(const v1::JobSpec& spec) {
+  std::vector<const v1::WorkloadSpec*> workloads;
+  if (spec.has_measure()) workloads.push_back(&spec.measure().workload());
+  if (spec.has_compare()) workloads = {&spec.compare().baseline(), &spec.compare().candidate()};
+  if (spec.has_calibrate() && spec.calibrate().has_workload()) workloads.push_back(&spec.calibrate().workload());
+  for (const auto& [field, pass, asked] :
+       {std::tuple{"spec.options.rss", "rss", spec.options().rss()},
+        std::tuple{"spec.options.instructions", "instructions", spec.options().instructions()}}) {
+    if (!asked) continue;
+    for (const v1::WorkloadSpec* w : workloads) {
+      absl::StatusOr<DeviceName> device = ParseDeviceName(w->device());
+      if (!device.ok()) continue;
+      if (const std::string why = PassUnsupportedOn(*device, pass); !why.empty())
+        return Invalid(field, absl::StrCat(why, "; submit without it, or run the job on cpu"));
+    }
   }
   return absl::OkStatus();
 }
@@ -349,7 +374,8 @@ absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limit
     }
     default: return Invalid("spec", "set exactly one of measure, compare or calibrate");
   }
-  return ValidateOptions(spec.options(), limits);
+  if (absl::Status s = ValidateOptions(spec.options(), limits); !s.ok()) return s;
+  return CheckPassesOnDevices(spec);
 }
 
 v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config) {

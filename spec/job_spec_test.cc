@@ -138,6 +138,29 @@ TEST(JobSpec, DevicesMustBelongToTheDaemon) {
   JobSpecLimits limits;
   limits.devices = {"cpu", "cuda:0"};
   EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
+  spec.mutable_measure()->mutable_workload()->set_device("cuda:x");
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.device", limits);
+}
+
+TEST(JobSpec, HostPassesAreRefusedOnAGpuJobNamingTheOption) {
+  JobSpecLimits limits;
+  limits.devices = {"cpu", "cuda:0"};
+  limits.rss_available = true;
+  v1::JobSpec spec = LinearMeasure();
+  spec.mutable_measure()->mutable_workload()->set_device("cuda:0");
+  spec.mutable_options()->set_rss(true);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.options.rss", limits);
+  EXPECT_NE(ValidateJobSpec(spec, limits).message().find("; submit without it, or run the job on cpu"),
+            std::string::npos);
+  spec.mutable_options()->set_rss(false);
+  spec.mutable_options()->set_instructions(true);
+  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.options.instructions", limits);
+  spec.mutable_measure()->mutable_workload()->set_device("cpu");
+  EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
+  v1::JobSpec compare = LinearCompare();
+  compare.mutable_compare()->mutable_candidate()->set_device("cuda:0");
+  compare.mutable_options()->set_rss(true);
+  ExpectError(compare, absl::StatusCode::kInvalidArgument, "spec.options.rss", limits);
 }
 
 TEST(JobSpec, OptionsMustBeNonNegative) {

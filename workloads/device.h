@@ -13,7 +13,8 @@ struct ResolvedDevice {
   int index = -1;     // N for CUDA, -1 for the CPU
 };
 
-// Accepts "" and "cpu" (the CPU), "cuda" (= "cuda:0") and "cuda:N" when this TorchScan was
+// The name parsed by spec::ParseDeviceName (spec/device_name.h), then checked here against this
+// machine: accepts "" and "cpu" (the CPU), "cuda" (= "cuda:0") and "cuda:N" when this TorchScan was
 // built against a CUDA LibTorch (TORCHSCAN_LIBTORCH_CUDA) and CUDA device N is visible now.
 // Everything else is kInvalidArgument naming the device and why: "mps" (no MPS backend in
 // LibTorch on this platform), "cuda:N" on a CPU-only build or without such a GPU, malformed
