@@ -56,16 +56,15 @@ absl::Status CheckSubmitRequestSize(int64_t request_bytes, int64_t max_upload_by
 //                      kMaxCalibrationPairs", "spec.calibrate.rounds" above kMaxRounds,
 //                      "spec.compare.baseline: required",
 //                      "spec.measure.workload.model: set builtin or torchscript",
-//                      "spec.options.min_run_time_s: -1 is negative", a workload device the
-//                      daemon does not own, a negative tolerance, an unknown enum value, a
-//                      negative or int64-overflowing generated shape, empty module_bytes or
-//                      tensor_bytes, a TorchScript workload without inputs, thread counts
-//                      above max_threads, run times above max_run_time_s, paths (and
-//                      source names) over kMaxPathBytes, a compare
-//                      job without a check or with tolerances not given (ValidateOutputCheck),
-//                      input_metadata keys or values outside ValidateInputMetadata's rule,
-//                      rounds above kMaxRounds, a control character in any text field ("spec.label: holds control
-//                      character U+0000 at byte 1; ...", the rule of spec/printable_text.h)
+//                      "spec.options.min_run_time_s: -1 is negative", a workload device
+//                      spec::ParseDeviceName refuses or the daemon does not own, rss or
+//                      instructions asked of a job on a GPU (spec/device_name.h), a negative tolerance, an unknown enum
+//                      value, a negative or int64-overflowing generated shape, empty module_bytes or tensor_bytes, a
+//                      TorchScript workload without inputs, thread counts above max_threads, run times above
+//                      max_run_time_s, paths (and source names) over kMaxPathBytes, a compare job without a check or
+//                      with tolerances not given (ValidateOutputCheck), input_metadata keys or values outside
+//                      ValidateInputMetadata's rule, rounds above kMaxRounds, a control character in any text field
+//                      ("spec.label: holds control character U+0000 at byte 1; ...", the rule of spec/printable_text.h)
 //   FailedPrecondition "spec.options.rss: ..." when no RSS child is configured
 absl::Status ValidateJobSpec(const v1::JobSpec& spec, const JobSpecLimits& limits);
 
