@@ -76,7 +76,10 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
           !s.ok())
         return s;
   absl::StatusOr<DeviceName> parsed = ParseDeviceName(w.device());
-  if (!parsed.ok()) return Invalid(field + ".device", std::string(parsed.status().message()));
+  if (!parsed.ok())
+    return Invalid(
+        field + ".device",
+        absl::StrCat(parsed.status().message(), " (this daemon's devices: ", absl::StrJoin(limits.devices, ", "), ")"));
   const std::string device = w.device().empty() ? "cpu" : w.device();
   if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {
     const std::string offered = absl::StrJoin(limits.devices, ", ");

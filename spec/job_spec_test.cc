@@ -138,8 +138,10 @@ TEST(JobSpec, DevicesMustBelongToTheDaemon) {
   JobSpecLimits limits;
   limits.devices = {"cpu", "cuda:0"};
   EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
-  spec.mutable_measure()->mutable_workload()->set_device("cuda:x");
-  ExpectError(spec, absl::StatusCode::kInvalidArgument, "spec.measure.workload.device", limits);
+  spec.mutable_measure()->mutable_workload()->set_device("tpu");
+  EXPECT_EQ(ValidateJobSpec(spec, limits).message(),
+            "spec.measure.workload.device: device 'tpu' cannot be used: unknown device type; use 'cpu' or 'cuda:N' "
+            "(this daemon's devices: cpu, cuda:0)");
 }
 
 TEST(JobSpec, HostPassesAreRefusedOnAGpuJobNamingTheOption) {
