@@ -80,8 +80,13 @@ absl::Status ValidateWorkload(const std::string& field, const v1::WorkloadSpec& 
     return Invalid(
         field + ".device",
         absl::StrCat(parsed.status().message(), " (this daemon's devices: ", absl::StrJoin(limits.devices, ", "), ")"));
-  const std::string device = w.device().empty() ? "cpu" : w.device();
-  if (std::find(limits.devices.begin(), limits.devices.end(), device) == limits.devices.end()) {
+  // Compared by their parsed names: a job's "cuda" is a daemon's "cuda:0".
+  const std::string& device = parsed->text;
+  const auto same = [&](const std::string& offered) {
+    absl::StatusOr<DeviceName> name = ParseDeviceName(offered);
+    return name.ok() && name->text == device;
+  };
+  if (std::none_of(limits.devices.begin(), limits.devices.end(), same)) {
     const std::string offered = absl::StrJoin(limits.devices, ", ");
     const bool offers_cuda = std::any_of(limits.devices.begin(), limits.devices.end(),
                                          [](const std::string& d) { return absl::StartsWith(d, "cuda"); });

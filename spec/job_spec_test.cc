@@ -138,6 +138,8 @@ TEST(JobSpec, DevicesMustBelongToTheDaemon) {
   JobSpecLimits limits;
   limits.devices = {"cpu", "cuda:0"};
   EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
+  spec.mutable_measure()->mutable_workload()->set_device("cuda");  // cuda:0 by another name
+  EXPECT_TRUE(ValidateJobSpec(spec, limits).ok());
   spec.mutable_measure()->mutable_workload()->set_device("tpu");
   EXPECT_EQ(ValidateJobSpec(spec, limits).message(),
             "spec.measure.workload.device: device 'tpu' cannot be used: unknown device type; use 'cpu' or 'cuda:N' "
