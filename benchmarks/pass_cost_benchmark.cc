@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     const double profile =
         WallSeconds([&] { (void)torchscan::passes::ProfileWorkload(workload->call, profile_calls); });
     const double memory = WallSeconds([&] {
-      (void)torchscan::passes::MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors);
+      (void)torchscan::passes::MeasurePeakMemory(workload->call, *workload->device, workload->resident_tensors);
     });
     torchscan::passes::RssTrialInfo info;
     torchscan::v1::MetricResult rss;

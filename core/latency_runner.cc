@@ -56,13 +56,14 @@ v1::TimingSettings ToTimingSettings(const LatencyOptions& o, const Clock& clock)
 }
 
 LatencyRunner::LatencyRunner(std::function<void()> call, LatencyOptions options, Clock* clock, LatencyHooks hooks)
-    : call_(std::move(call)), options_(std::move(options)), clock_(clock), hooks_(std::move(hooks)) {}
+    : call_(std::move(call)), options_(std::move(options)), clock_(clock), hooks_(std::move(hooks)) {
+  if (!hooks_.timer) hooks_.timer = HostClockTimer(clock_, nullptr, options_.synchronization);
+}
 
 double LatencyRunner::TimeCalls(int64_t calls) {
-  const double start = clock_->NowSeconds();
+  hooks_.timer->Start();
   for (int64_t i = 0; i < calls; ++i) call_();
-  if (hooks_.synchronize) hooks_.synchronize();
-  return clock_->NowSeconds() - start;
+  return hooks_.timer->Stop();
 }
 
 void LatencyRunner::WarmUp() {
@@ -71,7 +72,7 @@ void LatencyRunner::WarmUp() {
     call_();
     ++warmup_calls_;
   } while (clock_->NowSeconds() - start < options_.warmup_time_s);
-  if (hooks_.synchronize) hooks_.synchronize();
+  hooks_.timer->Wait();
 }
 
 int64_t LatencyRunner::SizeBlock() {

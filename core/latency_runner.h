@@ -9,16 +9,19 @@
 //   Finish()    the Timing message (every raw block, per-call statistics, throughput) and
 //               warnings as data
 //
-// Per-call times are block duration / calls; quartiles use kQuantileMethod.
+// Per-call times are block duration / calls; quartiles use kQuantileMethod. A block's duration
+// is its BlockTimer's (core/block_timer.h): the host clock unless the device gives another.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/block_timer.h"
 #include "core/clock.h"
 #include "proto/report.pb.h"
 #include "proto/spec_limits.h"
@@ -52,8 +55,9 @@ absl::Status ValidateLatencyOptions(const LatencyOptions& options);
 v1::TimingSettings ToTimingSettings(const LatencyOptions& options, const Clock& clock);
 
 struct LatencyHooks {
-  // Runs after each block's last call, inside the timed region (e.g. a CUDA synchronise).
-  std::function<void()> synchronize;
+  // Times each block and waits for the device after warm-up (devices/device.h gives each
+  // device's). Default: the runner's clock, no synchronisation.
+  std::shared_ptr<BlockTimer> timer;
   // Called after each timed block with the block and the number of blocks done.
   std::function<void(const v1::TimingBlock&, int64_t blocks_done)> on_block;
 };
@@ -92,7 +96,7 @@ class LatencyRunner {
   std::function<void()> call_;
   LatencyOptions options_;
   Clock* clock_;
-  LatencyHooks hooks_;
+  LatencyHooks hooks_;  // hooks_.timer is never null
   int64_t warmup_calls_ = 0;
   int64_t calls_per_block_ = 0;
   double sized_block_s_ = 0;

@@ -1,5 +1,7 @@
 #include "core/latency_runner.h"
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -132,7 +134,8 @@ TEST(LatencyRunner, HooksRunAtEveryBlock) {
   int syncs = 0;
   std::vector<int64_t> seen;
   LatencyHooks hooks;
-  hooks.synchronize = [&] { ++syncs; };
+  hooks.timer = HostClockTimer(
+      &clock, [&] { ++syncs; }, "counted");
   hooks.on_block = [&](const v1::TimingBlock&, int64_t done) { seen.push_back(done); };
   LatencyOptions o = Options();
   o.fixed_calls_per_block = 1;
@@ -140,6 +143,35 @@ TEST(LatencyRunner, HooksRunAtEveryBlock) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(seen, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
   EXPECT_EQ(syncs, 1 + 10);  // warm-up end, then every block
+}
+
+// A device's timer (devices/device.h: CUDA events) gives the blocks their durations, not the
+// host clock: here every block "takes" 3 ms of device time while the host clock moves 1 ms.
+class DeviceTimer : public BlockTimer {
+ public:
+  void Start() override { ++starts; }
+  double Stop() override { return 3 * kMs; }
+  void Wait() override { ++waits; }
+  std::string Describe() const override { return "device events"; }
+  int starts = 0;
+  int waits = 0;
+};
+
+TEST(LatencyRunner, BlocksTakeTheirDurationFromTheTimer) {
+  FakeClock clock;
+  auto timer = std::make_shared<DeviceTimer>();
+  LatencyHooks hooks;
+  hooks.timer = timer;
+  LatencyOptions o = Options();
+  o.fixed_calls_per_block = 2;
+  o.min_run_time_s = 30 * kMs;
+  absl::StatusOr<v1::BenchmarkReport> r = MeasureLatency([&] { clock.Advance(kMs / 2); }, o, &clock, hooks);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->timing().blocks_size(), 10);
+  for (const v1::TimingBlock& b : r->timing().blocks()) EXPECT_EQ(b.duration_s(), 3 * kMs);
+  EXPECT_EQ(r->timing().summary().median_s(), 1.5 * kMs);
+  EXPECT_EQ(timer->starts, 10);
+  EXPECT_EQ(timer->waits, 1);  // after warm-up
 }
 
 TEST(LatencyRunner, CallExceptionsPropagate) {

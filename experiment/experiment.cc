@@ -91,7 +91,7 @@ absl::Status AddDiagnostics(const Workload& w, const ExperimentOptions& o, Phase
     *report->add_totals() = AchievedFlops(*report);
   }
   const Phase phase(o, timeline, "memory " + report->name());
-  for (v1::MetricResult& m : passes::MeasurePeakMemory(w.call, w.device, w.resident_tensors))
+  for (v1::MetricResult& m : passes::MeasurePeakMemory(w.call, *w.device, w.resident_tensors))
     *report->add_totals() = std::move(m);
   return absl::OkStatus();
 }

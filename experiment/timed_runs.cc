@@ -57,7 +57,7 @@ absl::StatusOr<TimedRun> StartRun(const Workload& w, const std::string& name, co
   t.timing = o.timing;
   t.timing.work_units = w.work_units;
   t.timing.work_unit = w.work_unit;
-  t.device = w.device;
+  t.device = w.device->text();
   t.name = name;
   t.input_metadata = w.input_metadata;
   t.workload = w.description;

@@ -9,20 +9,27 @@
 #include <torch/version.h>
 
 #include "core/environment.h"
+#include "devices/device_registry.h"
 #include "io/file_io.h"
 #include "libtorch_build_info.h"
 
 namespace torchscan::experiment {
 namespace {
 
-v1::Environment TorchEnvironment(const std::string& device) {
+std::unique_ptr<devices::Device> Cpu() {
+  absl::StatusOr<std::unique_ptr<devices::Device>> cpu = devices::OpenDevice("cpu");
+  EXPECT_TRUE(cpu.ok()) << cpu.status();
+  return *std::move(cpu);
+}
+
+v1::Environment TorchEnvironment() {
   v1::Environment env = CaptureEnvironment();
-  AddTorchEnvironment(&env, device);
+  AddTorchEnvironment(&env, *Cpu());
   return env;
 }
 
 TEST(AddTorchEnvironment, VersionIsTheCompiledAgainstLibTorch) {
-  const v1::Environment env = TorchEnvironment("cpu");
+  const v1::Environment env = TorchEnvironment();
   EXPECT_FALSE(env.libtorch_version().empty());
   EXPECT_EQ(env.libtorch_version(), TORCH_VERSION);
   EXPECT_EQ(env.libtorch_path(), TORCHSCAN_LIBTORCH_PATH);
@@ -33,7 +40,7 @@ TEST(AddTorchEnvironment, VersionIsTheCompiledAgainstLibTorch) {
 // A LibTorch that maps a BLAS file names its resolved path; PyPI's (MKL linked into
 // libtorch_cpu.so, the project environment's) names MKL and its version from show_config.
 TEST(AddTorchEnvironment, BlasLibraryIsTheResolvedLoadedFileOrTheLinkedOne) {
-  const std::string blas = TorchEnvironment("cpu").blas_library();
+  const std::string blas = TorchEnvironment().blas_library();
   ASSERT_FALSE(blas.empty());
   ASSERT_NE(blas, "unknown");
   if (blas.front() != '/') {
@@ -48,59 +55,35 @@ TEST(AddTorchEnvironment, BlasLibraryIsTheResolvedLoadedFileOrTheLinkedOne) {
   EXPECT_EQ(blas, resolved.get());
 }
 
-// "none" on a CPU-only LibTorch; on a CUDA one (the project environment's) a "major.minor"
-// version, or "unknown" where it cannot be read (no CUDA toolkit headers at build time).
-TEST(AddTorchEnvironment, CudaFieldsAreNoneOnCpuBuildElseAVersionOrUnknown) {
-  const v1::Environment env = TorchEnvironment("cpu");
+// A CPU job loads no CUDA: its CUDA versions are "none" on every LibTorch, and it has no GPU
+// facts (a GPU job's are devices/cuda_driver.h's, tested there).
+TEST(AddTorchEnvironment, ACpuJobHasNoCudaVersionsOrGpuFacts) {
+  const v1::Environment env = TorchEnvironment();
   EXPECT_EQ(env.libtorch_cuda(), TORCHSCAN_LIBTORCH_CUDA != 0);
-  for (const std::string& v : {env.cuda_runtime(), env.cuda_driver()}) {
-    if (!TORCHSCAN_LIBTORCH_CUDA) {
-      EXPECT_EQ(v, "none");
-    } else if (v != "unknown") {
-      EXPECT_NE(v.find('.'), std::string::npos) << v;
-    }
-  }
-}
-
-// No GPU is visible to this process (none on this machine kind, and CUDA support is not loaded
-// by the environment capture): the GPU's name is unknown, never a made-up one.
-TEST(AddTorchEnvironment, CudaDeviceNameIsUnknownWithoutAVisibleGpu) {
-  EXPECT_EQ(TorchEnvironment("cuda:0").device_name(), "unknown");
+  EXPECT_EQ(env.cuda_runtime(), "none");
+  EXPECT_EQ(env.cuda_driver(), "none");
+  EXPECT_FALSE(env.has_gpu());
 }
 
 TEST(AddTorchEnvironment, CpuDeviceNameIsTheCpuModel) {
   v1::Environment env;
   env.set_cpu_model("Test CPU 9000");
-  AddTorchEnvironment(&env, "cpu");
+  AddTorchEnvironment(&env, *Cpu());
   EXPECT_EQ(env.device_name(), "Test CPU 9000");
 
   v1::Environment empty;
-  AddTorchEnvironment(&empty, "cpu");
+  AddTorchEnvironment(&empty, *Cpu());
   EXPECT_EQ(empty.device_name(), ParseCpuInfo(*ReadFile("/proc/cpuinfo")).model);
-}
-
-TEST(AddTorchEnvironment, MalformedOrOtherDeviceIsUnknown) {
-  EXPECT_EQ(TorchEnvironment("not a device").device_name(), "unknown");
-  EXPECT_EQ(TorchEnvironment("").device_name(), "unknown");
-  EXPECT_EQ(TorchEnvironment("meta").device_name(), "unknown");
 }
 
 TEST(AddTorchEnvironment, LeavesOtherFieldsAlone) {
   v1::Environment env;
   env.set_hostname("bench-01");
   env.set_logical_cores(7);
-  AddTorchEnvironment(&env, "cpu");
+  AddTorchEnvironment(&env, *Cpu());
   EXPECT_EQ(env.hostname(), "bench-01");
   EXPECT_EQ(env.logical_cores(), 7);
   EXPECT_TRUE(env.os().empty());
-}
-
-TEST(FormatCudaVersion, MajorDotMinor) {
-  EXPECT_EQ(FormatCudaVersion(12010), "12.1");
-  EXPECT_EQ(FormatCudaVersion(11080), "11.8");
-  EXPECT_EQ(FormatCudaVersion(9020), "9.2");
-  EXPECT_EQ(FormatCudaVersion(0), "unknown");
-  EXPECT_EQ(FormatCudaVersion(-1), "unknown");
 }
 
 }  // namespace

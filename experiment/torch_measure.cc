@@ -5,20 +5,19 @@
 #include "absl/strings/str_format.h"
 #include "core/compare.h"
 #include "core/environment.h"
+#include "devices/device_registry.h"
 #include "experiment/torch_environment.h"
-#include "libtorch_build_info.h"
-#include "workloads/device.h"
 
 namespace torchscan::experiment {
 namespace {
 
-// The one device parser (workloads::ResolveDevice), which also loads CUDA support before
-// LibTorch's first CUDA query; its refusal keeps this API's "device: \"...\"" prefix.
-absl::StatusOr<torch::Device> ParseDevice(const std::string& device) {
-  absl::StatusOr<workloads::ResolvedDevice> resolved = workloads::ResolveDevice(device);
-  if (!resolved.ok())
-    return absl::InvalidArgumentError(absl::StrFormat("device: \"%s\": %s", device, resolved.status().message()));
-  return torch::Device(resolved->name);
+// The one device parser and registry (devices::OpenDevice), which also loads CUDA support
+// before LibTorch's first CUDA query; its refusal keeps this API's "device: \"...\"" prefix.
+absl::StatusOr<std::shared_ptr<devices::Device>> Open(const std::string& device) {
+  absl::StatusOr<std::unique_ptr<devices::Device>> opened = devices::OpenDevice(device);
+  if (!opened.ok())
+    return absl::InvalidArgumentError(absl::StrFormat("device: \"%s\": %s", device, opened.status().message()));
+  return std::shared_ptr<devices::Device>(*std::move(opened));
 }
 
 }  // namespace
@@ -38,28 +37,23 @@ std::vector<v1::TensorInfo> DescribeTensors(const std::vector<at::Tensor>& tenso
 
 absl::StatusOr<std::unique_ptr<TorchTimingSession>> TorchTimingSession::Start(const std::function<void()>& call,
                                                                               const TorchLatencyOptions& options) {
-  absl::StatusOr<torch::Device> device = ParseDevice(options.device);
+  absl::StatusOr<std::shared_ptr<devices::Device>> device = Open(options.device);
   if (!device.ok()) return device.status();
   LatencyOptions timing = options.timing;
   LatencyHooks hooks;
   hooks.on_block = options.on_block;
-  if (device->is_cuda()) {
-#if TORCHSCAN_LIBTORCH_CUDA
-    const int index = device->has_index() ? device->index() : 0;
-    // The job's device, not the current one: on cuda:1 a block must wait for cuda:1's kernels.
-    hooks.synchronize = [index] { torch::cuda::synchronize(index); };
-    timing.synchronization = "cuda device synchronize (cuda:N) at block ends";
-#endif
-  } else {
-    timing.synchronization = "none";
-  }
+  hooks.timer = (*device)->NewBlockTimer(SteadyClock());
+  timing.synchronization = hooks.timer->Describe();
   if (absl::Status s = ValidateLatencyOptions(timing); !s.ok()) return s;
-  return std::unique_ptr<TorchTimingSession>(new TorchTimingSession(call, options, timing, std::move(hooks)));
+  return std::unique_ptr<TorchTimingSession>(
+      new TorchTimingSession(call, options, timing, std::move(hooks), *std::move(device)));
 }
 
 TorchTimingSession::TorchTimingSession(const std::function<void()>& call, TorchLatencyOptions options,
-                                       LatencyOptions timing, LatencyHooks hooks)
+                                       LatencyOptions timing, LatencyHooks hooks,
+                                       std::shared_ptr<devices::Device> device)
     : options_(std::move(options)),
+      device_(std::move(device)),
       timing_(timing),
       runner_(call, std::move(timing), SteadyClock(), std::move(hooks)) {}
 
@@ -88,14 +82,14 @@ v1::BenchmarkReport TorchTimingSession::Finish() const {
   report.set_name(options_.name);
   report.set_created_at(NowRfc3339());
   v1::Settings* settings = report.mutable_settings();
-  settings->set_device(options_.device);
+  settings->set_device(device_->text());
   settings->mutable_threads()->set_intra_op(torch::get_num_threads());
   settings->mutable_threads()->set_inter_op(at::get_num_interop_threads());
   for (const char* excluded : {"model and input construction", "host-device transfers", "output check",
                                "diagnostic passes (profile, memory, RSS)"})
     settings->add_excluded_from_timing(excluded);
   *report.mutable_environment() = CaptureEnvironment();
-  AddTorchEnvironment(report.mutable_environment(), options_.device);
+  AddTorchEnvironment(report.mutable_environment(), *device_);
   *report.mutable_input_metadata() = options_.input_metadata;
   report.mutable_workload()->insert(options_.workload.begin(), options_.workload.end());
   return report;

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/latency_runner.h"
+#include "devices/device.h"
 #include "proto/report.pb.h"
 
 namespace at {
@@ -22,8 +23,10 @@ class Tensor;
 namespace torchscan::experiment {
 
 struct TorchLatencyOptions {
-  LatencyOptions timing;                        // see core/latency_runner.h; work_units/work_unit included
-  std::string device = "cpu";                   // "cpu" or "cuda:N"; CUDA devices are synchronised at block ends
+  LatencyOptions timing;  // see core/latency_runner.h; work_units/work_unit included
+  // "cpu" or "cuda:N" (devices/device_registry.h); each block is timed by the device's timer
+  // (devices/device.h: CUDA events on a GPU).
+  std::string device = "cpu";
   std::string name;                             // the report's name, e.g. "baseline"
   v1::InputMetadata input_metadata;             // caller-supplied; see DescribeTensors
   std::map<std::string, std::string> workload;  // what ran: model, execution mode ...
@@ -57,8 +60,9 @@ class TorchTimingSession {
 
  private:
   TorchTimingSession(const std::function<void()>& call, TorchLatencyOptions options, LatencyOptions timing,
-                     LatencyHooks hooks);
+                     LatencyHooks hooks, std::shared_ptr<devices::Device> device);
   TorchLatencyOptions options_;
+  std::shared_ptr<devices::Device> device_;
   LatencyOptions timing_;
   LatencyRunner runner_;
   bool sized_ = false;

@@ -76,11 +76,11 @@ int RunInstructionChild(const std::vector<std::string>& words) {
     // so the counted loops find every block already translated.
     CALLGRIND_START_INSTRUMENTATION;
     for (int64_t i = 0; i < warmup; ++i) call();
-    workload->synchronize();
+    workload->device->Synchronize();
     for (int r = 1; r <= repeats; ++r) {
       CountLoop(empty, calls, EmptyLoopLabel(r));
       CountLoop(call, calls, CallsLoopLabel(r));
-      workload->synchronize();
+      workload->device->Synchronize();
     }
   });
   if (!ran.ok()) return Fail(ran.ToString());

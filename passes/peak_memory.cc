@@ -5,19 +5,9 @@
 #include <memory>
 #include <set>
 
-#include <c10/core/Allocator.h>
-#include <c10/util/ThreadLocalDebugInfo.h>
-
 #include "absl/strings/str_cat.h"
-#include "libtorch_build_info.h"
-#include "workloads/device.h"
+#include "devices/device.h"
 #include "workloads/torch_status.h"
-
-#if TORCHSCAN_LIBTORCH_CUDA
-#include <ATen/ATen.h>
-#include <ATen/DeviceAccelerator.h>
-#include <torch/cuda.h>
-#endif
 
 namespace torchscan::passes {
 namespace {
@@ -27,32 +17,6 @@ using torchscan::v1::MetricResult;
 constexpr char kCpuScope[] =
     "one call; CPU tensors allocated through LibTorch's CPU allocator on the calling thread (and tasks that "
     "inherit its thread-local state); excludes allocator caching, non-tensor memory and RSS";
-
-// The type of reportMemoryUsage's totals: int64_t in LibTorch 1.13, size_t in 2.x.
-template <typename>
-struct ReportSignature;
-template <typename Class, typename Ptr, typename Size, typename Total, typename Reserved, typename Device>
-struct ReportSignature<void (Class::*)(Ptr, Size, Total, Reserved, Device)> {
-  using TotalBytes = Total;
-};
-using TotalBytes = ReportSignature<decltype(&c10::MemoryReportingInfoBase::reportMemoryUsage)>::TotalBytes;
-
-// Receives every CPU tensor allocation and free on this thread while installed.
-class TensorMemoryObserver : public c10::MemoryReportingInfoBase {
- public:
-  void reportMemoryUsage(void* /*ptr*/, int64_t alloc_size, TotalBytes /*total_allocated*/,
-                         TotalBytes /*total_reserved*/, c10::Device device) override {
-    if (device.type() != c10::DeviceType::CPU) return;
-    current_ += alloc_size;
-    peak_ = std::max(peak_, current_);
-  }
-  bool memoryProfilingEnabled() const override { return true; }
-  int64_t peak() const { return peak_; }
-
- private:
-  int64_t current_ = 0;  // bytes allocated minus freed since installation
-  int64_t peak_ = 0;
-};
 
 MetricResult Metric(const std::string& name, const std::string& method, const std::string& scope) {
   MetricResult m;
@@ -72,6 +36,14 @@ std::vector<MetricResult> Unknown(std::vector<MetricResult> metrics, const std::
   return metrics;
 }
 
+// The call with its output freed inside it: the output's memory is part of the call's peak.
+std::function<void()> Freed(const std::function<c10::IValue()>& call) {
+  return [&call] {
+    c10::IValue output = call();
+    output = c10::IValue();
+  };
+}
+
 int64_t ResidentBytes(const std::vector<at::Tensor>& resident) {
   std::set<const void*> seen;
   int64_t bytes = 0;
@@ -89,7 +61,7 @@ int64_t ResidentBytes(const std::vector<at::Tensor>& resident) {
   return bytes;
 }
 
-std::vector<MetricResult> MeasureCpu(const std::function<c10::IValue()>& call,
+std::vector<MetricResult> MeasureCpu(const std::function<c10::IValue()>& call, devices::Device& device,
                                      const std::vector<at::Tensor>& resident) {
   std::vector<MetricResult> metrics = {
       Metric("tensor_peak_bytes",
@@ -107,23 +79,18 @@ std::vector<MetricResult> MeasureCpu(const std::function<c10::IValue()>& call,
   absl::Status counted =
       workloads::RunTorch("counting resident tensor bytes", [&] { baseline = ResidentBytes(resident); });
   if (!counted.ok()) return Unknown(std::move(metrics), std::string(counted.message()));
-  auto observer = std::make_shared<TensorMemoryObserver>();
-  absl::Status ran = workloads::RunTorch("measure_peak_memory call", [&] {
-    c10::DebugInfoGuard guard(c10::DebugInfoKind::PROFILER_STATE, observer);
-    c10::IValue output = call();
-    output = c10::IValue();  // the output's memory is part of the call's peak, freed while observed
-  });
+  devices::MemoryPeaks peaks;
+  absl::Status ran = workloads::RunTorch("measure_peak_memory call", [&] { peaks = device.PeakOfCall(Freed(call)); });
   if (!ran.ok()) return Unknown(std::move(metrics), std::string(ran.message()));
-  metrics[0].set_value(static_cast<double>(baseline + observer->peak()));
+  metrics[0].set_value(static_cast<double>(baseline + peaks.allocated_bytes));
   metrics[1].set_value(static_cast<double>(baseline));
-  metrics[2].set_value(static_cast<double>(observer->peak()));
+  metrics[2].set_value(static_cast<double>(peaks.allocated_bytes));
   for (MetricResult& m : metrics) m.set_complete(true);
   return metrics;
 }
 
-std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call,
-                                      const workloads::ResolvedDevice& device) {
-  const std::string scope = absl::StrCat("one call on ", device.name,
+std::vector<MetricResult> MeasureGpu(const std::function<c10::IValue()>& call, devices::Device& device) {
+  const std::string scope = absl::StrCat("one call on ", device.text(),
                                          "; the caching allocator's peak since the call started, including memory "
                                          "already allocated then; excludes CPU memory and RSS");
   std::vector<MetricResult> metrics = {
@@ -132,47 +99,23 @@ std::vector<MetricResult> MeasureCuda(const std::function<c10::IValue()>& call,
       Metric("cuda_allocator_peak_reserved_bytes",
              "CUDA caching allocator reserved_bytes peak (resetPeakStats before the call, synchronize after)", scope),
   };
-#if TORCHSCAN_LIBTORCH_CUDA
-  int64_t allocated = 0, reserved = 0;
-  absl::Status ran = workloads::RunTorch("measure_peak_memory call", [&] {
-    namespace alloc = at::accelerator;  // the device-generic allocator statistics (no CUDA headers)
-    // The allocator's statistics exist once CUDA is initialised on the device (LibTorch 2.x
-    // throws "Invalid device argument" before): one tiny allocation initialises it.
-    at::empty({1}, at::TensorOptions().device(
-                       c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(device.index))));
-    torch::cuda::synchronize(device.index);
-    alloc::resetPeakStats(static_cast<c10::DeviceIndex>(device.index));
-    c10::IValue output = call();
-    torch::cuda::synchronize(device.index);
-    const auto stats = alloc::getDeviceStats(static_cast<c10::DeviceIndex>(device.index));
-    constexpr size_t kAggregate = 0;  // StatType::AGGREGATE (its namespace differs across versions)
-    allocated = stats.allocated_bytes[kAggregate].peak;
-    reserved = stats.reserved_bytes[kAggregate].peak;
-  });
+  devices::MemoryPeaks peaks;
+  absl::Status ran = workloads::RunTorch("measure_peak_memory call", [&] { peaks = device.PeakOfCall(Freed(call)); });
   if (!ran.ok()) return Unknown(std::move(metrics), std::string(ran.message()));
-  metrics[0].set_value(static_cast<double>(allocated));
-  metrics[1].set_value(static_cast<double>(reserved));
+  metrics[0].set_value(static_cast<double>(peaks.allocated_bytes));
+  metrics[1].set_value(static_cast<double>(peaks.reserved_bytes.value_or(0)));
   for (MetricResult& m : metrics) m.set_complete(true);
   return metrics;
-#else
-  (void)call;
-  return Unknown(std::move(metrics), "this TorchScan is built without CUDA");
-#endif
 }
 
 }  // namespace
 
-std::vector<MetricResult> MeasurePeakMemory(const std::function<c10::IValue()>& call, const std::string& device,
+std::vector<MetricResult> MeasurePeakMemory(const std::function<c10::IValue()>& call, devices::Device& device,
                                             const std::vector<at::Tensor>& resident) {
-  absl::StatusOr<workloads::ResolvedDevice> resolved = workloads::ResolveDevice(device);
-  if (!resolved.ok()) {
-    MetricResult m = Metric("tensor_peak_bytes", "unavailable", absl::StrCat("one call on ", device));
-    return Unknown({m}, std::string(resolved.status().message()));
-  }
   if (!call) {
     return Unknown({Metric("tensor_peak_bytes", "unavailable", "one call")}, "measure_peak_memory: call is empty");
   }
-  return resolved->cuda ? MeasureCuda(call, *resolved) : MeasureCpu(call, resident);
+  return device.is_cuda() ? MeasureGpu(call, device) : MeasureCpu(call, device, resident);
 }
 
 }  // namespace torchscan::passes

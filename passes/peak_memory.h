@@ -10,11 +10,12 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/ivalue.h>
 
+#include "devices/device.h"
 #include "proto/report.pb.h"
 
 namespace torchscan::passes {
 
-// Runs `call` once on `device` ("cpu" or "cuda:N", as Workload::device) and returns:
+// Runs `call` once on `device` (Workload::device) through Device::PeakOfCall and returns:
 // CPU:
 //   tensor_baseline_bytes  the storage bytes of `resident` (the tensors already resident when
 //                          the call starts, e.g. Workload::resident_tensors: weights and
@@ -26,13 +27,13 @@ namespace torchscan::passes {
 //                          c10::DebugInfoGuard(PROFILER_STATE)) reports them on the calling
 //                          thread; the call's output is freed inside the observed scope
 //   tensor_delta_bytes     tensor_peak_bytes - tensor_baseline_bytes
-// CUDA (builds with TORCHSCAN_LIBTORCH_CUDA only): cuda_allocator_peak_allocated_bytes and
+// CUDA: cuda_allocator_peak_allocated_bytes and
 //   cuda_allocator_peak_reserved_bytes, the caching allocator's peaks for that device after
 //   resetPeakStats (they include memory already allocated when the call starts).
-// Never fails: when the device is unsupported or the call throws, every metric is returned
+// Never fails: when the call is empty or throws, every metric is returned
 // without a value, complete = false, with the reason in its diagnostics.
 std::vector<torchscan::v1::MetricResult> MeasurePeakMemory(const std::function<c10::IValue()>& call,
-                                                           const std::string& device,
+                                                           devices::Device& device,
                                                            const std::vector<at::Tensor>& resident = {});
 
 }  // namespace torchscan::passes

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   if (!workload.ok()) return Fail(workload.status().ToString());
   const absl::Status ran = torchscan::workloads::RunTorch("call", [&] {
     for (int i = 0; i < calls; ++i) workload->call();
-    workload->synchronize();
+    workload->device->Synchronize();
   });
   if (!ran.ok()) return Fail(ran.ToString());
 

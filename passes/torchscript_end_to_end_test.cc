@@ -82,7 +82,7 @@ TEST(TorchScriptEndToEnd, DefinedModuleBuildsProfilesAndMeasures) {
 
   // Resident: weight 16x8 + bias 16 + x 4x8 float32 = (128 + 16 + 32) * 4 = 704 bytes;
   // the call allocates at least its 4x16 float32 output (256 bytes).
-  const auto memory = MeasurePeakMemory(workload->call, workload->device, workload->resident_tensors);
+  const auto memory = MeasurePeakMemory(workload->call, *workload->device, workload->resident_tensors);
   EXPECT_EQ(Value(memory, "tensor_baseline_bytes"), 704);
   EXPECT_GE(Value(memory, "tensor_delta_bytes"), 256);
   EXPECT_EQ(Value(memory, "tensor_peak_bytes"), 704 + Value(memory, "tensor_delta_bytes"));
@@ -105,7 +105,7 @@ TEST(TorchScriptEndToEnd, PerSampleAndFrozenVariantsAgree) {
   ASSERT_TRUE(per_sample_profile.ok());
   EXPECT_EQ(per_sample_profile->flops_per_call().value(), 1024.0);  // 4 x (2 * 8 * 16)
   // The frozen module's weights are graph constants: still counted as resident.
-  const auto memory = MeasurePeakMemory(frozen->call, frozen->device, frozen->resident_tensors);
+  const auto memory = MeasurePeakMemory(frozen->call, *frozen->device, frozen->resident_tensors);
   EXPECT_GE(Value(memory, "tensor_baseline_bytes"), 704);  // fails when the metric is missing
 }
 

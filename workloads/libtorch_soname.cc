@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "workloads/cuda_support.h"
+#include "devices/cuda_support.h"
 #include "workloads/private_file.h"
 
 namespace torchscan::workloads {
@@ -29,7 +29,7 @@ absl::Status Open(const std::string& path, const std::string& what) {
 absl::Status Provide(const c10::Device& device) {
   if (::dlopen("libtorch.so", RTLD_NOW | RTLD_NOLOAD) != nullptr) return absl::OkStatus();
   if (device.is_cuda()) {
-    std::string cuda = CudaSupportLibrary();  // <folder>/libtorch_cuda.so
+    std::string cuda = devices::CudaSupportLibrary();  // <folder>/libtorch_cuda.so
     if (cuda.empty()) return absl::FailedPreconditionError("cannot find the folder of LibTorch's libtorch.so");
     return Open(cuda.substr(0, cuda.size() - std::string("libtorch_cuda.so").size()) + "libtorch.so", "libtorch.so");
   }

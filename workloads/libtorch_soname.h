@@ -1,7 +1,7 @@
 // A compiled AOTInductor model (the .so inside a .pt2) NEEDs libtorch.so as well as
 // libtorch_cpu.so. The wheel's libtorch.so defines nothing of torch's own (only inline
 // libstdc++ symbols) but NEEDs libtorch_cuda.so, which TorchScan keeps out of CPU jobs
-// (workloads/cuda_support.h: 0.17 s of start-up and 350 MB of RSS, which would also land in a
+// (devices/cuda_support.h: 0.17 s of start-up and 350 MB of RSS, which would also land in a
 // package's peak RSS and not in its TorchScript twin's). So before a package is loaded on the
 // CPU, this process maps an empty library whose SONAME is libtorch.so (built with the worker,
 // carried inside it); the dynamic loader then takes the package's NEEDED entry as met. On a

@@ -3,18 +3,16 @@
 #include <algorithm>
 #include <utility>
 
-#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "libtorch_build_info.h"
+#include "devices/device_registry.h"
 #include "spec/builtin_models.h"
 #include "spec/job_spec.h"
 #include "workloads/builtin_build.h"
 #include "workloads/call_text.h"
-#include "workloads/device.h"
 #include "workloads/forward_call.h"
 #include "workloads/inputs.h"
 #include "workloads/model_builders.h"
@@ -35,11 +33,11 @@ using torchscan::v1::WorkloadSpec;
 // what the earlier ones left in the members and returns the first error it meets.
 class WorkloadBuilder {
  public:
-  WorkloadBuilder(const WorkloadSpec& spec, const WorkloadOptions& options, ResolvedDevice resolved)
+  WorkloadBuilder(const WorkloadSpec& spec, const WorkloadOptions& options, std::shared_ptr<devices::Device> device)
       : spec_(spec),
         options_(options),
-        resolved_(std::move(resolved)),
-        device_(resolved_.name),
+        opened_(std::move(device)),
+        device_(opened_->text()),
         dtype_(PrecisionDtype(spec.dtype())),
         builtin_(spec.model().source_case() == ModelSpec::kBuiltin ? spec::FindBuiltin(spec.model().builtin())
                                                                    : nullptr),
@@ -93,7 +91,7 @@ class WorkloadBuilder {
   }
 
   absl::Status MoveInputsToDevice() {
-    return RunTorch("moving the inputs to " + resolved_.name, [&] {
+    return RunTorch("moving the inputs to " + opened_->text(), [&] {
       for (const PreparedInput& p : prepared_)
         inputs_.push_back(ConvertTensor(p.tensor, device_, dtype_, spec_.channels_last()));
     });
@@ -105,7 +103,7 @@ class WorkloadBuilder {
           return t.dim() == 4 && t.is_floating_point();
         })) {
       return absl::InvalidArgumentError(absl::StrCat("channels_last: no 4-D floating-point input to convert (inputs: ",
-                                                     InputsText(Summaries(InputShapes()), resolved_.name),
+                                                     InputsText(Summaries(InputShapes()), opened_->text()),
                                                      "); it applies to image models such as resnet18"));
     }
     if (!per_sample_) return absl::OkStatus();
@@ -113,35 +111,28 @@ class WorkloadBuilder {
       if (input.dim() == 0 || input.size(0) == 0 || input.size(0) != inputs_[0].size(0)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "execution_mode per_sample: every input needs the same non-empty dim 0 (inputs: ",
-            InputsText(Summaries(InputShapes()), resolved_.name), "); use execution_mode batch or matching shapes"));
+            InputsText(Summaries(InputShapes()), opened_->text()), "); use execution_mode batch or matching shapes"));
       }
     }
     return absl::OkStatus();
   }
 
-  // The call and the wait for the device's queued work.
+  // The call, and the device it runs on (which waits for its queued work).
   void PrepareCall() {
-    workload_.device = resolved_.name;
+    workload_.device = opened_;
     workload_.call = MakeCall(model_.forward, inputs_, per_sample_, keep_batch_dim_);
-    if (resolved_.cuda) {
-#if TORCHSCAN_LIBTORCH_CUDA
-      const int64_t index = resolved_.index;
-      workload_.synchronize = [index] { torch::cuda::synchronize(index); };
-#endif
-    }
-    if (!workload_.synchronize) workload_.synchronize = [] {};
   }
 
   // The fit check (options.trial_call): one call, whose failure names the call as it was made.
   absl::Status CheckInputsFitModel() {
     if (!options_.trial_call) return absl::OkStatus();
-    const std::string precision_hint =
-        dtype_ == at::kFloat ? ""
-                             : absl::StrCat("; precision ", DTypeName(dtype_), " may lack kernels on ", resolved_.name);
+    const std::string precision_hint = dtype_ == at::kFloat ? ""
+                                                            : absl::StrCat("; precision ", DTypeName(dtype_),
+                                                                           " may lack kernels on ", opened_->text());
     const auto method = model_.description.find("method");
     const std::string call =
         CallText(method == model_.description.end() ? "forward" : method->second,
-                 Summaries(ForwardInputShapes(inputs_, per_sample_, keep_batch_dim_)), resolved_.name);
+                 Summaries(ForwardInputShapes(inputs_, per_sample_, keep_batch_dim_)), opened_->text());
     absl::Status fits =
         RunTorch(absl::StrCat("the inputs do not fit the model: ", call, precision_hint, " failed"), [&] {
           if (model_.checked_forward && options_.check_inputs)
@@ -203,7 +194,7 @@ class WorkloadBuilder {
       // The source data's dtype: the precision the workload converts it to is a candidate
       // change (description "dtype"), not different inputs.
       info->set_dtype(DTypeName(input.tensor.scalar_type()));
-      info->set_device(resolved_.name);
+      info->set_device(opened_->text());
       for (const auto& [key, value] : input.fields) fields[absl::StrCat("input.", input.name, ".", key)] = value;
       if (input.file) {
         workload_.description[absl::StrCat("input.", input.name, ".file")] = input.file->Description();
@@ -226,7 +217,7 @@ class WorkloadBuilder {
                           : "each call runs input[i] for every i and stacks the outputs";
     }
     description["dtype"] = DTypeName(dtype_);
-    description["device"] = resolved_.name;
+    description["device"] = opened_->text();
     description["channels_last"] = spec_.channels_last() ? "true" : "false";
     description["seed"] = absl::StrCat(spec_.seed());
     description["mode"] = "eval, c10::InferenceMode";
@@ -268,8 +259,8 @@ class WorkloadBuilder {
 
   const WorkloadSpec& spec_;
   const WorkloadOptions& options_;
-  const ResolvedDevice resolved_;
-  const torch::Device device_;
+  const std::shared_ptr<devices::Device> opened_;
+  const torch::Device device_;  // opened_, as LibTorch names it
   const at::ScalarType dtype_;
   const spec::BuiltinModel* const builtin_;  // nullptr: a TorchScript model
   const bool per_sample_;
@@ -285,9 +276,9 @@ class WorkloadBuilder {
 
 absl::StatusOr<Workload> BuildWorkload(const WorkloadSpec& spec, const WorkloadOptions& options) {
   if (absl::Status valid = spec::ValidateWorkloadFields("workload", spec); !valid.ok()) return valid;
-  absl::StatusOr<ResolvedDevice> resolved = ResolveDevice(spec.device());
-  if (!resolved.ok()) return resolved.status();
-  return WorkloadBuilder(spec, options, *std::move(resolved)).Build();
+  absl::StatusOr<std::unique_ptr<devices::Device>> device = devices::OpenDevice(spec.device());
+  if (!device.ok()) return device.status();
+  return WorkloadBuilder(spec, options, *std::move(device)).Build();
 }
 
 }  // namespace torchscan::workloads

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
+#include "devices/device.h"
 #include "proto/report.pb.h"
 #include "proto/workload.pb.h"
 #include "workloads/built_model.h"
@@ -44,8 +46,6 @@ struct Workload {
   // It can throw what LibTorch throws (c10::Error, a std::exception): wrap calls with RunTorch
   // (torch_status.h) or catch std::exception. BuildWorkload has already run it once.
   std::function<c10::IValue()> call;
-  // Waits for work queued on the device: torch::cuda::synchronize for CUDA, nothing on the CPU.
-  std::function<void()> synchronize;
   // What a comparison must match (the inputs, not the model): per input a tensor with its
   // name, shape, the device it is resident on and the dtype of its source data (the
   // generated tensor's or the tensor file's, before any precision change: a bfloat16 workload
@@ -70,7 +70,9 @@ struct Workload {
   // Model weights (parameters, buffers, frozen constants) and inputs held by `call`: the
   // resident baseline for MeasurePeakMemory (passes/peak_memory.h).
   std::vector<at::Tensor> resident_tensors;
-  std::string device;  // normalised, e.g. "cpu", "cuda:0"
+  // The device it runs on (devices/device.h): its name (device->text(), "cpu" or "cuda:N"),
+  // how to wait for its queued work, time a block and read its memory peaks. Never null.
+  std::shared_ptr<devices::Device> device;
   // TorchScript only: the compute nodes of the method's graph as it runs (after freeze /
   // optimize_for_inference), with static FLOPs for the shapes one forward sees and
   // forwards_per_call (per_sample: the samples), for ProfileWorkload to count what its observers
@@ -89,8 +91,8 @@ struct Workload {
 // inputs fit the model.
 // Errors (never throws), each naming the field and the fix:
 //   kInvalidArgument: no model / builtin_unspecified; an input_metadata key TorchScan uses
-//     itself ("seed", "input.*"); a device this build cannot drive
-//     (device.h: "mps", "cuda:N" without CUDA); freeze, optimize_for_inference or work units on
+//     itself ("seed", "input.*"); a device this machine cannot drive
+//     (devices/device_registry.h: "mps", "cuda:N" without CUDA); freeze, optimize_for_inference or work units on
 //     a built-in; TorchScript bytes or file that are not a module; a missing method; no inputs
 //     for TorchScript, the wrong number for a built-in; channels_last without a 4-D input;
 //     per_sample inputs without a common dim 0; inputs that do not fit the model (the trial

@@ -67,7 +67,7 @@ TEST(BuildWorkload, LinearDefaultsMatchTheGuide) {
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_EQ(w->work_units, 32);
   EXPECT_EQ(w->work_unit, "samples");
-  EXPECT_EQ(w->device, "cpu");
+  EXPECT_EQ(w->device->text(), "cpu");
   ASSERT_EQ(w->input_metadata.tensors_size(), 1);
   const auto& x = w->input_metadata.tensors(0);
   EXPECT_EQ(x.name(), "x");

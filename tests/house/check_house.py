@@ -29,6 +29,7 @@ FLOORS = [
     ["proto", "io"],
     ["spec", "core", "process"],
     ["report"],
+    ["devices"],
     ["workloads"],
     ["passes"],
     ["experiment"],

@@ -4,7 +4,7 @@
 // it needs cost every CPU job about 0.17 s of start-up and 350 MB of resident memory (README,
 // "CPU jobs do not pay for CUDA"). A job on cuda:N calls LoadCudaSupport() before anything asks
 // LibTorch about CUDA: LibTorch looks its CUDA hooks up once per process, so a query made before
-// the load sees no CUDA for good. ResolveDevice (workloads/device.h) does this for every "cuda"
+// the load sees no CUDA for good. OpenDevice (devices/device.h) does this for every "cuda"
 // device, so callers that resolve their device first need nothing else.
 #pragma once
 
@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 
-namespace torchscan::workloads {
+namespace torchscan::devices {
 
 // dlopens libtorch_cuda.so from the folder of the libc10.so this process runs with (RTLD_GLOBAL:
 // its kernels and CUDA hooks register themselves). Idempotent and thread-safe. kFailedPrecondition
@@ -26,4 +26,4 @@ bool CudaSupportLoaded();
 // The file LoadCudaSupport loads: <folder of libc10.so>/libtorch_cuda.so ("" when not found).
 std::string CudaSupportLibrary();
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::devices

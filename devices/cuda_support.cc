@@ -1,4 +1,4 @@
-#include "workloads/cuda_support.h"
+#include "devices/cuda_support.h"
 
 #include <dlfcn.h>
 
@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
-namespace torchscan::workloads {
+namespace torchscan::devices {
 
 std::string CudaSupportLibrary() {
   Dl_info info{};
@@ -59,4 +59,4 @@ absl::Status LoadCudaSupport() {
   return absl::OkStatus();
 }
 
-}  // namespace torchscan::workloads
+}  // namespace torchscan::devices

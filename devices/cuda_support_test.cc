@@ -1,4 +1,4 @@
-#include "workloads/cuda_support.h"
+#include "devices/cuda_support.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "libtorch_build_info.h"
 
-namespace torchscan::workloads {
+namespace torchscan::devices {
 namespace {
 
 // One test: the order matters (before the load, then the load, then again), and a process can
@@ -32,4 +32,4 @@ TEST(CudaSupport, ACpuProcessHasNoCudaUntilItLoadsIt) {
 }
 
 }  // namespace
-}  // namespace torchscan::workloads
+}  // namespace torchscan::devices

@@ -1,0 +1,89 @@
+#include "devices/cuda_device.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace torchscan::devices {
+namespace {
+
+// Events on the device's stream around the block: the kernels' time on the GPU, not the
+// host's launch time. Stop waits for the end event, so the block's work has finished.
+class EventTimer : public BlockTimer {
+ public:
+  EventTimer(std::unique_ptr<GpuEvents> events, std::shared_ptr<GpuRuntime> runtime, int index, std::string device)
+      : events_(std::move(events)), runtime_(std::move(runtime)), index_(index), device_(std::move(device)) {}
+
+  void Start() override { events_->RecordStart(); }
+  double Stop() override {
+    events_->RecordEnd();
+    return events_->ElapsedSeconds();
+  }
+  void Wait() override { runtime_->Synchronize(index_); }
+  std::string Describe() const override {
+    return absl::StrCat("CUDA events on ", device_,
+                        "'s current stream around each block (elapsed time from the start to the end event, once the "
+                        "end event has completed)");
+  }
+
+ private:
+  std::unique_ptr<GpuEvents> events_;
+  std::shared_ptr<GpuRuntime> runtime_;
+  int index_;
+  std::string device_;
+};
+
+class CudaDevice : public Device {
+ public:
+  CudaDevice(spec::DeviceName name, std::shared_ptr<GpuRuntime> runtime)
+      : Device(std::move(name)), runtime_(std::move(runtime)) {}
+
+  void Synchronize() override { runtime_->Synchronize(index()); }
+
+  std::unique_ptr<BlockTimer> NewBlockTimer(Clock* host) override {
+    if (std::unique_ptr<GpuEvents> events = runtime_->NewEvents(index()))
+      return std::make_unique<EventTimer>(std::move(events), runtime_, index(), text());
+    return HostClockTimer(
+        host, [runtime = runtime_, index = index()] { runtime->Synchronize(index); },
+        absl::StrCat("host clock around a synchronize of ", text(), " at each block's end (no timing events)"));
+  }
+
+  MemoryPeaks PeakOfCall(const std::function<void()>& call) override {
+    runtime_->Synchronize(index());
+    runtime_->ResetPeaks(index());
+    call();
+    runtime_->Synchronize(index());
+    return runtime_->Peaks(index());
+  }
+
+  void Describe(v1::Environment* env) override { runtime_->Describe(index(), env); }
+
+ private:
+  int index() const { return name().index; }
+
+  std::shared_ptr<GpuRuntime> runtime_;
+};
+
+absl::Status Unusable(const spec::DeviceName& name, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat("device '", name.text, "' cannot be used: ", why));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(const spec::DeviceName& name,
+                                                       std::shared_ptr<GpuRuntime> runtime) {
+  if (absl::Status loaded = runtime->Load(); !loaded.ok()) return Unusable(name, loaded.message());
+  const int count = runtime->DeviceCount();
+  if (count <= 0)
+    return Unusable(name,
+                    "this LibTorch has CUDA but no CUDA device is visible (driver, CUDA_VISIBLE_DEVICES?); use "
+                    "device 'cpu'");
+  if (name.index >= count)
+    return Unusable(name, absl::StrCat("only ", count, " CUDA device(s) are visible (cuda:0",
+                                       count > 1 ? absl::StrCat("..cuda:", count - 1) : "", ")"));
+  return std::unique_ptr<Device>(new CudaDevice(name, std::move(runtime)));
+}
+
+}  // namespace torchscan::devices
