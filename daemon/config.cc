@@ -19,6 +19,7 @@
 #include "absl/strings/strip.h"
 #include "core/environment.h"
 #include "daemon/token_file.h"
+#include "devices/visible_gpus.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
 #include "spec/device_name.h"
@@ -245,6 +246,7 @@ MachineFacts CurrentMachine() {
   machine.is_root = ::geteuid() == 0;
   if (absl::StatusOr<std::string> meminfo = ReadFile("/proc/meminfo"); meminfo.ok())
     machine.memory_bytes = ParseMemTotal(*meminfo).value_or(0);
+  machine.visible_gpus = devices::VisibleGpusHere();
   return machine;
 }
 
@@ -296,7 +298,10 @@ void ApplyDefaults(const MachineFacts& machine, v1::DaemonConfig* config) {
   if (config->listen().empty() && !config->state_dir().empty())
     config->add_listen("unix:" + (fs::path(config->state_dir()) / worker::kStateSocketFile).string());
   if (config->socket_mode().empty()) config->set_socket_mode(kDefaultSocketMode);
-  if (config->devices().empty()) config->add_devices("cpu");
+  if (config->devices().empty()) {
+    config->add_devices("cpu");
+    for (int i = 0; i < machine.visible_gpus; ++i) config->add_devices(absl::StrCat("cuda:", i));
+  }
   if (config->default_intra_op_threads() == 0) config->set_default_intra_op_threads(kDefaultIntraOpThreads);
   if (config->default_inter_op_threads() == 0) config->set_default_inter_op_threads(kDefaultInterOpThreads);
   v1::DaemonLimits* limits = config->mutable_limits();

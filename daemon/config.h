@@ -62,6 +62,7 @@ struct MachineFacts {
   std::string executable_dir;       // folder of the running torchscand (default worker location)
   bool is_root = false;             // effective uid 0: workers then run as worker_user
   int64_t memory_bytes = 0;         // MemTotal (0: unknown)
+  int visible_gpus = 0;             // CUDA devices a worker would see (devices/visible_gpus.h)
 };
 
 // The running process's facts.
@@ -82,7 +83,8 @@ absl::StatusOr<v1::DaemonConfig> LoadConfigFile(const std::string& path);
 void ApplyFlags(const ConfigFlags& flags, v1::DaemonConfig* config);
 
 // Fills defaults: state_dir, worker_path and rss_child_path made absolute; listen
-// ["unix:<state_dir>/torchscand.sock"]; socket_mode kDefaultSocketMode; devices ["cpu"];
+// ["unix:<state_dir>/torchscand.sock"]; socket_mode kDefaultSocketMode; devices "cpu" and
+// "cuda:0" .. "cuda:<machine.visible_gpus - 1>" (every GPU the driver shows);
 // threads kDefaultIntraOpThreads and kDefaultInterOpThreads; limits kDefaultMaxQueueLength,
 // max_queued_per_user max_queue_length / kDefaultQueueShareDivisor (at least 1), kDefaultJobWallTimeS,
 // kDefaultMaxUploadBytes and kDefaultWorkerOpenFiles; worker_path the Bazel output layout's

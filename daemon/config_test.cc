@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace torchscan::daemon {
 namespace {
@@ -65,6 +67,22 @@ TEST(Config, DefaultsFillEverything) {
   EXPECT_EQ(config->worker_path(), TempDir() + "/torchscan-worker");
   EXPECT_EQ(config->rss_child_path(), "");     // none beside the fake worker
   EXPECT_EQ(config->sandbox(), "namespaces");  // a private daemon asks for "off"
+}
+
+// A daemon told nothing about devices offers the CPU and every GPU the driver shows; one told
+// its devices offers those alone.
+TEST(Config, DevicesDefaultToTheCpuAndTheVisibleGpus) {
+  MachineFacts machine = Machine();
+  machine.visible_gpus = 2;
+  absl::StatusOr<v1::DaemonConfig> config = EffectiveConfig(Minimal(), machine);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(std::vector<std::string>(config->devices().begin(), config->devices().end()),
+            (std::vector<std::string>{"cpu", "cuda:0", "cuda:1"}));
+  ConfigFlags flags = Minimal();
+  flags.devices = {"cpu"};
+  config = EffectiveConfig(flags, machine);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->devices_size(), 1);
 }
 
 TEST(Config, FlagsOverrideTheFile) {
