@@ -59,6 +59,7 @@ class CudaDevice : public Device {
   }
 
   void Describe(v1::Environment* env) override { runtime_->Describe(index(), env); }
+  std::optional<DeviceState> State() override { return runtime_->State(index()); }
 
  private:
   int index() const { return name().index; }

@@ -32,6 +32,10 @@ class FakeRuntime : public GpuRuntime {
     return MemoryPeaks{1000, 4096};
   }
   void Describe(int index, v1::Environment* env) override { env->set_device_name("Fake GPU " + std::to_string(index)); }
+  DeviceState State(int index) override {
+    log.push_back("state " + std::to_string(index));
+    return DeviceState{1410, 0, 0};
+  }
 
   absl::Status load = absl::OkStatus();
   int devices = 2;
@@ -131,6 +135,10 @@ TEST(CudaDevice, ThePeakOfACallResetsAndReadsItsDevicesAllocator) {
   v1::Environment env;
   device->Describe(&env);
   EXPECT_EQ(env.device_name(), "Fake GPU 1");
+  runtime->log.clear();
+  ASSERT_TRUE(device->State().has_value());
+  EXPECT_EQ(device->State()->sm_clock_mhz, 1410);
+  EXPECT_EQ(runtime->log, (std::vector<std::string>{"state 1", "state 1"}));
 }
 
 TEST(CudaDevice, RefusalsSayWhyAndTheFix) {

@@ -33,6 +33,11 @@ constexpr int kComputeCapabilityMinor = 76;
 using NvmlInit = int (*)();
 using NvmlDeviceGetHandleByPciBusId = int (*)(const char*, void**);
 using NvmlDeviceGetPersistenceMode = int (*)(void*, int*);
+using NvmlDeviceGetClockInfo = int (*)(void*, int, unsigned int*);
+using NvmlDeviceGetClocksEventReasons = int (*)(void*, unsigned long long*);
+using NvmlDeviceGetComputeRunningProcesses = int (*)(void*, unsigned int*, void*);
+constexpr int kNvmlClockSm = 1;                // NVML_CLOCK_SM
+constexpr int kNvmlErrorInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 
 // The library's handle (it stays loaded: LibTorch's CUDA runtime uses it too), or nullptr with
 // why in `unreadable`.
@@ -64,19 +69,38 @@ bool Call(Function f, const char* name, std::vector<std::string>* unreadable, Ar
   return true;
 }
 
+// NVML's handle of the GPU at `pci_bus_id` (initialising NVML once), or nullptr with why.
+void* NvmlDevice(const std::string& pci_bus_id, void** nvml, std::vector<std::string>* unreadable) {
+  *nvml = Open("libnvidia-ml.so.1", unreadable);
+  void* device = nullptr;
+  if (*nvml == nullptr || !Call(Find<NvmlInit>(*nvml, "nvmlInit_v2"), "nvmlInit_v2", unreadable) ||
+      !Call(Find<NvmlDeviceGetHandleByPciBusId>(*nvml, "nvmlDeviceGetHandleByPciBusId_v2"),
+            "nvmlDeviceGetHandleByPciBusId_v2", unreadable, pci_bus_id.c_str(), &device))
+    return nullptr;
+  return device;
+}
+
 // The persistence mode of the GPU at `pci_bus_id`, through NVML.
 std::string PersistenceMode(const std::string& pci_bus_id, std::vector<std::string>* unreadable) {
-  void* nvml = Open("libnvidia-ml.so.1", unreadable);
-  if (nvml == nullptr) return kUnknown;
-  void* device = nullptr;
+  void* nvml = nullptr;
+  void* device = NvmlDevice(pci_bus_id, &nvml, unreadable);
   int mode = 0;
-  if (!Call(Find<NvmlInit>(nvml, "nvmlInit_v2"), "nvmlInit_v2", unreadable) ||
-      !Call(Find<NvmlDeviceGetHandleByPciBusId>(nvml, "nvmlDeviceGetHandleByPciBusId_v2"),
-            "nvmlDeviceGetHandleByPciBusId_v2", unreadable, pci_bus_id.c_str(), &device) ||
-      !Call(Find<NvmlDeviceGetPersistenceMode>(nvml, "nvmlDeviceGetPersistenceMode"), "nvmlDeviceGetPersistenceMode",
-            unreadable, device, &mode))
+  if (device == nullptr || !Call(Find<NvmlDeviceGetPersistenceMode>(nvml, "nvmlDeviceGetPersistenceMode"),
+                                 "nvmlDeviceGetPersistenceMode", unreadable, device, &mode))
     return kUnknown;
   return mode == 1 ? "enabled" : "disabled";
+}
+
+// CUDA device `ordinal`'s PCI bus id through libcuda.so.1 ("" with why when unreadable).
+std::string PciBusId(void* cuda, int ordinal, std::vector<std::string>* unreadable) {
+  int device = 0;
+  char text[64] = {};
+  if (cuda == nullptr || !Call(Find<CuInit>(cuda, "cuInit"), "cuInit", unreadable, 0u) ||
+      !Call(Find<CuDeviceGet>(cuda, "cuDeviceGet"), "cuDeviceGet", unreadable, &device, ordinal) ||
+      !Call(Find<CuDeviceGetPciBusId>(cuda, "cuDeviceGetPCIBusId"), "cuDeviceGetPCIBusId", unreadable, text,
+            static_cast<int>(sizeof(text) - 1), device))
+    return "";
+  return text;
 }
 
 }  // namespace
@@ -120,13 +144,41 @@ void DescribeFromDriver(int ordinal, v1::Environment* env) {
     if (attribute(kClockRateKhz, "clock rate", &value)) gpu->set_max_sm_clock_mhz(value / 1000);
     if (attribute(kMemoryClockRateKhz, "memory clock rate", &value)) gpu->set_max_memory_clock_mhz(value / 1000);
     if (attribute(kEccEnabled, "ECC", &value)) gpu->set_ecc(value != 0 ? "enabled" : "disabled");
-    if (Call(Find<CuDeviceGetPciBusId>(cuda, "cuDeviceGetPCIBusId"), "cuDeviceGetPCIBusId", &unreadable, text,
-             static_cast<int>(sizeof(text) - 1), device)) {
-      gpu->set_pci_bus_id(text);
-      gpu->set_persistence_mode(PersistenceMode(text, &unreadable));
+    if (const std::string bus = PciBusId(cuda, ordinal, &unreadable); !bus.empty()) {
+      gpu->set_pci_bus_id(bus);
+      gpu->set_persistence_mode(PersistenceMode(bus, &unreadable));
     }
   }
   gpu->set_unreadable(absl::StrJoin(unreadable, "; "));
+}
+
+DeviceState ReadDriverState(int ordinal) {
+  DeviceState state;
+  std::vector<std::string> unreadable;
+  const std::string bus = PciBusId(Open("libcuda.so.1", &unreadable), ordinal, &unreadable);
+  void* nvml = nullptr;
+  void* device = bus.empty() ? nullptr : NvmlDevice(bus, &nvml, &unreadable);
+  if (device == nullptr) return state;
+  unsigned int mhz = 0;
+  if (Call(Find<NvmlDeviceGetClockInfo>(nvml, "nvmlDeviceGetClockInfo"), "nvmlDeviceGetClockInfo", &unreadable, device,
+           kNvmlClockSm, &mhz))
+    state.sm_clock_mhz = static_cast<int>(mhz);
+  // Renamed from ...ThrottleReasons in newer drivers; both names mean the same bits.
+  auto reasons_of = Find<NvmlDeviceGetClocksEventReasons>(nvml, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (reasons_of == nullptr)
+    reasons_of = Find<NvmlDeviceGetClocksEventReasons>(nvml, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  unsigned long long reasons = 0;
+  if (Call(reasons_of, "nvmlDeviceGetCurrentClocksEventReasons", &unreadable, device, &reasons))
+    state.throttle_reasons = reasons;
+  // With no room for their details, NVML says how many compute processes there are; one of
+  // them is this process, whose CUDA context is open.
+  auto processes_of = Find<NvmlDeviceGetComputeRunningProcesses>(nvml, "nvmlDeviceGetComputeRunningProcesses_v3");
+  unsigned int count = 0;
+  if (processes_of != nullptr) {
+    const int code = processes_of(device, &count, nullptr);
+    if (code == 0 || code == kNvmlErrorInsufficientSize) state.other_processes = count > 0 ? count - 1 : 0;
+  }
+  return state;
 }
 
 }  // namespace torchscan::devices

@@ -36,5 +36,14 @@ TEST(DescribeFromDriver, SaysWhyFactsAreUnknownOrReadsThem) {
   EXPECT_NE(env.cuda_driver(), "unknown") << env.gpu().unreadable();
 }
 
+// Without the driver's libraries nothing is read, and nothing is made up.
+TEST(ReadDriverState, UnsetWhereTheDriverCannotBeAsked) {
+  const DeviceState state = ReadDriverState(0);
+  if (dlopen("libnvidia-ml.so.1", RTLD_NOW) != nullptr) return;  // a GPU machine: its values are its own
+  EXPECT_FALSE(state.sm_clock_mhz.has_value());
+  EXPECT_FALSE(state.throttle_reasons.has_value());
+  EXPECT_FALSE(state.other_processes.has_value());
+}
+
 }  // namespace
 }  // namespace torchscan::devices

@@ -15,6 +15,7 @@
 
 #include "core/block_timer.h"
 #include "core/clock.h"
+#include "devices/device_noise.h"
 #include "proto/report.pb.h"
 #include "spec/device_name.h"
 
@@ -54,6 +55,10 @@ class Device {
   // and for a GPU its gpu facts; what cannot be read is "unknown" (or unset). `env` already
   // holds the host's facts (core/environment.h: cpu_model). Never throws.
   virtual void Describe(v1::Environment* env) = 0;
+  // What the device's driver reports now, for the noise it may add to timing (device_noise.h):
+  // read before and after a run's timing. nullopt where there is nothing to read (the CPU).
+  // Never throws.
+  virtual std::optional<DeviceState> State() { return std::nullopt; }
 
  protected:
   explicit Device(spec::DeviceName name) : name_(std::move(name)) {}

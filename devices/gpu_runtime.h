@@ -40,6 +40,8 @@ class GpuRuntime {
   virtual MemoryPeaks Peaks(int index) = 0;
   // device_name, cuda_runtime, cuda_driver and gpu of `env` for device `index`. Never throws.
   virtual void Describe(int index, v1::Environment* env) = 0;
+  // What the driver reports of device `index` now (device_noise.h). Never throws.
+  virtual DeviceState State(int index) = 0;
 };
 
 }  // namespace torchscan::devices

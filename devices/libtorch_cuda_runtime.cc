@@ -64,6 +64,7 @@ class LibTorchCuda : public GpuRuntime {
     env->set_cuda_runtime(FormatCudaVersion(static_cast<int>(runtime)));
     DescribeFromDriver(index, env);
   }
+  DeviceState State(int index) override { return ReadDriverState(index); }
 };
 
 }  // namespace

@@ -59,6 +59,7 @@ TorchTimingSession::TorchTimingSession(const std::function<void()>& call, TorchL
 
 double TorchTimingSession::Prepare() {
   if (!sized_) {
+    state_before_ = device_->State();
     runner_.WarmUp();
     runner_.SizeBlock();
     sized_ = true;
@@ -76,6 +77,9 @@ v1::BenchmarkReport TorchTimingSession::Finish() const {
   v1::BenchmarkReport report;
   *report.mutable_settings()->mutable_timing() = ToTimingSettings(timing_, *SteadyClock());
   *report.mutable_timing() = runner_.Finish(report.mutable_warnings());
+  if (const std::optional<devices::DeviceState> after = device_->State(); state_before_ && after)
+    for (v1::Warning& w : devices::DeviceNoiseWarnings(*state_before_, *after, device_->text()))
+      *report.add_warnings() = std::move(w);
   report.set_work_units(timing_.work_units);
   report.set_work_unit(timing_.work_unit);
   report.set_schema_version(kSchemaVersion);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,7 +56,9 @@ class TorchTimingSession {
   void SetCallsPerBlock(int64_t calls) { runner_.SetCallsPerBlock(calls); }
   double timed_s() const { return runner_.timed_s(); }                             // timed work of every round so far
   const std::vector<v1::TimingBlock>& blocks() const { return runner_.blocks(); }  // every block so far
-  // The report of every block timed so far (settings, environment, inputs, timing, warnings).
+  // The report of every block timed so far (settings, environment, inputs, timing, warnings;
+  // on a GPU also the noise its driver saw between the first block and now:
+  // devices/device_noise.h's gpu_clock_changed, gpu_throttled, gpu_shared).
   v1::BenchmarkReport Finish() const;
 
  private:
@@ -63,6 +66,7 @@ class TorchTimingSession {
                      LatencyHooks hooks, std::shared_ptr<devices::Device> device);
   TorchLatencyOptions options_;
   std::shared_ptr<devices::Device> device_;
+  std::optional<devices::DeviceState> state_before_;  // the device's, before the first block
   LatencyOptions timing_;
   LatencyRunner runner_;
   bool sized_ = false;
