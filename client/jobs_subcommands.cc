@@ -226,6 +226,9 @@ int InfoCommand(const ClientContext& ctx) {
     } else {
       std::printf("  noise     no noise floor yet: run `torchscan-client calibrate`\n");
     }
+    for (const v1::NoiseFloor& f : info->gpu_noise_floors())
+      std::printf("  noise     %s: %s old, job %s: %s\n", f.device().c_str(), FormatAge(f.age_s()).c_str(),
+                  f.job_id().c_str(), report::DescribeNoiseFloor(f).c_str());
     return int{kExitOk};
   });
 }

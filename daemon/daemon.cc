@@ -316,6 +316,8 @@ absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&, const Caller
   info.set_spare_worker_ready(executor_.spare().ready());
   if (const std::optional<v1::NoiseFloor>& floor = records_.noise_floor())
     *info.mutable_noise_floor() = AgedNoiseFloor(*floor, NowRfc3339(), config_.noise_floor_max_age_s());
+  for (const v1::NoiseFloor& floor : records_.gpu_noise_floors())
+    *info.add_gpu_noise_floors() = AgedNoiseFloor(floor, NowRfc3339(), config_.noise_floor_max_age_s());
   return InfoFor(std::move(info), by);
 }
 

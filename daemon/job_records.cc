@@ -28,13 +28,13 @@ absl::Status JobRecords::Load(const std::function<void(const v1::Job& job)>& req
     spdlog::info("{} finished job(s) got their history summary from their results ({} to {})", loaded.summarized.size(),
                  loaded.summarized.front(), loaded.summarized.back());
   absl::MutexLock lock(&mu_);
-  std::vector<std::string> nodes = store_.NoiseFloorNodes();
-  nodes.insert(nodes.begin(), "");
-  for (const std::string& node : nodes) {
-    const std::string where = node.empty() ? "" : " of node " + node;
-    if (absl::StatusOr<v1::NoiseFloor> floor = store_.LoadNoiseFloor(node); floor.ok()) {
+  std::vector<std::string> keys = store_.NoiseFloorKeys();
+  keys.insert(keys.begin(), "");
+  for (const std::string& key : keys) {
+    const std::string where = key.empty() ? "" : " of " + key;
+    if (absl::StatusOr<v1::NoiseFloor> floor = store_.LoadNoiseFloor(key); floor.ok()) {
       spdlog::info("noise floor{} of {} (job {}) loaded", where, floor->measured_at(), floor->job_id());
-      noise_floors_[node] = *std::move(floor);
+      noise_floors_[key] = *std::move(floor);
     } else if (floor.status().code() != absl::StatusCode::kNotFound) {
       // Damaged: reported and left alone (the next calibration replaces it); never fatal.
       spdlog::warn("start-up: no noise floor{}: {}", where, std::string(floor.status().message()));
@@ -99,11 +99,19 @@ const HistoryIndex& JobRecords::history() const {
   return history_;
 }
 
-std::optional<v1::NoiseFloor> JobRecords::noise_floor(const std::string& node) const {
+std::optional<v1::NoiseFloor> JobRecords::noise_floor(const std::string& node, const std::string& device) const {
   mu_.AssertHeld();
-  auto it = noise_floors_.find(node);
+  auto it = noise_floors_.find(NoiseFloorKey(node, device));
   if (it == noise_floors_.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<v1::NoiseFloor> JobRecords::gpu_noise_floors() const {
+  mu_.AssertHeld();
+  std::vector<v1::NoiseFloor> floors;
+  for (const auto& [key, floor] : noise_floors_)
+    if (key.rfind('@', 0) == 0) floors.push_back(floor);
+  return floors;
 }
 
 std::string JobRecords::NextId() const {
@@ -232,23 +240,25 @@ void JobRecords::CompleteResult(const std::string& id, const v1::Timeline& job_t
     v1::NoiseFloor floor = result->calibration().noise_floor();
     if (absl::Status s = store_.SaveResult(id, *result); !s.ok())
       spdlog::warn("job {}: its result keeps no job_id: {}", id, std::string(s.message()));
-    if (absl::Status s = store_.SaveNoiseFloor(floor, node); !s.ok())
+    const std::string key = NoiseFloorKey(node, floor.device());
+    if (absl::Status s = store_.SaveNoiseFloor(floor, key); !s.ok())
       spdlog::error(
           "job {}: its noise floor could not be stored (kept until the daemon stops; the state folder keeps "
           "the previous one): {}",
           id, std::string(s.message()));
-    noise_floors_[node] = std::move(floor);
+    noise_floors_[key] = std::move(floor);
     return;
   }
   const std::string now = NowRfc3339();
-  const std::optional<v1::NoiseFloor> noise_floor = this->noise_floor(node);
   if (result->has_comparison()) {
     v1::Comparison* c = result->mutable_comparison();
+    const std::optional<v1::NoiseFloor> noise_floor = this->noise_floor(node, c->before().settings().device());
     if (noise_floor)
       *c->mutable_noise_floor() = AttachNoiseFloor(*noise_floor, SettingsOfComparison(*c), now, noise_floor_max_age_s_);
     *c->mutable_job_timeline() = job_timeline;
   } else if (result->has_report()) {
     v1::BenchmarkReport* r = result->mutable_report();
+    const std::optional<v1::NoiseFloor> noise_floor = this->noise_floor(node, r->settings().device());
     if (noise_floor)
       *r->mutable_noise_floor() = AttachNoiseFloor(*noise_floor, SettingsOfReport(*r), now, noise_floor_max_age_s_);
     *r->mutable_job_timeline() = job_timeline;

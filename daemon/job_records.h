@@ -75,9 +75,12 @@ class JobRecords {
   // How many finished records are kept parsed in memory now (for tests).
   size_t kept_finished() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const HistoryIndex& history() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The latest calibration's noise floor on this machine (node ""), or on Slurm node `node`,
-  // if any.
-  std::optional<v1::NoiseFloor> noise_floor(const std::string& node = "") const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The latest calibration's noise floor of `device` on this machine (node ""), or on Slurm
+  // node `node`, if any: each device has its own (a GPU's is not the CPU's).
+  std::optional<v1::NoiseFloor> noise_floor(const std::string& node = "", const std::string& device = "cpu") const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // This machine's GPUs' noise floors, in device order.
+  std::vector<v1::NoiseFloor> gpu_noise_floors() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // The id the next stored job gets.
   std::string NextId() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -109,10 +112,11 @@ class JobRecords {
   // Ends the job's open phase, copies the timeline into `job` and forgets it.
   void EndPhases(v1::Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // After job `id` succeeded: a calibration's noise floor becomes the daemon's, or its node's
-  // when the job ran on a Slurm node (Job.node) (stored in the state folder first; kept in
-  // memory only if that fails); a report or comparison gets the current noise floor of where
-  // it ran, judged for its settings (core/noise_floor.h), and the job record's timeline as
+  // After job `id` succeeded: a calibration's noise floor becomes its device's on the daemon's
+  // machine, or on its node when the job ran on a Slurm node (Job.node) (stored in the state
+  // folder first; kept in memory only if that fails); a report or comparison gets the current
+  // noise floor of the device and machine it ran on, judged for its settings
+  // (core/noise_floor.h), and the job record's timeline as
   // its job_timeline, in its result.json.
   void CompleteResult(const std::string& id, const v1::Timeline& job_timeline, v1::JobResult* result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -145,7 +149,7 @@ class JobRecords {
   HistoryIndex history_ ABSL_GUARDED_BY(mu_);                                // the ids of each label's jobs
   std::map<std::string, JobPhases> phases_ ABSL_GUARDED_BY(mu_);             // timelines of unfinished jobs
   std::set<std::string> unsaved_ ABSL_GUARDED_BY(mu_);                       // latest record not on disk
-  std::map<std::string, v1::NoiseFloor> noise_floors_ ABSL_GUARDED_BY(mu_);  // by node ("": this machine)
+  std::map<std::string, v1::NoiseFloor> noise_floors_ ABSL_GUARDED_BY(mu_);  // by NoiseFloorKey (job_store.h)
   int64_t last_number_ ABSL_GUARDED_BY(mu_) = 0;
   std::chrono::steady_clock::time_point cache_saved_at_ ABSL_GUARDED_BY(mu_) = std::chrono::steady_clock::now();
 };

@@ -111,3 +111,55 @@ TEST(JobRecords, ARecordGoneFromDiskIsNotFoundAndSaysSo) {
 
 }  // namespace
 }  // namespace torchscan::daemon
+
+namespace torchscan::daemon {
+namespace {
+
+// A stored job that CompleteResult can find (node "": this machine).
+std::string Stored(JobRecords& records) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records.mu()) {
+  v1::Job job;
+  job.set_id(records.NextId());
+  job.set_state(v1::Job::running);
+  job.set_submitted_at("2026-01-01T00:00:00.000Z");
+  EXPECT_TRUE(records.StoreNew(job, v1::JobSpec()).ok());
+  return job.id();
+}
+
+// A GPU's calibration is its own noise floor: it does not replace the CPU's, a compare on that
+// GPU gets it and a CPU compare gets the CPU's; both come back after a restart.
+TEST(JobRecords, EachDeviceKeepsItsOwnNoiseFloor) {
+  const v1::DaemonConfig config = Config("device_floors");
+  {
+    JobRecords records(config);
+    ASSERT_TRUE(records.Load([](const v1::Job&) {}).ok());
+    absl::MutexLock lock(&records.mu());
+    for (const char* device : {"cpu", "cuda:1"}) {
+      v1::JobResult calibration;
+      v1::NoiseFloor* floor = calibration.mutable_calibration()->mutable_noise_floor();
+      floor->set_measured_at("2026-12-01T10:00:00.000Z");
+      floor->set_device(device);
+      floor->set_pairs(device == std::string("cpu") ? 20 : 8);
+      records.CompleteResult(Stored(records), v1::Timeline(), &calibration);
+    }
+    ASSERT_TRUE(records.noise_floor().has_value());
+    EXPECT_EQ(records.noise_floor()->pairs(), 20);
+    ASSERT_TRUE(records.noise_floor("", "cuda:1").has_value());
+    EXPECT_EQ(records.noise_floor("", "cuda:1")->pairs(), 8);
+    EXPECT_FALSE(records.noise_floor("", "cuda:0").has_value());
+    for (const char* device : {"cpu", "cuda:1"}) {
+      v1::JobResult compare;
+      compare.mutable_comparison()->mutable_before()->mutable_settings()->set_device(device);
+      records.CompleteResult(Stored(records), v1::Timeline(), &compare);
+      EXPECT_EQ(compare.comparison().noise_floor().pairs(), device == std::string("cpu") ? 20 : 8) << device;
+    }
+  }
+  JobRecords again(config);
+  ASSERT_TRUE(again.Load([](const v1::Job&) {}).ok());
+  absl::MutexLock lock(&again.mu());
+  ASSERT_EQ(again.gpu_noise_floors().size(), 1u);
+  EXPECT_EQ(again.gpu_noise_floors()[0].device(), "cuda:1");
+  EXPECT_EQ(again.noise_floor()->pairs(), 20);
+}
+
+}  // namespace
+}  // namespace torchscan::daemon

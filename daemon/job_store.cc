@@ -348,28 +348,47 @@ bool PlainNodeName(const std::string& node) {
   });
 }
 
-}  // namespace
-
-std::string JobStore::NoiseFloorPath(const std::string& node) const {
-  if (node.empty()) return (fs::path(state_dir_) / worker::kNoiseFloorFile).string();
-  return (fs::path(state_dir_) / worker::kNodeNoiseFloorFolder / (node + ".json")).string();
+// A noise floor's key (NoiseFloorKey): a plain node name or "", then "@cuda_N" for a GPU.
+bool PlainFloorKey(const std::string& key) {
+  const size_t at = key.find('@');
+  const std::string node = key.substr(0, at);
+  if (!node.empty() && !PlainNodeName(node)) return false;
+  if (at == std::string::npos) return !node.empty();
+  const std::string device = key.substr(at + 1);
+  return device.size() > 5 && device.rfind("cuda_", 0) == 0 &&
+         std::all_of(device.begin() + 5, device.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-std::vector<std::string> JobStore::NoiseFloorNodes() const {
-  std::vector<std::string> nodes;
+}  // namespace
+
+std::string NoiseFloorKey(const std::string& node, const std::string& device) {
+  if (device.empty() || device == "cpu") return node;
+  std::string file_device = device;
+  std::replace(file_device.begin(), file_device.end(), ':', '_');
+  return node + "@" + file_device;
+}
+
+std::string JobStore::NoiseFloorPath(const std::string& key) const {
+  if (key.empty()) return (fs::path(state_dir_) / worker::kNoiseFloorFile).string();
+  return (fs::path(state_dir_) / worker::kNodeNoiseFloorFolder / (key + ".json")).string();
+}
+
+std::vector<std::string> JobStore::NoiseFloorKeys() const {
+  std::vector<std::string> keys;
   std::error_code error;
   for (const fs::directory_entry& entry :
        fs::directory_iterator(fs::path(state_dir_) / worker::kNodeNoiseFloorFolder, error)) {
     const fs::path name = entry.path().filename();
-    if (name.extension() == ".json" && PlainNodeName(name.stem().string())) nodes.push_back(name.stem().string());
+    if (name.extension() == ".json" && PlainFloorKey(name.stem().string())) keys.push_back(name.stem().string());
   }
-  std::sort(nodes.begin(), nodes.end());
-  return nodes;
+  std::sort(keys.begin(), keys.end());
+  return keys;
 }
 
-absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor(const std::string& node) const {
-  if (!node.empty() && !PlainNodeName(node)) return absl::NotFoundError("no noise floor for node " + node);
-  const std::string path = NoiseFloorPath(node);
+absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor(const std::string& key) const {
+  if (!key.empty() && !PlainFloorKey(key)) return absl::NotFoundError("no noise floor for " + key);
+  const std::string path = NoiseFloorPath(key);
   std::error_code error;
   if (!fs::exists(path, error)) return absl::NotFoundError(absl::StrCat(path, " does not exist"));
   v1::NoiseFloor floor;
@@ -380,15 +399,15 @@ absl::StatusOr<v1::NoiseFloor> JobStore::LoadNoiseFloor(const std::string& node)
   return floor;
 }
 
-absl::Status JobStore::SaveNoiseFloor(const v1::NoiseFloor& floor, const std::string& node) {
-  if (!node.empty()) {
-    if (!PlainNodeName(node))
-      return absl::InvalidArgumentError("node \"" + node +
-                                        "\" is not a plain host name; its noise floor is not stored");
+absl::Status JobStore::SaveNoiseFloor(const v1::NoiseFloor& floor, const std::string& key) {
+  if (!key.empty()) {
+    if (!PlainFloorKey(key))
+      return absl::InvalidArgumentError("noise floor \"" + key +
+                                        "\" is not a plain host name and device; it is not stored");
     std::error_code error;
     fs::create_directories(fs::path(state_dir_) / worker::kNodeNoiseFloorFolder, error);
   }
-  return SaveJson(floor, NoiseFloorPath(node), kPrivateFileMode);
+  return SaveJson(floor, NoiseFloorPath(key), kPrivateFileMode);
 }
 
 }  // namespace torchscan::daemon

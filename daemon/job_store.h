@@ -32,6 +32,10 @@
 
 namespace torchscan::daemon {
 
+// The key of the noise floor of `device` ("cpu", "cuda:N") on `node` ("": this machine):
+// `node` for the CPU, "<node>@cuda_N" for a GPU (a file name: no ':').
+std::string NoiseFloorKey(const std::string& node, const std::string& device);
+
 class JobStore {
  public:
   explicit JobStore(std::string state_dir);
@@ -129,15 +133,16 @@ class JobStore {
   // on failure the worker's file stays whole.
   absl::Status SaveResult(const std::string& id, const v1::JobResult& result);
 
-  // <state_dir>/noise_floor.json: the latest calibration's noise floor; for a Slurm node
-  // `node` (a Slurm front's), <state_dir>/noise_floors/<node>.json. Load: NotFound when
-  // there is none; DataLoss naming the file when it is unreadable or damaged (the daemon
-  // logs it and goes on without one). Save: atomic; on failure the old file stays whole;
-  // InvalidArgument for a node name that is not a plain file name.
-  absl::StatusOr<v1::NoiseFloor> LoadNoiseFloor(const std::string& node = "") const;
-  absl::Status SaveNoiseFloor(const v1::NoiseFloor& floor, const std::string& node = "");
-  // The nodes that have a noise floor file, sorted.
-  std::vector<std::string> NoiseFloorNodes() const;
+  // The latest calibration's noise floor of each machine and device, by NoiseFloorKey:
+  // "" (this machine's CPU) in <state_dir>/noise_floor.json, any other key (a Slurm node's,
+  // a GPU's) in <state_dir>/noise_floors/<key>.json. Load: NotFound when there is none;
+  // DataLoss naming the file when it is unreadable or damaged (the daemon logs it and goes
+  // on without one). Save: atomic; on failure the old file stays whole; InvalidArgument for
+  // a key that is not a plain node name and device.
+  absl::StatusOr<v1::NoiseFloor> LoadNoiseFloor(const std::string& key = "") const;
+  absl::Status SaveNoiseFloor(const v1::NoiseFloor& floor, const std::string& key = "");
+  // The keys that have a file in noise_floors/, sorted.
+  std::vector<std::string> NoiseFloorKeys() const;
 
   std::string JobDir(const std::string& id) const;
   std::string ResultPath(const std::string& id) const;
@@ -167,7 +172,7 @@ class JobStore {
   // LoadAll's cache: every finished one of `jobs` that is remembered.
   absl::Status SaveCacheOf(const std::vector<v1::Job>& jobs);
   std::string CachePath() const;
-  std::string NoiseFloorPath(const std::string& node) const;
+  std::string NoiseFloorPath(const std::string& key) const;
 
   std::string state_dir_;
   int lock_fd_ = -1;

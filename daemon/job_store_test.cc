@@ -367,7 +367,7 @@ TEST(JobStore, EachSlurmNodeHasItsOwnNoiseFloor) {
   ASSERT_TRUE(store.SaveNoiseFloor(b, "gpu.b_2").ok());
   EXPECT_TRUE(fs::exists(dir + "/noise_floors/node-a.json"));
   EXPECT_FALSE(fs::exists(dir + "/noise_floor.json"));  // this machine's stays apart
-  EXPECT_EQ(store.NoiseFloorNodes(), (std::vector<std::string>{"gpu.b_2", "node-a"}));
+  EXPECT_EQ(store.NoiseFloorKeys(), (std::vector<std::string>{"gpu.b_2", "node-a"}));
   EXPECT_EQ(store.LoadNoiseFloor("node-a")->job_id(), "job-000001");
   EXPECT_EQ(store.LoadNoiseFloor("gpu.b_2")->job_id(), "job-000002");
   EXPECT_EQ(store.LoadNoiseFloor().status().code(), absl::StatusCode::kNotFound);
@@ -375,6 +375,32 @@ TEST(JobStore, EachSlurmNodeHasItsOwnNoiseFloor) {
   EXPECT_EQ(store.SaveNoiseFloor(a, "../escape").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(store.LoadNoiseFloor("../noise_floor").status().code(), absl::StatusCode::kNotFound);
   EXPECT_FALSE(fs::exists(dir + "/escape.json"));
+}
+
+// Each GPU's calibration is its own noise floor, on this machine and on a node.
+TEST(JobStore, EachGpuHasItsOwnNoiseFloor) {
+  const std::string dir = FreshDir("gpu_noise_floors");
+  JobStore store(dir);
+  ASSERT_TRUE(store.Open().ok());
+  EXPECT_EQ(NoiseFloorKey("", "cpu"), "");
+  EXPECT_EQ(NoiseFloorKey("node-a", ""), "node-a");
+  EXPECT_EQ(NoiseFloorKey("", "cuda:1"), "@cuda_1");
+  EXPECT_EQ(NoiseFloorKey("node-a", "cuda:0"), "node-a@cuda_0");
+  v1::NoiseFloor cpu, gpu, node_gpu;
+  for (auto [floor, id] : {std::pair{&cpu, "job-1"}, {&gpu, "job-2"}, {&node_gpu, "job-3"}}) {
+    floor->set_measured_at("2026-12-01T10:00:00.000Z");
+    floor->set_job_id(id);
+  }
+  ASSERT_TRUE(store.SaveNoiseFloor(cpu).ok());
+  ASSERT_TRUE(store.SaveNoiseFloor(gpu, NoiseFloorKey("", "cuda:1")).ok());
+  ASSERT_TRUE(store.SaveNoiseFloor(node_gpu, NoiseFloorKey("node-a", "cuda:0")).ok());
+  EXPECT_TRUE(fs::exists(dir + "/noise_floors/@cuda_1.json"));
+  EXPECT_EQ(store.NoiseFloorKeys(), (std::vector<std::string>{"@cuda_1", "node-a@cuda_0"}));
+  EXPECT_EQ(store.LoadNoiseFloor()->job_id(), "job-1");
+  EXPECT_EQ(store.LoadNoiseFloor("@cuda_1")->job_id(), "job-2");
+  EXPECT_EQ(store.LoadNoiseFloor("node-a@cuda_0")->job_id(), "job-3");
+  for (const char* bad : {"@cuda", "@cuda_x", "@../x", "a@b@cuda_0", "@cpu"})
+    EXPECT_EQ(store.SaveNoiseFloor(gpu, bad).code(), absl::StatusCode::kInvalidArgument) << bad;
 }
 
 TEST(JobStore, ASlurmFrontKeepsItsJobsInSlurmRunningAcrossARestart) {
