@@ -71,6 +71,16 @@ std::string ShellQuote(std::string_view text) {
   return quoted + "'";
 }
 
+// The configured gres, with a GPU job's own GPU count in place of any gpu entry.
+std::string Gres(const std::string& configured, int gpus) {
+  if (gpus <= 0) return configured;
+  std::vector<std::string> kept;
+  for (absl::string_view entry : absl::StrSplit(configured, ',', absl::SkipEmpty()))
+    if (!absl::StartsWith(entry, "gpu")) kept.push_back(std::string(entry));
+  kept.push_back(absl::StrCat("gpu:", gpus));
+  return absl::StrJoin(kept, ",");
+}
+
 std::vector<std::string> SbatchArgs(const v1::SlurmConfig& config, const SbatchRequest& request) {
   std::vector<std::string> args = {"--parsable",
                                    "--job-name=torchscan-" + request.job_id,
@@ -84,7 +94,7 @@ std::vector<std::string> SbatchArgs(const v1::SlurmConfig& config, const SbatchR
                                    "--time=" + config.time_limit()};
   if (!config.account().empty()) args.push_back("--account=" + config.account());
   if (!config.constraint().empty()) args.push_back("--constraint=" + config.constraint());
-  if (!config.gres().empty()) args.push_back("--gres=" + config.gres());
+  if (const std::string gres = Gres(config.gres(), request.gpus); !gres.empty()) args.push_back("--gres=" + gres);
   if (!request.node.empty()) args.push_back("--nodelist=" + request.node);
   // The whole node to the one task; srun makes it a job step, so that scancel and a node
   // going down reach the worker through Slurm.

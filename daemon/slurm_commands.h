@@ -30,11 +30,14 @@ struct SbatchRequest {
   std::string node;         // JobSpec.node: --nodelist; "" = any node of the partition
   std::string node_job;     // the node-side program's path on the nodes
   std::string node_config;  // <state_dir>/slurm/node-config.json
+  int gpus = 0;             // GPUs the job needs (spec::GpusNeeded): --gres=gpu:<gpus>
 };
 // sbatch's arguments: --parsable, one exclusive node, one task, --no-requeue (a job Slurm
 // ends early is never run again behind the front's back), the configuration's partition,
 // account, time limit, constraint and gres, and a wrapped script that runs the node-side
-// program with `srun --exclusive` over all the node's CPUs.
+// program with `srun --exclusive` over all the node's CPUs. A GPU job's gres asks for its GPUs
+// (gpu:<request.gpus>, in place of any gpu entry of the configuration's gres), so that Slurm
+// gives the node's job the GPUs its cuda:N names.
 std::vector<std::string> SbatchArgs(const v1::SlurmConfig& config, const SbatchRequest& request);
 // The Slurm job id in sbatch --parsable's output ("123" or "123;cluster").
 absl::StatusOr<std::string> ParseSbatchId(std::string_view out);

@@ -26,6 +26,25 @@ TEST(SlurmCommandsTest, SbatchArgsAskForOneExclusiveNodeAndRunTheNodeJobUnderSru
             "'/opt/ts bin/torchscan-node-job' --config '/s/cfg.json' --job 'job-000007'");
 }
 
+// A GPU job asks Slurm for the GPUs its cuda:N needs, in place of the configuration's gpu gres
+// (other gres entries stay); a CPU job keeps the configuration's.
+TEST(SlurmCommandsTest, AGpuJobAsksForItsGpus) {
+  v1::SlurmConfig config;
+  config.set_partition("bench");
+  config.set_time_limit("65");
+  const auto gres_of = [&](int gpus) {
+    SbatchRequest request{"job-000001", "/s/slurm/job-000001", "", "/bin/node-job", "/s/cfg.json", gpus};
+    for (const std::string& arg : SbatchArgs(config, request))
+      if (arg.rfind("--gres=", 0) == 0) return arg;
+    return std::string("none");
+  };
+  EXPECT_EQ(gres_of(0), "none");
+  EXPECT_EQ(gres_of(1), "--gres=gpu:1");
+  config.set_gres("gpu:a100:1,nvme:1");
+  EXPECT_EQ(gres_of(0), "--gres=gpu:a100:1,nvme:1");
+  EXPECT_EQ(gres_of(2), "--gres=nvme:1,gpu:2");
+}
+
 TEST(SlurmCommandsTest, ShellQuoteSurvivesQuotes) { EXPECT_EQ(ShellQuote("a'b"), "'a'\\''b'"); }
 
 TEST(SlurmCommandsTest, ParsesSbatchIds) {

@@ -16,6 +16,7 @@
 #include "daemon/node_outcome.h"
 #include "io/file_io.h"
 #include "io/proto_json.h"
+#include "spec/job_spec.h"
 #include "worker/state_folder.h"
 #include "worker/worker_protocol.h"
 
@@ -158,8 +159,12 @@ absl::Status SlurmFront::Submit(const std::string& id) {
   fs::create_directories(dir, error);
   ::chmod(dir.c_str(), 0700);
   const SbatchRequest request{
-      id, dir, spec.node(), programs_.node_job,
-      absl::StrCat(config_.state_dir(), "/", worker::kSlurmFolder, "/", worker::kNodeConfigFile)};
+      id,
+      dir,
+      spec.node(),
+      programs_.node_job,
+      absl::StrCat(config_.state_dir(), "/", worker::kSlurmFolder, "/", worker::kNodeConfigFile),
+      spec::GpusNeeded(spec)};
   absl::StatusOr<std::string> out = RunSlurm("sbatch", SbatchArgs(config_.slurm(), request), kSlurmCommandTimeoutS);
   absl::StatusOr<std::string> slurm_id = out.ok() ? ParseSbatchId(*out) : out.status();
   absl::MutexLock lock(&records_->mu());

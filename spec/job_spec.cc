@@ -139,10 +139,7 @@ absl::Status ValidateOptions(const v1::MeasurementOptions& o, const JobSpecLimit
 // (spec/device_name.h PassUnsupportedOn), naming the option and the device. The devices were
 // parsed by ValidateWorkload.
 absl::Status CheckPassesOnDevices(const v1::JobSpec& spec) {
-  std::vector<const v1::WorkloadSpec*> workloads;
-  if (spec.has_measure()) workloads.push_back(&spec.measure().workload());
-  if (spec.has_compare()) workloads = {&spec.compare().baseline(), &spec.compare().candidate()};
-  if (spec.has_calibrate() && spec.calibrate().has_workload()) workloads.push_back(&spec.calibrate().workload());
+  const std::vector<const v1::WorkloadSpec*> workloads = JobWorkloads(spec);
   for (const auto& [field, pass, asked] :
        {std::tuple{"spec.options.rss", "rss", spec.options().rss()},
         std::tuple{"spec.options.instructions", "instructions", spec.options().instructions()}}) {
@@ -410,6 +407,22 @@ v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec) {
       c->mutable_check()->mutable_torchscript()->set_module_bytes("");
   }
   return spec;
+}
+
+std::vector<const v1::WorkloadSpec*> JobWorkloads(const v1::JobSpec& spec) {
+  std::vector<const v1::WorkloadSpec*> workloads;
+  if (spec.has_measure()) workloads.push_back(&spec.measure().workload());
+  if (spec.has_compare()) workloads = {&spec.compare().baseline(), &spec.compare().candidate()};
+  if (spec.has_calibrate() && spec.calibrate().has_workload()) workloads.push_back(&spec.calibrate().workload());
+  return workloads;
+}
+
+int GpusNeeded(const v1::JobSpec& spec) {
+  int gpus = 0;
+  for (const v1::WorkloadSpec* w : JobWorkloads(spec))
+    if (absl::StatusOr<DeviceName> device = ParseDeviceName(w->device()); device.ok() && device->cuda)
+      gpus = std::max(gpus, device->index + 1);
+  return gpus;
 }
 
 }  // namespace torchscan::spec

@@ -113,4 +113,12 @@ v1::JobSpec WithDaemonDefaults(v1::JobSpec spec, const v1::DaemonConfig& config)
 // worker once, in the job folder's spec file, rather than with every listing and event.
 v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec);
 
+// The workloads a job builds: a measure's, a compare's baseline and candidate, a calibration's
+// own (none for a calibration of the built-in default). Pointers into `spec`.
+std::vector<const v1::WorkloadSpec*> JobWorkloads(const v1::JobSpec& spec);
+
+// How many GPUs the job needs visible: N + 1 for its highest cuda:N (CUDA numbers the GPUs a
+// process is given from 0), 0 for a CPU job or device names that do not parse.
+int GpusNeeded(const v1::JobSpec& spec);
+
 }  // namespace torchscan::spec

@@ -554,5 +554,23 @@ TEST(JobSpec, EachSpecLimitPassesAtItsValueAndRefusesOneMore) {
       metadata + ".k");
 }
 
+// The GPUs a job needs visible: its highest cuda:N + 1 (for a Slurm node's gres).
+TEST(JobSpec, GpusNeededCountsFromTheHighestCudaIndex) {
+  v1::JobSpec measure;
+  measure.mutable_measure()->mutable_workload()->set_device("cpu");
+  EXPECT_EQ(GpusNeeded(measure), 0);
+  measure.mutable_measure()->mutable_workload()->set_device("cuda");
+  EXPECT_EQ(GpusNeeded(measure), 1);
+  v1::JobSpec compare;
+  compare.mutable_compare()->mutable_baseline()->set_device("cuda:0");
+  compare.mutable_compare()->mutable_candidate()->set_device("cuda:2");
+  EXPECT_EQ(GpusNeeded(compare), 3);
+  EXPECT_EQ(JobWorkloads(compare).size(), 2u);
+  v1::JobSpec calibrate;
+  calibrate.mutable_calibrate();
+  EXPECT_TRUE(JobWorkloads(calibrate).empty());  // the built-in default
+  EXPECT_EQ(GpusNeeded(calibrate), 0);
+}
+
 }  // namespace
 }  // namespace torchscan::spec
