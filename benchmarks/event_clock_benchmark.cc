@@ -9,7 +9,6 @@
 //                                               GPU is visible, else cpu, said so)
 //
 // --quick: 256 x 256 products, 3 blocks (on a GPU: 8192 x 8192, 20 blocks).
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -19,17 +18,8 @@
 #include <ATen/ops/randn.h>
 
 #include "benchmarks/benchmark_args.h"
+#include "core/statistics.h"
 #include "devices/device_registry.h"
-
-namespace {
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const bool quick = torchscan::benchmarks::TakeQuickFlag(&argc, argv);
@@ -64,7 +54,7 @@ int main(int argc, char** argv) {
       (timer == device_timer.get() ? by_device : by_host).push_back(timer->Stop());
     }
   }
-  const double device_s = Median(by_device), host_s = Median(by_host);
+  const double device_s = *torchscan::Quantile(by_device, 0.5), host_s = *torchscan::Quantile(by_host, 0.5);
   std::printf("event_clock: device %s, %d blocks of 4 products %lldx%lld\n", device.text().c_str(), blocks,
               static_cast<long long>(size), static_cast<long long>(size));
   std::printf("event_clock: device timer: %s\n", device_timer->Describe().c_str());
