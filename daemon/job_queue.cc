@@ -67,6 +67,13 @@ std::optional<std::string> JobQueue::Pop() {
   return id;
 }
 
+bool JobQueue::Take(const std::string& id) {
+  const auto found = user_of_.find(id);
+  if (found == user_of_.end()) return false;
+  last_served_[found->second] = ++served_;
+  return Remove(id);
+}
+
 bool JobQueue::Remove(const std::string& id) {
   const auto found = user_of_.find(id);
   if (found == user_of_.end()) return false;

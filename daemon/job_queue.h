@@ -1,4 +1,4 @@
-// The jobs waiting for the machine, fair between users: one job runs at a time; each user's
+// The jobs waiting for the machine, fair between users: each user's
 // jobs run in their submission order, and users take turns, the one served longest ago first
 // (never served: first of all; ties: whose job waits longest), so one user's burst holds
 // another user's job back by at most one job per user waiting. A user holds at most
@@ -32,6 +32,10 @@ class JobQueue {
   void Restore(const std::string& id, const std::string& user);
   // Takes the next job (see above); nullopt when empty.
   std::optional<std::string> Pop();
+  // Takes `id` out of the queue to run it now, out of turn (a scheduler's choice: one whose
+  // turn came but who must wait for a device lets those behind it pass), and marks its user
+  // served as Pop does; false when it is not queued.
+  bool Take(const std::string& id);
   // Removes a queued job (cancel); false when it is not queued.
   bool Remove(const std::string& id);
   // 1 for the next job, 2 after it ...; 0 when `id` is not queued. A later submission by a

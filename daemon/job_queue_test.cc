@@ -37,6 +37,20 @@ TEST(JobQueue, RemoveCancelsAQueuedJob) {
   EXPECT_EQ(queue.ids(), (std::vector<std::string>{"a", "c"}));
 }
 
+TEST(JobQueue, TakeRunsAJobOutOfTurnAndMarksItsUserServed) {
+  JobQueue queue(10, 10);
+  ASSERT_TRUE(queue.Push("a1", "alice").ok());
+  ASSERT_TRUE(queue.Push("b1", "bob").ok());
+  ASSERT_TRUE(queue.Push("b2", "bob").ok());
+  EXPECT_TRUE(queue.Take("b1"));
+  EXPECT_FALSE(queue.Take("b1"));
+  EXPECT_EQ(queue.ids(), (std::vector<std::string>{"a1", "b2"}));
+  ASSERT_TRUE(queue.Push("c1", "carol").ok());
+  EXPECT_EQ(queue.Pop(), "a1");  // never served, waits longest
+  EXPECT_EQ(queue.Pop(), "c1");  // never served
+  EXPECT_EQ(queue.Pop(), "b2");  // bob was served by the Take
+}
+
 TEST(JobQueue, FullQueueIsRefusedNamingTheLimit) {
   JobQueue queue(2, 2);
   ASSERT_TRUE(queue.Push("a", "u").ok());
