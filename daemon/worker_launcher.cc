@@ -49,6 +49,7 @@ process::RunOptions WorkerRunOptionsOf(const WorkerLaunch& launch, WorkerControl
   setup.uid = launch.uid;
   setup.gid = launch.gid;
   options.spawn.early = launch.early_children;
+  options.spawn.environment = launch.environment;
   setup.sandbox = launch.sandbox.get();  // the plan lives as long as `launch`
   options.stderr_path = launch.stderr_path;
   options.wall_time_s = launch.wall_time_s;

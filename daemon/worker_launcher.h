@@ -45,7 +45,9 @@ struct WorkerLaunch {
   std::vector<std::string> args;  // its arguments (argv[1...])
   std::string stderr_path;        // file receiving its stderr (truncated); "" = /dev/null
   std::vector<int> cpus;          // CPU affinity; empty = inherit the daemon's
-  int64_t memory_bytes = 0;       // RLIMIT_AS; 0 = no limit (inherit)
+  // "NAME=value" each, set over the daemon's environment (a GPU job's pin: devices/gpu_pin.h).
+  std::vector<std::string> environment;
+  int64_t memory_bytes = 0;  // RLIMIT_AS; 0 = no limit (inherit)
   // Set: each launch runs in a memory cgroup of its own made there, holding at most
   // cgroup_memory_bytes (process/memory_cgroup.h); entered before the exec, removed once its
   // processes are gone. A worker its OOM killer ended says so in its outcome.

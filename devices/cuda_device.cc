@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "devices/gpu_pin.h"
 
 namespace torchscan::devices {
 namespace {
@@ -37,8 +39,8 @@ class EventTimer : public BlockTimer {
 
 class CudaDevice : public Device {
  public:
-  CudaDevice(spec::DeviceName name, std::shared_ptr<GpuRuntime> runtime)
-      : Device(std::move(name)), runtime_(std::move(runtime)) {}
+  CudaDevice(spec::DeviceName name, int ordinal, std::shared_ptr<GpuRuntime> runtime)
+      : Device(std::move(name), absl::StrCat("cuda:", ordinal)), ordinal_(ordinal), runtime_(std::move(runtime)) {}
 
   void Synchronize() override { runtime_->Synchronize(index()); }
 
@@ -62,8 +64,9 @@ class CudaDevice : public Device {
   std::optional<DeviceState> State() override { return runtime_->State(index()); }
 
  private:
-  int index() const { return name().index; }
+  int index() const { return ordinal_; }  // the runtime's ordinal of the device
 
+  const int ordinal_;
   std::shared_ptr<GpuRuntime> runtime_;
 };
 
@@ -74,17 +77,24 @@ absl::Status Unusable(const spec::DeviceName& name, absl::string_view why) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(const spec::DeviceName& name,
-                                                       std::shared_ptr<GpuRuntime> runtime) {
+                                                       std::shared_ptr<GpuRuntime> runtime,
+                                                       const std::optional<std::string>& pinned) {
+  const int ordinal = LocalGpuIndex(name.index, pinned);
+  if (ordinal < 0)
+    return Unusable(name, absl::StrCat("its daemon gave this worker only cuda:",
+                                       absl::StrReplaceAll(*pinned, {{",", ", cuda:"}}), " (", kPinnedGpusVariable,
+                                       "); the daemon places each job on the GPUs it names, "
+                                       "so this is a daemon fault: report it"));
   if (absl::Status loaded = runtime->Load(); !loaded.ok()) return Unusable(name, loaded.message());
   const int count = runtime->DeviceCount();
   if (count <= 0)
     return Unusable(name,
                     "this LibTorch has CUDA but no CUDA device is visible (driver, CUDA_VISIBLE_DEVICES?); use "
                     "device 'cpu'");
-  if (name.index >= count)
+  if (ordinal >= count)
     return Unusable(name, absl::StrCat("only ", count, " CUDA device(s) are visible (cuda:0",
                                        count > 1 ? absl::StrCat("..cuda:", count - 1) : "", ")"));
-  return std::unique_ptr<Device>(new CudaDevice(name, std::move(runtime)));
+  return std::unique_ptr<Device>(new CudaDevice(name, ordinal, std::move(runtime)));
 }
 
 }  // namespace torchscan::devices

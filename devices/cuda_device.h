@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "devices/device.h"
@@ -12,9 +14,12 @@
 
 namespace torchscan::devices {
 
-// Opens `name` (a CUDA name) on `runtime`: kInvalidArgument "device '<name>' cannot be used:
-// <why>" when the runtime cannot load, sees no GPU, or fewer than N + 1.
+// Opens `name` (a CUDA name) on `runtime`, in a process its daemon pinned to the GPUs
+// `pinned` (gpu_pin.h's kPinnedGpusVariable; nullopt: not pinned), where cuda:N is the
+// runtime's ordinal LocalGpuIndex gives. kInvalidArgument "device '<name>' cannot be used:
+// <why>" when N is not among the pinned GPUs, the runtime cannot load, sees no GPU, or too few.
 absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(const spec::DeviceName& name,
-                                                       std::shared_ptr<GpuRuntime> runtime);
+                                                       std::shared_ptr<GpuRuntime> runtime,
+                                                       const std::optional<std::string>& pinned = std::nullopt);
 
 }  // namespace torchscan::devices

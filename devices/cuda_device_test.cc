@@ -141,6 +141,21 @@ TEST(CudaDevice, ThePeakOfACallResetsAndReadsItsDevicesAllocator) {
   EXPECT_EQ(runtime->log, (std::vector<std::string>{"state 1", "state 1"}));
 }
 
+TEST(CudaDevice, APinnedWorkerDrivesTheJobsGpuByItsOwnOrdinal) {
+  // The daemon gave this worker its cuda:1 and cuda:3 (CUDA_VISIBLE_DEVICES): its runtime calls them 0 and 1.
+  auto runtime = std::make_shared<FakeRuntime>();
+  absl::StatusOr<std::unique_ptr<Device>> device = OpenCudaDevice({true, 3, "cuda:3"}, runtime, "1,3");
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ((*device)->text(), "cuda:3");
+  EXPECT_EQ((*device)->local_text(), "cuda:1");
+  (*device)->Synchronize();
+  EXPECT_EQ(runtime->log, (std::vector<std::string>{"sync 1"}));
+  absl::StatusOr<std::unique_ptr<Device>> other = OpenCudaDevice({true, 0, "cuda:0"}, runtime, "1,3");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("only cuda:1, cuda:3 (TORCHSCAN_PINNED_GPUS)"), std::string::npos)
+      << other.status();
+}
+
 TEST(CudaDevice, RefusalsSayWhyAndTheFix) {
   const spec::DeviceName cuda2{true, 2, "cuda:2"};
   auto runtime = std::make_shared<FakeRuntime>();

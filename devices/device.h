@@ -41,6 +41,9 @@ class Device {
   const spec::DeviceName& name() const { return name_; }
   const std::string& text() const { return name_.text; }
   bool is_cuda() const { return name_.cuda; }
+  // The name this process's LibTorch knows the device by (for torch::Device): text(), except
+  // in a worker its daemon pinned to the job's GPUs (gpu_pin.h), where cuda:3 may be cuda:0.
+  const std::string& local_text() const { return local_text_; }
 
   // Waits for all work queued on this device: cuda:N's, whichever device is current. Nothing
   // on the CPU. Throws what LibTorch throws.
@@ -61,10 +64,12 @@ class Device {
   virtual std::optional<DeviceState> State() { return std::nullopt; }
 
  protected:
-  explicit Device(spec::DeviceName name) : name_(std::move(name)) {}
+  explicit Device(spec::DeviceName name, std::string local_text = "")
+      : name_(std::move(name)), local_text_(local_text.empty() ? name_.text : std::move(local_text)) {}
 
  private:
   const spec::DeviceName name_;
+  const std::string local_text_;
 };
 
 }  // namespace torchscan::devices

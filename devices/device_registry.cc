@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu_device.h"
 #include "devices/cuda_device.h"
+#include "devices/gpu_pin.h"
 #include "devices/libtorch_cuda_runtime.h"
 
 namespace torchscan::devices {
@@ -20,7 +21,8 @@ struct DeviceType {
 const std::vector<DeviceType>& Registry() {
   static const auto* const registry = new std::vector<DeviceType>{
       {"cpu", OpenCpuDevice},
-      {"cuda", [](const spec::DeviceName& name) { return OpenCudaDevice(name, LibTorchCudaRuntime()); }},
+      {"cuda",
+       [](const spec::DeviceName& name) { return OpenCudaDevice(name, LibTorchCudaRuntime(), PinnedGpusHere()); }},
   };
   return *registry;
 }

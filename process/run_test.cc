@@ -46,6 +46,17 @@ Ran RunIt(const RunOptions& options) {
 
 bool Alive(int pid) { return ::kill(pid, 0) == 0; }
 
+TEST(Run, TheEnvironmentAskedForIsSetOverTheLaunchers) {
+  ::setenv("TORCHSCAN_RUN_TEST_KEPT", "kept", 1);
+  ::setenv("TORCHSCAN_RUN_TEST_SET", "launcher's", 1);
+  RunOptions options = Shell("echo \"$TORCHSCAN_RUN_TEST_KEPT $TORCHSCAN_RUN_TEST_SET $TORCHSCAN_RUN_TEST_NEW\"");
+  options.spawn.environment = {"TORCHSCAN_RUN_TEST_SET=child's", "TORCHSCAN_RUN_TEST_NEW=new"};
+  EXPECT_EQ(RunIt(options).lines, (std::vector<std::string>{"kept child's new"}));
+  options.spawn.environment.clear();
+  EXPECT_EQ(RunIt(options).lines, (std::vector<std::string>{"kept launcher's "}));
+  EXPECT_STREQ(std::getenv("TORCHSCAN_RUN_TEST_SET"), "launcher's");  // the launcher's own is untouched
+}
+
 TEST(Run, LinesAndExitCodeComeBack) {
   const Ran ran = RunIt(Shell("echo one; echo two; printf last; exit 3"));
   ASSERT_TRUE(ran.result.started);

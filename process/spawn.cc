@@ -54,6 +54,19 @@ std::string ReadToEnd(int fd) {
   return text;
 }
 
+// The launcher's environment with `overrides` ("NAME=value") set over it.
+std::vector<std::string> EnvironmentWith(const std::vector<std::string>& overrides) {
+  std::vector<std::string> entries = overrides;
+  auto overridden = [&](const char* entry) {
+    for (const std::string& o : overrides)
+      if (const size_t eq = o.find('='); std::strncmp(entry, o.c_str(), eq + 1) == 0) return true;
+    return false;
+  };
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!overridden(*e)) entries.emplace_back(*e);
+  return entries;
+}
+
 }  // namespace
 
 bool Spawn(const SpawnOptions& options, Spawned* spawned, SpawnError* error) {
@@ -68,6 +81,11 @@ bool Spawn(const SpawnOptions& options, Spawned* spawned, SpawnError* error) {
   std::vector<char*> argv{const_cast<char*>(options.path.c_str())};
   for (const std::string& word : words) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
+  // Made before the fork: the child only points environ at it (no allocation after fork).
+  const std::vector<std::string> env_entries = EnvironmentWith(options.environment);
+  std::vector<char*> envp;
+  for (const std::string& entry : env_entries) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
   // One byte per early child forked; the errno of a failed exec.
   int started[2] = {-1, -1}, exec_result[2] = {-1, -1};
   if ((!early.fds().empty() && ::pipe2(started, O_CLOEXEC) != 0) || ::pipe2(exec_result, O_CLOEXEC) != 0) {
@@ -80,6 +98,7 @@ bool Spawn(const SpawnOptions& options, Spawned* spawned, SpawnError* error) {
   const PreExec pre_exec(options.setup, options.early, early.fds(), started_write.get());
   const pid_t pid = ForkInto(options.setup.sandbox);
   if (pid == 0) {
+    if (!options.environment.empty()) environ = envp.data();
     pre_exec.Apply();
     ::execv(argv[0], argv.data());
     const int exec_errno = errno;

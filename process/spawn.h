@@ -29,6 +29,9 @@ struct SpawnOptions {
   std::vector<std::string> args;  // argv[1...]; the early children's words follow
   SetUp setup;
   EarlyChildren early;  // none by default
+  // "NAME=value" each, set for the program (and its early children) over the launcher's own
+  // environment, which it inherits otherwise.
+  std::vector<std::string> environment;
 };
 
 struct SpawnError {

@@ -37,7 +37,7 @@ class WorkloadBuilder {
       : spec_(spec),
         options_(options),
         opened_(std::move(device)),
-        device_(opened_->text()),
+        device_(opened_->local_text()),
         dtype_(PrecisionDtype(spec.dtype())),
         builtin_(spec.model().source_case() == ModelSpec::kBuiltin ? spec::FindBuiltin(spec.model().builtin())
                                                                    : nullptr),
