@@ -196,7 +196,15 @@ int InfoCommand(const ClientContext& ctx) {
                 e.libtorch_version().empty() ? "unknown" : e.libtorch_version().c_str());
     std::string devices;
     for (const std::string& d : info->config().devices()) devices += (devices.empty() ? "" : ", ") + d;
-    std::printf("  devices   %s\n", devices.c_str());
+    std::printf("  devices   %s%s\n", devices.c_str(),
+                info->devices_size() > 1 ? " (a job per device at once; a CPU job runs alone)" : "");
+    for (const v1::DeviceLane& lane : info->devices()) {
+      std::string launch;
+      if (!lane.pinned().empty()) launch += "; workers see " + lane.pinned();
+      if (!lane.cpus().empty()) launch += (launch.empty() ? "; workers on CPUs " : " on CPUs ") + lane.cpus();
+      std::printf("    %-8s %s, %d queued%s\n", lane.device().c_str(), lane.state().c_str(), lane.queued(),
+                  launch.c_str());
+    }
     std::printf("  threads   intra-op %d, inter-op %d; cpu set %s\n", info->config().default_intra_op_threads(),
                 info->config().default_inter_op_threads(),
                 info->config().cpu_set().empty() ? "all" : info->config().cpu_set().c_str());

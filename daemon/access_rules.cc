@@ -111,6 +111,7 @@ v1::DaemonInfo InfoFor(v1::DaemonInfo info, const Caller& caller) {
   config.clear_worker_user();
   config.clear_admin_group();
   info.clear_spare_worker_pid();
+  for (v1::DeviceLane& lane : *info.mutable_devices()) lane.clear_spare_worker_pid();
   return info;
 }
 

@@ -16,9 +16,10 @@
 #include "core/version.h"
 #include "daemon/access_rules.h"
 #include "daemon/config.h"
-#include "daemon/job_sandbox.h"
 #include "daemon/restart_rules.h"
+#include "daemon/slurm_config.h"
 #include "libtorch_build_info.h"
+#include "spec/device_name.h"
 #include "spec/job_spec.h"
 
 namespace torchscan::daemon {
@@ -68,51 +69,28 @@ bool InStates(const google::protobuf::RepeatedField<int>& states, v1::Job::State
 
 }  // namespace
 
-Daemon::Daemon(const v1::DaemonConfig& config, const JobIsolation& isolation)
-    : config_(config),
-      started_at_(NowRfc3339()),
-      worker_memory_(isolation.memory.description),
-      records_(config),
-      executor_(config, &records_, isolation) {
-  if (IsSlurmFront(config))
-    slurm_ = std::make_unique<SlurmFront>(config, &records_, CurrentMachine().executable_dir + "/" + kNodeJobFileName);
-}
+Daemon::Daemon(const v1::DaemonConfig& config) : config_(config), started_at_(NowRfc3339()), records_(config) {}
 
 Daemon::~Daemon() { Shutdown("the daemon was stopped"); }
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Open(const v1::DaemonConfig& config) {
-  // A Slurm front's jobs run sandboxed on their nodes (torchscan-node-job), not here.
-  absl::StatusOr<JobIsolation> isolation = IsSlurmFront(config) ? JobIsolation() : OpenJobIsolation(config);
-  if (!isolation.ok()) return isolation.status();
-  std::unique_ptr<Daemon> daemon(new Daemon(config, *isolation));
-  Executor& executor = daemon->executor_;
-  SlurmFront* slurm = daemon->slurm_.get();
-  absl::Status loaded = daemon->records_.Load([&executor, slurm](const v1::Job& job) {
-    executor.AssertHeld();  // Load calls this under the records' mutex
-    const std::string& id = job.id();
-    if (slurm != nullptr) {
-      slurm->Adopt(id);
-      return;
-    }
-    executor.Restore(id, job.submitter());
-    spdlog::info("job {} queued again after a restart", id);
-  });
+  std::unique_ptr<Daemon> daemon(new Daemon(config));
+  absl::StatusOr<std::unique_ptr<JobBackend>> backend = OpenJobBackend(config, &daemon->records_);
+  if (!backend.ok()) return backend.status();
+  daemon->backend_ = *std::move(backend);
+  JobBackend& opened = *daemon->backend_;
+  absl::Status loaded = daemon->records_.Load([&opened](const v1::Job& job) { opened.Restore(job); });
   if (!loaded.ok()) return loaded;
-  if (slurm != nullptr)
-    if (absl::Status s = slurm->Prepare(); !s.ok()) return s;
+  if (absl::Status s = opened.Prepare(); !s.ok()) return s;
   return daemon;
 }
 
-void Daemon::Start() {
-  if (slurm_) slurm_->Start();
-  else executor_.Start();
-}
+void Daemon::Start() { backend_->Start(); }
 
 v1::Job Daemon::Snapshot(const v1::Job& job) const {
   records_.mu().AssertHeld();
-  executor_.AssertHeld();
   v1::Job copy = job;
-  copy.set_queue_position(job.state() == v1::Job::queued ? executor_.Position(job.id()) : 0);
+  copy.set_queue_position(job.state() == v1::Job::queued ? backend_->Position(job.id()) : 0);
   return copy;
 }
 
@@ -122,7 +100,7 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
     spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
     return s;
   }
-  if (!request.spec().node().empty() && !slurm_)
+  if (!request.spec().node().empty() && !IsSlurmFront(config_))
     return absl::InvalidArgumentError(
         "spec.node: this daemon runs jobs on its own machine; only a Slurm front daemon places them on nodes "
         "(leave --node out)");
@@ -133,41 +111,33 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
   *job.mutable_spec() = spec::WithoutUploadedBytes(spec);
   job.set_state(v1::Job::queued);
   job.set_submitter(submitter);
-  absl::ReleasableMutexLock lock(&records_.mu());
-  executor_.AssertHeld();
-  if (executor_.stopping())
-    return absl::UnavailableError("torchscand is shutting down; submit again once it has restarted");
-  job.set_id(records_.NextId());
-  job.set_submitted_at(NowRfc3339());
-  if (slurm_) return SubmitToSlurm(job, spec, submitter, lock);
-  if (absl::Status s = executor_.Enqueue(job.id(), submitter); !s.ok()) {
-    spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
-    return s;
+  std::string id;
+  {
+    absl::MutexLock lock(&records_.mu());
+    if (backend_->stopping())
+      return absl::UnavailableError("torchscand is shutting down; submit again once it has restarted");
+    job.set_id(records_.NextId());
+    job.set_submitted_at(NowRfc3339());
+    id = job.id();
+    if (absl::Status s = backend_->Accept(job); !s.ok()) {
+      spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
+      return s;
+    }
+    if (absl::Status s = records_.StoreNew(job, spec); !s.ok()) {
+      backend_->Withdraw(id);
+      return s;
+    }
+    spdlog::info("job {} queued by {} at position {} ({} on {}{})", id, submitter, backend_->Position(id),
+                 job.spec().has_compare()     ? "compare"
+                 : job.spec().has_calibrate() ? "calibrate"
+                                              : "measure",
+                 absl::StrJoin(spec::JobDeviceNames(job.spec()), ", "),
+                 job.spec().label().empty() ? "" : ", label \"" + job.spec().label() + "\"");
+    records_.NotifyChanged();
   }
-  if (absl::Status s = records_.StoreNew(job, spec); !s.ok()) {
-    executor_.Dequeue(job.id());
-    return s;
-  }
-  const std::string& id = job.id();
-  spdlog::info("job {} queued by {} at position {} ({}{})", id, submitter, executor_.Position(id),
-               job.spec().has_compare()     ? "compare"
-               : job.spec().has_calibrate() ? "calibrate"
-                                            : "measure",
-               job.spec().label().empty() ? "" : ", label \"" + job.spec().label() + "\"");
-  records_.NotifyChanged();
-  return Snapshot(*records_.Find(id));
-}
-
-absl::StatusOr<v1::Job> Daemon::SubmitToSlurm(v1::Job& job, const v1::JobSpec& spec, const std::string& submitter,
-                                              absl::ReleasableMutexLock& lock) {
-  records_.mu().AssertHeld();
-  if (absl::Status s = records_.StoreNew(job, spec); !s.ok()) return s;
-  const std::string id = job.id();
-  spdlog::info("job {} stored for Slurm, submitted by {}", id, submitter);
-  records_.NotifyChanged();
-  lock.Release();  // sbatch may take seconds: nothing waits for it
-  if (absl::Status s = slurm_->Submit(id); !s.ok()) return s;
-  absl::MutexLock again(&records_.mu());
+  // Slurm's sbatch may take seconds: nothing waits for it under the lock.
+  if (absl::Status s = backend_->HandOver(id); !s.ok()) return s;
+  absl::MutexLock lock(&records_.mu());
   return Snapshot(*records_.Find(id));
 }
 
@@ -208,12 +178,21 @@ absl::StatusOr<v1::ListJobsResponse> Daemon::ListJobs(const v1::ListJobsRequest&
 }
 
 absl::StatusOr<v1::HistoryResponse> Daemon::History(const v1::HistoryRequest& request, const Caller& by) const {
+  std::string device;
+  if (!request.device().empty()) {
+    absl::StatusOr<spec::DeviceName> name = spec::ParseDeviceName(request.device());
+    if (!name.ok()) return absl::InvalidArgumentError(absl::StrCat("device: ", name.status().message()));
+    device = name->text;
+  }
   absl::MutexLock lock(&records_.mu());
   absl::StatusOr<HistoryIndex::Page> page = records_.history().Select(request, [&](const std::string& id) {
     records_.mu().AssertHeld();  // called by Select, under the lock taken above
     if (!InStates(request.states(), records_.states().at(id))) return false;
     const v1::Job* job = records_.Find(id);
-    return job != nullptr && SeesAllOf(job->submitter(), by);  // others' labels tell nothing either
+    if (job == nullptr || !SeesAllOf(job->submitter(), by)) return false;  // others' labels tell nothing either
+    if (device.empty()) return true;
+    const std::vector<std::string> ran_on = spec::JobDeviceNames(job->spec());
+    return std::find(ran_on.begin(), ran_on.end(), device) != ran_on.end();
   });
   if (!page.ok()) return page.status();
   v1::HistoryResponse response;
@@ -228,43 +207,19 @@ absl::StatusOr<v1::HistoryResponse> Daemon::History(const v1::HistoryRequest& re
   return response;
 }
 
-// How long Cancel waits for a running job's worker to be killed and its end recorded.
-constexpr absl::Duration kCancelWait = absl::Seconds(10);
-
 absl::StatusOr<v1::Job> Daemon::Cancel(const v1::JobRequest& request, const Caller& caller) {
-  absl::ReleasableMutexLock lock(&records_.mu());
-  absl::StatusOr<const v1::Job*> allowed = FindFor(request, JobAction::kCancel, caller);
-  if (!allowed.ok()) return allowed.status();
-  executor_.AssertHeld();
-  v1::Job& job = *records_.Find(request.id());
-  const std::string& by = caller.user;
-  if (slurm_ && !IsFinished(job.state())) {
-    const std::string id = job.id();
-    lock.Release();  // scancel may take seconds
-    if (absl::Status s = slurm_->Cancel(id, by); !s.ok()) return s;
-    absl::MutexLock again(&records_.mu());
-    return Snapshot(*records_.Find(id));
+  {
+    absl::MutexLock lock(&records_.mu());
+    absl::StatusOr<const v1::Job*> job = FindFor(request, JobAction::kCancel, caller);
+    if (!job.ok()) return job.status();
+    if (IsFinished((*job)->state()))
+      return absl::FailedPreconditionError(absl::StrCat("job ", (*job)->id(), " is already ",
+                                                        StateName((*job)->state()),
+                                                        "; only queued or running jobs can be cancelled"));
   }
-  if (job.state() == v1::Job::queued) {
-    executor_.Dequeue(job.id());
-    job.set_state(v1::Job::cancelled);
-    job.set_error(absl::StrCat("cancelled by ", by, " while queued"));
-    job.set_finished_at(NowRfc3339());
-    records_.EndPhases(job);
-    spdlog::info("job {} cancelled by {} while queued", job.id(), by);
-    v1::Job cancelled = Snapshot(job);
-    records_.Changed(job, true);
-    return cancelled;
-  }
-  if (job.state() == v1::Job::running && executor_.CancelRunning(job.id(), by)) {
-    const std::string id = job.id();
-    const absl::Time deadline = absl::Now() + kCancelWait;
-    while (records_.Find(id)->state() == v1::Job::running && !records_.WaitForChange(deadline)) {
-    }
-    return Snapshot(*records_.Find(id));
-  }
-  return absl::FailedPreconditionError(absl::StrCat("job ", job.id(), " is already ", StateName(job.state()),
-                                                    "; only queued or running jobs can be cancelled"));
+  if (absl::Status s = backend_->Cancel(request.id(), caller.user); !s.ok()) return s;
+  absl::MutexLock lock(&records_.mu());
+  return Snapshot(*records_.Find(request.id()));
 }
 
 absl::StatusOr<v1::JobResult> Daemon::FetchResult(const v1::JobRequest& request, const Caller& by) const {
@@ -304,16 +259,8 @@ absl::StatusOr<v1::DaemonInfo> Daemon::Info(const v1::InfoRequest&, const Caller
   info.mutable_environment()->set_libtorch_version(TORCHSCAN_LIBTORCH_VERSION);
   *info.mutable_config() = config_;
   info.set_started_at(started_at_);
-  info.set_worker_memory(worker_memory_);
-  if (slurm_)
-    for (v1::SlurmNode& node : slurm_->Nodes(config_.noise_floor_max_age_s())) *info.add_nodes() = std::move(node);
+  backend_->Describe(&info);
   absl::MutexLock lock(&records_.mu());
-  executor_.AssertHeld();
-  info.set_queued(static_cast<int32_t>(slurm_ ? slurm_->queued() : executor_.queued()));
-  info.set_running_job(slurm_ ? absl::StrJoin(slurm_->running(), ",") : executor_.running_id());
-  info.set_spare_worker_pid(executor_.spare().pid());
-  info.set_spare_worker_rss_bytes(executor_.spare().rss_bytes());
-  info.set_spare_worker_ready(executor_.spare().ready());
   if (const std::optional<v1::NoiseFloor>& floor = records_.noise_floor())
     *info.mutable_noise_floor() = AgedNoiseFloor(*floor, NowRfc3339(), config_.noise_floor_max_age_s());
   for (const v1::NoiseFloor& floor : records_.gpu_noise_floors())
@@ -362,14 +309,13 @@ void Daemon::Shutdown(const std::string& reason) {
     absl::MutexLock lock(&records_.mu());
     if (stopped_) return;
   }
-  executor_.Stop(reason);
-  if (slurm_) slurm_->Stop();  // its jobs run on in Slurm; the next start follows them again
+  if (!backend_) return;  // Open failed before it had one
+  backend_->Stop(reason);
   absl::MutexLock lock(&records_.mu());
-  executor_.AssertHeld();
   records_.Flush();
   stopped_ = true;
   records_.NotifyChanged();
-  spdlog::info("stopped: {} jobs stay queued", executor_.queued());
+  spdlog::info("stopped: {} jobs stay queued", backend_->queued());
 }
 
 }  // namespace torchscan::daemon

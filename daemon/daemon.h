@@ -1,6 +1,5 @@
-// torchscand's logic without gRPC: the job table, the exclusive queue, the executor thread
-// that runs one job at a time in a fresh worker (the warm spare when there is one:
-// spare_slot.h; started between jobs, never beside one), persistence and watchers. The gRPC
+// torchscand's logic without gRPC: the job table, the queue, the lanes that run each job in a
+// fresh worker (one job at a time per device; a CPU job alone), persistence and watchers. The gRPC
 // service (service.h) is a thin shell over these methods; each takes a request message and
 // returns a value or an absl::Status:
 //   InvalidArgument    a bad spec or request, naming the field ("spec.measure.workload ...")
@@ -22,11 +21,12 @@
 // output check, and a module the worker cannot load (or an error other than a failed assert
 // while it runs) fails the job, naming spec.compare.check.torchscript when it cannot load.
 // Built from two parts with contracts of their own: JobRecords (job_records.h: the records,
-// their storage and the noise floor) and the Executor (executor.h: the queue and the thread
-// that runs its jobs), or, on a Slurm front (DaemonConfig.slurm), the SlurmFront
-// (slurm_front.h: each job handed to Slurm, followed and recorded; Slurm is the queue). Thread-safe: every method may
-// be called from any thread; the shared state is guarded by JobRecords::mu(). Logs one spdlog line per job event, with
-// the job id.
+// their storage and the noise floors) and a JobBackend (job_backend.h, chosen by the
+// configuration): the Executor (executor.h: the queue and a lane per device that runs its
+// jobs) or, on a Slurm front (DaemonConfig.slurm), the SlurmFront (slurm_front.h: each job
+// handed to Slurm, followed and recorded; Slurm is the queue). Thread-safe: every method may
+// be called from any thread; the shared state is guarded by JobRecords::mu(). Logs one spdlog
+// line per job event, with the job id.
 #pragma once
 
 #include <functional>
@@ -39,9 +39,8 @@
 #include "absl/status/statusor.h"
 #include "daemon/access_rules.h"
 #include "daemon/caller.h"
-#include "daemon/executor.h"
+#include "daemon/job_backend.h"
 #include "daemon/job_records.h"
-#include "daemon/slurm_front.h"
 #include "proto/service.pb.h"
 
 namespace torchscan::daemon {
@@ -61,7 +60,7 @@ class Daemon {
   static absl::StatusOr<std::unique_ptr<Daemon>> Open(const v1::DaemonConfig& config);
   ~Daemon();  // Shutdown("the daemon was destroyed")
 
-  // Starts the executor thread (once).
+  // Starts running jobs (the backend's Start; once).
   void Start();
 
   // Validates (spec/job_spec.h), applies the daemon's thread defaults, stores and queues the job.
@@ -77,7 +76,8 @@ class Daemon {
   // request.name, newest first, filtered by state (empty: all), without their timelines; a
   // succeeded measure or compare job carries its summary. Answered from memory through an
   // index by name (history_index.h), so a page costs its own jobs, not every job's.
-  // InvalidArgument naming name, page_size or page_token (HistoryIndex::Select).
+  // request.device: only jobs that ran on it. InvalidArgument naming name, page_size or
+  // page_token (HistoryIndex::Select), or device (a name that does not parse).
   absl::StatusOr<v1::HistoryResponse> History(const v1::HistoryRequest& request, const Caller& by) const;
   // A queued job is cancelled at once; a running job's worker is killed and Cancel returns
   // once the job is recorded cancelled (or after 10 s, with the job as it then is).
@@ -102,11 +102,7 @@ class Daemon {
   const v1::DaemonConfig& config() const { return config_; }
 
  private:
-  Daemon(const v1::DaemonConfig& config, const JobIsolation& isolation);
-  // Submit's end on a Slurm front: stores the job (queued), releases `lock` and hands it to
-  // Slurm (SlurmFront::Submit's errors).
-  absl::StatusOr<v1::Job> SubmitToSlurm(v1::Job& job, const v1::JobSpec& spec, const std::string& submitter,
-                                        absl::ReleasableMutexLock& lock) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_.mu());
+  explicit Daemon(const v1::DaemonConfig& config);
   // The job with its live queue position.
   v1::Job Snapshot(const v1::Job& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_.mu());
   // The job `request` names, when `by` may do `action` to it (MayAccess; NotFound first).
@@ -115,11 +111,9 @@ class Daemon {
 
   const v1::DaemonConfig config_;
   const std::string started_at_;
-  const std::string worker_memory_;  // how each worker's memory is bounded (DaemonInfo.worker_memory)
   JobRecords records_;
-  Executor executor_;                                    // after records_: stopped before they go
-  std::unique_ptr<SlurmFront> slurm_;                    // a Slurm front's (then executor_ never starts)
-  bool stopped_ ABSL_GUARDED_BY(records_.mu()) = false;  // Shutdown finished: the executor has ended
+  std::unique_ptr<JobBackend> backend_;                  // after records_: stopped before they go
+  bool stopped_ ABSL_GUARDED_BY(records_.mu()) = false;  // Shutdown finished: the backend has stopped
 };
 
 }  // namespace torchscan::daemon

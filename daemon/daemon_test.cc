@@ -624,6 +624,9 @@ TEST(Daemon, InfoDescribesTheDaemon) {
   EXPECT_TRUE(theirs->config().worker_path().empty());
   EXPECT_EQ(theirs->config().listen_size(), 0);
   EXPECT_EQ(theirs->spare_worker_pid(), 0);
+  ASSERT_EQ(theirs->devices_size(), 1);
+  EXPECT_EQ(theirs->devices(0).device(), "cpu");
+  EXPECT_EQ(theirs->devices(0).spare_worker_pid(), 0);
 }
 
 // ---------------------------------------------------------------- the warm spare worker

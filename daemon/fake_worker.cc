@@ -11,7 +11,9 @@
 // exit 4 when refused), env (prints "affinity <cpus>", "rlimit_as <n>", "rlimit_core <n>",
 // "pgid_is_pid <0|1>"), spawn (starts a grandchild that prints "grandchild <pid>" and
 // sleeps), flood (prints lines=N protocol lines fast).
-// Keys: sleep=S (seconds, before finishing), log=PATH (appends "start DIR" / "end DIR").
+// Keys: sleep=S (seconds, before finishing), log=PATH (appends "start DIR" / "end DIR"),
+// wait=PATH (before finishing, until PATH exists; 60 s at most), pin=PATH (appends "DIR
+// <CUDA_VISIBLE_DEVICES> <TORCHSCAN_PINNED_GPUS> <affinity>", "-" for a variable not set).
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -67,18 +69,30 @@ Mode ParseMode(const std::string& text) {
 }
 
 // "affinity <cpus>", "rlimit_as <n>", "rlimit_core <n>", "pgid_is_pid <0|1>" on stdout.
+std::string CpuList();
+
 void PrintEnvironment() {
+  const std::string cpus = CpuList();
+  rlimit as{}, core{};
+  getrlimit(RLIMIT_AS, &as);
+  getrlimit(RLIMIT_CORE, &core);
+  std::cout << "affinity " << cpus << "\nrlimit_as " << static_cast<long long>(as.rlim_cur) << "\nrlimit_core "
+            << static_cast<long long>(core.rlim_cur) << "\npgid_is_pid " << (getpgrp() == getpid()) << std::endl;
+}
+
+std::string CpuList() {
   cpu_set_t set;
   CPU_ZERO(&set);
   sched_getaffinity(0, sizeof(set), &set);
   std::string cpus;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &set)) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
-  rlimit as{}, core{};
-  getrlimit(RLIMIT_AS, &as);
-  getrlimit(RLIMIT_CORE, &core);
-  std::cout << "affinity " << cpus << "\nrlimit_as " << static_cast<long long>(as.rlim_cur) << "\nrlimit_core "
-            << static_cast<long long>(core.rlim_cur) << "\npgid_is_pid " << (getpgrp() == getpid()) << std::endl;
+  return cpus;
+}
+
+std::string Variable(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "-" : value;
 }
 
 // Does what the mode asks (the modes that write a result do nothing here); the exit code.
@@ -189,8 +203,14 @@ int main(int argc, char** argv) {
   std::cout << "phase fake " << mode.name << std::endl;
   std::cout << "not a protocol line" << std::endl;
   std::cout << "blocks 3" << std::endl;
+  if (mode.keys.count("pin"))
+    std::ofstream(mode.keys["pin"], std::ios::app)
+        << job_dir << " " << Variable("CUDA_VISIBLE_DEVICES") << " " << Variable("TORCHSCAN_PINNED_GPUS") << " "
+        << CpuList() << std::endl;
   if (mode.keys.count("sleep"))
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(mode.keys["sleep"].c_str())));
+  for (int i = 0; mode.keys.count("wait") && i < 6000 && ::access(mode.keys["wait"].c_str(), F_OK) != 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
 
   const int code = Act(mode);
   if (code == 0 && !job_dir.empty() && mode.name != "noresult" && !WriteResult(mode.name, job_dir)) return 5;

@@ -53,7 +53,7 @@ std::vector<std::string> ReadNewLines(const std::string& path, int64_t* offset) 
 SlurmFront::SlurmFront(const v1::DaemonConfig& config, JobRecords* records, const std::string& own_node_job)
     : config_(config), records_(records), programs_(NodeProgramsOf(config, own_node_job)) {}
 
-SlurmFront::~SlurmFront() { Stop(); }
+SlurmFront::~SlurmFront() { Stop("the daemon was stopped"); }
 
 std::string SlurmFront::SlurmDir(const std::string& id) const {
   return absl::StrCat(config_.state_dir(), "/", worker::kSlurmFolder, "/", id);
@@ -79,7 +79,7 @@ void SlurmFront::Start() {
   if (!thread_.joinable() && !stopping_) thread_ = std::thread(&SlurmFront::Loop, this);
 }
 
-void SlurmFront::Stop() {
+void SlurmFront::Stop(const std::string&) {
   {
     absl::MutexLock lock(&records_->mu());
     stopping_ = true;
@@ -88,9 +88,14 @@ void SlurmFront::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void SlurmFront::Adopt(const std::string& id) {
+void SlurmFront::Restore(const v1::Job& job) {
   records_->mu().AssertHeld();
-  followed_[id].adopted = true;  // its record is added after this: SubmitAdopted reads it
+  followed_[job.id()].adopted = true;  // its record is added after this: SubmitAdopted reads it
+}
+
+bool SlurmFront::stopping() const {
+  records_->mu().AssertHeld();
+  return stopping_;
 }
 
 void SlurmFront::Loop() {
@@ -140,11 +145,11 @@ void SlurmFront::SubmitAdopted() {
       absl::MutexLock lock(&records_->mu());
       followed_.erase(id);  // Submit follows it again
     }
-    (void)Submit(id);  // a refusal is recorded on the job
+    (void)HandOver(id);  // a refusal is recorded on the job
   }
 }
 
-absl::Status SlurmFront::Submit(const std::string& id) {
+absl::Status SlurmFront::HandOver(const std::string& id) {
   v1::JobSpec spec;
   {
     absl::MutexLock lock(&records_->mu());
@@ -349,19 +354,19 @@ void SlurmFront::Finish(const std::string& id, JobRunOutcome& outcome, v1::Job::
   records_->NotifyChanged();
 }
 
-std::vector<v1::SlurmNode> SlurmFront::Nodes(double max_age_s) const {
+void SlurmFront::Describe(v1::DaemonInfo* info) const {
   absl::StatusOr<std::string> out = RunSlurm("sinfo", SinfoArgs(config_.slurm().partition()), 30);
-  if (!out.ok()) {
-    spdlog::warn("cannot list the partition's nodes: {}", std::string(out.status().message()));
-    return {};
-  }
-  std::vector<v1::SlurmNode> nodes = ParseSinfo(*out);
+  if (!out.ok()) spdlog::warn("cannot list the partition's nodes: {}", std::string(out.status().message()));
+  std::vector<v1::SlurmNode> nodes = out.ok() ? ParseSinfo(*out) : std::vector<v1::SlurmNode>();
   const std::string now = NowRfc3339();
   absl::MutexLock lock(&records_->mu());
-  for (v1::SlurmNode& node : nodes)
+  for (v1::SlurmNode& node : nodes) {
     if (std::optional<v1::NoiseFloor> floor = records_->noise_floor(node.name()))
-      *node.mutable_noise_floor() = AgedNoiseFloor(*floor, now, max_age_s);
-  return nodes;
+      *node.mutable_noise_floor() = AgedNoiseFloor(*floor, now, config_.noise_floor_max_age_s());
+    *info->add_nodes() = std::move(node);
+  }
+  info->set_queued(queued());
+  info->set_running_job(absl::StrJoin(running(), ","));
 }
 
 int SlurmFront::queued() const {

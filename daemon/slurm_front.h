@@ -1,4 +1,4 @@
-// A Slurm front daemon's executor: instead of running jobs one at a time on its own machine
+// A Slurm front daemon's backend (job_backend.h): instead of running jobs on its own machine
 // (executor.h), torchscand hands each job to Slurm as one batch job (slurm_commands.h's
 // SbatchArgs: an exclusive allocation of one node of the configured partition, --no-requeue)
 // whose step runs torchscan-node-job (node_job_main.cc), which runs the job's worker there
@@ -38,6 +38,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "daemon/job_backend.h"
 #include "daemon/job_records.h"
 #include "daemon/job_runner.h"
 #include "daemon/slurm_commands.h"
@@ -46,40 +47,44 @@
 
 namespace torchscan::daemon {
 
-class SlurmFront {
+class SlurmFront final : public JobBackend {
  public:
   // `config`: a valid Slurm front's (IsSlurmFront); `records` outlives it; `own_node_job`:
   // torchscan-node-job beside this torchscand (used when slurm.node_bin_dir is empty).
   SlurmFront(const v1::DaemonConfig& config, JobRecords* records, const std::string& own_node_job);
-  ~SlurmFront();  // Stop()
+  ~SlurmFront() override;  // Stop
   SlurmFront(const SlurmFront&) = delete;
   SlurmFront& operator=(const SlurmFront&) = delete;
 
+  // An unfinished job loaded at start-up: followed again (one stored but never acknowledged
+  // by sbatch is handed over by the follower when Slurm does not have it).
+  void Restore(const v1::Job& job) override ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
   // Writes <state_dir>/slurm/node-config.json, the configuration the nodes run jobs with
   // (this one with the nodes' program paths and no cpu_set). Internal naming the file.
-  absl::Status Prepare();
-  // Starts the follower thread (once), which also hands over the jobs Adopt found unsubmitted.
-  void Start() ABSL_LOCKS_EXCLUDED(records_->mu());
+  absl::Status Prepare() override;
+  // Starts the follower thread (once), which also hands over the jobs Restore found unsubmitted.
+  void Start() override ABSL_LOCKS_EXCLUDED(records_->mu());
   // Stops following; jobs in Slurm run on and stay recorded as they are. Idempotent.
-  void Stop() ABSL_LOCKS_EXCLUDED(records_->mu());
-
-  // At start-up, for each unfinished job loaded (JobRecords::Load's requeue).
-  void Adopt(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
+  void Stop(const std::string& reason) override ABSL_LOCKS_EXCLUDED(records_->mu());
+  bool stopping() const override ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
+  // Slurm is the queue: nothing to take before the job is stored.
+  absl::Status Accept(const v1::Job&) override { return absl::OkStatus(); }
+  void Withdraw(const std::string&) override {}
   // Hands job `id`, just stored queued with its spec, to sbatch. OK: its record has its Slurm
   // job id. Else the job is recorded failed with the reason, which the error carries
   // (FailedPrecondition: the daemon answers, Slurm refused or is unreachable; the text says
   // which and the fix).
-  absl::Status Submit(const std::string& id) ABSL_LOCKS_EXCLUDED(records_->mu());
+  absl::Status HandOver(const std::string& id) override ABSL_LOCKS_EXCLUDED(records_->mu());
   // scancel of job `id` (queued or running in Slurm); the follower records it cancelled by
   // `by`. Returns once it is recorded, or after 10 s. FailedPrecondition when scancel failed
   // (Slurm unreachable: the job is left as it is), or while sbatch has not answered yet.
-  absl::Status Cancel(const std::string& id, const std::string& by) ABSL_LOCKS_EXCLUDED(records_->mu());
-  // The partition's nodes (sinfo), each with its noise floor aged by `max_age_s`; empty when
-  // sinfo fails (logged).
-  std::vector<v1::SlurmNode> Nodes(double max_age_s) const ABSL_LOCKS_EXCLUDED(records_->mu());
-  // Unfinished jobs by state.
-  int queued() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
-  std::vector<std::string> running() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
+  absl::Status Cancel(const std::string& id, const std::string& by) override ABSL_LOCKS_EXCLUDED(records_->mu());
+  // Slurm orders its own queue (the job's phase says why it waits): no position here.
+  int Position(const std::string&) const override { return 0; }
+  int queued() const override ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
+  // The partition's nodes (sinfo; none when it fails, logged), each with its noise floor
+  // aged by the configuration's noise_floor_max_age_s, and the unfinished jobs by state.
+  void Describe(v1::DaemonInfo* info) const override ABSL_LOCKS_EXCLUDED(records_->mu());
 
  private:
   struct Followed {
@@ -100,6 +105,7 @@ class SlurmFront {
     std::optional<std::string> outcome;  // node-outcome.txt
   };
 
+  std::vector<std::string> running() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
   void Loop();
   void Poll() ABSL_LOCKS_EXCLUDED(records_->mu());
   // Hands over the adopted jobs Slurm does not have.

@@ -1,11 +1,12 @@
-// torchscand's one warm spare worker (worker_launcher.h: SpareWorker): a torchscan-worker
+// A device lane's warm spare worker (worker_launcher.h: SpareWorker; executor.h keeps one per lane): a torchscan-worker
 // started with a job's launch settings (job_runner.h: WorkerLaunchOf with --spare), loaded
 // and waiting, that the next job takes instead of starting a cold worker. A spare is used
 // once: every job still runs in a fresh process.
 //
-// When: the executor starts a spare only between jobs (Refill: at the daemon's start, after
-// each job, and while idle to replace one that died), never while a job runs, so that
-// LibTorch's loading never competes with a timing phase. A job that arrives while the spare
+// When: a lane starts its spare only between its jobs (Refill: at the daemon's start, after
+// each job, and while idle to replace one that died), never while a job holds its device, and
+// a CPU job waits for other lanes' loading spares (executor.h), so that LibTorch's loading
+// never competes with a CPU job's timing. A job that arrives while the spare
 // still loads waits for it (Take): no slower than a cold start.
 //
 // Failure cases: a spare that died or could not start is reported by Unavailable (the job
@@ -15,8 +16,9 @@
 // broken launch is not retried in a loop. The job never fails because of a spare.
 //
 // Every job setting is applied after the handoff exactly as in a cold worker (threads), and
-// every launch setting (CPU set, rlimits, user, environment) is the daemon's, the same for
-// the spare and a cold worker: no job needs a cold worker for its settings today. What is
+// every launch setting (CPU set, rlimits, user, environment: a GPU lane's pin) is the lane's,
+// the same for the spare and a cold worker of that lane; a job whose devices are not its
+// lane's alone (a compare across two GPUs) takes a cold worker (executor.h). What is
 // fixed while the libraries load is therefore the same too: OpenBLAS starts its own thread
 // pool in its constructor, sized from the CPUs the process may use and OPENBLAS_NUM_THREADS /
 // OMP_NUM_THREADS; LibTorch starts none before the job (an idle spare on one CPU has one

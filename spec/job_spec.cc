@@ -417,6 +417,17 @@ std::vector<const v1::WorkloadSpec*> JobWorkloads(const v1::JobSpec& spec) {
   return workloads;
 }
 
+std::vector<std::string> JobDeviceNames(const v1::JobSpec& spec) {
+  std::vector<std::string> names;
+  for (const v1::WorkloadSpec* w : JobWorkloads(spec)) {
+    absl::StatusOr<DeviceName> device = ParseDeviceName(w->device());
+    const std::string name = device.ok() ? device->text : w->device();
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  if (names.empty()) names.push_back("cpu");  // a calibration of the built-in default
+  return names;
+}
+
 int GpusNeeded(const v1::JobSpec& spec) {
   int gpus = 0;
   for (const v1::WorkloadSpec* w : JobWorkloads(spec))

@@ -117,6 +117,10 @@ v1::JobSpec WithoutUploadedBytes(v1::JobSpec spec);
 // own (none for a calibration of the built-in default). Pointers into `spec`.
 std::vector<const v1::WorkloadSpec*> JobWorkloads(const v1::JobSpec& spec);
 
+// The devices a job's workloads run on, normalised and each once, in workload order, e.g.
+// {"cpu"} or {"cuda:1", "cuda:0"}; a name that does not parse as it is written.
+std::vector<std::string> JobDeviceNames(const v1::JobSpec& spec);
+
 // How many GPUs the job needs visible: N + 1 for its highest cuda:N (CUDA numbers the GPUs a
 // process is given from 0), 0 for a CPU job or device names that do not parse.
 int GpusNeeded(const v1::JobSpec& spec);
