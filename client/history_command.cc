@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "client/exit_codes.h"
 #include "client/history_against.h"
 #include "client/jobs_subcommands.h"
@@ -21,6 +22,7 @@
 #include "report/history_html.h"
 #include "report/history_points.h"
 #include "report/history_text.h"
+#include "spec/job_spec.h"
 
 namespace torchscan {
 namespace {
@@ -117,9 +119,10 @@ int CompareAgainst(const ClientContext& ctx, DaemonClient& client, const std::st
 // The succeeded jobs of `name`, newest first, as far as the newest point at `revision` (all of
 // them when none is there): every job --against may need, not only the newest --limit.
 absl::StatusOr<std::vector<v1::Job>> SearchRevision(DaemonClient& client, const std::string& name,
-                                                    const std::string& revision) {
+                                                    const std::string& device, const std::string& revision) {
   v1::HistoryRequest succeeded;
   succeeded.set_name(name);
+  succeeded.set_device(device);
   succeeded.add_states(v1::Job::succeeded);
   absl::StatusOr<v1::HistoryResponse> found = ReadHistory(PagesOf(client), succeeded, 0, [&](const v1::Job& job) {
     return report::IsHistoryPoint(job) && job.spec().revision() == revision;
@@ -172,6 +175,19 @@ absl::Status WriteHistoryPage(DaemonClient& client, const std::string& dir, bool
   return absl::OkStatus();
 }
 
+// --against's two points ran on the same devices: a GPU's latency against a CPU's is no
+// before/after of one change.
+absl::Status SameDevices(const AgainstPoints& points) {
+  const std::vector<std::string> then = spec::JobDeviceNames(points.at_revision->spec());
+  const std::vector<std::string> now = spec::JobDeviceNames(points.newest->spec());
+  if (then == now) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("--against: job ", points.at_revision->id(), " ran on ",
+                                                 absl::StrJoin(then, ", "), " but the newest, job ",
+                                                 points.newest->id(), ", on ", absl::StrJoin(now, ", "),
+                                                 "; latencies of two devices are not a before and after: add --device ",
+                                                 now.front(), " to follow one device's history"));
+}
+
 int Validate(const HistoryOptions& options, v1::HistoryRequest* request) {
   if (options.name.empty())
     return ReportError(absl::InvalidArgumentError("history: NAME is empty; give the --label of the jobs to follow"));
@@ -186,6 +202,7 @@ int Validate(const HistoryOptions& options, v1::HistoryRequest* request) {
                                                                options.against_given ? "--against" : "--output",
                                                                " asks for files; leave out one of them")));
   request->set_name(options.name);
+  request->set_device(options.device);
   for (const std::string& word : options.states) {
     absl::StatusOr<v1::Job::State> state = ParseJobState(word);
     if (!state.ok()) return ReportError(state.status());
@@ -228,12 +245,13 @@ int HistoryCommand(const ClientContext& ctx, const HistoryOptions& options) {
   std::vector<v1::Job> searched;
   AgainstPoints against;
   if (!options.against.empty()) {
-    absl::StatusOr<std::vector<v1::Job>> found = SearchRevision(client, options.name, options.against);
+    absl::StatusOr<std::vector<v1::Job>> found = SearchRevision(client, options.name, options.device, options.against);
     if (!found.ok()) return ReportError(found.status());
     searched = *std::move(found);
     absl::StatusOr<AgainstPoints> points = FindAgainstPoints(searched, options.name, options.against);
     if (!points.ok()) return ReportError(points.status());
     against = *points;
+    if (absl::Status s = SameDevices(against); !s.ok()) return ReportError(s);
   }
 
   report::HistoryView view;

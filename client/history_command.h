@@ -3,8 +3,8 @@
 // resident daemon's History RPC (a job's name is its --label). Returns an exit code
 // (exit_codes.h).
 //
-// Reads the newest `limit` jobs named NAME (0: all) in the given states (none: every state),
-// page by page (history_paging.h), and:
+// Reads the newest `limit` jobs named NAME (0: all) in the given states (none: every state)
+// on the --device given (none: every device), page by page (history_paging.h), and:
 //  - prints the terminal table with its sparkline (report/history_text.h; Unicode blocks when
 //    ctx.unicode), or with --json the jobs as one HistoryResponse JSON document;
 //  - writes DIR/history.html (report/history_html.h) and, for each point, its evidence as
@@ -32,7 +32,8 @@
 // --limit below 0, a --state word that is no state, an empty NAME; --table-only with --output
 // or --against; no job named NAME at all
 // (naming it and, when one is close, a name that exists); --against's errors
-// (history_against.h). A name with jobs, none of them in the --state filter: the empty table,
+// (history_against.h), and --against between points that ran on different devices without
+// --device (naming both and the fix). A name with jobs, none of them in the --state filter: the empty table,
 // exit 0. A point whose result cannot be fetched is listed without a link (a warning on
 // stderr). Connection and daemon errors map by exit_codes.h.
 #pragma once
@@ -54,6 +55,7 @@ struct HistoryOptions {
   std::string against;               // --against REV; "": no comparison
   bool against_given = false;        // --against was on the command line (an empty REV is refused)
   bool table_only = false;           // --table-only: print, write no file, fetch no report
+  std::string device;                // --device: only jobs that ran on it; "": every device
 };
 
 int HistoryCommand(const ClientContext& ctx, const HistoryOptions& options);

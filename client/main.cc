@@ -152,6 +152,9 @@ void AddHistoryCommand(CLI::App& app, CommandLine* cl) {
   cl->history->add_option("name", o.name, "the benchmark's name: the jobs' --label")->required();
   cl->history->add_option("--state", o.states, "only jobs in this state (repeatable; default: every state)");
   cl->history->add_option("--limit", o.limit, "the newest N jobs; 0: every job")->capture_default_str();
+  cl->history->add_option("--device", o.device,
+                          "only the jobs that ran on this device (cpu, cuda:N): each device's latencies are a "
+                          "history of their own");
   cl->history->add_option("--output", o.output_dir,
                           "folder for history.html and reports/<job id>.html (default ./torchscan-history-NAME/; "
                           "a rerun reuses the report pages there)");

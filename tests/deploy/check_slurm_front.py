@@ -14,6 +14,9 @@ Usage: check_slurm_front.py [--xml FILE]   (run by bazel test, from the runfiles
   - the node set down mid-job: the job fails naming the node (not requeued)
   - slurmctld stopped: submit is refused naming Slurm and the fix; the front keeps serving
   - deploy/slurm/torchscan-job.sbatch inside a real allocation (sbatch --wait)
+  - a job on cuda:N asks Slurm for N + 1 GPUs (--gres=gpu:N+1; the node counts 2, none
+    drivable): cuda:1's runs on the node and fails there naming the device; cuda:2's is
+    refused by Slurm, and the front says so
 """
 
 import json
@@ -41,7 +44,8 @@ class Front:
     def start(self):
         log = open(os.path.join(self.root, "front.log"), "a")
         argv = [program("torchscand"), "--state-dir", self.state, "--listen", self.socket, "--worker-user", "root",
-                "--slurm-partition", self.slurm.partition, "--slurm-time", "20"]
+                "--slurm-partition", self.slurm.partition, "--slurm-time", "20",
+                "--device", "cpu", "--device", "cuda:0", "--device", "cuda:1", "--device", "cuda:2"]
         self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=self.slurm.env)
         for _ in range(100):
             if self.process.poll() is not None:
@@ -265,12 +269,30 @@ def check_batch_script(front, _):
     return None if report["timing"]["blocks"] else "report.json has no timing blocks"
 
 
+def check_gpu_gres(front, out):
+    run = front.client("measure", "--device", "cuda:1", "--output", out)
+    job_id = front.newest_id()
+    job = front.wait_state(job_id, ["failed", "succeeded"])
+    if run.returncode == 0 or job["state"] != "failed" or "cuda:1" not in job.get("error", ""):
+        return f"cuda:1 on a node without a GPU driver: exit {run.returncode}, {job['state']}: {job.get('error')}"
+    shown = front.slurm.run("scontrol", "show", "job", str(job.get("slurm_job_id", ""))).stdout
+    if "gpu:2" not in shown:
+        return f"the Slurm job of cuda:1 did not ask for 2 GPUs:\n{shown[-1200:]}"
+    if front.job(job_id).get("node") != front.slurm.node:
+        return "the cuda:1 job did not run on the node"
+    run = front.client("measure", "--device", "cuda:2", "--output", out + "-3")
+    job = front.job(front.newest_id())
+    if run.returncode == 0 or job["state"] != "failed" or "Slurm" not in job.get("error", ""):
+        return f"cuda:2 (3 GPUs of a node with 2): exit {run.returncode}, {job['state']}: {job.get('error')}"
+    return None
+
+
 def main(argv):
     xml = xml_flag(argv)
     checks = Checks("slurm_front")
     root = tempfile.mkdtemp(prefix="tsf.", dir="/tmp")  # unix socket paths must stay short
     os.chmod(root, 0o755)
-    slurm = LocalSlurm(os.path.join(root, "slurm"))
+    slurm = LocalSlurm(os.path.join(root, "slurm"), gpus=2)
     try:
         checks.run("a local Slurm cluster starts (munged, slurmctld, slurmd)", lambda: slurm.start() and None)
         front = Front(slurm, root)
@@ -285,6 +307,7 @@ def main(argv):
             ("a node set down mid-job fails the job naming the node", check_node_down),
             ("slurmctld down: submit refused naming Slurm; the front keeps serving", check_controller_down),
             ("the batch script runs inside a real allocation", check_batch_script),
+            ("a GPU job asks Slurm for its GPUs (GRES)", check_gpu_gres),
         ]:
             checks.run(name, fn, front, os.path.join(root, name.split()[0]))
     finally:

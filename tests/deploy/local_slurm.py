@@ -10,7 +10,11 @@ none depends on a daemon another test started: Bazel kills what a finished test 
 a shared munged started by one test died under the next one's cluster (CI, stop 46).
 Needs root (slurmd) and Debian's slurm-wlm and munge (scripts/setup.sh installs them).
 Design notes: ProctrackType=proctrack/linuxproc and TaskPlugin=task/none need no systemd or
-cgroups; the partition gives each job a whole node (OverSubscribe=EXCLUSIVE).
+cgroups; the partition gives each job a whole node (OverSubscribe=EXCLUSIVE). `gpus=N` (at most 5)
+gives the node N GPUs as Slurm counts them, for the front's GRES requests: GresTypes=gpu and one
+gres.conf line per GPU whose File is a harmless character device (/dev/null, /dev/zero ...;
+Slurm 22.05's gres/gpu counts no GPU without a File, and task/none binds no device), so Slurm
+schedules them and sets CUDA_VISIBLE_DEVICES, and nothing on the node drives them.
 """
 
 import os
@@ -70,9 +74,10 @@ class Munged:
 
 
 class LocalSlurm:
-    def __init__(self, folder, partition="bench", cpus=None):
+    def __init__(self, folder, partition="bench", cpus=None, gpus=0):
         self.folder = os.path.abspath(folder)
         self.partition = partition
+        self.gpus = gpus
         self.node = socket.gethostname().split(".")[0]
         self.cpus = cpus or os.cpu_count()
         self.conf = os.path.join(self.folder, "slurm.conf")
@@ -115,11 +120,16 @@ MinJobAge=600
 SlurmctldTimeout=10
 SlurmdTimeout=10
 MessageTimeout=5
-NodeName={self.node} NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory={memory_mb} State=UNKNOWN
+{"GresTypes=gpu" if self.gpus else ""}
+NodeName={self.node} NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory={memory_mb} State=UNKNOWN{f" Gres=gpu:{self.gpus}" if self.gpus else ""}
 PartitionName={self.partition} Nodes={self.node} Default=YES MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE
 """
         with open(self.conf, "w") as out:
             out.write(text)
+        if self.gpus:  # slurmd reads gres.conf beside slurm.conf
+            files = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"][:self.gpus]
+            with open(os.path.join(self.folder, "gres.conf"), "w") as out:
+                out.writelines(f"Name=gpu File={f}\n" for f in files)
 
     def start(self):
         self.munged = Munged().start()
