@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,13 +92,20 @@ std::string PersistenceMode(const std::string& pci_bus_id, std::vector<std::stri
   return mode == 1 ? "enabled" : "disabled";
 }
 
-// CUDA device `ordinal`'s PCI bus id through libcuda.so.1 ("" with why when unreadable).
-std::string PciBusId(void* cuda, int ordinal, std::vector<std::string>* unreadable) {
+// The driver's handle (CUdevice) of CUDA device `ordinal` through libcuda.so.1 `cuda`, the
+// driver initialised first; nullopt with why when it cannot be had.
+std::optional<int> DriverDevice(void* cuda, int ordinal, std::vector<std::string>* unreadable) {
   int device = 0;
-  char text[64] = {};
   if (cuda == nullptr || !Call(Find<CuInit>(cuda, "cuInit"), "cuInit", unreadable, 0u) ||
-      !Call(Find<CuDeviceGet>(cuda, "cuDeviceGet"), "cuDeviceGet", unreadable, &device, ordinal) ||
-      !Call(Find<CuDeviceGetPciBusId>(cuda, "cuDeviceGetPCIBusId"), "cuDeviceGetPCIBusId", unreadable, text,
+      !Call(Find<CuDeviceGet>(cuda, "cuDeviceGet"), "cuDeviceGet", unreadable, &device, ordinal))
+    return std::nullopt;
+  return device;
+}
+
+// The PCI bus id of the driver's `device` ("" with why when unreadable).
+std::string PciBusId(void* cuda, int device, std::vector<std::string>* unreadable) {
+  char text[64] = {};
+  if (!Call(Find<CuDeviceGetPciBusId>(cuda, "cuDeviceGetPCIBusId"), "cuDeviceGetPCIBusId", unreadable, text,
             static_cast<int>(sizeof(text) - 1), device))
     return "";
   return text;
@@ -122,9 +130,8 @@ void DescribeFromDriver(int ordinal, v1::Environment* env) {
   int version = 0;
   if (Call(Find<CuDriverGetVersion>(cuda, "cuDriverGetVersion"), "cuDriverGetVersion", &unreadable, &version))
     env->set_cuda_driver(FormatCudaVersion(version));
-  int device = 0;
-  if (cuda != nullptr && Call(Find<CuInit>(cuda, "cuInit"), "cuInit", &unreadable, 0u) &&
-      Call(Find<CuDeviceGet>(cuda, "cuDeviceGet"), "cuDeviceGet", &unreadable, &device, ordinal)) {
+  if (const std::optional<int> found = DriverDevice(cuda, ordinal, &unreadable)) {
+    const int device = *found;
     char text[256] = {};
     if (Call(Find<CuDeviceGetName>(cuda, "cuDeviceGetName"), "cuDeviceGetName", &unreadable, text,
              static_cast<int>(sizeof(text) - 1), device) &&
@@ -144,7 +151,7 @@ void DescribeFromDriver(int ordinal, v1::Environment* env) {
     if (attribute(kClockRateKhz, "clock rate", &value)) gpu->set_max_sm_clock_mhz(value / 1000);
     if (attribute(kMemoryClockRateKhz, "memory clock rate", &value)) gpu->set_max_memory_clock_mhz(value / 1000);
     if (attribute(kEccEnabled, "ECC", &value)) gpu->set_ecc(value != 0 ? "enabled" : "disabled");
-    if (const std::string bus = PciBusId(cuda, ordinal, &unreadable); !bus.empty()) {
+    if (const std::string bus = PciBusId(cuda, device, &unreadable); !bus.empty()) {
       gpu->set_pci_bus_id(bus);
       gpu->set_persistence_mode(PersistenceMode(bus, &unreadable));
     }
@@ -155,7 +162,9 @@ void DescribeFromDriver(int ordinal, v1::Environment* env) {
 DeviceState ReadDriverState(int ordinal) {
   DeviceState state;
   std::vector<std::string> unreadable;
-  const std::string bus = PciBusId(Open("libcuda.so.1", &unreadable), ordinal, &unreadable);
+  void* cuda = Open("libcuda.so.1", &unreadable);
+  const std::optional<int> driver_device = DriverDevice(cuda, ordinal, &unreadable);
+  const std::string bus = driver_device ? PciBusId(cuda, *driver_device, &unreadable) : "";
   void* nvml = nullptr;
   void* device = bus.empty() ? nullptr : NvmlDevice(bus, &nvml, &unreadable);
   if (device == nullptr) return state;
