@@ -17,7 +17,6 @@
 #include "daemon/access_rules.h"
 #include "daemon/config.h"
 #include "daemon/restart_rules.h"
-#include "daemon/slurm_config.h"
 #include "libtorch_build_info.h"
 #include "spec/device_name.h"
 #include "spec/job_spec.h"
@@ -100,10 +99,6 @@ absl::StatusOr<v1::Job> Daemon::Submit(const v1::SubmitRequest& request, const s
     spdlog::info("refused a job from {}: {}", submitter, std::string(s.message()));
     return s;
   }
-  if (!request.spec().node().empty() && !IsSlurmFront(config_))
-    return absl::InvalidArgumentError(
-        "spec.node: this daemon runs jobs on its own machine; only a Slurm front daemon places them on nodes "
-        "(leave --node out)");
   // The whole spec goes to the job folder for the worker; the record keeps it without the
   // uploaded files' bytes, so listings, events and job.json stay small.
   const v1::JobSpec spec = spec::WithDaemonDefaults(request.spec(), config_);

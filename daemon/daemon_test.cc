@@ -102,6 +102,17 @@ TEST(Daemon, RunsAJobAndFetchesItsReport) {
   EXPECT_EQ(result->report().name(), "measurement");
 }
 
+TEST(Daemon, AJobNamingASlurmNodeIsRefusedByADaemonThatRunsItsOwnJobs) {
+  auto daemon = Start(Config("node"));
+  v1::SubmitRequest request = Fake("ok");
+  request.mutable_spec()->set_node("bench1");
+  const absl::Status refused = daemon->Submit(request, "tester").status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(refused.message(), "spec.node: ")) << refused;
+  EXPECT_NE(refused.message().find("leave --node out"), std::string::npos) << refused;
+  EXPECT_EQ(daemon->ListJobs(v1::ListJobsRequest(), kTester)->jobs_size(), 0);  // nothing stored
+}
+
 TEST(Daemon, UploadedFilesGoToTheWorkerOnceNotWithEveryListingOrEvent) {
   const v1::DaemonConfig config = Config("uploads");
   auto daemon = Start(config);

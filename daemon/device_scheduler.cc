@@ -93,14 +93,14 @@ void DeviceScheduler::Finish(const std::string& id) {
 }
 
 int DeviceScheduler::Position(const std::string& id) const {
-  if (queue_.Position(id) == 0) return 0;
-  const std::vector<std::string>& mine = claims_.at(id);
+  const auto mine = claims_.find(id);  // queued or running
+  if (mine == claims_.end()) return 0;
   int position = 1;
-  for (const std::string& ahead : queue_.ids()) {
-    if (ahead == id) break;
-    if (Overlap(claims_.at(ahead), mine)) ++position;
+  for (const std::string& ahead : queue_.ids()) {  // the fair order, computed once
+    if (ahead == id) return position;
+    if (Overlap(claims_.at(ahead), mine->second)) ++position;
   }
-  return position;
+  return 0;  // running
 }
 
 std::vector<std::string> DeviceScheduler::ClaimsOf(const std::string& id) const {

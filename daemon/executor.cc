@@ -93,6 +93,10 @@ void Executor::Restore(const v1::Job& job) {
 
 absl::Status Executor::Accept(const v1::Job& job) {
   records_->mu().AssertHeld();
+  if (!job.spec().node().empty())
+    return absl::InvalidArgumentError(
+        "spec.node: this daemon runs jobs on its own machine; only a Slurm front daemon places them on nodes "
+        "(leave --node out)");
   if (absl::Status s = scheduler_.Push(job.id(), job.submitter(), JobClaims(job.spec(), scheduler_.devices())); !s.ok())
     return s;
   work_.SignalAll();

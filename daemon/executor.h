@@ -51,8 +51,9 @@ class Executor final : public JobBackend {
   void Start() override ABSL_LOCKS_EXCLUDED(records_->mu());
   void Stop(const std::string& reason) override ABSL_LOCKS_EXCLUDED(records_->mu());
   bool stopping() const override ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
-  // Queues the job on the devices it claims and wakes the lanes (DeviceScheduler::Push's
-  // errors: the queue or the user's share of it is full). Jobs run fair between users.
+  // Queues the job on the devices it claims and wakes the lanes. InvalidArgument for a job
+  // naming a Slurm node (spec.node); DeviceScheduler::Push's errors (the queue or the user's
+  // share of it is full). Jobs run fair between users.
   absl::Status Accept(const v1::Job& job) override ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
   void Withdraw(const std::string& id) override ABSL_EXCLUSIVE_LOCKS_REQUIRED(records_->mu());
   absl::Status Cancel(const std::string& id, const std::string& by) override ABSL_LOCKS_EXCLUDED(records_->mu());

@@ -68,18 +68,7 @@ Mode ParseMode(const std::string& text) {
   return mode;
 }
 
-// "affinity <cpus>", "rlimit_as <n>", "rlimit_core <n>", "pgid_is_pid <0|1>" on stdout.
-std::string CpuList();
-
-void PrintEnvironment() {
-  const std::string cpus = CpuList();
-  rlimit as{}, core{};
-  getrlimit(RLIMIT_AS, &as);
-  getrlimit(RLIMIT_CORE, &core);
-  std::cout << "affinity " << cpus << "\nrlimit_as " << static_cast<long long>(as.rlim_cur) << "\nrlimit_core "
-            << static_cast<long long>(core.rlim_cur) << "\npgid_is_pid " << (getpgrp() == getpid()) << std::endl;
-}
-
+// The CPUs this process may run on, e.g. "0,1".
 std::string CpuList() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -88,6 +77,16 @@ std::string CpuList() {
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &set)) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
   return cpus;
+}
+
+// "affinity <cpus>", "rlimit_as <n>", "rlimit_core <n>", "pgid_is_pid <0|1>" on stdout.
+void PrintEnvironment() {
+  const std::string cpus = CpuList();
+  rlimit as{}, core{};
+  getrlimit(RLIMIT_AS, &as);
+  getrlimit(RLIMIT_CORE, &core);
+  std::cout << "affinity " << cpus << "\nrlimit_as " << static_cast<long long>(as.rlim_cur) << "\nrlimit_core "
+            << static_cast<long long>(core.rlim_cur) << "\npgid_is_pid " << (getpgrp() == getpid()) << std::endl;
 }
 
 std::string Variable(const char* name) {

@@ -15,7 +15,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "daemon/job_records.h"
-#include "daemon/job_sandbox.h"
 #include "proto/service.pb.h"
 
 namespace torchscan::daemon {

@@ -6,6 +6,7 @@
 #include "daemon/config.h"
 #include "daemon/executor.h"
 #include "daemon/job_backend.h"
+#include "daemon/job_runner.h"
 #include "daemon/slurm_config.h"
 #include "daemon/slurm_front.h"
 

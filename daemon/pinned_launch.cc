@@ -4,11 +4,10 @@
 #include <set>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_join.h"
 #include "core/environment.h"
 #include "daemon/config.h"
 #include "devices/gpu_pin.h"
+#include "spec/device_name.h"
 
 namespace torchscan::daemon {
 
@@ -18,9 +17,9 @@ JobRunOptions PinnedRunOptions(
     const std::function<std::vector<std::string>(const std::vector<int>&)>& pin_environment) {
   std::vector<int> gpus;
   for (const std::string& device : claims) {
-    int index = -1;
-    if (!absl::StartsWith(device, "cuda:") || !absl::SimpleAtoi(device.substr(5), &index)) return base;  // the CPU
-    gpus.push_back(index);
+    absl::StatusOr<spec::DeviceName> name = spec::ParseDeviceName(device);
+    if (!name.ok() || !name->cuda) return base;  // the CPU
+    gpus.push_back(name->index);
   }
   if (gpus.empty()) return base;
   JobRunOptions pinned = base;
