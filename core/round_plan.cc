@@ -17,7 +17,8 @@ RoundPlan PlanRounds(int rounds, bool reverse, const LatencyOptions& timing, dou
     if (limit < plan.rounds) {
       plan.rounds = limit;
       plan.note = absl::StrFormat(
-          "%d rounds asked, %d planned: a block of the slower run takes %.3g ms, so more rounds would time more "
+          "%d rounds asked, %d planned: a block of the slower run took %.3g ms when its blocks were sized, so more "
+          "rounds would time more "
           "than min_run_time_s %.3g s (a larger min_run_time_s allows more rounds)",
           plan.requested_rounds, plan.rounds, 1e3 * longest_block_s, timing.min_run_time_s);
     }

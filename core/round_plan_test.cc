@@ -117,9 +117,11 @@ TEST(PlanRounds, LongBlocksGetFewerRoundsButNeverFewerThanMinBlocks) {
   EXPECT_EQ(plan.rounds, 12);
   EXPECT_EQ(plan.steps.size(), 24u);
   EXPECT_DOUBLE_EQ(plan.round_min_run_time_s, 0.2 / 12);
-  EXPECT_EQ(plan.note,
-            "40 rounds asked, 12 planned: a block of the slower run takes 16 ms, so more rounds would time more than "
-            "min_run_time_s 0.2 s (a larger min_run_time_s allows more rounds)");
+  EXPECT_EQ(
+      plan.note,
+      "40 rounds asked, 12 planned: a block of the slower run took 16 ms when its blocks were sized, so more rounds "
+      "would time more than "
+      "min_run_time_s 0.2 s (a larger min_run_time_s allows more rounds)");
   // A 100 ms block: a single pass would time min_blocks (10) blocks anyway, so 10 rounds cost nothing more.
   EXPECT_EQ(PlanRounds(40, false, Timing(0.2, 10), 0.1).rounds, 10);
   // Short blocks, an unknown block (0) or a single pass: as asked, no note.

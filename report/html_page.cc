@@ -1,6 +1,11 @@
 #include "report/html_page.h"
 
+#include <vector>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "report/escaping.h"
 
 namespace torchscan::report {
@@ -29,7 +34,7 @@ header h1{font-size:26px;line-height:1.25;margin:2px 0 4px;overflow-wrap:anywher
 section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:14px 20px;margin:0 0 16px;overflow-x:auto}
 h2{font-size:18px;margin:0 0 8px}h3{font-size:15px;margin:14px 0 4px}
 table{border-collapse:collapse;width:100%;margin:4px 0 8px;font-size:13px}
-th,td{padding:4px 10px;border-bottom:1px solid var(--soft);text-align:left;vertical-align:top;overflow-wrap:break-word}
+th,td{padding:4px 10px;border-bottom:1px solid var(--soft);text-align:left;vertical-align:top;overflow-wrap:anywhere}
 td>code:first-child{white-space:nowrap}
 thead th{border-bottom:2px solid var(--line);background:var(--bg);font-weight:600}
 tbody th{font-weight:500;color:var(--muted);width:26%}
@@ -49,11 +54,28 @@ code,pre{font:12px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{white-space:pre-wrap;margin:4px 0}
 details{margin:6px 0}summary{cursor:pointer;color:#0969da;font-weight:600}
 figure{margin:12px 0 4px}svg{display:block;width:100%;height:auto}figcaption{font-size:12px;color:var(--muted)}
+figure.paired svg{max-width:720px}
 .withheld{font-weight:600;color:#82071e}
 footer{color:var(--muted);font-size:12px;text-align:center}
 )css";
 
 }  // namespace
+
+std::string HtmlStyleScopedTo(std::string_view root_class) {
+  const std::string root = "." + std::string(root_class);
+  std::string out;
+  for (absl::string_view rule : absl::StrSplit(absl::string_view(kStyle), '}', absl::SkipWhitespace())) {
+    const size_t brace = rule.find('{');
+    if (brace == absl::string_view::npos) continue;
+    std::vector<std::string> selectors;
+    for (absl::string_view sel : absl::StrSplit(rule.substr(0, brace), ',')) {
+      sel = absl::StripAsciiWhitespace(sel);
+      selectors.push_back(sel == ":root" || sel == "body" || sel == "main" ? root : absl::StrCat(root, " ", sel));
+    }
+    absl::StrAppend(&out, absl::StrJoin(selectors, ","), rule.substr(brace), "}\n");
+  }
+  return out;
+}
 
 void AppendHtmlPageStart(std::string_view title, std::string_view extra_style, std::string* out) {
   absl::StrAppend(

@@ -14,4 +14,9 @@ namespace torchscan::report {
 // the page itself writes (not escaped: never pass user text).
 void AppendHtmlPageStart(std::string_view title, std::string_view extra_style, std::string* out);
 
+// The same style sheet with every rule scoped to the element of class `root_class` (its
+// :root, body and main rules apply to that element), for a fragment shown inside someone
+// else's page (a notebook cell) that must not restyle it.
+std::string HtmlStyleScopedTo(std::string_view root_class);
+
 }  // namespace torchscan::report

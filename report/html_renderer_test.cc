@@ -140,10 +140,13 @@ TEST(HtmlRenderer, PassedComparisonShowsLabelEvidenceAndDeltas) {
                   "forward)</h1>"));
   EXPECT_TRUE(Has(page, "<div class=\"k\">Output check</div><div class=\"v\">passed</div>"));
   EXPECT_TRUE(Has(page, "<div class=\"k\">Latency change</div><div class=\"v\">faster</div>"));
-  EXPECT_TRUE(  // the label's reason, in human units
-      Has(page, "<div class=\"s\">median change -194.9 µs vs larger IQR 11.00 µs: larger than the spread</div>"));
+  EXPECT_TRUE(  // the label's rule in the sentence's words, its reason in human units in the details
+      Has(page, "<div class=\"s\">median change -92.4%, more than the IQR 5.2% of the median</div>"));
+  EXPECT_TRUE(Has(page, "<td>median change -194.9 µs vs larger IQR 11.00 µs: larger than the spread</td>"));
   EXPECT_TRUE(Has(page, ">-92.4%<"));  // relative change
-  EXPECT_TRUE(Has(page, "Mann-Whitney p = 3.7e-05"));
+  EXPECT_TRUE(Has(page, "<th>Mann-Whitney U, two-sided p</th><td class=\"n\">3.7e-05</td>"));
+  EXPECT_TRUE(Has(page, "<th>what p means</th>"));
+  EXPECT_FALSE(Has(page, "Mann-Whitney p ="));                           // no bare p-value beside the label
   EXPECT_TRUE(Has(page, ">-194.9 µs<"));                                 // median delta
   EXPECT_TRUE(Has(page, ">0.0763×<"));                                   // its ratio
   EXPECT_TRUE(Has(page, "<code>workload.execution_mode</code>"));        // changed setting

@@ -137,6 +137,16 @@ void OperatorRows(const std::vector<const v1::OperatorStat*>& ops, size_t begin,
 std::string Td(std::string_view text) { return absl::StrCat("<td>", HtmlEscape(text), "</td>"); }
 std::string TdNum(std::string_view text) { return absl::StrCat("<td class=\"n\">", HtmlEscape(text), "</td>"); }
 
+void AppendTimingFigure(const std::vector<RunView>& runs, std::string* out) {
+  std::vector<PlotRun> plot;
+  for (const RunView& run : runs) plot.push_back({RunLabel(run), &run.report->timing()});
+  absl::StrAppend(out, "<figure>", TimingPlotSvg(plot),
+                  "<figcaption>Each dot is one block's per-call time (duration / calls) in measurement order; "
+                  "the line is the median and the band the IQR (q1 to q3); blocks far above the rest are drawn "
+                  "on the top edge under a red triangle and counted.",
+                  runs.size() > 1 ? " Both runs share the y axis." : "", "</figcaption></figure>");
+}
+
 void TimingSection(const std::vector<RunView>& runs, std::string* out) {
   std::vector<Row> rows;
   auto add = [&](std::string key, auto value) {
@@ -177,12 +187,7 @@ void TimingSection(const std::vector<RunView>& runs, std::string* out) {
 
   out->append("<section id=\"timing\"><h2>Timing</h2>");
   RunTable(runs, "per-call statistics", rows, out, /*numbers=*/true);
-  std::vector<PlotRun> plot;
-  for (const RunView& run : runs) plot.push_back({RunLabel(run), &run.report->timing()});
-  absl::StrAppend(out, "<figure>", TimingPlotSvg(plot),
-                  "<figcaption>Each dot is one block's per-call time (duration / calls) in measurement order; "
-                  "the line is the median and the band the IQR (q1 to q3).",
-                  runs.size() > 1 ? " Both runs share the y axis." : "", "</figcaption></figure>");
+  AppendTimingFigure(runs, out);
   absl::StrAppend(
       out, "<p class=\"muted\">Quartiles: ", HtmlEscape(runs[0].report->timing().summary().quantile_method()), "</p>");
   std::string warnings;

@@ -14,6 +14,9 @@ namespace torchscan::report {
 // Median, IQR, mean, min/max, throughput, blocks and calls, the per-call SVG and warnings.
 void TimingSection(const std::vector<RunView>& runs, std::string* out);
 
+// The per-call SVG of every run (report/timing_plot.h) with its caption, in a <figure>.
+void AppendTimingFigure(const std::vector<RunView>& runs, std::string* out);
+
 // Appended scoped metrics (totals), each with method and scope, never summed.
 void MetricsSection(const std::vector<RunView>& runs, std::string* out);
 

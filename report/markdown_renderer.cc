@@ -46,7 +46,6 @@ void RunsTable(const std::vector<RunView>& runs, std::string* out) {
 
 void Verdict(const v1::Comparison& c, std::string* out) {
   const v1::OutputCheck& check = c.output_check();
-  const Withheld withheld = WithheldBecause(c);
   absl::StrAppend(out, "**", MarkdownEscape(VerdictSentence(c)), "**\n\n");
   if (check.status() == v1::OutputCheck::failed)
     absl::StrAppend(out, "> **\u274c Output check failed:** ", MarkdownEscape(check.message()),
@@ -58,21 +57,9 @@ void Verdict(const v1::Comparison& c, std::string* out) {
                       MarkdownEscape(m.after()), "\n");
     out->append("\n");
   }
-  absl::StrAppend(out, "- **Output check:** ", CheckStatusName(check.status()),
-                  check.message().empty() ? "" : " \u2014 " + MarkdownEscape(check.message()), "\n");
-  if (withheld != Withheld::kNone) {
-    absl::StrAppend(out, "- **Latency change:** withheld because ", WithheldText(withheld), "\n");
-  } else {
-    absl::StrAppend(out, "- **Latency change:** **", MarkdownEscape(LatencyLabelName(c.latency_change())), "** \u2014 ",
-                    MarkdownEscape(c.latency_change_reason()), "\n");
-    const v1::LatencyEvidence& e = c.evidence();
-    absl::StrAppend(out, "- **Evidence:** median change ",
-                    e.has_relative_change() ? MarkdownEscape(FormatPercent(e.relative_change())) : "unknown",
-                    e.has_mann_whitney_p() ? ", Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()) : "", " (",
-                    MarkdownEscape(e.mann_whitney_note()), ")\n");
-    absl::StrAppend(out, "- **Paired rounds (not used for the label):** ",
-                    MarkdownEscape(PairedSummaryText(e.paired())), "\n");
-  }
+  for (const VerdictField& f : VerdictFields(c))
+    absl::StrAppend(out, "- **", f.key, ":** ", MarkdownEscape(f.value),
+                    f.detail.empty() ? "" : " \u2014 " + MarkdownEscape(f.detail), "\n");
   if (const std::string plan = DescribeComparisonPlan(c); !plan.empty())
     absl::StrAppend(out, "- **Timing plan:** ", MarkdownEscape(plan), "\n");
   out->append("\n");

@@ -20,17 +20,18 @@ constexpr double kWidth = 480, kHeight = 80, kLeft = 16, kRight = 16, kMid = 26,
 
 bool Drawable(double r) { return std::isfinite(r) && r > 0; }
 
+// A log axis: a ratio and its inverse lie equally far from 1, and no tick can go below 0.
 struct Axis {
-  double lo, hi;
-  double X(double r) const { return kLeft + (r - lo) / (hi - lo) * (kWidth - kLeft - kRight); }
+  double lo, hi;  // natural logs of the ratios at the two ends
+  double X(double r) const { return kLeft + (std::log(r) - lo) / (hi - lo) * (kWidth - kLeft - kRight); }
 };
 
 Axis MakeAxis(const std::vector<double>& ratios, const v1::PairedEvidence& p) {
-  double lo = 1, hi = 1;
-  for (double r : ratios) lo = std::min(lo, r), hi = std::max(hi, r);
-  if (p.has_ci_low() && Drawable(p.ci_low())) lo = std::min(lo, p.ci_low());
-  if (p.has_ci_high() && Drawable(p.ci_high())) hi = std::max(hi, p.ci_high());
-  const double pad = std::max((hi - lo) * 0.08, 0.01);
+  double lo = 0, hi = 0;  // log(1): the axis always holds no change
+  for (double r : ratios) lo = std::min(lo, std::log(r)), hi = std::max(hi, std::log(r));
+  if (p.has_ci_low() && Drawable(p.ci_low())) lo = std::min(lo, std::log(p.ci_low()));
+  if (p.has_ci_high() && Drawable(p.ci_high())) hi = std::max(hi, std::log(p.ci_high()));
+  const double pad = std::max((hi - lo) * 0.08, std::log(1.01));
   return {lo - pad, hi + pad};
 }
 
@@ -80,10 +81,11 @@ std::string PairedRatioSvg(const v1::PairedEvidence& p) {
   absl::StrAppend(&out, "<path d=\"", path,
                   "\" fill=\"none\" stroke=\"#1f2328\" stroke-width=\"6\" stroke-linecap=\"round\" "
                   "stroke-opacity=\"0.8\"/>");
-  absl::StrAppend(
-      &out, "<text x=\"", SvgNumber(kLeft), "\" y=\"", SvgNumber(kHeight - 6), "\" font-size=\"11\" fill=\"#57606a\">",
-      HtmlEscape(FormatRatio(a.lo)), "</text><text x=\"", SvgNumber(kWidth - kRight), "\" y=\"", SvgNumber(kHeight - 6),
-      "\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">", HtmlEscape(FormatRatio(a.hi)), "</text></svg>");
+  absl::StrAppend(&out, "<text x=\"", SvgNumber(kLeft), "\" y=\"", SvgNumber(kHeight - 6),
+                  "\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(FormatRatio(std::exp(a.lo))), "</text><text x=\"",
+                  SvgNumber(kWidth - kRight), "\" y=\"", SvgNumber(kHeight - 6),
+                  "\" font-size=\"11\" text-anchor=\"end\" fill=\"#57606a\">", HtmlEscape(FormatRatio(std::exp(a.hi))),
+                  "</text></svg>");
   return out;
 }
 

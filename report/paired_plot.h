@@ -1,5 +1,6 @@
 // An inline SVG strip of a comparison's paired rounds (proto PairedEvidence): one dot per
-// round at its ratio after/before on a horizontal ratio axis, the Hodges-Lehmann interval as a
+// round at its ratio after/before on a horizontal log ratio axis (0.5x and 2x equally far
+// from 1; every tick positive), the Hodges-Lehmann interval as a
 // band, the median ratio as a tick and a dashed line at 1 (no change), so a reader sees at a
 // glance whether the interval clears 1. Offline: no script, no external resource.
 //

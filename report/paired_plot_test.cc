@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "tests/fixtures/evidence_fixtures.h"
 
@@ -76,6 +77,25 @@ TEST(PairedRatioSvg, TheNoChangeLabelNeverSharesARowWithTheAxisEnds) {
   EXPECT_TRUE(Has(label, "y=\"58.0\"")) << label;
   EXPECT_TRUE(Has(label, "text-anchor=\"start\"")) << label;                      // 1 is the axis's left end here
   EXPECT_TRUE(Has(svg, "y=\"74.0\" font-size=\"11\" fill=\"#57606a\">")) << svg;  // the ends' row
+}
+
+// 200 build pairs' rounds from 0.05x to 20x: a log axis whose ends are both positive, and a
+// ratio and its inverse equally far from 1.
+TEST(PairedRatioSvg, WideRatiosGetALogAxisThatNeverGoesNegative) {
+  v1::PairedEvidence p;
+  for (double r : {0.05, 0.5, 1.0, 2.0, 20.0}) p.add_round_ratios(r);
+  const std::string svg = PairedRatioSvg(p);
+  EXPECT_FALSE(Has(svg, ">-")) << svg;
+  EXPECT_TRUE(Has(svg, ">0.0")) << svg;  // the left end, below 0.05x and above 0
+  const size_t path = svg.find("<path d=\"");
+  ASSERT_NE(path, std::string::npos);
+  std::vector<double> xs;
+  for (size_t at = svg.find('M', path); at != std::string::npos && at < svg.find('"', path + 9);
+       at = svg.find('M', at + 1))
+    xs.push_back(std::stod(svg.substr(at + 1)));
+  ASSERT_EQ(xs.size(), 5u);
+  EXPECT_NEAR(xs[2] - xs[1], xs[3] - xs[2], 0.2);  // 0.5x and 2x equally far from 1
+  EXPECT_NEAR(xs[2] - xs[0], xs[4] - xs[2], 0.2);
 }
 
 }  // namespace

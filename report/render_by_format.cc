@@ -8,6 +8,7 @@
 #include "report/gbench_export.h"
 #include "report/html_renderer.h"
 #include "report/markdown_renderer.h"
+#include "report/notebook_renderer.h"
 #include "report/terminal_renderer.h"
 
 namespace torchscan::report {
@@ -26,6 +27,7 @@ const std::vector<RenderFormat>& Registry() {
       {"markdown", [](const RenderOptions& o) { return std::make_unique<MarkdownRenderer>(o.details); }},
       {"csv", [](const RenderOptions&) { return std::make_unique<CsvExporter>(); }},
       {"gbench", [](const RenderOptions&) { return std::make_unique<GbenchExporter>(); }},
+      {"notebook", [](const RenderOptions&) { return std::make_unique<NotebookRenderer>(); }},
   };
   return *registry;
 }

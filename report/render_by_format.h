@@ -20,7 +20,7 @@ struct RenderOptions {
   bool details = false;
 };
 
-// The accepted names, in this order: html, terminal, markdown, csv, gbench.
+// The accepted names, in this order: html, terminal, markdown, csv, gbench, notebook.
 std::vector<std::string> RenderFormats();
 
 // RenderFormats() joined by `separator`, for help texts and messages: "html | terminal | ..."

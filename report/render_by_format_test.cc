@@ -11,7 +11,7 @@ namespace {
 
 TEST(RenderByFormat, EveryAcceptedNameGivesItsRenderer) {
   const Evidence evidence = fixtures::PassedComparison();
-  ASSERT_EQ(RenderFormats(), (std::vector<std::string>{"html", "terminal", "markdown", "csv", "gbench"}));
+  ASSERT_EQ(RenderFormats(), (std::vector<std::string>{"html", "terminal", "markdown", "csv", "gbench", "notebook"}));
   for (const std::string& name : RenderFormats()) {
     const auto renderer = RenderByFormat(name);
     ASSERT_TRUE(renderer.ok()) << renderer.status();
@@ -26,8 +26,8 @@ TEST(RenderByFormat, UnknownNameIsAnErrorNamingTheAcceptedFormats) {
     const auto renderer = RenderByFormat(name);
     ASSERT_FALSE(renderer.ok());
     EXPECT_EQ(renderer.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(renderer.status().message(),
-              "unknown format \"" + std::string(name) + "\"; accepted formats: html, terminal, markdown, csv, gbench");
+    EXPECT_EQ(renderer.status().message(), "unknown format \"" + std::string(name) +
+                                               "\"; accepted formats: html, terminal, markdown, csv, gbench, notebook");
   }
 }
 
@@ -49,7 +49,7 @@ Numbers WithheldNumbers() {
   const v1::Comparison tampered = fixtures::TamperedFailedComparison();
   const v1::LatencyEvidence& e = tampered.evidence();
   Numbers n;
-  n.human = {FormatPercent(e.relative_change()), "Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()),
+  n.human = {FormatPercent(e.relative_change()), FormatProbability(e.mann_whitney_p()),
              tampered.latency_change_reason()};
   std::vector<double> raw = {e.relative_change(), e.mann_whitney_p()};
   for (const v1::MetricDelta& d : tampered.deltas()) {
@@ -125,7 +125,7 @@ INSTANTIATE_TEST_SUITE_P(Formats, WithheldInEveryFormat, ::testing::ValuesIn(Ren
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(RenderByFormat, EveryFormatAcceptsReportsAndComparisonsWhoseNumbersStand) {
-  ASSERT_EQ(RenderFormats().size(), 5u);
+  ASSERT_EQ(RenderFormats().size(), 6u);
   for (const std::string& name : RenderFormats())
     for (const Evidence& e : {Evidence(fixtures::ReportAlone()), Evidence(fixtures::PassedComparison())})
       EXPECT_TRUE((*RenderByFormat(name))->Accepts(e).ok()) << name;

@@ -54,11 +54,11 @@ std::string DescribeComparisonPlan(const v1::Comparison& c) {
         std::max(block_s, run->timing().summary().median_s() * static_cast<double>(run->timing().calls_per_block()));
   if (block_s > 0 && p.round_min_run_time_s() > 0) {
     const double per_share = p.round_min_run_time_s() / block_s;
-    absl::StrAppend(&text, per_share < 1.5
-                               ? absl::StrCat("; each round times one block of about ", FormatSeconds(block_s),
-                                              per_share < 1 ? ", longer than its share" : "")
-                               : absl::StrCat("; a block lasts about ", FormatSeconds(block_s), ", about ",
-                                              std::lround(per_share), " to a round's share"));
+    absl::StrAppend(&text, per_share < 1.5 ? absl::StrCat("; each round timed one block of ", FormatSeconds(block_s),
+                                                          " (the median timed block)",
+                                                          per_share < 1 ? ", longer than its share" : "")
+                                           : absl::StrCat("; the median timed block took ", FormatSeconds(block_s),
+                                                          ", about ", std::lround(per_share), " to a round's share"));
   }
   const v1::TimingSettings& t = c.before().settings().timing();
   if (t.build_pairs() > 1) {

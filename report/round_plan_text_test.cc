@@ -58,14 +58,16 @@ v1::Comparison Compared(const v1::RoundPlan& plan, double per_call_s, int64_t ca
 TEST(DescribeComparisonPlan, SaysHowBlocksMeetARoundsShareAndWhatBuildPairsFollowed) {
   const v1::RoundPlan plan = Plan(40, "baseline, candidate, candidate, baseline", 100, 100);  // 5 ms a round
   const std::string fast = DescribeComparisonPlan(Compared(plan, 12e-6, 100, 25));
-  EXPECT_NE(fast.find("; a block lasts about 1.200 ms, about 4 to a round's share; then 24 more build pairs (both "
-                      "workloads built again, warmed up and timed for 4 alternating rounds each) until the paired "
-                      "evidence decided at \u00b11.0% or the time cap was reached"),
-            std::string::npos)
+  EXPECT_NE(
+      fast.find("; the median timed block took 1.200 ms, about 4 to a round's share; then 24 more build pairs (both "
+                "workloads built again, warmed up and timed for 4 alternating rounds each) until the paired "
+                "evidence decided at \u00b11.0% or the time cap was reached"),
+      std::string::npos)
       << fast;
   // A 45 ms model: one block of one call, longer than the share, in every round.
   const std::string slow = DescribeComparisonPlan(Compared(Plan(10, "baseline, candidate", 1, 1), 45e-3, 1, 1));
-  EXPECT_NE(slow.find("; each round times one block of about 45.00 ms, longer than its share"), std::string::npos)
+  EXPECT_NE(slow.find("; each round timed one block of 45.00 ms (the median timed block), longer than its share"),
+            std::string::npos)
       << slow;
   EXPECT_EQ(slow.find("build pair"), std::string::npos) << slow;
   // A single pass, and no plan: as DescribeRoundPlan.

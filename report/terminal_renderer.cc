@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/instruction_diff.h"
 #include "core/number_format.h"
@@ -64,29 +65,17 @@ void RunLines(const std::vector<RunView>& runs, bool show_role, Lines* lines) {
 }
 
 void ComparisonLines(const v1::Comparison& c, Lines* lines) {
-  const v1::OutputCheck& check = c.output_check();
-  const Withheld withheld = WithheldBecause(c);
   lines->Field("verdict", TerminalSafe(VerdictSentence(c)), "");
-  if (check.status() == v1::OutputCheck::failed) {
-    lines->Field("check", lines->Paint("FAILED", kRed), check.message());
-  } else if (check.status() == v1::OutputCheck::passed) {
-    lines->Field("check", lines->Paint("passed", kGreen), check.message());
-  } else {
-    lines->Field("check", lines->Paint("not provided", kYellow), "the label says nothing about correctness");
-  }
-  if (withheld != Withheld::kNone) {
-    lines->Field("latency", lines->Paint("withheld", kRed), absl::StrCat("because ", WithheldText(withheld)));
-  } else {
-    const auto label = c.latency_change();
-    const char* color = label == v1::Comparison::faster ? kGreen : label == v1::Comparison::slower ? kRed : kYellow;
-    lines->Field("latency", lines->Paint(LatencyLabelName(label), color), c.latency_change_reason());
-    const v1::LatencyEvidence& e = c.evidence();
-    std::string evidence = e.has_relative_change() ? FormatPercent(e.relative_change()) + " median" : "unknown";
-    lines->Field(
-        "evidence", evidence,
-        e.has_mann_whitney_p() ? "Mann-Whitney p = " + FormatProbability(e.mann_whitney_p()) : e.mann_whitney_note());
-    // Beside the label, never choosing it: the claim of the paired rounds.
-    lines->Field("paired", PairedClaimText(e.paired().claim()), PairedDetailText(e.paired()));
+  for (const VerdictField& f : VerdictFields(c)) {
+    const char* color = f.tone == Tone::kGood    ? kGreen
+                        : f.tone == Tone::kBad   ? kRed
+                        : f.tone == Tone::kDoubt ? kYellow
+                                                 : "";
+    // A failed check and runs that are not comparable are shouted, as nothing after them stands.
+    const std::string value = TerminalSafe(f.tone == Tone::kBad && (f.short_key == "check" || f.short_key == "compat")
+                                               ? absl::AsciiStrToUpper(f.value)
+                                               : f.value);
+    lines->Field(f.short_key, *color ? lines->Paint(value, color) : value, f.detail);
   }
   // Beside the label too: instructions counted under callgrind, and the functions that moved most.
   if (HasInstructionDiff(c)) {
@@ -95,13 +84,6 @@ void ComparisonLines(const v1::Comparison& c, Lines* lines) {
       absl::StrAppend(&lines->out, "            ", TerminalSafe(FunctionDeltaText(*row)), "\n");
   }
   if (const std::string plan = DescribeComparisonPlan(c); !plan.empty()) lines->Field("plan", TerminalSafe(plan), "");
-  if (c.compatibility().compatible()) {
-    const int changes = c.changed_settings_size();
-    lines->Field("compat", "compatible",
-                 absl::StrCat(changes, changes == 1 ? " changed setting" : " changed settings"));
-  } else {
-    lines->Field("compat", lines->Paint("NOT COMPARABLE", kRed), MismatchesText(c.compatibility()));
-  }
 }
 
 // The time during which at least one of `spans` ran (overlaps counted once).

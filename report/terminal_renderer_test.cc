@@ -20,15 +20,14 @@ TEST(TerminalRenderer, ComparisonIsCompactWithCheckLabelEvidenceAndRuns) {
             0u)
       << out;
   EXPECT_TRUE(Has(out, "\n  check     passed  assert_close(rtol=1e-4, atol=1e-5)\n"));
-  EXPECT_TRUE(
-      Has(out, "\n  latency   faster  median change -194.9 µs vs larger IQR 11.00 µs: larger than the spread\n"));
-  EXPECT_TRUE(Has(out, "\n  evidence  -92.4% median  Mann-Whitney p = 3.7e-05\n"));
+  EXPECT_TRUE(Has(out, "\n  latency   faster  median change -92.4%, more than the IQR 5.2% of the median\n")) << out;
+  EXPECT_FALSE(Has(out, "Mann-Whitney")) << "the p-value is in the details, with what it means";
   EXPECT_TRUE(Has(out, "\n  compat    compatible  1 changed setting\n"));
   EXPECT_TRUE(Has(out, "\n  before    baseline     211.0 µs ± 11.00 µs       151.7 k samples/s  12 blocks\n"));
   EXPECT_TRUE(Has(out, "\n  after     candidate    16.10 µs ± 1.100 µs       1.988 M samples/s  12 blocks\n"));
-  EXPECT_TRUE(Has(out, "\n  paired    no_claim  no timing rounds to pair: the runs were timed in a single pass\n"));
-  EXPECT_LE(std::count(out.begin(), out.end(), '\n'), 10);  // one more for the paired rounds
-  EXPECT_FALSE(Has(out, "\x1b"));                           // no colour unless asked
+  EXPECT_TRUE(Has(out, "\n  paired    no claim  no timing rounds to pair: the runs were timed in a single pass\n"));
+  EXPECT_LE(std::count(out.begin(), out.end(), '\n'), 9);
+  EXPECT_FALSE(Has(out, "\x1b"));  // no colour unless asked
 }
 
 TEST(TerminalRenderer, ComparisonShowsItsTimingPlanWhenRecorded) {
@@ -73,10 +72,7 @@ TEST(TerminalRenderer, FailedCheckPrintsFailedAndNoLabelOrDelta) {
 
 TEST(TerminalRenderer, PairedRoundsShowTheirClaimBesideTheLabel) {
   const std::string out = TerminalRenderer().Render(fixtures::RoundsComparison());
-  EXPECT_TRUE(Has(out,
-                  "\n  paired    faster  at 90.0%: median ratio 0.505\u00d7 over 6 rounds, interval 0.495\u00d7 "
-                  "to 0.52\u00d7 (exact confidence 90.6%), resolves changes of \u00b11.3%\n"))
-      << out;
+  EXPECT_TRUE(Has(out, "\n  paired    49.5% faster  90.0% interval 48.0% to 50.5%\n")) << out;
 }
 
 TEST(TerminalRenderer, IncompatibleRunsNameTheMismatches) {
@@ -152,7 +148,7 @@ TEST(TerminalRenderer, HostileNamesCannotEmitEscapeSequences) {
   EXPECT_TRUE(Has(out, "?[2J"));
   EXPECT_TRUE(Has(out, "?]0;pwned? line?break"));
   // A newline in a message stays on its line: 9 lines, and the timeline's line.
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 10);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 10) << out;
 }
 
 TEST(TerminalRenderer, LoadDuringTimingOnlyWhereSampled) {

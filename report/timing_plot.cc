@@ -36,21 +36,38 @@ Series Collect(const v1::Timing& timing) {
 
 struct Domain {
   TimeAxis axis;
+  double fence = INFINITY;  // blocks above it are drawn on the top edge and counted
   double Y(double v) const { return kTop + kPlotHeight * (1 - (v - axis.lo) / (axis.hi - axis.lo)); }
 };
 
+// Tukey's far-out fence of a run (q3 + 3 IQR), never below 1.25 times its median, so that an
+// ordinary spread is always drawn; infinity when the run has no summary to judge by.
+double Fence(const v1::TimingSummary& s) {
+  if (!std::isfinite(s.q1_s()) || !std::isfinite(s.q3_s()) || !std::isfinite(s.median_s()) || s.median_s() <= 0)
+    return INFINITY;
+  return std::max(s.q3_s() + 3 * (s.q3_s() - s.q1_s()), 1.25 * s.median_s());
+}
+
+// The y axis over every drawable block below the highest run's fence (and every IQR), so that
+// one slow block among thousands (a page fault, a preempted core) cannot flatten the rest.
 Domain MakeDomain(const std::vector<Series>& series, const std::vector<PlotRun>& runs) {
+  double fence = -INFINITY;
+  for (const PlotRun& run : runs) fence = std::max(fence, Fence(run.timing->summary()));
+  if (!(fence > 0)) fence = INFINITY;
   double lo = INFINITY, hi = -INFINITY;
   auto include = [&](double v) {
     if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   };
+  bool clipped = false;
   for (const Series& s : series)
-    for (double v : s.finite) include(v);
+    for (double v : s.finite) v <= fence ? include(v) : void(clipped = true);
   for (const PlotRun& run : runs) {
     include(run.timing->summary().q1_s());
     include(run.timing->summary().q3_s());
   }
-  return Domain{MakeTimeAxis(lo, hi)};
+  Domain d{MakeTimeAxis(lo, hi)};
+  if (clipped) d.fence = d.axis.hi;  // the axis's own top, so the edge is where they are drawn
+  return d;
 }
 
 // `text` cut to at most `max` code points, with an ellipsis when cut.
@@ -63,14 +80,28 @@ std::string Truncate(const std::string& text, size_t max) {
   return text.substr(0, i) + "\u2026";
 }
 
-// One <path> of dots (one per block) or of min-max columns of consecutive blocks.
+// The blocks of a panel above the plot's top (Domain::fence): how many, and the slowest.
+struct Clipped {
+  size_t count = 0;
+  double slowest = 0;
+};
+
+Clipped CountClipped(const Series& s, const Domain& d) {
+  Clipped c;
+  for (double v : s.finite)
+    if (v > d.fence) ++c.count, c.slowest = std::max(c.slowest, v);
+  return c;
+}
+
+// One <path> of dots (one per block) or of min-max columns of consecutive blocks; blocks above
+// the top are drawn on its edge, and each column holding one gets a red triangle there.
 std::string DataPath(const Series& s, const Domain& d, double x0, double width, const char* color) {
   const size_t n = s.per_call.size();
   if (s.finite.empty()) return "";
   const size_t columns = std::min<size_t>(n, kMaxColumns);
   const double pitch = width / static_cast<double>(columns);
   const double stroke = std::clamp(pitch * (n <= kMaxColumns ? 0.6 : 0.9), 1.5, 7.0);
-  std::string path;
+  std::string path, marks;
   path.reserve(columns * 24);
   for (size_t c = 0; c < columns; ++c) {
     const size_t begin = c * n / columns, end = (c + 1) * n / columns;
@@ -79,13 +110,27 @@ std::string DataPath(const Series& s, const Domain& d, double x0, double width, 
       if (std::isfinite(s.per_call[i])) lo = std::min(lo, s.per_call[i]), hi = std::max(hi, s.per_call[i]);
     if (!(lo <= hi)) continue;
     const double x = x0 + (static_cast<double>(c) + 0.5) * pitch;
+    if (hi > d.fence)
+      absl::StrAppend(&marks, "M", SvgNumber(x - 4), " ", SvgNumber(kTop + 8), "L", SvgNumber(x), " ",
+                      SvgNumber(kTop + 1), "L", SvgNumber(x + 4), " ", SvgNumber(kTop + 8), "Z");
+    lo = std::min(lo, d.fence), hi = std::min(hi, d.fence);
     absl::StrAppend(&path, "M", SvgNumber(x), " ", SvgNumber(d.Y(hi)),
                     lo == hi ? "h0" : absl::StrCat("V", SvgNumber(d.Y(lo))));
   }
-  return absl::StrFormat(
+  std::string out = absl::StrFormat(
       "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-linecap=\"round\" "
       "stroke-opacity=\"0.85\"/>",
       path, color, SvgNumber(stroke));
+  if (!marks.empty()) {
+    const Clipped c = CountClipped(s, d);
+    absl::StrAppend(
+        &out, "<path class=\"clipped\" d=\"", marks, "\" fill=\"#cf222e\"><title>",
+        HtmlEscape(absl::StrCat(FormatCount(static_cast<int64_t>(c.count)), c.count == 1 ? " block" : " blocks",
+                                " above ", FormatSeconds(d.fence), ", drawn on the top edge; the slowest took ",
+                                FormatSeconds(c.slowest), " per call")),
+        "</title></path>");
+  }
+  return out;
 }
 
 std::string Panel(const PlotRun& run, const Series& s, const Domain& d, double x0, double width, const char* color) {
@@ -104,17 +149,20 @@ std::string Panel(const PlotRun& run, const Series& s, const Domain& d, double x
                     HtmlEscape(FormatSeconds(summary.q3_s())), "</title></rect>");
   }
   out += DataPath(s, d, x0, width, color);
+  // The median's line across the panel, its value in the panel's title row (never on the data).
+  std::string median_text;
   if (n > 0 && std::isfinite(summary.median_s())) {
     const double y = clamp_y(summary.median_s());
+    median_text = "median " + FormatSeconds(summary.median_s());
     absl::StrAppend(&out, "<line x1=\"", SvgNumber(x0), "\" x2=\"", SvgNumber(x0 + width), "\" y1=\"", SvgNumber(y),
                     "\" y2=\"", SvgNumber(y), "\" stroke=\"#1f2328\" stroke-width=\"1.5\"/>", "<text x=\"",
-                    SvgNumber(x0 + width - 6), "\" y=\"", SvgNumber(std::max(y - 5, kTop + 12)),
-                    "\" text-anchor=\"end\" font-size=\"12\" fill=\"#1f2328\">median ",
-                    HtmlEscape(FormatSeconds(summary.median_s())), "</text>");
+                    SvgNumber(x0 + width), "\" y=\"", SvgNumber(kTop - 10),
+                    "\" text-anchor=\"end\" font-size=\"12\" fill=\"#1f2328\">", HtmlEscape(median_text), "</text>");
   }
+  const double label_room = width - 7.0 * static_cast<double>(DisplayWidth(median_text)) - 12;
   absl::StrAppend(&out, "<text x=\"", SvgNumber(x0), "\" y=\"", SvgNumber(kTop - 10),
                   "\" font-size=\"13\" font-weight=\"600\" fill=\"", color, "\">",
-                  HtmlEscape(Truncate(run.label, static_cast<size_t>(width / 7.5))), "</text>");
+                  HtmlEscape(Truncate(run.label, static_cast<size_t>(std::max(label_room, 8.0) / 7.5))), "</text>");
   // x axis: first and last block, and the axis name.
   const std::string tick_y = SvgNumber(bottom + 15);
   absl::StrAppend(&out, "<text x=\"", SvgNumber(x0), "\" y=\"", tick_y, "\" font-size=\"11\" fill=\"#57606a\">",
@@ -132,6 +180,13 @@ std::string Panel(const PlotRun& run, const Series& s, const Domain& d, double x
     absl::StrAppend(&caption, "; ", FormatCount(static_cast<int64_t>(skipped)), " non-finite not drawn");
   absl::StrAppend(&out, "<text x=\"", SvgNumber(x0 + width / 2), "\" y=\"", tick_y,
                   "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(caption), "</text>");
+  if (const Clipped c = CountClipped(s, d); c.count > 0)
+    absl::StrAppend(&out, "<text class=\"clipped-note\" x=\"", SvgNumber(x0 + width / 2), "\" y=\"",
+                    SvgNumber(bottom + 31), "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#cf222e\">",
+                    HtmlEscape(absl::StrCat("\u25b2 ", FormatCount(static_cast<int64_t>(c.count)),
+                                            c.count == 1 ? " block" : " blocks", " above the top (slowest ",
+                                            FormatSeconds(c.slowest), ")")),
+                    "</text>");
   return out;
 }
 

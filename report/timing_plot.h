@@ -8,6 +8,11 @@
 // min-max line (so outliers stay visible). All dots or lines of a panel form one <path>, so a
 // panel has a fixed number of elements and O(kMaxColumns) path commands.
 //
+// Outliers never flatten the picture: the y axis covers the blocks up to the highest run's
+// far-out fence (q3 + 3 IQR, at least 1.25 times its median); slower blocks are drawn on the
+// top edge under a red triangle, and the panel says how many and the slowest one's time. The
+// median's value sits in the panel's title row, right-aligned, never on the data.
+//
 // Blocks whose per-call time is not finite (calls <= 0, NaN duration) are not drawn; the
 // panel caption counts them. A run without drawable blocks gets an empty panel saying so.
 // Every coordinate written is finite. The y axis starts at 0 unless the data sit far above

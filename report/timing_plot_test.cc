@@ -133,6 +133,27 @@ TEST(TimingPlotSvg, NoBlocksGiveAnEmptyPanelThatSaysSo) {
   EXPECT_EQ(TimingPlotSvg({}), "");
 }
 
+// One 133 ms block among 2,000 of about 292 µs: the axis covers the 292 µs blocks (not a line
+// at zero), the outlier sits on the top edge under a triangle, and the panel counts it.
+TEST(TimingPlotSvg, AnOutlierIsCountedOnTheTopEdgeAndDoesNotFlattenTheRest) {
+  v1::BenchmarkReport r = fixtures::Report("r", 2000, 288e-6, 4e-9, 30);
+  r.mutable_timing()->mutable_blocks(17)->set_duration_s(0.133 * 30);
+  const std::string svg = TimingPlotSvg({{"before", &r.timing()}});
+  EXPECT_GT(WellFormedElements(svg), 0);
+  ExpectCoordinatesInside(svg);
+  EXPECT_EQ(Count(svg, "class=\"clipped\""), 1u);
+  EXPECT_NE(svg.find("1 block above the top (slowest 133.0 ms)"), std::string::npos) << svg.substr(0, 400);
+  EXPECT_NE(svg.find("(axis not from 0)"), std::string::npos);  // zoomed onto the blocks
+  EXPECT_EQ(svg.find(">100 ms<"), std::string::npos);           // no tick near the outlier
+  // The median's value is in the title row, above the plot (y = 24), not on the blocks.
+  EXPECT_NE(svg.find("y=\"24.0\" text-anchor=\"end\" font-size=\"12\" fill=\"#1f2328\">median 292.0 µs"),
+            std::string::npos)
+      << svg.substr(svg.find(">median") - 120, 160);
+  // Without the outlier there is nothing to count.
+  const v1::BenchmarkReport plain = fixtures::Report("r", 2000, 288e-6, 4e-9, 30);
+  EXPECT_EQ(TimingPlotSvg({{"before", &plain.timing()}}).find("clipped"), std::string::npos);
+}
+
 TEST(TimingPlotSvg, LabelsAreEscapedAndLongOnesCut) {
   const v1::BenchmarkReport r = fixtures::Report("r", 3, 1e-3, 1e-4);
   const std::string svg = TimingPlotSvg({{"<script>alert(1)</script>" + std::string(300, 'x'), &r.timing()}});

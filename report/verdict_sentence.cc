@@ -45,11 +45,9 @@ std::string ClaimPart(const v1::PairedEvidence& p) {
     return absl::StrCat("No paired claim (", p.note(), "; median ", Direction(p.median_ratio()), ", ", Interval(p),
                         ")");
   const bool capped = p.stop_reason().find("time cap") != std::string::npos;
-  return absl::StrCat(
-      "Undecided at \u00b1", smallest, capped ? " when the time cap was reached" : "", " (median ",
-      Direction(p.median_ratio()), ", ", Interval(p),
-      p.has_resolvable_change() ? absl::StrCat("; it resolves \u00b1", UnsignedPercent(p.resolvable_change())) : "",
-      ")");
+  return absl::StrCat("Undecided at \u00b1", smallest, capped ? " when the time cap was reached" : "", " (median ",
+                      Direction(p.median_ratio()), ", ", Interval(p), ", neither inside nor outside \u00b1", smallest,
+                      ")");
 }
 
 // The guide's rule in the label's numbers: "median change +0.1%" and "IQR 2.0% of the median".
@@ -58,12 +56,14 @@ struct LabelNumbers {
   std::string spread;
 };
 
-LabelNumbers NumbersOf(const v1::Comparison& c) {
+// `change_name`: "median change" alone, "pooled change" beside the paired rounds' median (one
+// median per sentence).
+LabelNumbers NumbersOf(const v1::Comparison& c, const std::string& change_name = "median change") {
   const v1::TimingSummary& b = c.before().timing().summary();
   const v1::TimingSummary& a = c.after().timing().summary();
   LabelNumbers n;
-  n.change = c.evidence().has_relative_change() ? "median change " + FormatPercent(c.evidence().relative_change())
-                                                : "median change unknown";
+  n.change = change_name + " " +
+             (c.evidence().has_relative_change() ? FormatPercent(c.evidence().relative_change()) : "unknown");
   const double spread = std::max(b.iqr_s(), a.iqr_s());
   n.spread = b.median_s() > 0 ? absl::StrCat("IQR ", UnsignedPercent(spread / b.median_s()), " of the median")
                               : absl::StrCat("IQR ", FormatSeconds(spread));
@@ -74,7 +74,7 @@ LabelNumbers NumbersOf(const v1::Comparison& c) {
 std::string LabelPart(const v1::Comparison& c) {
   const v1::PairedEvidence::Claim claim = c.evidence().paired().claim();
   const bool has_interval = c.evidence().paired().has_ci_low() && c.evidence().paired().has_ci_high();
-  const LabelNumbers n = NumbersOf(c);
+  const LabelNumbers n = NumbersOf(c, c.evidence().paired().has_median_ratio() ? "pooled change" : "median change");
   const char* label = LatencyLabelName(c.latency_change());
   if (c.latency_change() == v1::Comparison::within_variability) {
     if (has_interval && (claim == v1::PairedEvidence::slower || claim == v1::PairedEvidence::faster))
@@ -117,6 +117,64 @@ std::string VerdictSentence(const v1::Comparison& comparison) {
                         "); no paired claim", p.note().empty() ? "" : absl::StrCat(" (", p.note(), ")"), ".");
   }
   return absl::StrCat(ClaimPart(p), "; ", LabelPart(comparison), ".");
+}
+
+std::vector<VerdictField> VerdictFields(const v1::Comparison& c) {
+  std::vector<VerdictField> fields;
+  const v1::OutputCheck& check = c.output_check();
+  fields.push_back({"Output check", "check", CheckStatusName(check.status()),
+                    check.status() == v1::OutputCheck::not_provided
+                        ? "no check was run: the verdict says nothing about correctness"
+                        : check.message(),
+                    check.status() == v1::OutputCheck::passed   ? Tone::kGood
+                    : check.status() == v1::OutputCheck::failed ? Tone::kBad
+                                                                : Tone::kDoubt});
+  const Withheld withheld = WithheldBecause(c);
+  if (withheld != Withheld::kNone) {
+    const std::string why = absl::StrCat("because ", WithheldText(withheld));
+    fields.push_back({"Latency change", "latency", "withheld", why, Tone::kBad});  // the claim with it
+  } else {
+    const v1::PairedEvidence& p = c.evidence().paired();
+    const bool interval = p.has_ci_low() && p.has_ci_high() && p.has_median_ratio();
+    const std::string smallest = UnsignedPercent(p.min_claimed_change());
+    VerdictField paired{"Paired rounds", "paired", "no claim", p.note(), Tone::kDoubt};
+    if (interval) {
+      paired.detail = Interval(p);
+      switch (p.claim()) {
+        case v1::PairedEvidence::slower: paired.value = Direction(p.median_ratio()), paired.tone = Tone::kBad; break;
+        case v1::PairedEvidence::faster: paired.value = Direction(p.median_ratio()), paired.tone = Tone::kGood; break;
+        case v1::PairedEvidence::equivalent:
+          paired.value = "no change > " + smallest, paired.tone = Tone::kNeutral;
+          break;
+        default:
+          paired.value = p.note().empty() ? "undecided at \u00b1" + smallest : "no claim";
+          paired.detail = absl::StrCat(p.note().empty() ? "" : p.note() + "; ", "median ", Direction(p.median_ratio()),
+                                       ", ", Interval(p));
+      }
+    } else if (p.note().empty() && p.round_ratios().empty()) {
+      paired.detail = "no timing rounds to pair";
+    }
+    fields.push_back(std::move(paired));
+    const auto label = c.latency_change();
+    const LabelNumbers n = NumbersOf(c);
+    const bool within = label == v1::Comparison::within_variability;
+    fields.push_back({"Latency change", "latency", LatencyLabelName(label),
+                      label == v1::Comparison::unavailable
+                          ? c.latency_change_reason()
+                          : absl::StrCat(n.change, within ? ", within the " : ", more than the ", n.spread),
+                      label == v1::Comparison::faster        ? Tone::kGood
+                      : label == v1::Comparison::slower      ? Tone::kBad
+                      : label == v1::Comparison::unavailable ? Tone::kDoubt
+                                                             : Tone::kNeutral});
+  }
+  const v1::Compatibility& compat = c.compatibility();
+  fields.push_back({"Compatibility", "compat", compat.compatible() ? "compatible" : "not comparable",
+                    compat.compatible()
+                        ? absl::StrCat(c.changed_settings_size(),
+                                       c.changed_settings_size() == 1 ? " changed setting" : " changed settings")
+                        : MismatchesText(compat),
+                    compat.compatible() ? Tone::kGood : Tone::kBad});
+  return fields;
 }
 
 }  // namespace torchscan::report

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "proto/report.pb.h"
 
@@ -21,5 +22,20 @@ namespace torchscan::report {
 // Changes are of time per call: "slower" is the candidate taking longer. A paired claim that
 // contradicts the label is said to, with what would settle it.
 std::string VerdictSentence(const v1::Comparison& comparison);
+
+// The figures every format shows under the sentence, in the sentence's words, so that no card
+// or line contradicts it: the output check, the paired rounds' claim (its interval beside it),
+// the guide's label (its rule's numbers beside it), compatibility. The p-value of the pooled
+// blocks is not among them: the details show it with what it means. When the numbers are
+// withheld the claim and the label are one field, "Latency change: withheld", with the reason.
+enum class Tone { kNeutral, kGood, kBad, kDoubt };
+struct VerdictField {
+  std::string key;        // "Output check", "Paired rounds", "Latency change" (the label), "Compatibility"
+  std::string short_key;  // "check", "paired", "latency", "compat" (the terminal's column)
+  std::string value;      // "passed", "2.1% slower", "undecided at ±1.0%", "within_variability"
+  std::string detail;     // "90.0% interval 1.2% to 3.0%", ...
+  Tone tone = Tone::kNeutral;
+};
+std::vector<VerdictField> VerdictFields(const v1::Comparison& comparison);
 
 }  // namespace torchscan::report

@@ -62,7 +62,7 @@ TEST(VerdictSentence, EquivalenceIsNoChangeLargerThanTheSmallestThatMatters) {
   Paired(v1::PairedEvidence::equivalent, 1.002, 0.996, 1.006, &c);
   EXPECT_EQ(VerdictSentence(c),
             "No change larger than 1.0% (median 0.20% slower, 90.0% interval -0.40% to +0.60%); the guide's label "
-            "is within_variability too (median change +0.10%, within the IQR 2.0% of the median).");
+            "is within_variability too (pooled change +0.10%, within the IQR 2.0% of the median).");
 }
 
 TEST(VerdictSentence, EquivalenceBesideALabelThatMovedExplainsTheLabel) {
@@ -70,7 +70,7 @@ TEST(VerdictSentence, EquivalenceBesideALabelThatMovedExplainsTheLabel) {
   Paired(v1::PairedEvidence::equivalent, 1.002, 0.996, 1.006, &c);
   ASSERT_EQ(c.latency_change(), v1::Comparison::slower);
   const std::string s = VerdictSentence(c);
-  EXPECT_NE(s.find("the guide's label is slower (median change +1.5%, more than the IQR 0.90% of the median)"),
+  EXPECT_NE(s.find("the guide's label is slower (pooled change +1.5%, more than the IQR 0.90% of the median)"),
             std::string::npos)
       << s;
   EXPECT_NE(s.find("paired rounds"), std::string::npos) << s;
@@ -85,14 +85,14 @@ TEST(VerdictSentence, AClaimAgainstTheLabelSaysTheyDisagree) {
   EXPECT_NE(s.find("the two disagree"), std::string::npos) << s;
 }
 
-TEST(VerdictSentence, UndecidedAtTheCapSaysWhatItResolves) {
+TEST(VerdictSentence, UndecidedAtTheCapSaysWhyWithOneMedian) {
   v1::Comparison c = Timed(10.05, 0.3);
   Paired(v1::PairedEvidence::no_claim, 1.008, 0.995, 1.021, &c,
          "undecided at the time cap: 40 build pairs in 20.1 s (max_time_s 20)");
   EXPECT_EQ(VerdictSentence(c),
             "Undecided at \u00b11.0% when the time cap was reached (median 0.80% slower, 90.0% interval -0.50% to "
-            "+2.1%; it resolves \u00b11.3%); the guide's label is within_variability (median change +0.50%, within "
-            "the IQR 3.0% of the median).");
+            "+2.1%, neither inside nor outside \u00b11.0%); the guide's label is within_variability (pooled change "
+            "+0.50%, within the IQR 3.0% of the median).");
 }
 
 TEST(VerdictSentence, AWithheldClaimSaysWhy) {
@@ -136,6 +136,47 @@ TEST(VerdictSentence, TheExampleSinglePassHasTheGuidesLabelAlone) {
   EXPECT_EQ(VerdictSentence(within),
             "Within variability by the guide's rule (median change +2.0%, within the IQR 5.0% of the median); no "
             "paired claim.");
+}
+
+// The fields every format shows under the sentence carry its words: no bare p-value, the
+// claim and the label each with their own numbers.
+TEST(VerdictFields, CarryTheSentencesWordsAndNoPValue) {
+  v1::Comparison c = Timed(10.05, 0.3);
+  Paired(v1::PairedEvidence::no_claim, 1.008, 0.995, 1.021, &c);
+  c.mutable_evidence()->set_mann_whitney_p(8.9e-12);
+  const std::vector<VerdictField> fields = VerdictFields(c);
+  ASSERT_EQ(fields.size(), 4u);
+  EXPECT_EQ(fields[0].key, "Output check");
+  EXPECT_EQ(fields[1].key, "Paired rounds");
+  EXPECT_EQ(fields[1].value, "undecided at \u00b11.0%");
+  EXPECT_EQ(fields[1].detail, "median 0.80% slower, 90.0% interval -0.50% to +2.1%");
+  EXPECT_EQ(fields[2].key, "Latency change");
+  EXPECT_EQ(fields[2].value, "within_variability");
+  EXPECT_EQ(fields[2].detail, "median change +0.50%, within the IQR 3.0% of the median");
+  EXPECT_EQ(fields[3].value, "compatible");
+  for (const VerdictField& f : fields) {
+    EXPECT_EQ(f.value.find("p ="), std::string::npos) << f.key;
+    EXPECT_EQ(f.detail.find("Mann-Whitney"), std::string::npos) << f.key;
+  }
+}
+
+TEST(VerdictFields, AClaimIsItsDirectionWithItsInterval) {
+  v1::Comparison c = Timed(5.0, 0.2);
+  Paired(v1::PairedEvidence::faster, 0.505, 0.495, 0.52, &c);
+  const std::vector<VerdictField> fields = VerdictFields(c);
+  EXPECT_EQ(fields[1].value, "49.5% faster");
+  EXPECT_EQ(fields[1].detail, "90.0% interval 48.0% to 50.5%");
+  EXPECT_EQ(fields[1].tone, Tone::kGood);
+  EXPECT_EQ(fields[2].value, "faster");
+}
+
+TEST(VerdictFields, WithheldNumbersAreWithheldInEveryField) {
+  const std::vector<VerdictField> fields = VerdictFields(fixtures::TamperedFailedComparison());
+  ASSERT_EQ(fields.size(), 3u);
+  EXPECT_EQ(fields[0].value, "failed");
+  EXPECT_EQ(fields[1].key, "Latency change");
+  EXPECT_EQ(fields[1].value, "withheld");
+  EXPECT_EQ(fields[1].detail, "because the output check failed");
 }
 
 }  // namespace

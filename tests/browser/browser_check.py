@@ -14,6 +14,12 @@ protocol on --remote-debugging-pipe; standard library only):
     table visible and the section taller;
   - 1280x2000 screenshots: the top of the page as DIR/<page>.png, and the opened raw blocks
     as DIR/<page>.details-open.png.
+Every page, notebook views included, is laid out as a reader needs (LAYOUT): no text over
+text, no text outside its picture or on the timing plot's blocks, no negative ratio on an axis,
+no section, card or table wider than its box; the worst cases (outlier_comparison) mark and count
+their outlier and show no bare p-value. Notebook views (a name ending in "_notebook") get the
+request, error and layout checks, one timing plot, no <details>, no style leaking onto the page
+around them, at most 150 KB, and a screenshot.
 History pages (a name with "history" in it; report/history_html.h) get, after the same
 request, error and hostile-text checks: one chart whose point markers are laid out, each an
 SVG link; every link of the chart and of the jobs table leads to a file that exists (and every
@@ -223,9 +229,87 @@ def check_history_page(browser, path, screenshots):
     return failures
 
 
+LAYOUT = """(() => {
+  const found = [];
+  const drawn = r => r.width > 0 && r.height > 0;
+  const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 &&
+                         Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  for (const svg of document.querySelectorAll('svg')) {
+    const box = svg.getBoundingClientRect();
+    const texts = [...svg.querySelectorAll('text')].map(t => ({text: t.textContent.trim(), box: t.getBoundingClientRect()}))
+        .filter(t => t.text && drawn(t.box));
+    for (const t of texts)
+      if (t.box.left < box.left - 1 || t.box.right > box.right + 1 || t.box.top < box.top - 1 || t.box.bottom > box.bottom + 1)
+        found.push(`text outside its picture: "${t.text}"`);
+    for (let i = 0; i < texts.length; ++i)
+      for (let j = i + 1; j < texts.length; ++j)
+        if (meet(texts[i].box, texts[j].box)) found.push(`overlapping text: "${texts[i].text}" and "${texts[j].text}"`);
+    // The timing plot's panels hold the data alone: no label sits on the blocks.
+    if (svg.querySelector('title[id="plot-title"]'))
+      for (const frame of svg.querySelectorAll('rect[fill="none"]'))
+        for (const t of texts)
+          if (meet(frame.getBoundingClientRect(), t.box)) found.push(`text on the plotted blocks: "${t.text}"`);
+    for (const t of texts)
+      if (/^[-\u2212]\d/.test(t.text) && t.text.includes('\u00d7')) found.push(`a negative ratio on an axis: "${t.text}"`);
+  }
+  for (const el of document.querySelectorAll('section, .cards, .card, .verdict-sentence'))
+    if (el.scrollWidth > el.clientWidth + 1)
+      found.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''} overflows sideways by ${el.scrollWidth - el.clientWidth}px`);
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) found.push('the page scrolls sideways');
+  return found;
+})()"""
+
+
+def layout_problems(browser):
+    """What a reader should never see laid out: text over text, text outside its picture or on
+    the timing plot's blocks, a negative ratio on an axis, a table or card wider than its box."""
+    return browser.evaluate(LAYOUT)
+
+
+def outlier_problems(browser, path):
+    """The worst cases of issue 44: the outlier is counted on the top edge, not flattening the rest."""
+    stem = pathlib.Path(path).stem
+    if not stem.startswith("outlier_comparison"):
+        return []
+    facts = browser.evaluate("""({
+        marks: document.querySelectorAll('svg path.clipped').length,
+        note: [...document.querySelectorAll('svg text.clipped-note')].map(t => t.textContent),
+        cards: [...document.querySelectorAll('.card')].map(c => c.innerText).join(' | '),
+    })""")
+    failures = []
+    if facts["marks"] != 1 or not any("1 block above the top (slowest 133" in n for n in facts["note"]):
+        failures.append(f"the 133 ms outlier is not marked and counted: {facts}")
+    if "Mann-Whitney" in facts["cards"]:
+        failures.append(f"a bare p-value among the cards: {facts['cards']}")
+    return failures
+
+
+def check_notebook_page(browser, path, screenshots):
+    """A notebook view (report/notebook_renderer.h) inside a page of its own."""
+    url = pathlib.Path(path).resolve().as_uri()
+    failures = problems_on_page(browser, url) + layout_problems(browser) + outlier_problems(browser, path)
+    facts = browser.evaluate("""({
+        roots: document.querySelectorAll('body > div.torchscan-nb').length,
+        plots: document.querySelectorAll('svg title[id="plot-title"]').length,
+        details: document.querySelectorAll('details').length,
+        body_font: getComputedStyle(document.body).fontFamily,
+        size: document.body.innerHTML.length,
+    })""")
+    if facts["roots"] != 1 or facts["plots"] != 1 or facts["details"] != 0:
+        failures.append(f"expected one view with one timing plot and no details: {facts}")
+    if facts["body_font"] != "serif":
+        failures.append(f"the view restyled the page around it (body font {facts['body_font']})")
+    if facts["size"] > 150 * 1024:
+        failures.append(f"the view is {facts['size']} characters, more than 150 KB")
+    screenshot(browser, os.path.join(screenshots, pathlib.Path(path).stem + ".png"))
+    return failures
+
+
 def check_page(browser, path, screenshots):
     if "history" in pathlib.Path(path).stem:
         return check_history_page(browser, path, screenshots)
+    if pathlib.Path(path).stem.endswith("_notebook"):
+        return check_notebook_page(browser, path, screenshots)
     url = pathlib.Path(path).resolve().as_uri()
     failures = problems_on_page(browser, url)
     facts = browser.evaluate("""({
@@ -236,21 +320,22 @@ def check_page(browser, path, screenshots):
         open: document.querySelectorAll('details[open]').length,
         svgs: document.querySelectorAll('svg').length,
         plots: document.querySelectorAll('svg title[id="plot-title"]').length,
+        paired: document.querySelectorAll('svg title[id="paired-title"]').length,
         timeline_tables: document.querySelectorAll('#timeline table').length,
         timelines: [...document.querySelectorAll('#timeline svg')].map(svg => {
             const box = svg.getBoundingClientRect();
             return {bars: svg.querySelectorAll('rect').length, width: box.width, height: box.height,
                     drawn: [...svg.querySelectorAll('rect')].filter(r => r.getBoundingClientRect().width > 0).length};
         })})""")
-    failures += hostile_text_problems(browser, path)
+    failures += hostile_text_problems(browser, path) + layout_problems(browser) + outlier_problems(browser, path)
     if facts["scripts"]:
         failures.append(f"{facts['scripts']} <script> elements")
     if not facts["title"] or facts["text"] < 200:
         failures.append("empty title or body")
     if facts["details"] == 0 or facts["open"] != 0:
         failures.append(f"expected closed <details>, found {facts['details']} with {facts['open']} open")
-    if facts["plots"] != 1 or facts["svgs"] != 1 + len(facts["timelines"]):
-        failures.append(f"expected one timing plot and the timeline charts, found {facts['svgs']} SVGs")
+    if facts["plots"] != 1 or facts["svgs"] != 1 + facts["paired"] + len(facts["timelines"]):
+        failures.append(f"expected one timing plot, the paired rounds and the timeline charts, found {facts['svgs']} SVGs")
     if len(facts["timelines"]) != facts["timeline_tables"]:
         failures.append(f"expected a bar chart per timeline table, found {facts['timelines']}")
     if pathlib.Path(path).stem == "passed_comparison" and not facts["timelines"]:
@@ -284,6 +369,13 @@ def screenshot(browser, target):
         f.write(base64.b64decode(shot["data"]))
 
 
+LAYOUT_CONTROL_PAGE = """<!DOCTYPE html><html><head><title>layout control</title>
+<style>section{width:300px;overflow-x:auto}</style></head><body>
+<svg viewBox="0 0 200 60" width="200" height="60"><text x="10" y="30" font-size="14">first label</text>
+<text x="30" y="32" font-size="14">second label</text><text x="10" y="55" font-size="11">-2.39\u00d7</text></svg>
+<section><table><tr><td>sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</td></tr></table></section>
+</body></html>"""
+
 CONTROL_PAGE = """<!DOCTYPE html><html><head><title>control</title></head><body>
 <img src="http://192.0.2.1/pixel.png"><script>throw new Error("control")</script></body></html>"""
 
@@ -308,6 +400,13 @@ def main():
         caught = any(f.startswith("request to http://192.0.2.1") for f in found) and any(
             "exception" in f for f in found)
         results.append(("ControlPageProblemsAreDetected", [] if caught else [f"control page not caught: {found}"]))
+        layout_control = os.path.join(profile, "layout_control.html")
+        pathlib.Path(layout_control).write_text(LAYOUT_CONTROL_PAGE)
+        problems_on_page(browser, pathlib.Path(layout_control).as_uri())
+        found = layout_problems(browser)
+        caught = [any(f.startswith(kind) for f in found)
+                  for kind in ("overlapping text", "a negative ratio", "section overflows sideways")]
+        results.append(("LayoutControlProblemsAreDetected", [] if all(caught) else [f"layout control not caught: {found}"]))
         for page in args.pages:
             name = "".join(part.capitalize() for part in pathlib.Path(page).stem.split("_"))
             results.append((f"{name}LoadsOfflineWithoutErrors", check_page(browser, page, args.screenshots)))

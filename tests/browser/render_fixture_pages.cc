@@ -1,6 +1,7 @@
 // Writes the HTML page of every renderer fixture into a folder, for the browser test:
 //   render_fixture_pages OUT_DIR
-// One file per fixture, named after it (report_alone.html, failed_check.html, ...), and the
+// One file per fixture, named after it (report_alone.html, failed_check.html, ...), the notebook
+// view of the worst cases (outlier_comparison_notebook.html, ...), and the
 // history pages (report/history_html.h) of fixture jobs: history.html (30 jobs) and
 // hostile_history.html, whose points link to report pages written beside them in
 // OUT_DIR/history_reports/<job id>.html, and history_large.html (10,000 jobs), whose points all
@@ -15,8 +16,10 @@
 
 #include "report/history_html.h"
 #include "report/html_renderer.h"
+#include "report/notebook_renderer.h"
 #include "tests/fixtures/evidence_fixtures.h"
 #include "tests/fixtures/history_fixtures.h"
+#include "tests/fixtures/worst_case_fixtures.h"
 
 namespace {
 
@@ -84,10 +87,23 @@ int main(int argc, char** argv) {
       {"hostile_report", f::HostileReport()},
       {"hostile_comparison", f::HostileComparison()},
       {"large_comparison", f::LargeComparison(10000, 1000)},
+      {"outlier_comparison", f::OutlierComparison()},
+      {"build_pairs_comparison", f::BuildPairsComparison()},
   };
   const torchscan::report::HtmlRenderer renderer;
   for (const auto& [name, evidence] : pages) {
     if (!WriteFile(std::string(argv[1]) + "/" + name + ".html", renderer.Render(evidence))) return 1;
+  }
+  // The notebook view (Python's _repr_html_) of the worst cases, in a page of its own as a
+  // notebook shows it: a fragment inside someone else's page.
+  const torchscan::report::NotebookRenderer notebook;
+  for (const auto& [name, evidence] : pages) {
+    if (name != "outlier_comparison" && name != "build_pairs_comparison" && name != "report_alone") continue;
+    const std::string page =
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>notebook: " + name +
+        "</title></head><body style=\"margin:0 24px;font-family:serif\">" + notebook.Render(evidence) +
+        "</body></html>\n";
+    if (!WriteFile(std::string(argv[1]) + "/" + name + "_notebook.html", page)) return 1;
   }
   return WriteHistoryPages(argv[1]) ? 0 : 1;
 }
