@@ -78,6 +78,19 @@ void WarnIfBusy(const std::string& whose, v1::BenchmarkReport* report) {
     *report->add_warnings() = *std::move(w);
 }
 
+// A "training_mode" warning on `report` when its module was saved in training mode: it was
+// measured in eval mode, as inference runs it, which is not what the module was given as.
+void WarnIfTrainingMode(const Workload& w, v1::BenchmarkReport* report) {
+  const auto mode = w.description.find(workloads::kGivenModeKey);
+  if (mode == w.description.end() || mode->second != "training") return;
+  v1::Warning* warning = report->add_warnings();
+  warning->set_code("training_mode");
+  warning->set_message(
+      "the module was given in training mode (model.training is True: dropout active, batch norm updating its "
+      "statistics); TorchScan measured it in eval mode and inference mode, as inference runs it; call "
+      "model.eval() before saving or passing it to measure what you run");
+}
+
 absl::Status AddDiagnostics(const Workload& w, const ExperimentOptions& o, PhaseTimeline& timeline,
                             v1::BenchmarkReport* report) {
   if (o.skip_diagnostics) return absl::OkStatus();
@@ -144,7 +157,7 @@ absl::StatusOr<std::unique_ptr<ScriptCheck>> LoadScriptCheck(const ExperimentOpt
 // declarative tolerance check; a message saying it was skipped with skip_check.
 absl::StatusOr<v1::OutputCheck> CheckOutputs(const Workload& baseline, const Workload& candidate,
                                              const ScriptCheck* script_check, const ExperimentOptions& o,
-                                             PhaseTimeline& timeline) {
+                                             PhaseTimeline& timeline, const std::string& phase_name = "check") {
   v1::OutputCheck check;
   if (o.skip_check) {
     check.set_message("output check skipped (check.skip)");
@@ -152,7 +165,7 @@ absl::StatusOr<v1::OutputCheck> CheckOutputs(const Workload& baseline, const Wor
   }
   absl::Status checked;
   {
-    const Phase phase(o, timeline, "check");
+    const Phase phase(o, timeline, phase_name);
     checked = workloads::RunTorch("output check", [&] {
       check = RunOutputCheck([&]() -> std::optional<bool> {
         if (script_check) return (*script_check)(baseline.call(), candidate.call());
@@ -189,6 +202,7 @@ absl::StatusOr<v1::BenchmarkReport> RunMeasurement(const v1::WorkloadSpec& spec,
   absl::StatusOr<v1::BenchmarkReport> report = Time(*w, name, o, timeline);
   if (!report.ok()) return report.status();
   WarnIfBusy("this job's", &*report);
+  WarnIfTrainingMode(*w, &*report);
   if (absl::Status s = AddDiagnostics(*w, o, timeline, &*report); !s.ok()) return s;
   for (const v1::MetricResult& m : rss_metrics) *report->add_totals() = m;
   CountInstructions({{&spec, &*report}}, o, timeline);
@@ -211,6 +225,22 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   if (!baseline.ok()) return baseline.status();
   absl::StatusOr<Workload> candidate = Build(candidate_spec, "candidate", o, timeline);
   if (!candidate.ok()) return candidate.status();
+  // Fail fast: the same check once before timing, so that a wrong candidate ends in seconds
+  // (the RSS children still running are killed with `rss`); again after timing, below.
+  if (!o.skip_check) {
+    absl::StatusOr<v1::OutputCheck> early =
+        CheckOutputs(*baseline, *candidate, script_check->get(), o, timeline, "check (before timing)");
+    if (!early.ok()) return early.status();
+    if (early->status() == v1::OutputCheck::failed) {
+      absl::StatusOr<TimedPair> untimed = NotTimed(*baseline, *candidate, o, "the output check failed before timing");
+      if (!untimed.ok()) return untimed.status();
+      WarnIfTrainingMode(*baseline, &untimed->before);
+      WarnIfTrainingMode(*candidate, &untimed->after);
+      v1::Comparison comparison = CompareReports(untimed->before, untimed->after, *early);
+      *comparison.mutable_timeline() = timeline.Snapshot();
+      return comparison;
+    }
+  }
   const std::vector<v1::MetricResult> rss_metrics = JoinRss(rss.get(), o, timeline);
 
   // All timing first, in the planned order (core/round_plan.h), before any diagnostic pass.
@@ -225,6 +255,8 @@ absl::StatusOr<v1::Comparison> RunComparison(const v1::WorkloadSpec& baseline_sp
   v1::BenchmarkReport& after = timed->after;
   WarnIfBusy("the baseline's", &before);
   WarnIfBusy("the candidate's", &after);
+  WarnIfTrainingMode(*baseline, &before);
+  WarnIfTrainingMode(*candidate, &after);
 
   if (absl::Status s = AddDiagnostics(*baseline, o, timeline, &before); !s.ok()) return s;
   if (absl::Status s = AddDiagnostics(*candidate, o, timeline, &after); !s.ok()) return s;

@@ -3,13 +3,16 @@
 //   0. with rss, as soon as the options are valid: one fresh RSS child per run, all started
 //      at once (experiment/concurrent_rss.h), running beside step 1
 //   1. thread counts applied, then both workloads built (seed, eval, inference mode); then
-//      every RSS child has exited ("wait for rss") before the first timed block
+//      the output check of step 4 once ("check (before timing)"): a failed check ends the
+//      comparison here, in seconds, with both runs untimed (a "not_timed" warning each) and the
+//      same check message; then every RSS child has exited ("wait for rss") before the first
+//      timed block
 //   2. timing of both: in alternating rounds (default), or one pass each (rounds 1: baseline
 //      first, or candidate first with `reverse`); nothing else runs beside it
 //   3. diagnostic passes per run: operator profile + FLOPs, tensor memory; the RSS figures
 //      of step 0 join the run's totals after them; with instructions, the instruction
 //      counts of every run at once (experiment/instruction_pass.h), last
-//   4. the output check, outside timing: AssertClose(baseline(), candidate()), or the
+//   4. the output check again, outside timing: AssertClose(baseline(), candidate()), or the
 //      TorchScript check module called with (baseline(), candidate()); with
 //      skip_check none (not_provided)
 //   5. compare_benchmarks (core/compare.h)

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "core/timing_rounds.h"
 #include "experiment/torch_measure.h"
 #include "proto/spec_limits.h"
+#include "report/validate.h"
 #include "workloads/torch_status.h"
 
 namespace torchscan::experiment {
@@ -334,6 +336,23 @@ absl::StatusOr<TimedPair> TimeBoth(const Workload& baseline, const Workload& can
   timed.round_plan = RoundPlanRecord(plan, o.timing, baseline_run->session->calls_per_block(),
                                      candidate_run->session->calls_per_block());
   return timed;
+}
+
+absl::StatusOr<TimedPair> NotTimed(const Workload& baseline, const Workload& candidate, const ExperimentOptions& o,
+                                   const std::string& why) {
+  TimedPair untimed;
+  for (const auto& [w, name, report] :
+       {std::tuple(&baseline, "baseline", &untimed.before), std::tuple(&candidate, "candidate", &untimed.after)}) {
+    absl::StatusOr<TimedRun> run = StartRun(*w, name, o);
+    if (!run.ok()) return run.status();
+    *report = run->session->Finish();
+    report->mutable_timing()->Clear();  // present and empty: report/validate.h
+    report->clear_warnings();
+    v1::Warning* warning = report->add_warnings();
+    warning->set_code(report::kNotTimedWarning);
+    warning->set_message(why + ", so this run was not timed");
+  }
+  return untimed;
 }
 
 }  // namespace torchscan::experiment

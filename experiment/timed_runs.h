@@ -72,4 +72,10 @@ using Rebuild = std::function<absl::StatusOr<workloads::Workload>(bool candidate
 absl::StatusOr<TimedPair> TimeBoth(const workloads::Workload& baseline, const workloads::Workload& candidate,
                                    const Rebuild& rebuild, const ExperimentOptions& o, PhaseTimeline& timeline);
 
+// Both runs' reports without timing (settings, environment, inputs; an empty timing, a
+// report::kNotTimedWarning saying "<why>, so this run was not timed"), for a comparison that
+// ends before timing (`why`: "the output check failed before timing").
+absl::StatusOr<TimedPair> NotTimed(const workloads::Workload& baseline, const workloads::Workload& candidate,
+                                   const ExperimentOptions& o, const std::string& why);
+
 }  // namespace torchscan::experiment

@@ -1,5 +1,8 @@
 #include "report/validate.h"
 
+#include <algorithm>
+#include <utility>
+
 #include <cmath>
 
 #include "absl/strings/str_format.h"
@@ -118,12 +121,21 @@ absl::Status ValidatePairedEvidence(const v1::PairedEvidence& p, const std::stri
   return absl::OkStatus();
 }
 
+bool NotTimed(const v1::BenchmarkReport& r) {
+  return std::any_of(r.warnings().begin(), r.warnings().end(),
+                     [](const v1::Warning& w) { return w.code() == kNotTimedWarning; });
+}
+
 absl::Status ValidateReport(const v1::BenchmarkReport& r, int schema_version, const std::string& p) {
   if (absl::Status s = CheckVersion(r.schema_version(), schema_version, p + "schema_version"); !s.ok()) return s;
   if (!r.has_settings()) return Error(p + "settings", "missing; a report records how it was measured");
   if (!r.has_environment()) return Error(p + "environment", "missing; a report records where it was measured");
   if (!r.has_timing()) return Error(p + "timing", "missing; a report holds its timing blocks");
-  if (r.timing().blocks().empty()) return Error(p + "timing.blocks", "missing or empty; keep every raw block");
+  const bool not_timed = NotTimed(r);
+  if (not_timed && !r.timing().blocks().empty())
+    return Error(p + "timing.blocks", "present in a run whose warning says it was not timed (not_timed)");
+  if (r.timing().blocks().empty() && !not_timed)
+    return Error(p + "timing.blocks", "missing or empty; keep every raw block");
   for (int i = 0; i < r.timing().blocks_size(); ++i) {
     const v1::TimingBlock& b = r.timing().blocks(i);
     const std::string field = absl::StrFormat("%stiming.blocks[%d]", p, i);
@@ -154,6 +166,11 @@ absl::Status ValidateComparison(const v1::Comparison& c, int schema_version) {
   if (!c.has_compatibility()) return Error("compatibility", "missing");
   if (absl::Status s = ValidateReport(c.before(), schema_version, "before."); !s.ok()) return s;
   if (absl::Status s = ValidateReport(c.after(), schema_version, "after."); !s.ok()) return s;
+  for (const auto& [run, name] : {std::pair{&c.before(), "before"}, std::pair{&c.after(), "after"}})
+    if (NotTimed(*run) && c.output_check().status() != v1::OutputCheck::failed)
+      return Error(std::string(name) + ".warnings",
+                   "say the run was not timed (not_timed), but the output check did not fail: only a failed check "
+                   "ends a comparison before timing");
   if (absl::Status s = ValidatePairedEvidence(c.evidence().paired(), "evidence.paired"); !s.ok()) return s;
   if (absl::Status s = ValidateTimeline(c.timeline(), "timeline"); !s.ok()) return s;
   return ValidateTimeline(c.job_timeline(), "job_timeline");

@@ -9,16 +9,21 @@
 
 namespace torchscan::report {
 
+// The warning code of a run a comparison did not time: its output check failed before timing
+// (experiment/experiment.h), so the run holds settings and environment but no block.
+inline constexpr char kNotTimedWarning[] = "not_timed";
+
 // schema_version equal to `schema_version`; settings, environment and timing present;
-// at least one timing block; every block with calls >= 1 and a finite duration >= 0;
-// summary.block_count equal to the number of blocks; timing.load, when present, with a finite
+// at least one timing block, unless the report carries a kNotTimedWarning (then none); every block with calls >= 1 and
+// a finite duration >= 0; summary.block_count equal to the number of blocks; timing.load, when present, with a finite
 // other_cpu_share from 0 to 1 (0.01 either side is allowed for rounding; the producer clamps),
 // finite seconds, interval_s >= 0, cpu_count >= 1 and finite load figures >= 0; work_units > 0
 // and a work_unit; the timeline and job_timeline, when present, valid (ValidateTimeline).
 // `prefix` is prepended to field paths ("before." inside a comparison).
 absl::Status ValidateReport(const v1::BenchmarkReport& report, int schema_version, const std::string& prefix = "");
 
-// schema_version, output_check, compatibility and both reports present and valid; the
+// schema_version, output_check, compatibility and both reports present and valid (a run
+// that was not timed only where the output check failed); the
 // paired evidence valid (ValidatePairedEvidence); the comparison's own timeline and
 // job_timeline, when present, valid.
 absl::Status ValidateComparison(const v1::Comparison& comparison, int schema_version);

@@ -235,5 +235,25 @@ TEST(ValidatePairedEvidence, EachBrokenFieldIsRefusedNamingIt) {
   }
 }
 
+// A comparison ended by its output check before timing: both runs untimed, valid only there.
+TEST(ValidateComparison, RunsNotTimedOnlyWhereTheCheckFailedBeforeTiming) {
+  v1::Comparison c = fixtures::FailedCheckComparison();
+  for (v1::BenchmarkReport* r : {c.mutable_before(), c.mutable_after()}) {
+    r->mutable_timing()->Clear();
+    v1::Warning* w = r->add_warnings();
+    w->set_code(kNotTimedWarning);
+    w->set_message("not timed: the output check failed before timing");
+  }
+  EXPECT_TRUE(ValidateComparison(c, 1).ok()) << ValidateComparison(c, 1);
+  v1::Comparison passed = c;
+  passed.mutable_output_check()->set_status(v1::OutputCheck::passed);
+  const absl::Status s = ValidateComparison(passed, 1);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("before.warnings: say the run was not timed"), std::string::npos) << s;
+  v1::Comparison timed_anyway = fixtures::FailedCheckComparison();
+  *timed_anyway.mutable_before()->add_warnings() = c.before().warnings(0);
+  EXPECT_NE(ValidateComparison(timed_anyway, 1).message().find("before.timing.blocks: present"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace torchscan::report

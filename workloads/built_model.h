@@ -27,6 +27,10 @@ struct OpaqueCompute {
   std::string without_markers;
 };
 
+// The description key set to "training" when a module was saved in training mode (it is
+// measured in eval mode all the same; the experiment warns "training_mode").
+inline constexpr char kGivenModeKey[] = "given_mode";
+
 struct BuiltModel {
   Forward forward;
   // A forward that also checks what a compiled model does not check on each call (an
@@ -37,6 +41,7 @@ struct BuiltModel {
   std::map<std::string, std::string> description;
   std::string name;              // a built-in's (spec/builtin_models.h), "torchscript" or "aot_inductor"
   std::string revision;          // the description's model_revision
+  std::string signature;         // TorchScript: "forward(x: Tensor, mask: Tensor)"; "" otherwise
   bool needs_batch_dim = false;  // per_sample must keep dim 0 (a built-in's keeps_batch_dim)
   // Why the operator profile cannot see all of the model's compute (empty when it can).
   OpaqueCompute opaque_compute;

@@ -100,6 +100,20 @@ absl::Status CheckMethod(const torch::jit::Module& module, const std::string& me
                    "'; its methods: ", names.empty() ? "(none)" : absl::StrJoin(names, ", ")));
 }
 
+// "forward(x: Tensor, mask: Tensor)": the method's arguments as its schema names them (self
+// left out), for an error about inputs that do not fit; "" when the schema cannot be read.
+std::string Signature(const torch::jit::Module& module, const std::string& method_name) {
+  std::string text;
+  const absl::Status read = RunTorch("reading the method's schema", [&] {
+    const c10::FunctionSchema& schema = module.get_method(method_name).function().getSchema();
+    std::vector<std::string> args;
+    for (const c10::Argument& a : schema.arguments())
+      if (a.name() != "self") args.push_back(absl::StrCat(a.name(), ": ", a.type()->annotation_str()));
+    text = absl::StrCat(method_name, "(", absl::StrJoin(args, ", "), ")");
+  });
+  return read.ok() ? text : "";
+}
+
 // spec.freeze (and optimize_for_inference, which freezes first), keeping `method_name`.
 absl::Status FreezeIfAsked(const WorkloadSpec& spec, const std::string& method_name, torch::jit::Module& module) {
   if (!spec.freeze() && !spec.optimize_for_inference()) return absl::OkStatus();
@@ -124,7 +138,11 @@ absl::StatusOr<BuiltModel> BuildTorchScript(const TorchScriptSpec& ts, const Wor
   model.description["model_source"] = loaded->second.Description();
   const std::string method_name = ts.method().empty() ? "forward" : ts.method();
   if (absl::Status s = CheckMethod(module, method_name); !s.ok()) return s;
+  model.signature = Signature(module, method_name);
   absl::Status converted = RunTorch("converting the TorchScript module's weights", [&] {
+    // Saved in training mode (dropout active, batch norm updating its statistics): measured in
+    // eval mode, as inference runs it, and the report says so (experiment: "training_mode").
+    if (module.is_training()) model.description[kGivenModeKey] = "training";
     module.eval();
     ConvertInPlace(ScriptTensors(module), device, dtype, spec.channels_last());
   });

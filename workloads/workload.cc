@@ -146,9 +146,11 @@ class WorkloadBuilder {
                           absl::StrCat(fits.message(), "; ", ranges,
                                        ": an embedding needs ids below its vocabulary size, so give the range the "
                                        "model takes, e.g. --input NAME=SHAPE:int64:0..VOCAB (high is exclusive)"));
-    return absl::Status(fits.code(), absl::StrCat(fits.message(),
-                                                  "; give one input per argument of the method, "
-                                                  "shaped and typed as it expects (--input / --input-file)"));
+    return absl::Status(
+        fits.code(),
+        absl::StrCat(fits.message(), "; ",
+                     model_.signature.empty() ? "the method takes" : "the method is " + model_.signature + ": it takes",
+                     " one input per argument, in that order, shaped and typed as it expects (WorkloadSpec.inputs)"));
   }
 
   // "input ids is generated in 0..30522 (inputs[0].generated.integers)" for each generated

@@ -62,7 +62,8 @@ struct Workload {
   // file's "sha256:<hex>", as sha256sum prints it), model_source (the file's name, uploaded
   // or read on the daemon's machine, and size), execution_mode, dtype (the precision,
   // spec.dtype: what the weights and floating-point inputs were converted to), device,
-  // channels_last, freeze, optimize_for_inference, method, seed, work_unit(s), output,
+  // channels_last, freeze, optimize_for_inference, method, given_mode (kGivenModeKey: "training"
+  // for a module saved in training mode), seed, work_unit(s), output,
   // weights, and per tensor file input.<name>.file (name, how it came, size) and
   // input.<name>.sha256; for bert also config and throughput_note (input tokens/s, not
   // generation throughput).

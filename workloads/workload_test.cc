@@ -468,7 +468,9 @@ TEST(BuildWorkloadErrors, InputsThatDoNotFitTheModel) {
                        "the inputs do not fit the model: forward(input0: Tensor[32, 64] float32) on cpu "
                        "failed: "))
       << w.status();
-  EXPECT_TRUE(Contains(w.status(), "--input")) << w.status();  // the fix
+  // The fix, naming the spec's field (each client names it its own way: a flag, a keyword).
+  EXPECT_TRUE(Contains(w.status(), "one input per argument, in that order")) << w.status();
+  EXPECT_TRUE(Contains(w.status(), "(WorkloadSpec.inputs)")) << w.status();
 
   // A TorchScript error: its own error line, on one line, without the interpreter's traceback.
   w = BuildWorkload(Script(ScriptBytes(kLinearScript), {4, 9}));
@@ -478,6 +480,8 @@ TEST(BuildWorkloadErrors, InputsThatDoNotFitTheModel) {
       << w.status();
   EXPECT_FALSE(Contains(w.status(), "\n")) << w.status();
   EXPECT_FALSE(Contains(w.status(), "Traceback")) << w.status();
+  // A TorchScript method's own signature, beside the call that was made.
+  EXPECT_TRUE(Contains(w.status(), "; the method is forward(")) << w.status();
 
   // per_sample: the shapes one forward sees.
   WorkloadSpec samples = Script(ScriptBytes(kLinearScript), {4, 9});
