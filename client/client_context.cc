@@ -3,10 +3,12 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "client/personal_daemon.h"
 #include "io/file_io.h"
 
 namespace torchscan {
@@ -74,6 +76,11 @@ absl::Status ResolveClientContext(ClientContext* ctx) {
       ctx->daemons_source = "TORCHSCAN_DAEMON";
     }
   }
+  if (ctx->daemons.empty())
+    if (std::optional<std::string> personal = RunningPersonalDaemon()) {
+      ctx->daemons.push_back(*personal);
+      ctx->daemons_source = "the personal daemon (torchscan-client daemon start)";
+    }
   return absl::OkStatus();
 }
 

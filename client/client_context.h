@@ -1,6 +1,6 @@
 // What every torchscan-client command shares: global flags and the way to reach daemons
-// (--daemon ADDR, repeatable, --daemons-file FILE, $TORCHSCAN_DAEMON, or a private embedded
-// daemon started on demand), with the credentials a TCP daemon needs.
+// (--daemon ADDR, repeatable, --daemons-file FILE, $TORCHSCAN_DAEMON, the personal daemon, or
+// a private embedded daemon started on demand), with the credentials a TCP daemon needs.
 #pragma once
 
 #include <cstdio>
@@ -36,7 +36,8 @@ struct ClientContext {
 bool IsUtf8Locale(const char* lc_all, const char* lc_ctype, const char* lang);
 
 // Completes ctx after flag parsing. Daemons: --daemon and --daemons-file (together) win over
-// $TORCHSCAN_DAEMON (one address), which wins over the private daemon. Token: --token-file,
+// $TORCHSCAN_DAEMON (one address), which wins over the personal daemon while it runs
+// (client/personal_daemon.h), which wins over a private daemon. Token: --token-file,
 // else $TORCHSCAN_TOKEN; either holds the bare token or the admin's token line "USER TOKEN"
 // (or "USER TOKEN admin"), '#' comment lines and blank lines aside. InvalidArgument naming
 // --token-file / TORCHSCAN_TOKEN / --daemons-file for an unreadable or empty file, a token

@@ -2,13 +2,15 @@
 // directory, started on demand and stopped (and its directory removed) when this object
 // goes away, so one command runs a job on a fresh machine with no set-up. It runs in its own
 // process group (a terminal's Ctrl-C reaches the client alone) and gets SIGTERM if the
-// client dies without stopping it.
+// client dies without stopping it. Every daemon the client starts (this one, and the resident
+// personal one of client/personal_daemon.h) is started by LaunchDaemon, through process/.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -46,15 +48,33 @@ class EmbeddedDaemon {
   ~EmbeddedDaemon();
 
   const std::string& address() const { return address_; }
-  int pid() const;  // the daemon's process id (benchmarks read its memory from /proc)
+  int pid() const { return pid_; }  // the daemon's process id (benchmarks read its memory from /proc)
 
  private:
-  struct Process;
   EmbeddedDaemon() = default;
   std::string directory_;
   std::string address_;
-  std::unique_ptr<Process> process_;
+  int pid_ = 0;
 };
+
+// The arguments every daemon of the user's own takes (private or personal): --worker-user root
+// when run as root, the private upload limit.
+std::vector<std::string> OwnDaemonArgs();
+
+struct DaemonLaunch {
+  std::string binary;             // torchscand
+  std::vector<std::string> args;  // its arguments
+  std::string address;            // where it will answer
+  std::string log_path;           // its stderr, appended to
+  double start_timeout_s = 30;
+  // false: a private daemon (own process group, SIGTERM when the client ends); true: a
+  // resident one (own session, outlives the client).
+  bool resident = false;
+};
+
+// Starts torchscand and waits until `address` answers. Returns its pid. Unavailable with the
+// log's last lines when it exits or does not answer in time (and it is then killed).
+absl::StatusOr<int> LaunchDaemon(const DaemonLaunch& launch);
 
 // Where the embedded daemon binary is, per EmbeddedDaemonOptions::daemon_path's rules.
 absl::StatusOr<std::string> FindDaemonBinary(const std::string& explicit_path);

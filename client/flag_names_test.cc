@@ -46,5 +46,13 @@ TEST(WithFlagNames, SeveralFieldsEachGetTheirFlag) {
             "spec.compare.check.declarative.rtol (--rtol) and spec.compare.check.declarative.atol (--atol).");
 }
 
+// The worker's fix for inputs that do not fit names the spec's field; the CLI's reader gets the flags.
+TEST(WithFlagNames, TheInputsFieldGetsTheInputFlags) {
+  EXPECT_EQ(WithFlagNames("the method is forward(x: Tensor): it takes one input per argument, in that order, shaped "
+                          "and typed as it expects (WorkloadSpec.inputs)"),
+            "the method is forward(x: Tensor): it takes one input per argument, in that order, shaped and typed as "
+            "it expects (WorkloadSpec.inputs (--input/--input-file))");
+}
+
 }  // namespace
 }  // namespace torchscan

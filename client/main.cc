@@ -16,6 +16,7 @@
 #include "client/jobs_subcommands.h"
 #include "client/local_commands.h"
 #include "client/multi_daemon.h"
+#include "client/personal_daemon.h"
 #include "client/run_job_commands.h"
 #include "report/render_by_format.h"
 
@@ -275,6 +276,14 @@ int main(int argc, char** argv) {
   AddJobsCommands(app, &cl);
   AddHistoryCommand(app, &cl);
   AddLocalCommands(app, &cl);
+  std::string daemon_action;
+  CLI::App* daemon = app.add_subcommand(
+      "daemon",
+      "your personal resident torchscand, kept between commands so that jobs and history work: start, "
+      "stop or status (no systemd needed)");
+  daemon->add_option("action", daemon_action, "start | stop | status")
+      ->required()
+      ->check(CLI::IsMember({"start", "stop", "status"}));
 
   try {
     app.parse(argc, argv);
@@ -285,5 +294,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", suggestion.c_str());
     return kExitBadInput;
   }
+  if (*daemon) return DaemonCommand(ctx.torchscand, daemon_action);
   return RunCommand(ctx, cl);
 }

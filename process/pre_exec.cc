@@ -74,7 +74,11 @@ void PreExec::Apply() const {
   for (const auto& [from, to] : {std::pair{setup_.stdout_fd, STDOUT_FILENO}, std::pair{setup_.stderr_fd, STDERR_FILENO},
                                  std::pair{setup_.stdin_fd, STDIN_FILENO}})
     if (from >= 0 && ::dup2(from, to) < 0) Fail("torchscan launcher: cannot redirect stdin/stdout/stderr\n");
-  if (setup_.own_process_group && ::setpgid(0, 0) != 0) Fail("torchscan launcher: setpgid failed\n");
+  if (setup_.new_session) {
+    if (::setsid() < 0) Fail("torchscan launcher: setsid failed\n");
+  } else if (setup_.own_process_group && ::setpgid(0, 0) != 0) {
+    Fail("torchscan launcher: setpgid failed\n");
+  }
   ::sigprocmask(SIG_SETMASK, &no_signals_, nullptr);
   ::sigaction(SIGPIPE, &default_action_, nullptr);
   if (!setup_.cpus.empty() && ::sched_setaffinity(0, sizeof(cpus_), &cpus_) != 0)
@@ -87,9 +91,12 @@ void PreExec::Apply() const {
   if (setup_.cgroup_procs_fd >= 0 && ::write(setup_.cgroup_procs_fd, "0", 1) != 1)
     FailWithErrno("torchscan launcher: cannot enter the worker's memory cgroup");
   SwitchUserAndConfine();
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) Fail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
-  // A parent that died before prctl took effect sent no signal: the child has a new parent.
-  if (ParentGone()) Fail("torchscan launcher: torchscand ended while the worker was starting\n");
+  if (setup_.parent_death_signal != 0) {
+    if (::prctl(PR_SET_PDEATHSIG, setup_.parent_death_signal) != 0)
+      Fail("torchscan launcher: prctl(PR_SET_PDEATHSIG) failed\n");
+    // A parent that died before prctl took effect sent no signal: the child has a new parent.
+    if (ParentGone()) Fail("torchscan launcher: its parent ended while it was starting\n");
+  }
   StartEarlyChildren();
 }
 

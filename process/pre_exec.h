@@ -6,7 +6,8 @@
 // (when asked), no signal blocked and SIGPIPE at its default, CPU affinity, RLIMIT_AS,
 // RLIMIT_CORE 0 (when asked), RLIMIT_CPU (SIGXCPU at the limit, SIGKILL 5 s later),
 // RLIMIT_NOFILE, RLIMIT_FSIZE, the sandbox (when given: sandbox.h), its cgroup (when given), the group then the user
-// (supplementary groups dropped), PR_SET_NO_NEW_PRIVS (when asked), PR_SET_PDEATHSIG SIGKILL (after the user switch,
+// (supplementary groups dropped), PR_SET_NO_NEW_PRIVS (when asked), PR_SET_PDEATHSIG (SIGKILL unless
+// SetUp says otherwise; none when it says 0) (after the user switch,
 // which would clear it) with a check that the parent is still the one that forked it (a parent already gone sent no
 // signal: getppid differs; in a PID namespace of its own, where getppid is 0, a pidfd of the parent tells), then the
 // early children (below). The user and group are switched with the system calls themselves (the child of ForkInto may
@@ -45,15 +46,19 @@ struct SetUp {
   int stdout_fd = -1;              // its stdout; -1 keeps what it inherited
   int stderr_fd = -1;              // its stderr; -1 keeps what it inherited
   bool own_process_group = false;  // setpgid(0, 0): its pid is its group's id
-  std::vector<int> cpus;           // CPU affinity; empty = inherit
-  int64_t memory_bytes = 0;        // RLIMIT_AS; 0 = inherit
-  double cpu_time_s = 0;           // RLIMIT_CPU, rounded up to whole seconds; 0 = inherit
-  int open_files = 0;              // RLIMIT_NOFILE; 0 = inherit
-  int64_t file_bytes = 0;          // RLIMIT_FSIZE: the largest file it may write; 0 = inherit
-  int uid = -1;                    // run as this user (needs root); -1 = the parent's
-  int gid = -1;                    // and this group; -1 = the parent's
-  bool no_core_dumps = false;      // RLIMIT_CORE 0
-  bool no_new_privs = false;       // PR_SET_NO_NEW_PRIVS
+  bool new_session = false;        // setsid() instead: its own session and group, no terminal
+  // Sent to it when the process that started it ends (PR_SET_PDEATHSIG); 0: it outlives its
+  // parent (a resident daemon started by a client).
+  int parent_death_signal = SIGKILL;
+  std::vector<int> cpus;       // CPU affinity; empty = inherit
+  int64_t memory_bytes = 0;    // RLIMIT_AS; 0 = inherit
+  double cpu_time_s = 0;       // RLIMIT_CPU, rounded up to whole seconds; 0 = inherit
+  int open_files = 0;          // RLIMIT_NOFILE; 0 = inherit
+  int64_t file_bytes = 0;      // RLIMIT_FSIZE: the largest file it may write; 0 = inherit
+  int uid = -1;                // run as this user (needs root); -1 = the parent's
+  int gid = -1;                // and this group; -1 = the parent's
+  bool no_core_dumps = false;  // RLIMIT_CORE 0
+  bool no_new_privs = false;   // PR_SET_NO_NEW_PRIVS
   // Entered after the limits and before the user switch (sandbox.h); nullptr: none. Must
   // outlive the PreExec.
   const SandboxPlan* sandbox = nullptr;

@@ -60,8 +60,9 @@ python_packages=(
   grpcio grpcio-tools       # the Python client, and its messages generated at install time
   protobuf
   setuptools wheel          # pip install ./python without a download of the build tools
+  nbclient nbformat ipykernel  # the notebook test runs a real notebook (tests/python_client)
 )
-have=$("$venv/bin/python" -c 'import torch, grpc, grpc_tools, google.protobuf, numpy, setuptools; print(torch.__version__.split("+")[0])' \
+have=$("$venv/bin/python" -c 'import torch, grpc, grpc_tools, google.protobuf, numpy, setuptools, nbclient, nbformat, ipykernel; print(torch.__version__.split("+")[0])' \
          2>/dev/null || true)
 if [[ "$have" == "$torch_version" ]]; then
   echo "setup: the project environment $venv has torch $torch_version"

@@ -20,6 +20,7 @@ from torchscan._errors import (
     EXIT_JOB_FAILED,
     TorchScanError,
     from_rpc,
+    python_words,
 )
 from torchscan._proto import service_pb2
 from torchscan._results import Comparison, Measurement
@@ -121,7 +122,7 @@ def _run(spec, connection_keywords, progress=True, cancel_on_interrupt=False):
         shown.end()
         if job.state != service_pb2.Job.succeeded:
             state = service_pb2.Job.State.Name(job.state)
-            raise TorchScanError(f"{job.id} {state}: {job.error}", EXIT_JOB_FAILED)
+            raise TorchScanError(f"{job.id} {state}: {python_words(job.error)}", EXIT_JOB_FAILED)
         try:
             result = connection.stub.FetchResult(service_pb2.JobRequest(id=job.id), metadata=meta)
         except grpc.RpcError as e:
@@ -276,7 +277,7 @@ def compare(baseline: Model, candidate: Optional[Model] = None, inputs: Inputs =
 
 
 def _instruction_verdict(r, threshold):
-    d = r.message.instructions
+    d = r.proto.instructions
     if not d.known or not d.HasField("relative_change"):
         return "unavailable"
     beyond = max(threshold, d.spread)
@@ -301,13 +302,13 @@ def assert_not_slower(baseline: Model, candidate: Optional[Model] = None, inputs
         keywords["instructions"] = True
     r = compare(baseline, candidate, inputs, **keywords)
     if r.check == "failed":
-        raise AssertionError(f"{r.job_id}: the output check failed: {r.message.output_check.message}")
+        raise AssertionError(f"{r.job_id}: the output check failed: {r.proto.output_check.message}")
     if gate_on == "instructions":
         verdict = _instruction_verdict(r, float(instruction_threshold))
     elif gate_on == "label":
         verdict = r.label
     else:
-        verdict = r.claim if r.message.evidence.HasField("paired") else "unavailable"
+        verdict = r.claim if r.proto.evidence.HasField("paired") else "unavailable"
     matched = {
         "slower": verdict == "slower",
         "not-faster": verdict != "faster",

@@ -1,7 +1,8 @@
 """Which daemon a call talks to, and the private one started when none is named.
 
-`daemon=` wins over $TORCHSCAN_DAEMON, which wins over a private daemon started for the
-call, as in the CLI. The private daemon is started as client/embedded_daemon.cc starts it:
+`daemon=` wins over $TORCHSCAN_DAEMON, which wins over the personal daemon while it runs
+(`torchscan-client daemon start`), which wins over a private daemon started for the call, as in
+the CLI. The private daemon is started as client/embedded_daemon.cc starts it:
 its own state folder and unix socket in a fresh temporary folder, `--worker-user root` when
 run as root, the private upload limit, no spare worker, no sandbox (its caller is its only
 user); it is stopped (SIGTERM, then SIGKILL after 10 s) and its folder removed afterwards.
@@ -50,6 +51,24 @@ def find_program(name, variable, sibling, error_code):
 
 def find_torchscand():
     return find_program("torchscand", "TORCHSCAND", ("torchscan-client", "TORCHSCAN_CLIENT"), EXIT_UNREACHABLE)
+
+
+def personal_daemon():
+    """The personal daemon's address while it runs (`torchscan-client daemon start`), else "": its
+    pid file names a live torchscand and its socket exists (client/personal_daemon.cc's rule)."""
+    state = os.environ.get("XDG_STATE_HOME", "")
+    folder = os.path.join(state if state.startswith("/") else os.path.join(os.path.expanduser("~"), ".local", "state"),
+                          "torchscan")
+    try:
+        with open(os.path.join(folder, "torchscand.pid"), encoding="ascii") as f:
+            pid = int(f.read().strip())
+        with open(f"/proc/{pid}/comm", encoding="ascii") as f:
+            if f.read().strip() != "torchscand":
+                return ""
+    except (OSError, ValueError):
+        return ""
+    socket = os.path.join(folder, "torchscand.sock")
+    return "unix:" + socket if os.path.exists(socket) else ""
 
 
 class PrivateDaemon:
@@ -134,7 +153,7 @@ class Connection:
     def __init__(self, daemon=None, token=None, token_file=None, tls_ca=None, tls_cert=None, tls_key=None,
                  tls_server_name=None):
         self.private = None
-        address = daemon or os.environ.get("TORCHSCAN_DAEMON", "")
+        address = daemon or os.environ.get("TORCHSCAN_DAEMON", "") or personal_daemon()
         if not address:
             self.private = PrivateDaemon()
             address = self.private.address

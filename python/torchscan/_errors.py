@@ -50,8 +50,22 @@ _BY_STATUS = {
 }
 
 
+# Spec fields that daemon messages name, as a Python caller gives them (the CLI names its
+# flags instead: client/flag_names.cc).
+_KEYWORDS = (
+    ("(WorkloadSpec.inputs)", "(inputs=, a tensor or shape per argument)"),
+)
+
+
+def python_words(message):
+    """`message` with the spec's field names as this package's keywords."""
+    for field, keyword in _KEYWORDS:
+        message = message.replace(field, keyword)
+    return message
+
+
 def from_rpc(error, what):
     """A TorchScanError for a failed gRPC call `what` (e.g. "submit")."""
     code = error.code() if hasattr(error, "code") else None
     details = error.details() if hasattr(error, "details") else str(error)
-    return TorchScanError(f"{what}: {details}", _BY_STATUS.get(code, EXIT_JOB_FAILED))
+    return TorchScanError(f"{what}: {python_words(details)}", _BY_STATUS.get(code, EXIT_JOB_FAILED))

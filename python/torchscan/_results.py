@@ -3,7 +3,7 @@ caller reads first, and the CLI's own renderings of it.
 
 save(dir) writes comparison.json (report.json) as the CLI does (io/proto_json.cc's options:
 field names as in proto/, every field printed) and the HTML page beside it; to_markdown() is
-the review comment and _repr_html_() the page inline in Jupyter. The renderings come from
+the review comment and _repr_html_() the compact notebook view (the full page is save()'s). The renderings come from
 `torchscan-client render` (report/, the one renderer), so Python and the CLI never differ.
 """
 
@@ -61,13 +61,18 @@ class _Result:
     _json_name = ""
 
     def __init__(self, message, job_id: str, how: Optional[Dict[str, str]] = None):
-        self.message = message  # the proto: v1.Comparison or v1.BenchmarkReport
+        self.proto = message  # the raw proto (v1.Comparison or v1.BenchmarkReport): every block, large
         self.job_id = job_id
         self.how: Dict[str, str] = how or {}  # per side: how a Python model became TorchScript
         self.notes: List[str] = version_notes(message) if how else []  # what the caller should know
 
+    @property
+    def message(self):
+        """The raw proto under its old name; r.proto is the same object."""
+        return self.proto
+
     def to_json(self):
-        return to_json(self.message)
+        return to_json(self.proto)
 
     def render(self, fmt="html", details=False):
         """The CLI's rendering: html, terminal, markdown, csv or gbench."""
@@ -96,7 +101,9 @@ class _Result:
         return self.render("markdown", details)
 
     def _repr_html_(self):
-        return self.render("html")
+        """The compact notebook view (report/notebook_renderer.h): verdict, cards, plots, deltas;
+        tens of kilobytes. The full page is save()'s."""
+        return self.render("notebook")
 
     def __str__(self):
         return self.render("terminal")
@@ -111,15 +118,15 @@ class Comparison(_Result):
 
     @property
     def label(self):
-        return report_pb2.Comparison.LatencyChange.Name(self.message.latency_change)
+        return report_pb2.Comparison.LatencyChange.Name(self.proto.latency_change)
 
     @property
     def claim(self):
-        return report_pb2.PairedEvidence.Claim.Name(self.message.evidence.paired.claim)
+        return report_pb2.PairedEvidence.Claim.Name(self.proto.evidence.paired.claim)
 
     @property
     def check(self):
-        return report_pb2.OutputCheck.Status.Name(self.message.output_check.status)
+        return report_pb2.OutputCheck.Status.Name(self.proto.output_check.status)
 
     @property
     def verdict(self):
@@ -132,18 +139,18 @@ class Comparison(_Result):
     @property
     def instructions(self):
         """With instructions=True: the relative change of instructions per call (0.02 = +2 %),
-        or None when not counted or withheld (r.message.instructions says why, and holds the
+        or None when not counted or withheld (r.proto.instructions says why, and holds the
         function-level diff)."""
-        d = self.message.instructions
+        d = self.proto.instructions
         return d.relative_change if d.known and d.HasField("relative_change") else None
 
     @property
     def before(self):
-        return Measurement(self.message.before, self.job_id)
+        return Measurement(self.proto.before, self.job_id)
 
     @property
     def after(self):
-        return Measurement(self.message.after, self.job_id)
+        return Measurement(self.proto.after, self.job_id)
 
     def __repr__(self):
         return f"<torchscan.Comparison {self.job_id}: label {self.label}, claim {self.claim}, check {self.check}>"
@@ -156,17 +163,17 @@ class Measurement(_Result):
 
     @property
     def median_s(self):
-        return self.message.timing.summary.median_s
+        return self.proto.timing.summary.median_s
 
     @property
     def iqr_s(self):
-        return self.message.timing.summary.iqr_s
+        return self.proto.timing.summary.iqr_s
 
     @property
     def instructions(self):
         """With instructions=True: instructions per call counted under callgrind, or None
-        (r.message.instructions.diagnostics says why)."""
-        c = self.message.instructions
+        (r.proto.instructions.diagnostics says why)."""
+        c = self.proto.instructions
         return c.instructions if c.complete and c.HasField("instructions") else None
 
     def __repr__(self):

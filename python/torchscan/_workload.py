@@ -268,7 +268,9 @@ def module_spec(model, inputs, side):
     if how == "ScriptModule as given":
         _check_loads_back(spec.module_bytes, side)
     # The version that saved it: the daemon names it beside its own when it cannot load the module.
-    spec.source_name = f"python: {type(model).__name__}, {how}, saved by torch {torch.__version__}"
+    # A ScriptModule is named by its Python class (original_name), not RecursiveScriptModule.
+    name = getattr(model, "original_name", "") or type(model).__name__
+    spec.source_name = f"python: {name}, {how}, saved by torch {torch.__version__}"
     return spec, how
 
 

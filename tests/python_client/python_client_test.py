@@ -16,15 +16,16 @@ import sys
 import tempfile
 import time
 import unittest
-import xml.sax.saxutils
 
 sys.path.insert(0, os.path.abspath("python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ["TORCHSCAND"] = os.path.abspath("daemon/torchscand")
 os.environ["TORCHSCAN_CLIENT"] = os.path.abspath("client/torchscan-client")
 os.environ.pop("TORCHSCAN_DAEMON", None)
 
 import torch  # noqa: E402
 
+import junit_runner  # noqa: E402
 import torchscan  # noqa: E402
 
 FAST_MEASURE = dict(min_run_time=0.01, min_blocks=3, progress=False)
@@ -102,17 +103,17 @@ class PythonClientTest(unittest.TestCase):
                               **FAST)
         self.assertEqual(r.check, "passed")
         self.assertTrue(r.how["baseline"].startswith("traced"), r.how)
-        self.assertEqual(r.message.after.workload["freeze"], "true")
+        self.assertEqual(r.proto.after.workload["freeze"], "true")
 
     def test_compiled_against_uncompiled_in_one_call_and_a_package_or_program_as_a_model(self):
         model = SmallNet().eval()
         x = torch.randn(2, 3, 8, 8)
         r = torchscan.compare(model, inputs=(x,), candidate_transform="aot_inductor", rtol=1e-4, atol=1e-5, **FAST)
-        self.assertEqual(r.check, "passed", r.message.output_check.message)
+        self.assertEqual(r.check, "passed", r.proto.output_check.message)
         self.assertEqual(r.how["baseline"], "scripted (torch.jit.script)")
         self.assertTrue(r.how["candidate"].startswith("compiled (torch.export.export on the inputs"), r.how)
-        self.assertEqual(r.message.after.workload["model"], "aot_inductor")
-        self.assertIn("carried from the baseline", r.message.after.profile.flops_per_call.diagnostics[0])
+        self.assertEqual(r.proto.after.workload["model"], "aot_inductor")
+        self.assertIn("carried from the baseline", r.proto.after.profile.flops_per_call.diagnostics[0])
         # An ExportedProgram is compiled here; a .pt2 path is sent as it is.
         program = torch.export.export(model, (x,))
         m = torchscan.measure(program, inputs=(x,), **FAST_MEASURE)
@@ -121,7 +122,7 @@ class PythonClientTest(unittest.TestCase):
         torch._inductor.aoti_compile_and_package(program, package_path=path)
         m = torchscan.measure(path, inputs=(x,), **FAST_MEASURE)
         self.assertEqual(m.how["model"], "file (AOTInductor package)")
-        self.assertFalse(m.message.profile.flops_per_call.complete, "a package's FLOPs alone are a lower bound")
+        self.assertFalse(m.proto.profile.flops_per_call.complete, "a package's FLOPs alone are a lower bound")
         with self.assertRaises(torchscan.TorchScanError) as refused:
             torchscan.compare(model, inputs=(x,), candidate_transform=["aot_inductor", "bfloat16"], no_check=True,
                               **FAST)
@@ -133,10 +134,10 @@ class PythonClientTest(unittest.TestCase):
         batch = torch.export.Dim("batch", min=1, max=64)
         r = torchscan.compare(model, inputs=(x,), candidate_transform="aot_inductor", dynamic_shapes=({0: batch},),
                               inductor_configs={"cpp.enable_kernel_profile": True}, rtol=1e-4, atol=1e-5, **FAST)
-        self.assertEqual(r.check, "passed", r.message.output_check.message)
+        self.assertEqual(r.check, "passed", r.proto.output_check.message)
         self.assertIn("the dynamic_shapes given", r.how["candidate"])
         # inductor_configs reached the compiler: the package's kernels carry markers the profile shows.
-        self.assertIn("kernel marker", r.message.after.profile.note)
+        self.assertIn("kernel marker", r.proto.after.profile.note)
         # The package made that way takes another batch; one made without takes only the inputs' shapes.
         from torchscan import _workload
         package, _ = _workload.export_and_compile(model, (x,), "candidate", ({0: batch},))
@@ -166,7 +167,7 @@ class PythonClientTest(unittest.TestCase):
                                         gate_on="instructions", **FAST)
         r = torchscan.compare(Tanh(1), Tanh(1), inputs=((64, 256),), no_check=True, threads=1, instructions=True,
                               **FAST)
-        self.assertIsNotNone(r.instructions, r.message.instructions.unknown_reason)
+        self.assertIsNotNone(r.instructions, r.proto.instructions.unknown_reason)
         self.assertLess(abs(r.instructions), 0.001, "the same module counts the same")
         self.assertGreater(r.before.instructions, 0)
         self.assertIn("Instructions per call", r.to_markdown())
@@ -177,7 +178,7 @@ class PythonClientTest(unittest.TestCase):
         self.assertGreater(m.median_s, 0)
         # The daemon's LibTorch is this torch (the project environment's): nothing to note.
         self.assertEqual(m.notes, [])
-        self.assertEqual(m.message.environment.libtorch_version.split("+")[0], torch.__version__.split("+")[0])
+        self.assertEqual(m.proto.environment.libtorch_version.split("+")[0], torch.__version__.split("+")[0])
 
     def test_measure_on_a_shape_and_a_resident_daemon_named_by_daemon(self):
         socket_dir = tempfile.mkdtemp(prefix="pyd-", dir="/tmp")
@@ -330,40 +331,5 @@ class PythonClientTest(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(self.folder, "out", "comparison.html")))
 
 
-class _JUnit(unittest.TextTestResult):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.cases = []
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.cases.append((test.id(), ""))
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self.cases.append((test.id(), self._exc_info_to_string(err, test)))
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self.cases.append((test.id(), self._exc_info_to_string(err, test)))
-
-
-def main():
-    runner = unittest.TextTestRunner(resultclass=_JUnit, verbosity=2)
-    result = runner.run(unittest.defaultTestLoader.loadTestsFromTestCase(PythonClientTest))
-    xml_path = os.environ.get("XML_OUTPUT_FILE")
-    if xml_path:
-        failed = sum(1 for _, f in result.cases if f)
-        cases = "\n".join(
-            f'<testcase name="{n.split(".")[-1]}" classname="PythonClientTest">'
-            + (f"<failure message={xml.sax.saxutils.quoteattr(f[-2000:])}/>" if f else "") + "</testcase>"
-            for n, f in result.cases)
-        with open(xml_path, "w", encoding="utf-8") as out:
-            out.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuites tests="{len(result.cases)}" '
-                      f'failures="{failed}"><testsuite name="PythonClientTest" tests="{len(result.cases)}" '
-                      f'failures="{failed}">\n{cases}\n</testsuite></testsuites>\n')
-    return 0 if result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(junit_runner.run(PythonClientTest))
