@@ -126,8 +126,9 @@ absl::StatusOr<Connection> ConnectResident(const ClientContext& ctx, const std::
         command +
         ": no resident daemon was given: jobs live on a resident torchscand; pass --daemon ADDR (e.g. "
         "--daemon unix:/run/torchscand/torchscand.sock, or HOST:PORT with --tls-ca) or set "
-        "TORCHSCAN_DAEMON=ADDR. Without one, measure and compare run on a private daemon that stops "
-        "when they finish, so its jobs cannot be listed or fetched later");
+        "TORCHSCAN_DAEMON=ADDR, or start your own with `torchscan-client daemon start`. Without one, measure "
+        "and compare run on a private daemon that stops when they finish, so its jobs cannot be listed or "
+        "fetched later");
   return Connect(ctx);
 }
 

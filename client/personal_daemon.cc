@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -25,8 +26,16 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kPidFile[] = "torchscand.pid";
+constexpr char kAddressFile[] = "torchscand.address";  // the address it answers on, for every client
+constexpr size_t kMaxSocketPath = 100;                 // sun_path holds 108 bytes
 
-std::string Socket() { return PersonalDaemonFolder() + "/" + worker::kStateSocketFile; }
+// In the folder, unless that path is too long for a unix socket: then in a 0700 folder of the
+// user's own under /tmp.
+std::string Socket() {
+  const std::string in_folder = PersonalDaemonFolder() + "/" + worker::kStateSocketFile;
+  if (in_folder.size() <= kMaxSocketPath) return in_folder;
+  return absl::StrCat("/tmp/torchscan-personal-", ::getuid(), "/", worker::kStateSocketFile);
+}
 std::string Address() { return "unix:" + Socket(); }
 std::string LogPath() { return PersonalDaemonFolder() + "/" + worker::kPrivateDaemonLogFile; }
 std::string StateDir() { return PersonalDaemonFolder() + "/" + worker::kPrivateDaemonStateFolder; }
@@ -60,10 +69,14 @@ int Start(const std::string& torchscand) {
   absl::StatusOr<std::string> binary = FindDaemonBinary(torchscand);
   if (!binary.ok()) return Fail(binary.status());
   std::error_code ec;
-  fs::create_directories(PersonalDaemonFolder(), ec);
-  if (ec || ::chmod(PersonalDaemonFolder().c_str(), 0700) != 0)
-    return Fail(absl::UnavailableError("cannot make the folder " + PersonalDaemonFolder() +
-                                       " (set XDG_STATE_HOME to a folder you can write)"));
+  for (const std::string& folder : {PersonalDaemonFolder(), fs::path(Socket()).parent_path().string()}) {
+    fs::create_directories(folder, ec);
+    struct stat st {};
+    if (ec || ::lstat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
+        ::chmod(folder.c_str(), 0700) != 0)
+      return Fail(absl::UnavailableError("cannot make the folder " + folder +
+                                         " of your own (set XDG_STATE_HOME to a folder you can write)"));
+  }
   fs::remove(Socket(), ec);  // left by a daemon that did not stop (a reboot, kill -9)
   DaemonLaunch launch;
   launch.binary = *binary;
@@ -75,8 +88,9 @@ int Start(const std::string& torchscand) {
   launch.args.insert(launch.args.end(), {"--sandbox", "off"});
   absl::StatusOr<int> pid = LaunchDaemon(launch);
   if (!pid.ok()) return Fail(pid.status());
-  if (absl::Status s = WriteFileAtomic(PersonalDaemonFolder() + "/" + kPidFile, absl::StrCat(*pid, "\n")); !s.ok())
-    return Fail(s);
+  for (const auto& [file, text] :
+       {std::pair{kAddressFile, Address() + "\n"}, std::pair{kPidFile, absl::StrCat(*pid, "\n")}})
+    if (absl::Status s = WriteFileAtomic(PersonalDaemonFolder() + "/" + file, text, 0600); !s.ok()) return Fail(s);
   std::printf(
       "the personal torchscand runs (pid %d); measure, compare, jobs and history use it when no --daemon "
       "or TORCHSCAN_DAEMON is given, until `torchscan-client daemon stop`\n",
@@ -102,7 +116,7 @@ int Stop() {
     std::printf("the personal torchscand (pid %d) stopped; its jobs and history stay in %s\n", pid, StateDir().c_str());
   }
   std::error_code ec;
-  fs::remove(PersonalDaemonFolder() + "/" + kPidFile, ec);
+  for (const char* file : {kPidFile, kAddressFile}) fs::remove(PersonalDaemonFolder() + "/" + file, ec);
   return kExitOk;
 }
 
@@ -127,9 +141,13 @@ std::string PersonalDaemonFolder() {
 }
 
 std::optional<std::string> RunningPersonalDaemon() {
+  if (LivePid() == 0) return std::nullopt;
+  const absl::StatusOr<std::string> address = ReadFile(PersonalDaemonFolder() + "/" + kAddressFile);
+  if (!address.ok()) return std::nullopt;
+  const std::string text(absl::StripAsciiWhitespace(*address));
   std::error_code ec;
-  if (LivePid() == 0 || !fs::is_socket(Socket(), ec)) return std::nullopt;
-  return Address();
+  if (text.rfind("unix:", 0) != 0 || !fs::is_socket(text.substr(5), ec)) return std::nullopt;
+  return text;
 }
 
 int DaemonCommand(const std::string& torchscand, const std::string& action) {

@@ -1,7 +1,8 @@
 // A personal resident daemon: one user's own torchscand, started by `torchscan-client daemon
 // start` and kept until `daemon stop` (or a reboot), so that `history` and `jobs` work for one
-// user without systemd. It lives in PersonalDaemonFolder() (its state, socket, pid file and
-// log), runs the user's jobs as the user with no sandbox (its only user is the one who
+// user without systemd. It lives in PersonalDaemonFolder() (its state, pid file, log, and the
+// file torchscand.address naming its socket: in the folder, or under /tmp when that path is
+// too long for a unix socket), runs the user's jobs as the user with no sandbox (its only user is the one who
 // started it), keeps a warm spare worker, and answers on a unix socket only its user can reach
 // (the folder is 0700). While it runs, every client that is given no --daemon nor
 // $TORCHSCAN_DAEMON uses it (ResolveClientContext; the Python package does the same), so its
@@ -18,7 +19,7 @@ namespace torchscan {
 std::string PersonalDaemonFolder();
 
 // The address of the personal daemon when it runs (its pid file names a live torchscand and
-// its socket exists); nullopt otherwise. Cheap: no connection is made.
+// the socket its address file names exists); nullopt otherwise. Cheap: no connection is made.
 std::optional<std::string> RunningPersonalDaemon();
 
 // `daemon start|stop|status`: start (exit 0; also when it already runs: says so), stop

@@ -55,7 +55,8 @@ def find_torchscand():
 
 def personal_daemon():
     """The personal daemon's address while it runs (`torchscan-client daemon start`), else "": its
-    pid file names a live torchscand and its socket exists (client/personal_daemon.cc's rule)."""
+    pid file names a live torchscand and its address file a socket that exists
+    (client/personal_daemon.cc's rule)."""
     state = os.environ.get("XDG_STATE_HOME", "")
     folder = os.path.join(state if state.startswith("/") else os.path.join(os.path.expanduser("~"), ".local", "state"),
                           "torchscan")
@@ -65,10 +66,11 @@ def personal_daemon():
         with open(f"/proc/{pid}/comm", encoding="ascii") as f:
             if f.read().strip() != "torchscand":
                 return ""
+        with open(os.path.join(folder, "torchscand.address"), encoding="utf-8") as f:
+            address = f.read().strip()
     except (OSError, ValueError):
         return ""
-    socket = os.path.join(folder, "torchscand.sock")
-    return "unix:" + socket if os.path.exists(socket) else ""
+    return address if address.startswith("unix:") and os.path.exists(address[len("unix:"):]) else ""
 
 
 class PrivateDaemon:

@@ -6,7 +6,11 @@ environment) on a machine where the first command has installed the programs int
     venv of one's own with `pip install torch ./python`, downloads PyPI's 2.7 GB torch and is
     covered by //tests/python_client's fresh-venv case), then its python block, run by `python3`;
   - "### From the shell": its python block saved as save.py and run by `python3 save.py`, then
-    its sh block, each command as written (the README's own /tmp/ts-* output folders).
+    its sh block, each command as written (the README's own /tmp/ts-* output folders);
+  - "### The first hour": its first sh block sourced (the personal daemon started, the project
+    environment activated), its python block run as a notebook cell by nbclient and ipykernel
+    (the test's stand-in for Jupyter: NOTEBOOK_RUNNER), then its second sh block (the history
+    page, the jobs, the daemon stopped).
 No PATH, PYTHONPATH or program path is given to them: a command the README does not show, or a
 program the first command does not install, fails the test.
 
@@ -81,6 +85,23 @@ python3 readme_python.py > python.out
 python3 save.py
 bash -e shell.sh > shell.out
 cp -r /tmp/ts-measure /tmp/ts-compare "$HOME/"
+trap 'torchscan-client daemon stop > /dev/null 2>&1 || true' EXIT
+. ./first_hour_start.sh > first_hour_start.out
+python3 run_notebook.py first_hour_cell.py notebook.html
+bash -e first_hour_end.sh > first_hour_end.out
+cp -r /tmp/ts-history "$HOME/"
+"""
+
+# Jupyter's part: runs the README's cell in a fresh notebook on this environment's ipykernel
+# and writes what the cell displayed (its text/html) to a file.
+NOTEBOOK_RUNNER = r"""
+import sys
+import nbclient, nbformat
+cell = open(sys.argv[1]).read()
+notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
+nbclient.NotebookClient(notebook, timeout=900, kernel_name="python3").execute()
+shown = [o for o in notebook.cells[0].outputs if o.output_type == "execute_result"]
+open(sys.argv[2], "w").write(shown[0].data["text/html"] if shown else "")
 """
 
 INSIDE = r"""
@@ -106,6 +127,13 @@ def run_newcomer(root):
         f.write(block(readme, "### From the shell", "python"))
     with open(os.path.join(home, "shell.sh"), "w") as f:
         f.write(block(readme, "### From the shell", "sh"))
+    hour = "### The first hour: a personal daemon, a notebook, a history"
+    for name, text in (("first_hour_start.sh", block(readme, hour, "sh")),
+                       ("first_hour_cell.py", block(readme, hour, "python")),
+                       ("first_hour_end.sh", block(readme, hour, "sh", nth=1)),
+                       ("run_notebook.py", NOTEBOOK_RUNNER)):
+        with open(os.path.join(home, name), "w") as f:
+            f.write(text)
     local, farm, real = stage(root)
     env = {"STAGE": local, "FARM": farm, "REAL": real, "VENV": VENV, "NEWHOME": home, "NEWCOMER": NEWCOMER,
            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
@@ -136,6 +164,18 @@ def cases(done, home):
     measured = os.path.join(home, "ts-measure", "report.json")
     out.append(("From the shell: measure wrote report.json",
                 "" if os.path.exists(measured) else f"no {measured}; {said}"))
+    shown = os.path.join(home, "notebook.html")
+    html = open(shown, encoding="utf-8").read() if os.path.exists(shown) else ""
+    out.append(("The first hour: the notebook cell shows the compact view, under 150 KB",
+                "" if 'id="verdict-sentence"' in html and len(html.encode()) < 150 * 1024
+                else f"notebook.html: {len(html)} characters; {said}"))
+    started = os.path.join(home, "first_hour_start.out")
+    ended = os.path.join(home, "first_hour_end.out")
+    text = "".join(open(p, encoding="utf-8").read() for p in (started, ended) if os.path.exists(p))
+    page = os.path.join(home, "ts-history", "history.html")
+    out.append(("The first hour: the personal daemon kept the job, its history page and the jobs list",
+                "" if "the personal torchscand runs" in text and os.path.exists(page) and "job-" in text
+                and "stopped" in text else f"history.html {os.path.exists(page)}; said: {text[-1500:]}; {said}"))
     return out
 
 
