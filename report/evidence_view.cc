@@ -314,4 +314,10 @@ std::vector<std::pair<std::string, std::string>> FieldTexts(const google::protob
   return out;
 }
 
+std::string FailedCheckAftermath(const v1::Comparison& c) {
+  if (c.before().timing().blocks().empty() && c.after().timing().blocks().empty())
+    return "It failed before timing, so neither run was timed; fix the candidate and compare again.";
+  return "Both measurements are kept, but every delta and the speed label are withheld.";
+}
+
 }  // namespace torchscan::report

@@ -75,6 +75,12 @@ std::string MismatchesText(const v1::Compatibility& compatibility);
 // (environment.cpu_model (A vs B))". Empty when nothing is withheld.
 std::string WithheldDetail(const v1::Comparison& comparison);
 
+// What became of the runs when the output check failed: "Both measurements are kept, but every
+// delta and the speed label are withheld." or, when it failed before timing (neither run has a
+// block), "It failed before timing, so neither run was timed; fix the candidate and compare
+// again."
+std::string FailedCheckAftermath(const v1::Comparison& comparison);
+
 // FormatPercent of the magnitude, without a sign: 0.9 and -0.9 -> "90.0%".
 std::string UnsignedPercent(double fraction);
 

@@ -35,7 +35,7 @@ void Banners(const v1::Comparison& c, std::string* out) {
   if (c.output_check().status() == v1::OutputCheck::failed) {
     absl::StrAppend(out, "<div class=\"banner fail\" role=\"alert\"><strong>\u2716 Output check failed</strong>",
                     c.output_check().message().empty() ? "" : HtmlEscape(c.output_check().message()) + "<br>",
-                    "Both measurements are kept below, but every delta and the speed label are withheld.</div>");
+                    HtmlEscape(FailedCheckAftermath(c)), "</div>");
   }
   if (!c.compatibility().compatible()) {
     std::vector<std::string> fields;

@@ -48,8 +48,8 @@ void Verdict(const v1::Comparison& c, std::string* out) {
   const v1::OutputCheck& check = c.output_check();
   absl::StrAppend(out, "**", MarkdownEscape(VerdictSentence(c)), "**\n\n");
   if (check.status() == v1::OutputCheck::failed)
-    absl::StrAppend(out, "> **\u274c Output check failed:** ", MarkdownEscape(check.message()),
-                    "\n> Both measurements are kept, but every delta and the speed label are withheld.\n\n");
+    absl::StrAppend(out, "> **\u274c Output check failed:** ", MarkdownEscape(check.message()), "\n> ",
+                    FailedCheckAftermath(c), "\n\n");
   if (!c.compatibility().compatible()) {
     absl::StrAppend(out, "> **\u26a0\ufe0f The runs are not comparable.** Mismatches:\n");
     for (const v1::Mismatch& m : c.compatibility().mismatches())

@@ -105,8 +105,13 @@ TEST(DaemonEndToEnd, CompareWithFailingCheckWithholdsDeltasAndLabel) {
   bool dtype_listed = false;
   for (const v1::SettingChange& s : c->changed_settings()) dtype_listed |= s.name() == "workload.dtype";
   EXPECT_TRUE(dtype_listed);
-  EXPECT_GE(c->before().timing().blocks_size(), 10);  // both measurements are kept
-  EXPECT_GE(c->after().timing().blocks_size(), 10);
+  // The check ran before timing too, failed there, and ended the job: neither run was timed.
+  for (const v1::BenchmarkReport* run : {&c->before(), &c->after()}) {
+    EXPECT_EQ(run->timing().blocks_size(), 0);
+    ASSERT_GE(run->warnings_size(), 1);
+    EXPECT_EQ(run->warnings(run->warnings_size() - 1).code(), "not_timed");
+  }
+  EXPECT_EQ(c->timeline().spans(c->timeline().spans_size() - 1).phase(), "check (before timing)");
 }
 
 // The same bfloat16 candidate, compared as float32 (so that the dtype alone fails nothing):
@@ -236,8 +241,9 @@ TEST(DaemonEndToEnd, ADefaultCompareAlternatesFortyRoundsThatShareTheTimedWork) 
     EXPECT_EQ(blocks, t.blocks_size());
   }
   const auto spans = c->timeline().spans();
-  EXPECT_EQ(spans[2].phase(), "warm-up candidate") << "both runs warm up once, before the first round";
-  EXPECT_EQ(spans[3].phase(), "warm-up baseline") << "the first round's leader last: it continues from its own calls";
+  EXPECT_EQ(spans[2].phase(), "check (before timing)") << "a wrong candidate ends before any timing";
+  EXPECT_EQ(spans[3].phase(), "warm-up candidate") << "both runs warm up once, before the first round";
+  EXPECT_EQ(spans[4].phase(), "warm-up baseline") << "the first round's leader last: it continues from its own calls";
   EXPECT_EQ(c->evidence().paired().round_ratios_size(), rounds);
   EXPECT_DOUBLE_EQ(c->evidence().paired().min_claimed_change(), 0.01);
   EXPECT_TRUE(LabelFollowsTheGuideRule(*c));

@@ -821,7 +821,8 @@ void AddGuidanceCases(Table& t, const std::string& dir, const std::string& modul
   t.Client("inputs that do not fit the module",
            {"measure", "--torchscript", work_module, "--input", "32x65", "--min-run-time", "0.02"}, kJobFailed,
            "the inputs do not fit the model: forward(input0: Tensor[32, 65] float32) on cpu failed: ");
-  t.Fix("give one input per argument of the method");
+  t.Fix("the method is forward(x: Tensor): it takes one input per argument, in that order");
+  t.Fix("(WorkloadSpec.inputs (--input/--input-file))");
   const std::string newer = file("newer.pt", FromNewerPyTorch(Slurp(work_module)));
   t.Client("a module from a newer PyTorch",
            {"measure", "--torchscript", newer, "--input", "32x64", "--min-run-time", "0.02"}, kJobFailed,

@@ -9,6 +9,7 @@
 // exactly (one clock, one process). Comparisons with the daemon's job record cross two
 // processes' wall clocks with 1 ms resolution; they get 1 s of slack, far above the
 // resolution, for a wall clock stepped by NTP during the job. No timing verdict is asserted.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -121,7 +122,9 @@ TEST(TimelineEndToEnd, ACompareJobTimesBothRunsInEveryRoundBeforeAnyDiagnosticPa
   std::vector<v1::PhaseSpan> after_timing;
   for (const char* kind : {"profile", "memory", "check"}) {
     std::vector<v1::PhaseSpan> spans = Spans(t, kind);
-    std::erase_if(spans, [](const v1::PhaseSpan& s) { return s.phase() == "check (before timing)"; });
+    spans.erase(std::remove_if(spans.begin(), spans.end(),
+                               [](const v1::PhaseSpan& s) { return s.phase() == "check (before timing)"; }),
+                spans.end());
     EXPECT_FALSE(spans.empty()) << kind;
     after_timing.insert(after_timing.end(), spans.begin(), spans.end());
   }
