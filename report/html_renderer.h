@@ -1,11 +1,13 @@
 // The HTML page of a report or a comparison: one self-contained file (inline CSS and SVG; no
 // scripts, fonts, styles or images from anywhere else), readable offline from disk.
 //
-// Top to bottom: the title; for a comparison a banner when the output check failed (red) or
-// the runs are not comparable (amber), then cards for the check, the latency label with its
-// reason, the evidence (relative change, Mann-Whitney p) and compatibility; timing (median,
-// IQR, throughput, blocks, warnings, an SVG of every block's per-call time); for a comparison
-// the deltas (known, and unknown with reasons), changed settings and mismatches; scoped
+// Top to bottom (the top shared with the notebook view: report/html_summary.h): the title; for
+// a comparison the verdict sentence, a banner when the output check failed (red) or the runs
+// are not comparable (amber), one card per field of the sentence (check, paired claim, label,
+// compatibility), the timing plan; timing (median, IQR, throughput, blocks, warnings, an SVG of
+// every block's per-call time); for a comparison the deltas (known, and unknown with reasons),
+// the evidence (relative change, the label's rule, the Mann-Whitney p with what it means, the
+// paired rounds), changed settings and mismatches; scoped
 // metrics; the optional operator profile; hardware, inputs and settings; raw blocks in
 // collapsed <details>; the phase timeline (phase, start, duration), when the evidence has
 // one; the notes.

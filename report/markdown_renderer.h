@@ -1,5 +1,6 @@
 // GitHub-flavoured Markdown of a report or comparison, to paste into a merge-request comment:
-// a heading, the output check, the latency label with its reason and the evidence, the noise
+// a heading, the verdict sentence, its fields (check, paired claim, label, compatibility:
+// report/verdict_sentence.h VerdictFields), the timing plan, the noise
 // floor where known, the machine (CPU, LibTorch, BLAS, device, threads: one line, or one per
 // run when they differ), a table of runs (median, IQR, throughput, blocks), the deltas (known,
 // and unknown with reasons), changed settings, compatibility mismatches and warnings (at most

@@ -1,6 +1,7 @@
 // A compact terminal summary of a report or comparison (the client prints it after a job):
-// one line per run with median ± IQR, throughput and blocks; for a comparison the output
-// check, the latency label with its reason, the evidence and compatibility; then warnings;
+// for a comparison the verdict sentence and one line per field of it (check, paired claim,
+// label, compatibility: report/verdict_sentence.h VerdictFields), the plan; one line per run
+// with median ± IQR, throughput and blocks; then warnings;
 // then one "phases" line per phase timeline: the phases' count and span, and the time spent
 // in each kind of phase ("11 phases over 4.812 s  build 375.0 ms, timing 1.000 s, ...").
 // A failed check prints "FAILED" first and no label or delta (report/renderer.h).

@@ -54,6 +54,7 @@ _BY_STATUS = {
 # flags instead: client/flag_names.cc).
 _KEYWORDS = (
     ("(WorkloadSpec.inputs)", "(inputs=, a tensor or shape per argument)"),
+    ("(--daemon ADDRESS, or TORCHSCAN_DAEMON)", "(daemon=ADDRESS, or TORCHSCAN_DAEMON)"),
 )
 
 
