@@ -1,5 +1,6 @@
 // Times every renderer on a large comparison (default 10,000 blocks and 1,000 profiled
-// operators per run) and prints the best of 5 render times and each output's size; then the
+// operators per run) and prints the best of 5 render times and each output's size, and the
+// notebook view's size beside the full page's against the 150 KB target; then the
 // history renderers (issue 16) on a benchmark's history (default 10,000 jobs, 9,000 of them
 // points), the median of 5 renders each against the 0.5 s target.
 // Not a test: timings depend on the machine.
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -23,6 +25,7 @@
 namespace {
 
 constexpr double kHistoryTargetMs = 500;
+constexpr double kNotebookTargetKb = 150;  // issue 44: a notebook must not grow by a megabyte per result
 
 // The median of 5 runs of `render` in ms, and the size of its output.
 std::pair<double, size_t> MedianRenderMs(const std::function<std::string()>& render) {
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
   const int operators = quick ? 10 : *operators_given;
   const torchscan::report::Evidence evidence = torchscan::fixtures::LargeComparison(blocks, operators);
   std::printf("comparison: %d blocks and %d operators per run\n", blocks, operators);
+  std::map<std::string, size_t> sizes;
   for (const std::string& format : torchscan::report::RenderFormats()) {
     const auto renderer = torchscan::report::RenderByFormat(format);
     if (const absl::Status accepts = (*renderer)->Accepts(evidence); !accepts.ok()) {
@@ -87,7 +91,13 @@ int main(int argc, char** argv) {
       bytes = out.size();
     }
     std::printf("%-9s %8.2f ms  %10zu bytes\n", format.c_str(), best_ms, bytes);
+    sizes[format] = bytes;
   }
+  // What a notebook keeps per displayed result (Python's _repr_html_), beside the full page.
+  std::printf("notebook view %.1f KB, %.3fx the html page's %.1f KB (target <= %.0f KB: %s)\n",
+              static_cast<double>(sizes["notebook"]) / 1024, static_cast<double>(sizes["notebook"]) / sizes["html"],
+              static_cast<double>(sizes["html"]) / 1024, kNotebookTargetKb,
+              static_cast<double>(sizes["notebook"]) / 1024 <= kNotebookTargetKb ? "met" : "MISSED");
   HistoryRenders(quick ? 100 : *history_given);
   return 0;
 }
