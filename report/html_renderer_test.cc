@@ -340,5 +340,23 @@ TEST(HtmlRenderer, TheNoiseFloorIsOneSentenceOnlyWhereRecorded) {
   *r.mutable_noise_floor() = fixtures::StaleNoiseFloor();
   EXPECT_TRUE(Has(Render(r), "This machine resolves changes of about 3.1%"));
 }
+// A comparison ended by its check before timing: the page says so, with no empty table and no
+// plot of nothing (whose axis once ran from -1 ns).
+TEST(HtmlRenderer, RunsNotTimedSayNoRunWasTimed) {
+  v1::Comparison c = fixtures::FailedCheckComparison();
+  for (v1::BenchmarkReport* r : {c.mutable_before(), c.mutable_after()}) {
+    r->mutable_timing()->Clear();
+    v1::Warning* w = r->add_warnings();
+    w->set_code("not_timed");
+    w->set_message("the output check failed before timing, so this run was not timed");
+  }
+  const std::string page = Render(c);
+  EXPECT_TRUE(Has(page, "id=\"not-timed\"")) << page.size();
+  EXPECT_TRUE(Has(page, "It failed before timing, so neither run was timed"));
+  EXPECT_FALSE(Has(page, "plot-title"));
+  EXPECT_FALSE(Has(page, "per-call statistics"));
+  EXPECT_FALSE(Has(page, "-1 ns"));
+}
+
 }  // namespace
 }  // namespace torchscan::report

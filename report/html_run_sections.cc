@@ -138,6 +138,10 @@ std::string Td(std::string_view text) { return absl::StrCat("<td>", HtmlEscape(t
 std::string TdNum(std::string_view text) { return absl::StrCat("<td class=\"n\">", HtmlEscape(text), "</td>"); }
 
 void AppendTimingFigure(const std::vector<RunView>& runs, std::string* out) {
+  if (std::all_of(runs.begin(), runs.end(), [](const RunView& r) { return r.report->timing().blocks().empty(); })) {
+    out->append("<p class=\"muted\" id=\"not-timed\">No timing blocks: no run was timed (the warnings say why).</p>");
+    return;
+  }
   std::vector<PlotRun> plot;
   for (const RunView& run : runs) plot.push_back({RunLabel(run), &run.report->timing()});
   absl::StrAppend(out, "<figure>", TimingPlotSvg(plot),
@@ -186,10 +190,14 @@ void TimingSection(const std::vector<RunView>& runs, std::string* out) {
   rows.push_back(std::move(work));
 
   out->append("<section id=\"timing\"><h2>Timing</h2>");
-  RunTable(runs, "per-call statistics", rows, out, /*numbers=*/true);
+  const bool timed =
+      std::any_of(runs.begin(), runs.end(), [](const RunView& r) { return !r.report->timing().blocks().empty(); });
+  if (timed) RunTable(runs, "per-call statistics", rows, out, /*numbers=*/true);
   AppendTimingFigure(runs, out);
-  absl::StrAppend(
-      out, "<p class=\"muted\">Quartiles: ", HtmlEscape(runs[0].report->timing().summary().quantile_method()), "</p>");
+  if (timed)
+    absl::StrAppend(out,
+                    "<p class=\"muted\">Quartiles: ", HtmlEscape(runs[0].report->timing().summary().quantile_method()),
+                    "</p>");
   std::string warnings;
   for (const RunView& run : runs)
     for (const v1::Warning& w : run.report->warnings())

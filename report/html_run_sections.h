@@ -14,7 +14,8 @@ namespace torchscan::report {
 // Median, IQR, mean, min/max, throughput, blocks and calls, the per-call SVG and warnings.
 void TimingSection(const std::vector<RunView>& runs, std::string* out);
 
-// The per-call SVG of every run (report/timing_plot.h) with its caption, in a <figure>.
+// The per-call SVG of every run (report/timing_plot.h) with its caption, in a <figure>; when no
+// run has a block (a comparison whose check failed before timing), a sentence saying so.
 void AppendTimingFigure(const std::vector<RunView>& runs, std::string* out);
 
 // Appended scoped metrics (totals), each with method and scope, never summed.

@@ -62,6 +62,7 @@ Domain MakeDomain(const std::vector<Series>& series, const std::vector<PlotRun>&
   for (const Series& s : series)
     for (double v : s.finite) v <= fence ? include(v) : void(clipped = true);
   for (const PlotRun& run : runs) {
+    if (run.timing->blocks().empty()) continue;  // an untimed run's summary holds zeros, not times
     include(run.timing->summary().q1_s());
     include(run.timing->summary().q3_s());
   }
