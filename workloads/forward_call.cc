@@ -34,7 +34,7 @@ c10::IValue Combine(const std::vector<c10::IValue>& outputs, bool concatenate) {
     }
     return c10::ivalue::Tuple::create(std::move(combined));
   }
-  TORCH_CHECK(false, "per_sample: cannot combine outputs of type ", first.tagKind(),
+  TORCH_CHECK(false, kPerSampleCannotCombine, " of type ", first.tagKind(),
               "; per_sample supports tensor outputs and tuples of them (use execution_mode batch)");
   return {};
 }

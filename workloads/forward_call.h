@@ -13,6 +13,9 @@
 
 namespace torchscan::workloads {
 
+// The start of the error a per_sample call raises when its outputs cannot be stacked.
+inline constexpr char kPerSampleCannotCombine[] = "per_sample: cannot combine outputs";
+
 // The call. Batch (per_sample false): forward(inputs). per_sample: one forward per index i of
 // dim 0 on every input's input[i] (keep_batch_dim: input.narrow(0, i, 1)), the outputs stacked
 // on a new dim 0 (keep_batch_dim: concatenated on dim 0), element-wise for tuples.

@@ -146,6 +146,8 @@ class WorkloadBuilder {
                           absl::StrCat(fits.message(), "; ", ranges,
                                        ": an embedding needs ids below its vocabulary size, so give the range the "
                                        "model takes, e.g. --input NAME=SHAPE:int64:0..VOCAB (high is exclusive)"));
+    // A per_sample output it cannot stack says its own fix; the inputs are not at fault.
+    if (absl::StrContains(fits.message(), kPerSampleCannotCombine)) return fits;
     return absl::Status(
         fits.code(),
         absl::StrCat(fits.message(), "; ",
