@@ -55,11 +55,15 @@ _BY_STATUS = {
 _KEYWORDS = (
     ("(WorkloadSpec.inputs)", "(inputs=, a tensor or shape per argument)"),
     ("(--daemon ADDRESS, or TORCHSCAN_DAEMON)", "(daemon=ADDRESS, or TORCHSCAN_DAEMON)"),
+    # The fixes in a report's warnings (core/spread_cause.cc), as print(r) and the notebook show them.
+    ("raise --min-run-time (min_run_time_s in a job file)", "raise min_run_time="),
+    ("pin threads (--threads 1)", "pin threads (threads=1)"),
 )
 
 
 def python_words(message):
-    """`message` with the spec's field names as this package's keywords."""
+    """`message` with the spec's field names (and the CLI's flags in warnings' fixes) as this
+    package's keywords."""
     for field, keyword in _KEYWORDS:
         message = message.replace(field, keyword)
     return message

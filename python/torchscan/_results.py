@@ -15,7 +15,7 @@ from typing import Dict, List, Optional
 from google.protobuf import json_format
 
 from torchscan._daemon import find_program
-from torchscan._errors import EXIT_BAD_INPUT, TorchScanError
+from torchscan._errors import EXIT_BAD_INPUT, TorchScanError, python_words
 from torchscan._proto import report_pb2
 
 
@@ -103,10 +103,10 @@ class _Result:
     def _repr_html_(self):
         """The compact notebook view (report/notebook_renderer.h): verdict, cards, plots, deltas;
         tens of kilobytes. The full page is save()'s."""
-        return self.render("notebook")
+        return python_words(self.render("notebook"))
 
     def __str__(self):
-        return self.render("terminal")
+        return python_words(self.render("terminal"))
 
 
 class Comparison(_Result):

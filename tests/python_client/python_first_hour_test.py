@@ -175,6 +175,10 @@ class PythonFirstHourTest(unittest.TestCase):
         self.assertIn("forward(x: Tensor, mask: Tensor)", message)
         self.assertIn("inputs=", message)
         self.assertNotIn("--input", message)
+        # The fixes a report's warnings carry, as print(r) and the notebook view show them.
+        words = torchscan._errors.python_words(
+            "pin threads (--threads 1), or raise --min-run-time (min_run_time_s in a job file)")
+        self.assertEqual(words, "pin threads (threads=1), or raise min_run_time=")
 
     def test_a_script_module_is_named_by_its_class(self):
         m = torchscan.measure(torch.jit.script(torch.nn.Linear(128, 10).eval()), inputs=((16, 128),), **FAST_MEASURE)
