@@ -65,11 +65,14 @@ std::string DescribeComparisonPlan(const v1::Comparison& c) {
     int later_rounds = 0;  // the rounds of build pairs 2, 3 ...
     for (const v1::TimingRound& r : c.before().timing().rounds()) later_rounds += r.unit() >= 2;
     const int per_pair = later_rounds / (t.build_pairs() - 1);
+    // Rounds per pair only where the runs recorded them (a file without timing.rounds has none).
     absl::StrAppend(&text, "; then ", t.build_pairs() - 1,
                     t.build_pairs() == 2 ? " more build pair" : " more build pairs",
-                    " (both workloads built again, warmed up and timed for ", per_pair,
-                    " alternating rounds each) until the paired evidence decided at \u00b1",
-                    UnsignedPercent(t.smallest_change()), " or the time cap was reached");
+                    per_pair > 0 ? absl::StrCat(" (both workloads built again, warmed up and timed for ", per_pair,
+                                                " alternating rounds each)")
+                                 : " (both workloads built again and warmed up each time)",
+                    " until the paired evidence decided at \u00b1", UnsignedPercent(t.smallest_change()),
+                    " or the time cap was reached");
   }
   return text;
 }

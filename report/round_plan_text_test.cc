@@ -76,5 +76,15 @@ TEST(DescribeComparisonPlan, SaysHowBlocksMeetARoundsShareAndWhatBuildPairsFollo
   EXPECT_EQ(DescribeComparisonPlan(v1::Comparison()), "");
 }
 
+// Build pairs in a file whose runs recorded no rounds: no "0 alternating rounds".
+TEST(DescribeComparisonPlan, BuildPairsWithoutRecordedRoundsSayNoCount) {
+  v1::Comparison c = Compared(Plan(40, "baseline, candidate, candidate, baseline", 100, 100), 12e-6, 100, 25);
+  for (v1::BenchmarkReport* r : {c.mutable_before(), c.mutable_after()}) r->mutable_timing()->clear_rounds();
+  const std::string text = DescribeComparisonPlan(c);
+  EXPECT_EQ(text.find("for 0 alternating rounds"), std::string::npos) << text;
+  EXPECT_NE(text.find("24 more build pairs (both workloads built again and warmed up each time)"), std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace torchscan::report
