@@ -96,7 +96,8 @@ Clipped CountClipped(const Series& s, const Domain& d) {
 
 // One <path> of dots (one per block) or of min-max columns of consecutive blocks; blocks above
 // the top are drawn on its edge, and each column holding one gets a red triangle there.
-std::string DataPath(const Series& s, const Domain& d, double x0, double width, const char* color) {
+std::string DataPath(const Series& s, const Domain& d, const Clipped& clipped, double x0, double width,
+                     const char* color) {
   const size_t n = s.per_call.size();
   if (s.finite.empty()) return "";
   const size_t columns = std::min<size_t>(n, kMaxColumns);
@@ -123,7 +124,7 @@ std::string DataPath(const Series& s, const Domain& d, double x0, double width, 
       "stroke-opacity=\"0.85\"/>",
       path, color, SvgNumber(stroke));
   if (!marks.empty()) {
-    const Clipped c = CountClipped(s, d);
+    const Clipped& c = clipped;
     absl::StrAppend(
         &out, "<path class=\"clipped\" d=\"", marks, "\" fill=\"#cf222e\"><title>",
         HtmlEscape(absl::StrCat(FormatCount(static_cast<int64_t>(c.count)), c.count == 1 ? " block" : " blocks",
@@ -149,7 +150,8 @@ std::string Panel(const PlotRun& run, const Series& s, const Domain& d, double x
                     "\" fill-opacity=\"0.14\"><title>IQR ", HtmlEscape(FormatSeconds(summary.q1_s())), " to ",
                     HtmlEscape(FormatSeconds(summary.q3_s())), "</title></rect>");
   }
-  out += DataPath(s, d, x0, width, color);
+  const Clipped clipped = CountClipped(s, d);
+  out += DataPath(s, d, clipped, x0, width, color);
   // The median's line across the panel, its value in the panel's title row (never on the data).
   std::string median_text;
   if (n > 0 && std::isfinite(summary.median_s())) {
@@ -181,7 +183,7 @@ std::string Panel(const PlotRun& run, const Series& s, const Domain& d, double x
     absl::StrAppend(&caption, "; ", FormatCount(static_cast<int64_t>(skipped)), " non-finite not drawn");
   absl::StrAppend(&out, "<text x=\"", SvgNumber(x0 + width / 2), "\" y=\"", tick_y,
                   "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">", HtmlEscape(caption), "</text>");
-  if (const Clipped c = CountClipped(s, d); c.count > 0)
+  if (const Clipped& c = clipped; c.count > 0)
     absl::StrAppend(&out, "<text class=\"clipped-note\" x=\"", SvgNumber(x0 + width / 2), "\" y=\"",
                     SvgNumber(bottom + 31), "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#cf222e\">",
                     HtmlEscape(absl::StrCat("\u25b2 ", FormatCount(static_cast<int64_t>(c.count)),

@@ -39,9 +39,11 @@ struct BuiltModel {
   Forward checked_forward;
   std::vector<at::Tensor> weights;  // resident tensors the forward reads
   std::map<std::string, std::string> description;
-  std::string name;              // a built-in's (spec/builtin_models.h), "torchscript" or "aot_inductor"
-  std::string revision;          // the description's model_revision
-  std::string signature;         // TorchScript: "forward(x: Tensor, mask: Tensor)"; "" otherwise
+  std::string name;      // a built-in's (spec/builtin_models.h), "torchscript" or "aot_inductor"
+  std::string revision;  // the description's model_revision
+  // TorchScript: the method's signature, "forward(x: Tensor, mask: Tensor)", read from its schema
+  // only when an error names it; empty (or "") otherwise.
+  std::function<std::string()> signature;
   bool needs_batch_dim = false;  // per_sample must keep dim 0 (a built-in's keeps_batch_dim)
   // Why the operator profile cannot see all of the model's compute (empty when it can).
   OpaqueCompute opaque_compute;

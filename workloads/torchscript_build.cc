@@ -138,7 +138,7 @@ absl::StatusOr<BuiltModel> BuildTorchScript(const TorchScriptSpec& ts, const Wor
   model.description["model_source"] = loaded->second.Description();
   const std::string method_name = ts.method().empty() ? "forward" : ts.method();
   if (absl::Status s = CheckMethod(module, method_name); !s.ok()) return s;
-  model.signature = Signature(module, method_name);
+  model.signature = [module, method_name] { return Signature(module, method_name); };
   absl::Status converted = RunTorch("converting the TorchScript module's weights", [&] {
     // Saved in training mode (dropout active, batch norm updating its statistics): measured in
     // eval mode, as inference runs it, and the report says so (experiment: "training_mode").

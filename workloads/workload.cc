@@ -148,10 +148,11 @@ class WorkloadBuilder {
                                        "model takes, e.g. --input NAME=SHAPE:int64:0..VOCAB (high is exclusive)"));
     // A per_sample output it cannot stack says its own fix; the inputs are not at fault.
     if (absl::StrContains(fits.message(), kPerSampleCannotCombine)) return fits;
+    const std::string signature = model_.signature ? model_.signature() : "";
     return absl::Status(
         fits.code(),
         absl::StrCat(fits.message(), "; ",
-                     model_.signature.empty() ? "the method takes" : "the method is " + model_.signature + ": it takes",
+                     signature.empty() ? "the method takes" : "the method is " + signature + ": it takes",
                      " one input per argument, in that order, shaped and typed as it expects (WorkloadSpec.inputs)"));
   }
 
